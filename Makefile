@@ -1,0 +1,53 @@
+# The two README commands: `make run` and `make test`. Both install what they need first.
+BUILD_DIR ?= build
+BUILD_TYPE ?= Release
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+LISTEN ?= 127.0.0.1:8888
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+BIN := $(BUILD_DIR)/bin/gpu-topology-extender
+
+.PHONY: all deps configure build run test unit e2e asan tsan bench format format-check clean
+
+all: build
+
+deps:
+	@$(SUDO) scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+run: build
+	$(BIN) serve --listen $(LISTEN) --policy config/scheduler-policy.yaml
+
+# Unit, golden wire and HTTP tests, then the end-to-end suite against a real kube-scheduler.
+test: build
+	@scripts/run-tests.sh $(BUILD_DIR)
+
+unit: build
+	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+e2e: build
+	@tests/e2e/run.sh
+
+asan: deps
+	@cmake --preset asan >/dev/null && cmake --build --preset asan -j $(JOBS)
+	@ctest --preset asan -j $(JOBS)
+
+tsan: deps
+	@cmake --preset tsan >/dev/null && cmake --build --preset tsan -j $(JOBS)
+	@ctest --preset tsan -j $(JOBS)
+
+bench: build
+	@for b in $(BUILD_DIR)/bin/bench_*; do echo "== $$b"; $$b; done
+
+format:
+	@git ls-files '*.h' '*.cpp' | xargs clang-format -i
+
+format-check:
+	@git ls-files '*.h' '*.cpp' | xargs clang-format --dry-run --Werror
+
+clean:
+	@rm -rf $(BUILD_DIR) build-asan build-tsan build-debug

@@ -1,0 +1,180 @@
+// The request path at cluster scale: filter + prioritize over 5,000 nodes in both cache modes,
+// through ExtenderService (everything but the socket). Prints medians; see docs/performance.md.
+//
+//   build/bin/bench_request_path [nodes] [iterations]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "policy/default_policy.h"
+#include "service/cluster_backend.h"
+#include "service/extender_service.h"
+#include "snapshot/cluster_snapshot_builder.h"
+#include "wire/extender_args.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Machine {
+  const char* model;
+  const char* fabric;
+  const char* nvl;
+  const char* pci;
+  const char* numa;
+};
+
+// Real topologies (labels-v1 encodings of the captures in ../shared/data/topologies).
+const Machine kMachines[] = {
+    {"Tesla-V100-SXM2-16GB", "mesh", "1122000210200200100001112212", "PHHSSSSHHSSSSPSSSSSSSSPHHHHP",
+     "00001111"},
+    {"NVIDIA-H100-80GB-HBM3", "nvsw4", "iiiiiiiiiiiiiiiiiiiiiiiiiiii", "NNNSSSSNNSSSSNSSSSSSSSNNNNNN",
+     "00001111"},
+    {"NVIDIA-RTX-A6000", "none", "0000000000000000000000000000", "PHSSSSSHSSSSSSSSSSSPHHHHHHPHP",
+     "00001111"},
+};
+
+std::string nodeJson(int i, std::mt19937& rng) {
+  const Machine& m = kMachines[i % 3];
+  std::string used(8, '0');
+  const int busy = static_cast<int>(rng() % 8);
+  for (int b = 0; b < busy; ++b) used[rng() % 8] = '1';
+  std::string pci = m.pci;
+  pci.resize(28, 'S');
+  const std::string name = "gpu-node-" + std::to_string(i);
+  std::string images;
+  for (int k = 0; k < 12; ++k) {
+    images += std::string(k ? "," : "") + R"({"names":["registry.example/ml/image-)" +
+              std::to_string(k) + R"(@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"],"sizeBytes":123456789})";
+  }
+  return R"({"metadata":{"name":")" + name + R"(","uid":"uid-)" + std::to_string(i) +
+         R"(","resourceVersion":"12345","labels":{"kubernetes.io/hostname":")" + name +
+         R"(","gputopo.dev/v":"1","gputopo.dev/n":"8","gputopo.dev/model":")" + m.model +
+         R"(","gputopo.dev/fabric":")" + m.fabric + R"(","gputopo.dev/nvl":")" + m.nvl +
+         R"(","gputopo.dev/pci":")" + pci + R"(","gputopo.dev/numa":")" + m.numa +
+         R"(","gputopo.dev/health":"11111111","gputopo.dev/used":")" + used +
+         R"(","gputopo.dev/mig":"nnnnnnnn","gputopo.dev/gen":"1764670000"}},)"
+         R"("spec":{"podCIDR":"10.244.3.0/24"},"status":{"capacity":{"cpu":"96","memory":"2113425220Ki",)"
+         R"("nvidia.com/gpu":"8","pods":"110"},"allocatable":{"cpu":"95500m","memory":"2113220420Ki",)"
+         R"("nvidia.com/gpu":"8","pods":"110"},"conditions":[{"type":"Ready","status":"True",)"
+         R"("lastHeartbeatTime":"2026-07-01T10:00:00Z","lastTransitionTime":"2026-07-01T10:00:00Z",)"
+         R"("reason":"KubeletReady","message":"kubelet is posting ready status"}],)"
+         R"("addresses":[{"type":"InternalIP","address":"10.0.0.11"}],"daemonEndpoints":{"kubeletEndpoint":{"Port":10250}},)"
+         R"("nodeInfo":{"machineID":"m","systemUUID":"s","bootID":"b","kernelVersion":"6.1.0",)"
+         R"("osImage":"Debian GNU/Linux 12","containerRuntimeVersion":"containerd://1.7.0",)"
+         R"("kubeletVersion":"v1.37.2","operatingSystem":"linux","architecture":"amd64"},"images":[)" +
+         images + "]}}";
+}
+
+const std::string kPod =
+    R"({"metadata":{"name":"train-0","namespace":"ml","uid":"p1"},"spec":{"containers":[{"name":"m",)"
+    R"("resources":{"limits":{"nvidia.com/gpu":"2"},"requests":{"nvidia.com/gpu":"2"}}}]}})";
+
+class SnapshotBackend final : public gte::ClusterBackend {
+ public:
+  explicit SnapshotBackend(gte::ClusterSnapshotConstSharedPtr s) : snapshot_(std::move(s)) {}
+  std::shared_ptr<const gte::ClusterSnapshot> snapshot() const override { return snapshot_; }
+  bool ready() const override { return true; }
+  bool healthy(std::string*) const override { return true; }
+  gte::Status bind(const gte::BindRequest&) override {
+    return gte::Error{gte::ErrorCode::kInternal, "not in the benchmark"};
+  }
+  std::optional<gte::PodInfo> podByUid(const std::string&) const override { return std::nullopt; }
+  std::vector<gte::PodInfo> podsOnNode(const std::string&) const override { return {}; }
+  std::shared_ptr<const gte::NodeState> nodeStateWithout(
+      const std::string&, const std::vector<std::string>&) const override {
+    return nullptr;
+  }
+
+ private:
+  gte::ClusterSnapshotConstSharedPtr snapshot_;
+};
+
+template <typename F>
+double millis(F&& f) {
+  const auto t0 = Clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+struct Stats {
+  double median;
+  double p90;
+};
+
+template <typename F>
+Stats repeat(int iterations, F&& f) {
+  std::vector<double> t;
+  for (int i = 0; i < iterations; ++i) t.push_back(millis(f));
+  std::sort(t.begin(), t.end());
+  return {t[t.size() / 2], t[std::min(t.size() - 1, t.size() * 9 / 10)]};
+}
+
+void report(const char* what, Stats s) {
+  std::printf("%-44s median %8.2f ms   p90 %8.2f ms\n", what, s.median, s.p90);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? std::atoi(argv[1]) : 5000;
+  const int iterations = argc > 2 ? std::atoi(argv[2]) : 15;
+  std::mt19937 rng(42);
+  std::vector<std::string> nodes;
+  nodes.reserve(n);
+  for (int i = 0; i < n; ++i) nodes.push_back(nodeJson(i, rng));
+
+  std::string fullBody = R"({"Pod":)" + kPod + R"(,"Nodes":{"metadata":{},"items":[)";
+  std::string namesBody = R"({"Pod":)" + kPod + R"(,"Nodes":null,"NodeNames":[)";
+  for (int i = 0; i < n; ++i) {
+    fullBody += (i ? "," : "") + nodes[i];
+    namesBody += std::string(i ? "," : "") + "\"gpu-node-" + std::to_string(i) + "\"";
+  }
+  fullBody += R"(]},"NodeNames":null})";
+  namesBody += "]}";
+  std::printf("%d nodes, full-Node body %.1f MB, names body %.1f KB, %d iterations\n", n,
+              static_cast<double>(fullBody.size()) / 1e6, static_cast<double>(namesBody.size()) / 1e3,
+              iterations);
+
+  auto policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
+  gte::ExtenderService fullMode([policy] { return policy; }, nullptr, nullptr);
+
+  report("parse ExtenderArgs (full-Node body)", repeat(iterations, [&] {
+           auto args = gte::wire::parseExtenderArgs(fullBody);
+           if (!args) std::abort();
+         }));
+  std::printf("%-44s %8.2f ms\n", "filter, full-Node, first call (cold cache)",
+              millis([&] { (void)fullMode.filter(fullBody); }));
+  report("filter, full-Node (warm node cache)", repeat(iterations, [&] { (void)fullMode.filter(fullBody); }));
+  report("prioritize, full-Node (warm node cache)",
+         repeat(iterations, [&] { (void)fullMode.prioritize(fullBody); }));
+
+  gte::ClusterSnapshotBuilder builder(policy);
+  const double buildMs = millis([&] {
+    for (const auto& node : nodes) builder.upsertNode(*gte::parseNodeJson(node), {});
+    builder.setSynced(true);
+  });
+  gte::ClusterSnapshotConstSharedPtr snapshot;
+  const double snapMs = millis([&] { snapshot = builder.build(); });
+  std::printf("%-44s %8.2f ms (+ %.2f ms parsing nodes)\n", "snapshot build, all nodes", snapMs, buildMs);
+  SnapshotBackend backend(snapshot);
+  gte::ExtenderService namesMode([policy] { return policy; }, &backend, nullptr);
+  report("filter, NodeNames (snapshot)", repeat(iterations, [&] { (void)namesMode.filter(namesBody); }));
+  report("prioritize, NodeNames (snapshot)",
+         repeat(iterations, [&] { (void)namesMode.prioritize(namesBody); }));
+  report("filter + prioritize, NodeNames", repeat(iterations, [&] {
+           (void)namesMode.filter(namesBody);
+           (void)namesMode.prioritize(namesBody);
+         }));
+  const double oneNode = millis([&] {
+    builder.setUsage("gpu-node-7", gte::NodeUsage{{0, 1}, 0, {}});
+    snapshot = builder.build();
+  });
+  std::printf("%-44s %8.3f ms\n", "snapshot rebuild after one node's usage change", oneNode);
+  return 0;
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Runs the whole suite: every ctest test (unit, golden wire, HTTP against the started binary), then
+# the end-to-end scenarios against a real kube-apiserver and kube-scheduler. Prints one closing
+# line "N passed, M failed" over both and exits non-zero if anything failed.
+set -uo pipefail
+build_dir=${1:-build}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+jobs=$(nproc 2>/dev/null || echo 2)
+ctest_log=$(mktemp)
+ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" 2>&1 | tee "$ctest_log"
+ctest_rc=${PIPESTATUS[0]}
+# "100% tests passed, 0 tests failed out of 87"
+summary=$(grep -E 'tests passed, [0-9]+ tests failed out of [0-9]+' "$ctest_log" | tail -n1)
+unit_total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$summary")
+unit_failed=$(sed -E 's/.*, ([0-9]+) tests failed.*/\1/' <<<"$summary")
+rm -f "$ctest_log"
+if [ -z "$unit_total" ]; then
+  echo "run-tests: ctest printed no summary" >&2
+  unit_total=0
+  unit_failed=1
+fi
+
+e2e_passed=0
+e2e_failed=0
+e2e_rc=0
+if [ "${GTE_SKIP_E2E:-0}" = "1" ]; then
+  echo "run-tests: end-to-end suite skipped (GTE_SKIP_E2E=1)"
+else
+  e2e_log=$(mktemp)
+  tests/e2e/run.sh 2>&1 | tee "$e2e_log"
+  e2e_rc=${PIPESTATUS[0]}
+  line=$(grep -E '^E2E: [0-9]+ passed, [0-9]+ failed' "$e2e_log" | tail -n1)
+  rm -f "$e2e_log"
+  if [ -n "$line" ]; then
+    e2e_passed=$(sed -E 's/^E2E: ([0-9]+) passed.*/\1/' <<<"$line")
+    e2e_failed=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+  elif [ "$e2e_rc" -ne 0 ]; then
+    e2e_failed=1
+  fi
+fi
+
+passed=$((unit_total - unit_failed + e2e_passed))
+failed=$((unit_failed + e2e_failed))
+echo "${passed} passed, ${failed} failed"
+if [ "$ctest_rc" -ne 0 ] || [ "$e2e_rc" -ne 0 ] || [ "$failed" -ne 0 ]; then
+  exit 1
+fi

@@ -1,0 +1,40 @@
+#pragma once
+// Chooses and builds the cluster source from the command line: none (full-Node mode), an API-server
+// watch (--kubeconfig, --in-cluster) or a static file (--cluster-file).
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "app/cli_options.h"
+#include "base/result.h"
+#include "policy/policy.h"
+
+namespace gte {
+class ClusterBackend;
+namespace metrics {
+class Metrics;
+}
+
+namespace app {
+
+// Fan-out of policy changes from the PolicyStore's watcher thread to whoever rebuilds on them.
+class PolicyListeners {
+ public:
+  using Listener = std::function<void(const PolicyConstSharedPtr&)>;
+  void add(Listener listener);
+  void notify(const PolicyConstSharedPtr& policy) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<Listener> listeners_;
+};
+
+// A null pointer (and Ok) for ClusterSource::kNone.
+Result<std::unique_ptr<ClusterBackend>> makeClusterBackend(const ServeOptions& options,
+                                                           PolicyConstSharedPtr policy,
+                                                           metrics::Metrics& metrics,
+                                                           PolicyListeners& listeners);
+
+}  // namespace app
+}  // namespace gte

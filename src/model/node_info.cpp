@@ -1,0 +1,98 @@
+#include "model/node_info.h"
+
+#include "json/json_reader.h"
+#include "model/resource_list_json.h"
+
+namespace gte {
+namespace {
+
+using json::JsonReader;
+using json::Kind;
+
+// Reads a string field, tolerating null (Go encodes nothing else for these fields).
+bool readOptionalString(JsonReader& r, std::string& out) {
+  if (r.readNull()) return true;
+  return r.readString(out);
+}
+
+Status readMetadata(JsonReader& r, NodeInfo& node) {
+  if (r.readNull()) return Ok{};
+  if (!r.beginObject()) return readerError(r, "node metadata");
+  std::string key;
+  while (r.nextKey(key)) {
+    bool good = true;
+    if (key == "name") {
+      good = readOptionalString(r, node.name);
+    } else if (key == "uid") {
+      good = readOptionalString(r, node.uid);
+    } else if (key == "resourceVersion") {
+      good = readOptionalString(r, node.resourceVersion);
+    } else if (key == "labels") {
+      if (auto s = readStringMap(r, "metadata.labels", node.labels); !s)
+        return std::move(s).error();
+    } else {
+      good = r.skipValue();
+    }
+    if (!good) return readerError(r, "node metadata." + key);
+  }
+  if (!r.ok()) return readerError(r, "node metadata");
+  return Ok{};
+}
+
+Status readSpec(JsonReader& r, NodeInfo& node) {
+  if (r.readNull()) return Ok{};
+  if (!r.beginObject()) return readerError(r, "node spec");
+  std::string key;
+  while (r.nextKey(key)) {
+    const bool good = key == "unschedulable" && r.peek() != Kind::kNull
+                          ? r.readBool(node.unschedulable)
+                          : r.skipValue();
+    if (!good) return readerError(r, "node spec." + key);
+  }
+  if (!r.ok()) return readerError(r, "node spec");
+  return Ok{};
+}
+
+Status readStatus(JsonReader& r, NodeInfo& node) {
+  if (r.readNull()) return Ok{};
+  if (!r.beginObject()) return readerError(r, "node status");
+  std::string key;
+  while (r.nextKey(key)) {
+    if (key == "allocatable") {
+      if (auto s = readResourceList(r, "status.allocatable", node.allocatable); !s) {
+        return std::move(s).error();
+      }
+    } else if (!r.skipValue()) {
+      return readerError(r, "node status." + key);
+    }
+  }
+  if (!r.ok()) return readerError(r, "node status");
+  return Ok{};
+}
+
+}  // namespace
+
+Result<NodeInfo> parseNodeJson(std::string_view text) {
+  JsonReader r(text);
+  NodeInfo node;
+  if (!r.beginObject()) return readerError(r, "node");
+  std::string key;
+  while (r.nextKey(key)) {
+    Status s = Ok{};
+    if (key == "metadata") {
+      s = readMetadata(r, node);
+    } else if (key == "spec") {
+      s = readSpec(r, node);
+    } else if (key == "status") {
+      s = readStatus(r, node);
+    } else if (!r.skipValue()) {
+      return readerError(r, "node");
+    }
+    if (!s) return std::move(s).error();
+  }
+  if (!r.finish()) return readerError(r, "node");
+  if (node.name.empty()) return invalidArgument("node without metadata.name");
+  return node;
+}
+
+}  // namespace gte

@@ -1,0 +1,26 @@
+#pragma once
+// The parts of a v1.Node the extender decides on. Everything else in the Node is ignored (and, in
+// full-Node mode, echoed back byte-for-byte by the wire layer, never re-serialised).
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "model/resource_list.h"
+#include "model/string_map.h"
+
+namespace gte {
+
+struct NodeInfo {
+  std::string name;
+  std::string uid;
+  std::string resourceVersion;
+  StringMap labels;            // metadata.labels
+  ResourceList allocatable;    // status.allocatable (what fit decisions use, as the scheduler does)
+  bool unschedulable = false;  // spec.unschedulable
+};
+
+// Parses one v1.Node JSON object. Invalid quantities in allocatable are errors that name the key.
+Result<NodeInfo> parseNodeJson(std::string_view json);
+
+}  // namespace gte

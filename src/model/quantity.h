@@ -1,0 +1,50 @@
+#pragma once
+// Kubernetes resource.Quantity, parsed exactly (apimachinery pkg/api/resource): decimal SI, binary
+// SI and e-notation suffixes, optional sign, values rounded up (away from zero) to 1n = 1e-9.
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "base/result.h"
+
+namespace gte {
+
+// GCC's 128-bit integer; __extension__ keeps -Wpedantic quiet about it.
+__extension__ typedef __int128 Int128;
+
+class Quantity {
+ public:
+  Quantity() = default;
+  static Quantity fromUnits(std::int64_t units) { return Quantity(Int128(units) * kNano); }
+
+  // Signed count of nano-units (1e-9 of the base unit).
+  Int128 nanos() const noexcept { return nanos_; }
+  bool isZero() const noexcept { return nanos_ == 0; }
+  bool isNegative() const noexcept { return nanos_ < 0; }
+  // The exact integer value, if the quantity is a whole number of units within int64.
+  std::optional<std::int64_t> wholeUnits() const noexcept;
+  // Like Go's Value(): rounded up (away from zero) to an integer; saturates at int64 limits.
+  std::int64_t ceilUnits() const noexcept;
+
+  Quantity& operator+=(const Quantity& other) noexcept {
+    nanos_ += other.nanos_;
+    return *this;
+  }
+  friend Quantity operator+(Quantity a, const Quantity& b) noexcept { return a += b; }
+  friend bool operator==(const Quantity&, const Quantity&) = default;
+  friend auto operator<=>(const Quantity& a, const Quantity& b) noexcept {
+    return a.nanos_ <=> b.nanos_;
+  }
+
+  static constexpr Int128 kNano = 1'000'000'000;
+
+ private:
+  explicit Quantity(Int128 nanos) : nanos_(nanos) {}
+  friend Result<Quantity> parseQuantity(std::string_view text);
+  Int128 nanos_ = 0;
+};
+
+// Parses the textual form ("8", "100m", "1.5Gi", "2e3", "+1", ".5"). Errors name the problem.
+Result<Quantity> parseQuantity(std::string_view text);
+
+}  // namespace gte

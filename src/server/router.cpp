@@ -1,0 +1,158 @@
+#include "server/router.h"
+
+#include <chrono>
+
+#include "log/logger.h"
+#include "metrics/metrics.h"
+#include "service/extender_service.h"
+#include "wire/extender_results.h"
+
+namespace gte::server {
+namespace {
+
+using metrics::Verb;
+
+struct VerbRoute {
+  std::string_view name;
+  Verb verb;
+};
+
+constexpr VerbRoute kVerbs[] = {{"filter", Verb::kFilter},
+                                {"prioritize", Verb::kPrioritize},
+                                {"bind", Verb::kBind},
+                                {"preempt", Verb::kPreempt}};
+
+std::string stripTrailingSlashes(std::string p) {
+  while (!p.empty() && p.back() == '/')
+    p.pop_back();
+  return p;
+}
+
+std::string_view stripQuery(std::string_view path) {
+  const auto q = path.find('?');
+  return q == std::string_view::npos ? path : path.substr(0, q);
+}
+
+Reply jsonError(int status, std::string_view message) {
+  Reply r;
+  r.status = status;
+  r.body = wire::writeErrorBody(message);
+  return r;
+}
+
+Reply textReply(int status, std::string body,
+                std::string contentType = "text/plain; charset=utf-8") {
+  Reply r;
+  r.status = status;
+  r.contentType = std::move(contentType);
+  r.body = std::move(body);
+  return r;
+}
+
+}  // namespace
+
+Router::Router(std::string prefix, const ExtenderService& service, metrics::Metrics* metrics,
+               std::string versionJson)
+    : prefix_(stripTrailingSlashes(std::move(prefix))),
+      service_(service),
+      metrics_(metrics),
+      versionJson_(std::move(versionJson)) {}
+
+bool Router::acceptsBody(std::string_view method, std::string_view path) const {
+  if (method != "POST") return false;
+  path = stripQuery(path);
+  if (!path.starts_with(prefix_) || path.size() <= prefix_.size() + 1 ||
+      path[prefix_.size()] != '/') {
+    return false;
+  }
+  const auto verb = path.substr(prefix_.size() + 1);
+  for (const auto& v : kVerbs) {
+    if (verb == v.name) return true;
+  }
+  return false;
+}
+
+Reply Router::route(std::string_view method, std::string_view rawPath,
+                    std::string_view body) const {
+  const auto path = stripQuery(rawPath);
+  const auto started = std::chrono::steady_clock::now();
+  // Extender verbs: POST {prefix}/{verb}.
+  if (path.starts_with(prefix_) && path.size() > prefix_.size() + 1 &&
+      path[prefix_.size()] == '/') {
+    const auto name = path.substr(prefix_.size() + 1);
+    for (const auto& v : kVerbs) {
+      if (name != v.name) continue;
+      Reply reply;
+      if (method != "POST") {
+        reply = jsonError(405, "method " + std::string(method) + " not allowed on " +
+                                   std::string(path) + "; use POST");
+        reply.headers.emplace_back("Allow", "POST");
+      } else {
+        ServiceReply sr;
+        switch (v.verb) {
+          case Verb::kFilter:
+            sr = service_.filter(body);
+            break;
+          case Verb::kPrioritize:
+            sr = service_.prioritize(body);
+            break;
+          case Verb::kBind:
+            sr = service_.bind(body);
+            break;
+          case Verb::kPreempt:
+          case Verb::kOther:
+            sr = service_.preempt(body);
+            break;
+        }
+        reply.status = sr.status;
+        reply.body = std::move(sr.body);
+      }
+      if (metrics_) {
+        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+        metrics_->observeRequest(v.verb, reply.status, took.count());
+      }
+      return reply;
+    }
+  }
+  Reply reply;
+  const bool isGet = method == "GET" || method == "HEAD";
+  std::string why;
+  if (path == "/healthz" || path == "/livez") {
+    reply = service_.healthy(&why) ? textReply(200, "ok\n")
+                                   : textReply(503, "unhealthy: " + why + "\n");
+  } else if (path == "/readyz") {
+    reply =
+        service_.ready(&why) ? textReply(200, "ok\n") : textReply(503, "not ready: " + why + "\n");
+  } else if (path == "/metrics") {
+    reply = textReply(200, metrics_ ? metrics_->serialize() : std::string(),
+                      "text/plain; version=0.0.4; charset=utf-8");
+  } else if (path == "/version") {
+    reply = textReply(200, versionJson_, "application/json");
+  } else {
+    reply = jsonError(404, "no such endpoint: " + std::string(path));
+    if (metrics_) metrics_->observeRequest(Verb::kOther, 404, 0);
+    return reply;
+  }
+  if (!isGet) {
+    reply =
+        jsonError(405, "method " + std::string(method) + " not allowed on " + std::string(path));
+    reply.headers.emplace_back("Allow", "GET, HEAD");
+  }
+  if (method == "HEAD") reply.body.clear();
+  return reply;
+}
+
+Reply Router::tooLarge(std::string_view path, std::size_t limit) const {
+  log::warn("request body too large", {{"path", path}, {"limit_bytes", std::to_string(limit)}});
+  if (metrics_) metrics_->countRejectedRequest("body_too_large");
+  return jsonError(413, "request body exceeds the limit of " + std::to_string(limit) +
+                            " bytes (--max-body-bytes)");
+}
+
+Reply Router::badRequest(std::string_view path, std::string_view why) const {
+  log::warn("bad request", {{"path", path}, {"error", why}});
+  if (metrics_) metrics_->countRejectedRequest("bad_request");
+  return jsonError(400, why);
+}
+
+}  // namespace gte::server

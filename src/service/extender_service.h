@@ -1,0 +1,50 @@
+#pragma once
+// The four extender verbs as pure request -> reply functions over the current policy and, in
+// nodeCacheCapable mode, the cluster snapshot. No sockets here: the HTTP server is a thin
+// transport, and tests drive this class with golden request bodies.
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace gte {
+class ClusterBackend;
+namespace metrics {
+class Metrics;
+}
+struct Policy;
+
+struct ServiceReply {
+  int status = 200;
+  std::string body;  // JSON
+};
+
+class NodeStateCache;
+
+class ExtenderService {
+ public:
+  using PolicySource = std::function<std::shared_ptr<const Policy>()>;
+
+  // `cluster` is null when the extender runs without a cluster (decisions from the request's
+  // Nodes; NodeNames requests are then answered with an Error). `metrics` may be null in tests.
+  ExtenderService(PolicySource policy, ClusterBackend* cluster, metrics::Metrics* metrics);
+  ~ExtenderService();
+  ExtenderService(const ExtenderService&) = delete;
+  ExtenderService& operator=(const ExtenderService&) = delete;
+
+  ServiceReply filter(std::string_view body) const;
+  ServiceReply prioritize(std::string_view body) const;
+  ServiceReply bind(std::string_view body) const;
+  ServiceReply preempt(std::string_view body) const;
+
+  bool ready(std::string* why) const;
+  bool healthy(std::string* why) const;
+
+ private:
+  PolicySource policy_;
+  ClusterBackend* cluster_;
+  metrics::Metrics* metrics_;
+  std::unique_ptr<NodeStateCache> nodeCache_;  // full-Node mode: NodeStates by label content
+};
+
+}  // namespace gte

@@ -1,0 +1,80 @@
+// The preempt verb of ExtenderService (kept apart from filter/prioritize: it is the only verb that
+// asks "what if these pods were gone").
+#include "log/logger.h"
+#include "model/gpu_request.h"
+#include "service/cluster_backend.h"
+#include "service/extender_service.h"
+#include "service/preemption_planner.h"
+#include "snapshot/cluster_snapshot.h"
+#include "wire/extender_args.h"
+#include "wire/extender_results.h"
+
+namespace gte {
+namespace {
+
+bool requestsGpus(const PodInfo& pod) {
+  auto r = gpuRequestFrom(pod.requests);
+  return !r || !r->empty();  // unreadable requests: assume it may hold GPUs
+}
+
+// Without a cluster cache the extender does not know which GPUs the victims hold, so it cannot
+// judge the candidates: it passes them through unchanged (dropping none) in the Meta form.
+std::vector<wire::MetaVictims> passThrough(const wire::PreemptionArgs& args) {
+  std::vector<wire::MetaVictims> out;
+  for (const auto& c : args.candidates) {
+    wire::MetaVictims mv{c.node, {}, c.numPdbViolations};
+    for (const auto& v : c.pods)
+      mv.podUids.push_back(v.uid);
+    out.push_back(std::move(mv));
+  }
+  return out;
+}
+
+}  // namespace
+
+ServiceReply ExtenderService::preempt(std::string_view body) const {
+  auto args = wire::parsePreemptionArgs(body);
+  if (!args) {
+    log::warn("rejected preempt", {{"error", args.error().message}});
+    return ServiceReply{400, wire::writeErrorBody("gpu-topology: " + args.error().message)};
+  }
+  if (!cluster_)
+    return ServiceReply{200, wire::writePreemptionResult(passThrough(*args))};
+  auto snapshot = cluster_->snapshot();
+  if (!snapshot || !snapshot->synced) {
+    return ServiceReply{503, wire::writeErrorBody("gpu-topology: cache not synced")};
+  }
+  const Policy& policy = *snapshot->policy;
+  auto demand = parsePodDemand(args->pod, policy);
+  if (!demand) {
+    // The pod cannot fit anywhere whatever is evicted: no candidate helps.
+    return ServiceReply{200, wire::writePreemptionResult({})};
+  }
+  std::vector<wire::MetaVictims> out;
+  for (const auto& c : args->candidates) {
+    std::vector<VictimInfo> victims;
+    for (const auto& v : c.pods) {
+      bool holds = true;
+      if (v.pod) {
+        holds = requestsGpus(*v.pod);
+      } else if (auto cached = cluster_->podByUid(v.uid)) {
+        holds = requestsGpus(*cached);
+      }
+      victims.push_back({v.uid, holds});
+    }
+    const std::string node = c.node;
+    WhatIfState whatIf = [this, &node](const std::vector<std::string>& gone) {
+      return cluster_->nodeStateWithout(node, gone);
+    };
+    auto planned = planVictims(*demand, victims, whatIf, policy);
+    if (!planned) {
+      log::debug("preemption candidate dropped: evicting its victims frees no usable GPU set",
+                 {{"node", c.node}});
+      continue;
+    }
+    out.push_back(wire::MetaVictims{c.node, std::move(*planned), c.numPdbViolations});
+  }
+  return ServiceReply{200, wire::writePreemptionResult(out)};
+}
+
+}  // namespace gte

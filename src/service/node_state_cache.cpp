@@ -1,0 +1,88 @@
+#include "service/node_state_cache.h"
+
+#include <functional>
+
+#include "model/gpu_request.h"
+#include "snapshot/node_state.h"
+
+namespace gte {
+namespace {
+
+constexpr std::uint64_t kFnvOffset = 1469598103934665603ULL;
+constexpr std::uint64_t kFnvPrime = 1099511628211ULL;
+
+void mix(std::uint64_t& h, std::string_view bytes) {
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= kFnvPrime;
+  }
+  h ^= 0xff;  // field separator, so ("ab","c") and ("a","bc") differ
+  h *= kFnvPrime;
+}
+
+}  // namespace
+
+std::uint64_t nodeContentHash(const NodeInfo& node) {
+  std::uint64_t h = kFnvOffset;
+  for (const auto& [k, v] : node.labels) {
+    mix(h, k);
+    mix(h, v);
+  }
+  for (const auto& [name, q] : node.allocatable.entries()) {
+    if (name != kGpuResource && !name.starts_with(kMigResourcePrefix))
+      continue;
+    mix(h, name);
+    const auto nanos = q.nanos();
+    mix(h, std::string_view(reinterpret_cast<const char*>(&nanos), sizeof nanos));
+  }
+  mix(h, node.unschedulable ? "u" : "s");
+  return h;
+}
+
+NodeStateCache::Shard& NodeStateCache::shardFor(const std::string& name) {
+  return shards_[std::hash<std::string>{}(name) % kShards];
+}
+
+const NodeStateCache::Shard& NodeStateCache::shardFor(const std::string& name) const {
+  return shards_[std::hash<std::string>{}(name) % kShards];
+}
+
+NodeStateCache::Lookup NodeStateCache::get(const NodeInfo& node,
+                                           const PolicyConstSharedPtr& policy) {
+  const std::uint64_t hash = nodeContentHash(node);
+  Shard& shard = shardFor(node.name);
+  {
+    std::lock_guard lock(shard.mutex);
+    auto it = shard.entries.find(node.name);
+    if (it != shard.entries.end() && it->second.contentHash == hash &&
+        it->second.policy == policy.get()) {
+      return {it->second.state, false};
+    }
+  }
+  // Built outside the lock: two racing requests may both build; the results are equal.
+  auto state = buildNodeState(node, NodeUsage{}, *policy);
+  std::lock_guard lock(shard.mutex);
+  if (shard.entries.size() >= maxEntries_ / kShards + 1 && !shard.entries.contains(node.name)) {
+    shard.entries.erase(shard.entries.begin());  // bounded memory against churn of node names
+  }
+  shard.entries.insert_or_assign(node.name, Entry{hash, policy.get(), policy, state});
+  return {state, true};
+}
+
+std::shared_ptr<const NodeState> NodeStateCache::latest(const std::string& name) const {
+  const Shard& shard = shardFor(name);
+  std::lock_guard lock(shard.mutex);
+  auto it = shard.entries.find(name);
+  return it == shard.entries.end() ? nullptr : it->second.state;
+}
+
+std::size_t NodeStateCache::size() const {
+  std::size_t n = 0;
+  for (const auto& s : shards_) {
+    std::lock_guard lock(s.mutex);
+    n += s.entries.size();
+  }
+  return n;
+}
+
+}  // namespace gte

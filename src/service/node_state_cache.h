@@ -1,0 +1,59 @@
+#pragma once
+// Full-Node mode (no cluster cache): kube-scheduler sends every node object on every call, so the
+// per-node precomputation (topology graph, best sets per size, MIG fits) is memoised by what it
+// depends on — the node's labels, allocatable GPU resources and unschedulable flag, and the policy.
+// A node is rebuilt only when one of those changes, not per request. Sharded locks keep concurrent
+// requests from contending; a lookup holds its shard's lock only to copy a shared_ptr.
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "model/node_info.h"
+#include "policy/policy.h"
+
+namespace gte {
+
+struct NodeState;
+
+class NodeStateCache {
+ public:
+  explicit NodeStateCache(std::size_t maxEntries = 20000) : maxEntries_(maxEntries) {}
+
+  struct Lookup {
+    std::shared_ptr<const NodeState> state;
+    bool built =
+        false;  // true when this call (re)built it: the caller logs/counts label errors once
+  };
+  Lookup get(const NodeInfo& node, const PolicyConstSharedPtr& policy);
+  // The newest state seen for `name`, whatever its content (preempt in full-Node mode).
+  std::shared_ptr<const NodeState> latest(const std::string& name) const;
+
+  std::size_t size() const;
+
+ private:
+  struct Entry {
+    std::uint64_t contentHash = 0;
+    const Policy* policy = nullptr;   // identity of the policy it was built under
+    PolicyConstSharedPtr policyHold;  // keeps that identity from being reused
+    std::shared_ptr<const NodeState> state;
+  };
+  struct Shard {
+    mutable std::mutex mutex;
+    std::unordered_map<std::string, Entry> entries;
+  };
+  static constexpr std::size_t kShards = 16;
+
+  Shard& shardFor(const std::string& name);
+  const Shard& shardFor(const std::string& name) const;
+
+  std::size_t maxEntries_;
+  std::array<Shard, kShards> shards_;
+};
+
+// Hash of everything a NodeState is built from (labels, GPU allocatable, unschedulable).
+std::uint64_t nodeContentHash(const NodeInfo& node);
+
+}  // namespace gte

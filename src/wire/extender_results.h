@@ -1,0 +1,54 @@
+#pragma once
+// Response bodies kube-scheduler accepts, with the capitalised Go field names it expects.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gte::wire {
+
+struct FailedNode {
+  std::string name;
+  std::string reason;
+};
+
+// ExtenderFilterResult. In full-Node mode `keptNodes` are the raw objects (echoed byte for byte)
+// and `keptNames` is unused; in names mode the reverse.
+struct FilterResult {
+  bool nodesMode = false;
+  std::vector<std::string_view> keptNodes;
+  std::vector<std::string> keptNames;
+  std::vector<FailedNode> failed;              // -> FailedNodes (preemption may help)
+  std::vector<FailedNode> failedUnresolvable;  // -> FailedAndUnresolvableNodes
+  std::string error;
+};
+
+std::string writeFilterResult(const FilterResult& result);
+// {"Error":"..."} with every node field null: what a filter call that could not decide answers.
+std::string writeFilterError(std::string_view message);
+
+struct HostPriority {
+  std::string host;
+  std::int64_t score = 0;  // 0..10 (MaxExtenderPriority)
+};
+
+// HostPriorityList: a bare JSON array.
+std::string writeHostPriorityList(const std::vector<HostPriority>& list);
+
+// ExtenderBindingResult.
+std::string writeBindingResult(std::string_view error);
+
+struct MetaVictims {
+  std::string node;
+  std::vector<std::string> podUids;  // most important first
+  std::int64_t numPdbViolations = 0;
+};
+
+// ExtenderPreemptionResult: always the Meta form, whatever nodeCacheCapable is.
+std::string writePreemptionResult(const std::vector<MetaVictims>& nodes);
+
+// {"Error":"..."}: for HTTP-level errors (400/404/405/413) and a preempt that could not decide.
+std::string writeErrorBody(std::string_view message);
+
+}  // namespace gte::wire

@@ -1,0 +1,43 @@
+#pragma once
+// A minimal blocking HTTP/1.1 client over a raw socket, for tests that need full control of what
+// goes on the wire (missing Content-Length, chunked bodies, oversized headers, keep-alive).
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace gte::testing {
+
+struct HttpResponse {
+  int status = 0;  // 0: no answer (connection refused or closed)
+  std::string headers;
+  std::string body;
+};
+
+class HttpConnection {
+ public:
+  explicit HttpConnection(std::uint16_t port);
+  ~HttpConnection();
+  HttpConnection(const HttpConnection&) = delete;
+  HttpConnection& operator=(const HttpConnection&) = delete;
+
+  bool connected() const { return fd_ >= 0; }
+  // Sends raw bytes.
+  bool sendRaw(std::string_view bytes);
+  // Reads one response (Content-Length or chunked body).
+  HttpResponse readResponse();
+  HttpResponse request(std::string_view method, std::string_view path, std::string_view body = {},
+                       std::string_view extraHeaders = {});
+
+ private:
+  int fd_ = -1;
+  std::string buffer_;
+};
+
+// One request on a fresh connection.
+HttpResponse httpRequest(std::uint16_t port, std::string_view method, std::string_view path,
+                         std::string_view body = {}, std::string_view extraHeaders = {});
+
+// A TCP port that was free a moment ago.
+std::uint16_t freePort();
+
+}  // namespace gte::testing

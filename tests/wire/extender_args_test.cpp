@@ -1,0 +1,121 @@
+#include "wire/extender_args.h"
+
+#include <catch2/catch_test_macros.hpp>
+#include <string>
+
+using gte::wire::parseBindingArgs;
+using gte::wire::parseExtenderArgs;
+using gte::wire::parsePreemptionArgs;
+
+namespace {
+
+const std::string kPod =
+    R"({"metadata":{"name":"p","namespace":"ml","uid":"u"},"spec":{"containers":[{"name":"c",)"
+    R"("resources":{"limits":{"nvidia.com/gpu":"2"},"requests":{"nvidia.com/gpu":"2"}}}]}})";
+
+}  // namespace
+
+TEST_CASE("ExtenderArgs in names mode (nodeCacheCapable: true)") {
+  const std::string body = R"({"Pod":)" + kPod + R"(,"Nodes":null,"NodeNames":["a","b"]})";
+  auto args = parseExtenderArgs(body);
+  REQUIRE(args.ok());
+  CHECK(args->pod.name == "p");
+  CHECK_FALSE(args->nodes.has_value());
+  REQUIRE(args->nodeNames.has_value());
+  CHECK(*args->nodeNames == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("ExtenderArgs in full-Node mode keeps each node's exact bytes") {
+  const std::string nodeA = R"({"metadata":{"name":"a","labels":{"x":"\u003c"}},"status":{}})";
+  const std::string nodeB = R"({ "metadata" : { "name" : "b" } })";
+  const std::string body = R"({"Pod":)" + kPod + R"(,"Nodes":{"metadata":{},"items":[)" + nodeA +
+                           "," + nodeB + R"(]},"NodeNames":null})";
+  auto args = parseExtenderArgs(body);
+  REQUIRE(args.ok());
+  REQUIRE(args->nodes.has_value());
+  REQUIRE(args->nodes->size() == 2);
+  CHECK((*args->nodes)[0].raw == nodeA);
+  CHECK((*args->nodes)[1].raw == nodeB);
+  CHECK((*args->nodes)[0].info->labels.at("x") == "<");
+  CHECK((*args->nodes)[1].name == "b");
+}
+
+TEST_CASE("A node with a bad quantity is kept by name with its error") {
+  const std::string body =
+      R"({"Pod":)" + kPod +
+      R"(,"Nodes":{"items":[{"metadata":{"name":"bad"},"status":{"allocatable":)"
+      R"({"nvidia.com/gpu":"lots"}}}]},"NodeNames":null})";
+  auto args = parseExtenderArgs(body);
+  REQUIRE(args.ok());
+  const auto& item = (*args->nodes)[0];
+  CHECK(item.name == "bad");
+  REQUIRE_FALSE(item.info.ok());
+  CHECK(item.info.error().message.find("nvidia.com/gpu") != std::string::npos);
+}
+
+TEST_CASE("Keys match case-insensitively, as Go's decoder does") {
+  auto args = parseExtenderArgs(R"({"pod":)" + kPod + R"(,"nodenames":["a"]})");
+  REQUIRE(args.ok());
+  CHECK(args->nodeNames->size() == 1);
+}
+
+TEST_CASE("ExtenderArgs errors are clear") {
+  struct Case {
+    std::string body;
+    const char* expect;
+  };
+  const Case cases[] = {
+      {"{", "malformed"},
+      {"[]", "expected a JSON object"},
+      {R"({"NodeNames":["a"]})", "no Pod"},
+      {R"({"Pod":null,"NodeNames":["a"]})", "no Pod"},
+      {R"({"Pod":[],"NodeNames":["a"]})", "Pod: expected an object"},
+      {R"({"Pod":)" + kPod + "}", "neither Nodes nor NodeNames"},
+      {R"({"Pod":)" + kPod + R"(,"NodeNames":[1]})", "NodeNames: expected strings"},
+      {R"({"Pod":)" + kPod + R"(,"NodeNames":["a"],"Nodes":{"items":[]}})",
+       "both Nodes and NodeNames"},
+      {R"({"Pod":{"spec":{"containers":[{"resources":{"limits":{"nvidia.com/gpu":"1.5.2"}}}]}},)"
+       R"("NodeNames":["a"]})",
+       "invalid quantity"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.body);
+    auto args = parseExtenderArgs(c.body);
+    REQUIRE_FALSE(args.ok());
+    CHECK(args.error().message.find(c.expect) != std::string::npos);
+  }
+}
+
+TEST_CASE("ExtenderBindingArgs") {
+  auto b = parseBindingArgs(R"({"PodName":"p","PodNamespace":"ml","PodUID":"u","Node":"a"})");
+  REQUIRE(b.ok());
+  CHECK(b->podName == "p");
+  CHECK(b->podNamespace == "ml");
+  CHECK(b->podUid == "u");
+  CHECK(b->node == "a");
+  CHECK_FALSE(parseBindingArgs(R"({"PodName":"p","PodNamespace":"ml"})").ok());
+  CHECK_FALSE(parseBindingArgs(R"({"PodName":1,"PodNamespace":"ml","Node":"a"})").ok());
+}
+
+TEST_CASE("ExtenderPreemptionArgs in both forms, empty victim lists accepted") {
+  auto meta =
+      parsePreemptionArgs(R"({"Pod":)" + kPod +
+                          R"(,"NodeNameToVictims":null,"NodeNameToMetaVictims":{)"
+                          R"("a":{"Pods":[{"UID":"v1"},{"UID":"v2"}],"NumPDBViolations":1},)"
+                          R"("b":{"Pods":[],"NumPDBViolations":0}}})");
+  REQUIRE(meta.ok());
+  REQUIRE(meta->candidates.size() == 2);
+  CHECK(meta->candidates[0].node == "a");
+  CHECK(meta->candidates[0].pods.size() == 2);
+  CHECK(meta->candidates[0].pods[1].uid == "v2");
+  CHECK(meta->candidates[0].numPdbViolations == 1);
+  CHECK(meta->candidates[1].pods.empty());
+
+  auto full =
+      parsePreemptionArgs(R"({"Pod":)" + kPod + R"(,"NodeNameToVictims":{"a":{"Pods":[)" + kPod +
+                          R"(],"NumPDBViolations":0}},"NodeNameToMetaVictims":null})");
+  REQUIRE(full.ok());
+  REQUIRE(full->candidates[0].pods.size() == 1);
+  CHECK(full->candidates[0].pods[0].uid == "u");
+  REQUIRE(full->candidates[0].pods[0].pod.has_value());
+}

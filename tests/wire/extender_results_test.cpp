@@ -1,0 +1,40 @@
+#include "wire/extender_results.h"
+
+#include <catch2/catch_test_macros.hpp>
+
+using namespace gte::wire;
+
+TEST_CASE("Filter result in names mode uses Go field names and null Nodes") {
+  FilterResult r;
+  r.keptNames = {"a"};
+  r.failed = {{"b", "insufficient free GPUs"}};
+  r.failedUnresolvable = {{"c", "node has no GPUs"}};
+  CHECK(writeFilterResult(r) ==
+        R"({"Nodes":null,"NodeNames":["a"],"FailedNodes":{"b":"insufficient free GPUs"},)"
+        R"("FailedAndUnresolvableNodes":{"c":"node has no GPUs"},"Error":""})");
+}
+
+TEST_CASE("Filter result in full-Node mode echoes raw nodes byte for byte") {
+  FilterResult r;
+  r.nodesMode = true;
+  r.keptNodes = {R"({ "metadata" : {"name":"a"} })"};
+  CHECK(writeFilterResult(r) ==
+        R"({"Nodes":{"metadata":{},"items":[{ "metadata" : {"name":"a"} }]},"NodeNames":null,)"
+        R"("FailedNodes":{},"FailedAndUnresolvableNodes":{},"Error":""})");
+}
+
+TEST_CASE("Prioritize answers a bare array of HostPriority") {
+  CHECK(writeHostPriorityList({{"a", 10}, {"b", 0}}) ==
+        R"([{"Host":"a","Score":10},{"Host":"b","Score":0}])");
+  CHECK(writeHostPriorityList({}) == "[]");
+}
+
+TEST_CASE("Bind and preempt results") {
+  CHECK(writeBindingResult("") == R"({"Error":""})");
+  CHECK(
+      writePreemptionResult({{"a", {"v1", "v2"}, 1}}) ==
+      R"({"NodeNameToMetaVictims":{"a":{"Pods":[{"UID":"v1"},{"UID":"v2"}],"NumPDBViolations":1}}})");
+  CHECK(writeFilterError("cache not synced") ==
+        R"({"Nodes":null,"NodeNames":null,"FailedNodes":null,"FailedAndUnresolvableNodes":null,)"
+        R"("Error":"cache not synced"})");
+}
