@@ -1,0 +1,116 @@
+{{/* Chart name, truncated to 63 characters (DNS label). */}}
+{{- define "gte.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Release full name: <release> if it already contains the chart name, else <release>-<chart>. */}}
+{{- define "gte.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "gte.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Labels common to every object. */}}
+{{- define "gte.commonLabels" -}}
+helm.sh/chart: {{ include "gte.chart" . }}
+app.kubernetes.io/part-of: {{ include "gte.name" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/* The extender's objects. */}}
+{{- define "gte.labels" -}}
+{{ include "gte.commonLabels" . }}
+{{ include "gte.selectorLabels" . }}
+{{- end }}
+
+{{- define "gte.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "gte.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: extender
+{{- end }}
+
+{{/* The secondary kube-scheduler's objects. */}}
+{{- define "gte.scheduler.labels" -}}
+{{ include "gte.commonLabels" . }}
+{{ include "gte.scheduler.selectorLabels" . }}
+{{- end }}
+
+{{- define "gte.scheduler.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "gte.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: scheduler
+{{- end }}
+
+{{- define "gte.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "gte.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* Name of the secondary scheduler's objects (Deployment, ServiceAccount, ConfigMap). */}}
+{{- define "gte.scheduler.fullname" -}}
+{{- printf "%s-scheduler" (include "gte.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "gte.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+
+{{/* kube-scheduler image: the tag value, else vX.Y.Z of the cluster (suffixes like -eks-… cut). */}}
+{{- define "gte.scheduler.image" -}}
+{{- $tag := .Values.scheduler.image.tag }}
+{{- if not $tag }}
+{{- $tag = regexFind "^v[0-9]+\\.[0-9]+\\.[0-9]+" .Capabilities.KubeVersion.Version }}
+{{- end }}
+{{- if not $tag }}
+{{- fail "scheduler.image.tag is empty and the cluster version is unknown: set scheduler.image.tag to the control plane's version (e.g. v1.37.2)" }}
+{{- end }}
+{{- printf "%s:%s" .Values.scheduler.image.repository $tag }}
+{{- end }}
+
+{{- define "gte.policyConfigMapName" -}}
+{{- default (printf "%s-policy" (include "gte.fullname" .)) .Values.existingPolicyConfigMap }}
+{{- end }}
+
+{{- define "gte.tlsSecretName" -}}
+{{- required "tls.secretName is required when tls.enabled is true" .Values.tls.secretName }}
+{{- end }}
+
+{{- define "gte.caSecretName" -}}
+{{- default (include "gte.tlsSecretName" .) .Values.tls.caSecret.name }}
+{{- end }}
+
+{{/* Host of the extender's Service as kube-scheduler (and the certificate) name it. */}}
+{{- define "gte.serviceHost" -}}
+{{- printf "%s.%s.svc" (include "gte.fullname" .) .Release.Namespace }}
+{{- end }}
+
+{{/* kube-scheduler's urlPrefix for the extender. */}}
+{{- define "gte.urlPrefix" -}}
+{{- $scheme := ternary "https" "http" .Values.tls.enabled }}
+{{- printf "%s://%s:%d%s" $scheme (include "gte.serviceHost" .) (int .Values.service.port) .Values.extender.pathPrefix }}
+{{- end }}
+
+{{/* A probe from values, with scheme HTTPS when the extender serves TLS. Argument: (list $ probe). */}}
+{{- define "gte.probe" -}}
+{{- $root := index . 0 }}
+{{- $probe := deepCopy (index . 1) }}
+{{- if and $root.Values.tls.enabled (hasKey $probe "httpGet") }}
+{{- $_ := set $probe.httpGet "scheme" "HTTPS" }}
+{{- end }}
+{{- toYaml $probe }}
+{{- end }}
