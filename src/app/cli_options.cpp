@@ -25,10 +25,8 @@ Status parseListen(std::string_view text, ServeOptions& o) {
     host = host.substr(1, host.size() - 2);  // [::1]:8888
   }
   auto port = parseUnsigned("--listen", text.substr(colon + 1));
-  if (!port)
-    return std::move(port).error();
-  if (*port == 0 || *port > 65535)
-    return invalidArgument("--listen: port must be 1-65535");
+  if (!port) return std::move(port).error();
+  if (*port == 0 || *port > 65535) return invalidArgument("--listen: port must be 1-65535");
   o.host = host.empty() ? "0.0.0.0" : std::string(host);
   o.port = static_cast<std::uint16_t>(*port);
   return Ok{};
@@ -44,8 +42,7 @@ Status setCluster(ServeOptions& o, ClusterSource source) {
 
 // Applies one flag that takes a value.
 Status applyValueFlag(std::string_view flag, const std::string& value, ServeOptions& o) {
-  if (flag == "--listen")
-    return parseListen(value, o);
+  if (flag == "--listen") return parseListen(value, o);
   if (flag == "--path-prefix") {
     if (!value.empty() && value.front() != '/') {
       return invalidArgument("--path-prefix: must start with '/'");
@@ -77,10 +74,8 @@ Status applyValueFlag(std::string_view flag, const std::string& value, ServeOpti
   }
   if (flag == "--max-body-bytes") {
     auto n = parseUnsigned(flag, value);
-    if (!n)
-      return std::move(n).error();
-    if (*n < 1024)
-      return invalidArgument("--max-body-bytes: must be at least 1024");
+    if (!n) return std::move(n).error();
+    if (*n < 1024) return invalidArgument("--max-body-bytes: must be at least 1024");
     o.maxBodyBytes = static_cast<std::size_t>(*n);
     return Ok{};
   }
@@ -93,10 +88,8 @@ Status applyValueFlag(std::string_view flag, const std::string& value, ServeOpti
   }
   if (flag == "--threads") {
     auto n = parseUnsigned(flag, value);
-    if (!n)
-      return std::move(n).error();
-    if (*n < 1 || *n > 256)
-      return invalidArgument("--threads: must be 1-256");
+    if (!n) return std::move(n).error();
+    if (*n < 1 || *n > 256) return invalidArgument("--threads: must be 1-256");
     o.threads = static_cast<std::size_t>(*n);
     return Ok{};
   }
@@ -135,8 +128,7 @@ Result<Invocation> parseServe(const std::vector<std::string>& args) {
     } else {
       return invalidArgument(std::string(flag) + ": needs a value");
     }
-    if (auto s = applyValueFlag(flag, value, inv.serve); !s)
-      return std::move(s).error();
+    if (auto s = applyValueFlag(flag, value, inv.serve); !s) return std::move(s).error();
   }
   const auto& o = inv.serve;
   if (o.tlsCertFile.empty() != o.tlsKeyFile.empty()) {
@@ -189,8 +181,7 @@ Result<Invocation> parseCommandLine(const std::vector<std::string>& args) {
     }
     return Invocation{Command::kVersion, {}, {}};
   }
-  if (args[0] == "serve")
-    return parseServe(args);
+  if (args[0] == "serve") return parseServe(args);
   return invalidArgument("unknown command \"" + args[0] + "\" (expected serve or version)");
 }
 

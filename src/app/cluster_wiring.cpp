@@ -1,8 +1,10 @@
 #include "app/cluster_wiring.h"
 
 #include "cluster/static_cluster_backend.h"
+#include "k8s/api_server_backend.h"
+#include "k8s/in_cluster_config.h"
+#include "k8s/kubeconfig_file.h"
 #include "log/logger.h"
-#include "metrics/metrics.h"
 #include "service/cluster_backend.h"
 
 namespace gte::app {
@@ -14,14 +16,24 @@ void PolicyListeners::add(Listener listener) {
 
 void PolicyListeners::notify(const PolicyConstSharedPtr& policy) const {
   std::lock_guard lock(mutex_);
-  for (const auto& l : listeners_) l(policy);
+  for (const auto& l : listeners_)
+    l(policy);
 }
 
 namespace {
 
-Result<std::unique_ptr<ClusterBackend>> staticBackend(const ServeOptions& options,
-                                                      PolicyConstSharedPtr policy,
-                                                      PolicyListeners& listeners) {
+template <typename Backend>
+std::function<CacheCounts()> countsOf(const Backend* backend) {
+  return [backend] {
+    const auto& state = backend->state();
+    return CacheCounts{static_cast<std::int64_t>(state.nodeCount()),
+                       static_cast<std::int64_t>(state.podCount()),
+                       static_cast<std::int64_t>(state.reservationCount())};
+  };
+}
+
+Result<ClusterWiring> staticBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
+                                    PolicyListeners& listeners) {
   auto backend = cluster::StaticClusterBackend::fromFile(options.clusterFile, std::move(policy));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();
@@ -29,28 +41,53 @@ Result<std::unique_ptr<ClusterBackend>> staticBackend(const ServeOptions& option
   log::info("cluster state from file", {{"file", options.clusterFile},
                                         {"nodes", std::to_string(raw->state().nodeCount())},
                                         {"pods", std::to_string(raw->state().podCount())}});
-  return std::unique_ptr<ClusterBackend>(std::move(*backend));
+  ClusterWiring wiring;
+  wiring.counts = countsOf(raw);
+  wiring.backend = std::move(*backend);
+  return wiring;
+}
+
+Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
+                                       PolicyListeners& listeners) {
+  auto config = options.cluster == ClusterSource::kInCluster
+                    ? k8s::inClusterConfig()
+                    : k8s::loadKubeconfigFile(options.kubeconfig);
+  if (!config) return std::move(config).error();
+  auto backend = k8s::makeApiServerBackend(*config, std::move(policy));
+  if (!backend) return std::move(backend).error();
+  auto* raw = backend->get();
+  listeners.add([raw](const PolicyConstSharedPtr& p) { raw->setPolicy(p); });
+  raw->start();
+  log::info(
+      "watching nodes and pods",
+      {{"source", options.cluster == ClusterSource::kInCluster ? "in-cluster" : "kubeconfig"}});
+  ClusterWiring wiring;
+  wiring.counts = countsOf(raw);
+  wiring.backend = std::move(*backend);
+  return wiring;
 }
 
 }  // namespace
 
-Result<std::unique_ptr<ClusterBackend>> makeClusterBackend(const ServeOptions& options,
-                                                           PolicyConstSharedPtr policy,
-                                                           metrics::Metrics& metrics,
-                                                           PolicyListeners& listeners) {
-  (void)metrics;
+ClusterWiring::ClusterWiring() = default;
+ClusterWiring::ClusterWiring(ClusterWiring&&) noexcept = default;
+ClusterWiring::~ClusterWiring() = default;
+
+Result<ClusterWiring> makeClusterBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
+                                         PolicyListeners& listeners) {
   switch (options.cluster) {
     case ClusterSource::kNone:
-      log::info("no cluster connection: deciding from the Node objects in each request "
-                "(nodeCacheCapable: false)");
-      return std::unique_ptr<ClusterBackend>();
+      log::info(
+          "no cluster connection: deciding from the Node objects in each request "
+          "(nodeCacheCapable: false)");
+      return ClusterWiring{};
     case ClusterSource::kClusterFile:
       return staticBackend(options, std::move(policy), listeners);
     case ClusterSource::kKubeconfig:
     case ClusterSource::kInCluster:
-      break;
+      return apiServerBackend(options, std::move(policy), listeners);
   }
-  return Error{ErrorCode::kUnavailable, "API server backend not wired yet"};
+  return Error{ErrorCode::kInternal, "unknown cluster source"};
 }
 
 }  // namespace gte::app

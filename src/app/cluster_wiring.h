@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/cli_options.h"
+#include "app/cluster_observer.h"
 #include "base/result.h"
 #include "policy/policy.h"
 
@@ -30,11 +31,16 @@ class PolicyListeners {
   std::vector<Listener> listeners_;
 };
 
-// A null pointer (and Ok) for ClusterSource::kNone.
-Result<std::unique_ptr<ClusterBackend>> makeClusterBackend(const ServeOptions& options,
-                                                           PolicyConstSharedPtr policy,
-                                                           metrics::Metrics& metrics,
-                                                           PolicyListeners& listeners);
+struct ClusterWiring {
+  ClusterWiring();
+  ClusterWiring(ClusterWiring&&) noexcept;
+  ~ClusterWiring();
+  std::unique_ptr<ClusterBackend> backend;  // null for ClusterSource::kNone
+  std::function<CacheCounts()> counts;      // the cache's sizes, for metrics
+};
+
+Result<ClusterWiring> makeClusterBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
+                                         PolicyListeners& listeners);
 
 }  // namespace app
 }  // namespace gte

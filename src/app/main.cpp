@@ -27,6 +27,7 @@ namespace {
 using namespace gte;
 
 constexpr auto kPolicyPollInterval = std::chrono::seconds(5);
+constexpr auto kObserveInterval = std::chrono::seconds(2);
 
 // Signals are blocked in every thread (they inherit the mask) and taken synchronously in main.
 sigset_t blockShutdownSignals() {
@@ -86,13 +87,18 @@ int serve(const app::ServeOptions& options) {
   }
   auto currentPolicy = [&store, initial]() { return store ? store->current() : initial; };
 
-  auto cluster = app::makeClusterBackend(options, currentPolicy(), metrics, listeners);
+  auto cluster = app::makeClusterBackend(options, currentPolicy(), listeners);
   if (!cluster) {
     std::fprintf(stderr, "gpu-topology-extender: cannot start: %s\n",
                  cluster.error().message.c_str());
     return 2;
   }
-  ExtenderService service(currentPolicy, cluster->get(), &metrics);
+  std::unique_ptr<app::ClusterObserver> observer;
+  if (cluster->backend) {
+    observer = std::make_unique<app::ClusterObserver>(*cluster->backend, cluster->counts, metrics,
+                                                      kObserveInterval);
+  }
+  ExtenderService service(currentPolicy, cluster->backend.get(), &metrics);
   server::Router router(options.pathPrefix, service, &metrics, app::versionJson());
   server::ServerOptions serverOptions;
   serverOptions.host = options.host;
@@ -112,9 +118,9 @@ int serve(const app::ServeOptions& options) {
   sigwait(&signals, &sig);
   log::info("shutting down", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
   server.stop(std::chrono::seconds(10));
-  if (store)
-    store->stop();
-  cluster->reset();
+  if (store) store->stop();
+  observer.reset();
+  cluster->backend.reset();
   return 0;
 }
 

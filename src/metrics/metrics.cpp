@@ -23,8 +23,7 @@ constexpr std::array<const char*, 4> kRejectReasons = {"body_too_large", "malfor
 
 std::size_t codeIndex(int code) {
   for (std::size_t i = 0; i < kCodes.size(); ++i) {
-    if (kCodes[i] == code)
-      return i;
+    if (kCodes[i] == code) return i;
   }
   return kCodes.size();
 }
@@ -65,11 +64,18 @@ struct Metrics::Impl {
           .Name("gpu_topology_extender_policy_info")
           .Help("1 for the hash of the active policy.")
           .Register(*registry);
-  prometheus::Family<prometheus::Counter>& snapshotBuilds =
+  prometheus::Counter& snapshotBuilds =
       prometheus::BuildCounter()
           .Name("gpu_topology_extender_snapshot_builds_total")
-          .Help("Cluster snapshot publications, by result.")
-          .Register(*registry);
+          .Help("Cluster snapshots published after node, pod or policy changes.")
+          .Register(*registry)
+          .Add({});
+  prometheus::Gauge& malformedNodes =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_nodes_topology_malformed")
+          .Help("Nodes in the cluster cache whose topology labels are malformed now.")
+          .Register(*registry)
+          .Add({});
   prometheus::Family<prometheus::Gauge>& cached =
       prometheus::BuildGauge()
           .Name("gpu_topology_extender_cache_objects")
@@ -90,7 +96,6 @@ struct Metrics::Impl {
   std::array<prometheus::Histogram*, kVerbNames.size()> latencyBy{};
   std::array<prometheus::Counter*, 3> filterBy{};
   std::array<prometheus::Counter*, 2> reloadBy{};
-  std::array<prometheus::Counter*, 2> snapshotBy{};
   std::array<prometheus::Counter*, 2> bindBy{};
   std::array<prometheus::Counter*, kRejectReasons.size()> rejectedBy{};
   prometheus::Gauge* nodesGauge = nullptr;
@@ -116,8 +121,6 @@ struct Metrics::Impl {
                 &filterNodes.Add({{"outcome", "unschedulable"}}),
                 &filterNodes.Add({{"outcome", "unresolvable"}})};
     reloadBy = {&policyReloads.Add({{"result", "ok"}}), &policyReloads.Add({{"result", "error"}})};
-    snapshotBy = {&snapshotBuilds.Add({{"result", "ok"}}),
-                  &snapshotBuilds.Add({{"result", "error"}})};
     bindBy = {&binds.Add({{"result", "ok"}}), &binds.Add({{"result", "error"}})};
     for (std::size_t i = 0; i < kRejectReasons.size(); ++i) {
       rejectedBy[i] = &rejected.Add({{"reason", kRejectReasons[i]}});
@@ -138,8 +141,7 @@ void Metrics::observeRequest(Verb verb, int httpStatus, double seconds) {
 }
 
 void Metrics::countFilterNodes(NodeOutcome outcome, std::uint64_t n) {
-  if (n > 0)
-    impl_->filterBy[static_cast<std::size_t>(outcome)]->Increment(static_cast<double>(n));
+  if (n > 0) impl_->filterBy[static_cast<std::size_t>(outcome)]->Increment(static_cast<double>(n));
 }
 
 void Metrics::countNodeTopologyError() {
@@ -152,14 +154,17 @@ void Metrics::countPolicyReload(ReloadResult result) {
 
 void Metrics::setPolicyHash(std::string_view hash) {
   std::lock_guard lock(impl_->policyMutex);
-  if (impl_->policyGauge)
-    impl_->policyInfo.Remove(impl_->policyGauge);
+  if (impl_->policyGauge) impl_->policyInfo.Remove(impl_->policyGauge);
   impl_->policyGauge = &impl_->policyInfo.Add({{"hash", std::string(hash)}});
   impl_->policyGauge->Set(1);
 }
 
-void Metrics::countSnapshotBuild(bool ok) {
-  impl_->snapshotBy[ok ? 0 : 1]->Increment();
+void Metrics::countSnapshotBuilds(std::uint64_t n) {
+  if (n > 0) impl_->snapshotBuilds.Increment(static_cast<double>(n));
+}
+
+void Metrics::setMalformedNodes(std::int64_t n) {
+  impl_->malformedNodes.Set(static_cast<double>(n));
 }
 
 void Metrics::setCachedObjects(std::int64_t nodes, std::int64_t pods, std::int64_t reservations) {

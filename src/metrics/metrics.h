@@ -28,7 +28,10 @@ class Metrics {
   void countNodeTopologyError();
   void countPolicyReload(ReloadResult result);
   void setPolicyHash(std::string_view hash);
-  void countSnapshotBuild(bool ok);
+  // Snapshots published (generations), in cluster-cache mode.
+  void countSnapshotBuilds(std::uint64_t n);
+  // Nodes whose topology labels are malformed right now (cluster-cache mode).
+  void setMalformedNodes(std::int64_t n);
   void setCachedObjects(std::int64_t nodes, std::int64_t pods, std::int64_t reservations);
   void countBind(bool ok);
   void countRejectedRequest(std::string_view reason);  // body too large, bad JSON, ...

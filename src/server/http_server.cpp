@@ -109,7 +109,8 @@ struct HttpServer::Impl {
             }
             std::string& bodyText = target.collection();
             bodyText.resize(std::min(*total, bodyText.size()));
-            send(request, router.route(method, path, bodyText));
+            router.dispatch(method, path, bodyText,
+                            [request](Reply reply) mutable { send(request, std::move(reply)); });
           });
     } catch (const std::exception& e) {
       log::error("request handler failed", {{"path", path}, {"error", e.what()}});

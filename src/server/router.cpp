@@ -1,6 +1,7 @@
 #include "server/router.h"
 
 #include <chrono>
+#include <future>
 
 #include "log/logger.h"
 #include "metrics/metrics.h"
@@ -11,11 +12,6 @@ namespace gte::server {
 namespace {
 
 using metrics::Verb;
-
-struct VerbRoute {
-  std::string_view name;
-  Verb verb;
-};
 
 constexpr VerbRoute kVerbs[] = {{"filter", Verb::kFilter},
                                 {"prioritize", Verb::kPrioritize},
@@ -59,17 +55,43 @@ Router::Router(std::string prefix, const ExtenderService& service, metrics::Metr
       versionJson_(std::move(versionJson)) {}
 
 bool Router::acceptsBody(std::string_view method, std::string_view path) const {
-  if (method != "POST") return false;
-  path = stripQuery(path);
+  return method == "POST" && findVerb(stripQuery(path)) != nullptr;
+}
+
+void Router::dispatch(std::string_view method, std::string_view rawPath, std::string_view body,
+                      std::function<void(Reply)> done) const {
+  const auto path = stripQuery(rawPath);
+  const VerbRoute* verb = findVerb(path);
+  if (!verb || method != "POST" || verb->verb != Verb::kBind) {
+    done(route(method, rawPath, body));
+    return;
+  }
+  const auto started = std::chrono::steady_clock::now();
+  service_.bind(body, [this, started, done = std::move(done)](ServiceReply sr) {
+    Reply reply;
+    reply.status = sr.status;
+    reply.body = std::move(sr.body);
+    observe(Verb::kBind, reply.status, started);
+    done(std::move(reply));
+  });
+}
+
+const VerbRoute* Router::findVerb(std::string_view path) const {
   if (!path.starts_with(prefix_) || path.size() <= prefix_.size() + 1 ||
       path[prefix_.size()] != '/') {
-    return false;
+    return nullptr;
   }
-  const auto verb = path.substr(prefix_.size() + 1);
+  const auto name = path.substr(prefix_.size() + 1);
   for (const auto& v : kVerbs) {
-    if (verb == v.name) return true;
+    if (name == v.name) return &v;
   }
-  return false;
+  return nullptr;
+}
+
+void Router::observe(Verb verb, int status, std::chrono::steady_clock::time_point started) const {
+  if (!metrics_) return;
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+  metrics_->observeRequest(verb, status, took.count());
 }
 
 Reply Router::route(std::string_view method, std::string_view rawPath,
@@ -77,42 +99,39 @@ Reply Router::route(std::string_view method, std::string_view rawPath,
   const auto path = stripQuery(rawPath);
   const auto started = std::chrono::steady_clock::now();
   // Extender verbs: POST {prefix}/{verb}.
-  if (path.starts_with(prefix_) && path.size() > prefix_.size() + 1 &&
-      path[prefix_.size()] == '/') {
-    const auto name = path.substr(prefix_.size() + 1);
-    for (const auto& v : kVerbs) {
-      if (name != v.name) continue;
-      Reply reply;
-      if (method != "POST") {
-        reply = jsonError(405, "method " + std::string(method) + " not allowed on " +
-                                   std::string(path) + "; use POST");
-        reply.headers.emplace_back("Allow", "POST");
-      } else {
-        ServiceReply sr;
-        switch (v.verb) {
-          case Verb::kFilter:
-            sr = service_.filter(body);
-            break;
-          case Verb::kPrioritize:
-            sr = service_.prioritize(body);
-            break;
-          case Verb::kBind:
-            sr = service_.bind(body);
-            break;
-          case Verb::kPreempt:
-          case Verb::kOther:
-            sr = service_.preempt(body);
-            break;
+  if (const VerbRoute* v = findVerb(path)) {
+    Reply reply;
+    if (method != "POST") {
+      reply = jsonError(405, "method " + std::string(method) + " not allowed on " +
+                                 std::string(path) + "; use POST");
+      reply.headers.emplace_back("Allow", "POST");
+    } else {
+      ServiceReply sr;
+      switch (v->verb) {
+        case Verb::kFilter:
+          sr = service_.filter(body);
+          break;
+        case Verb::kPrioritize:
+          sr = service_.prioritize(body);
+          break;
+        case Verb::kBind: {
+          // Callers that can wait (tests, tools) get bind inline; the server uses dispatch().
+          std::promise<ServiceReply> promise;
+          auto future = promise.get_future();
+          service_.bind(body, [&promise](ServiceReply r) { promise.set_value(std::move(r)); });
+          sr = future.get();
+          break;
         }
-        reply.status = sr.status;
-        reply.body = std::move(sr.body);
+        case Verb::kPreempt:
+        case Verb::kOther:
+          sr = service_.preempt(body);
+          break;
       }
-      if (metrics_) {
-        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
-        metrics_->observeRequest(v.verb, reply.status, took.count());
-      }
-      return reply;
+      reply.status = sr.status;
+      reply.body = std::move(sr.body);
     }
+    observe(v->verb, reply.status, started);
+    return reply;
   }
   Reply reply;
   const bool isGet = method == "GET" || method == "HEAD";

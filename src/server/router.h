@@ -2,18 +2,24 @@
 // Maps (method, path, body) to a reply: the extender verbs under the path prefix, plus health,
 // readiness, metrics and version. Pure: the cpprest transport in http_server.cpp calls it, and the
 // routing tests call it directly.
+#include <chrono>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "metrics/metrics.h"
+
 namespace gte {
 class ExtenderService;
-namespace metrics {
-class Metrics;
-}
 
 namespace server {
+
+struct VerbRoute {
+  std::string_view name;
+  metrics::Verb verb;
+};
 
 struct Reply {
   int status = 200;
@@ -28,7 +34,12 @@ class Router {
   Router(std::string prefix, const ExtenderService& service, metrics::Metrics* metrics,
          std::string versionJson);
 
+  // Synchronous: for everything but bind this is what the transport uses too.
   Reply route(std::string_view method, std::string_view path, std::string_view body) const;
+  // What the transport calls: bind completes later on another thread (it may wait on the API
+  // server, which must not hold a cpprest pool thread); everything else calls `done` at once.
+  void dispatch(std::string_view method, std::string_view path, std::string_view body,
+                std::function<void(Reply)> done) const;
   // Replies used by the transport before a body is read.
   Reply tooLarge(std::string_view path, std::size_t limit) const;
   Reply badRequest(std::string_view path, std::string_view why) const;
@@ -37,6 +48,9 @@ class Router {
   bool acceptsBody(std::string_view method, std::string_view path) const;
 
  private:
+  const VerbRoute* findVerb(std::string_view path) const;
+  void observe(metrics::Verb verb, int status, std::chrono::steady_clock::time_point started) const;
+
   std::string prefix_;
   const ExtenderService& service_;
   metrics::Metrics* metrics_;

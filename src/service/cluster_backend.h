@@ -3,6 +3,7 @@
 // and pods (from an API-server watch or a --cluster-file), and the verbs that change it. The
 // service (pure request handling) depends on this interface only; src/cluster and src/k8s implement
 // it.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -40,6 +41,13 @@ class ClusterBackend {
   // creates the pods/binding. Idempotent: a pod already bound to `node` is a success. On failure
   // the reservation is released and the error says why.
   virtual Status bind(const BindRequest& request) = 0;
+  // bind() without holding the caller's thread: HTTP handlers run on cpprest's small shared pool,
+  // which the API client's own I/O needs too, so a handler must never wait on the API server.
+  // `done` runs on whichever thread finishes the bind. The default runs bind() inline, for
+  // backends that never block (a cluster file).
+  virtual void bindAsync(BindRequest request, std::function<void(Status)> done) {
+    done(bind(request));
+  }
 
   // The cached pod with this UID, for preempt's victim lookup (NodeNameToMetaVictims carry UIDs
   // only).

@@ -34,8 +34,7 @@ ServiceReply ok(std::string body) {
 
 ServiceReply badRequest(std::string_view verb, const Error& e, metrics::Metrics* metrics) {
   log::warn("rejected request", {{"verb", verb}, {"error", e.message}});
-  if (metrics)
-    metrics->countRejectedRequest("malformed_json");
+  if (metrics) metrics->countRejectedRequest("malformed_json");
   return ServiceReply{400, wire::writeErrorBody(reason(e.message))};
 }
 
@@ -43,17 +42,16 @@ ServiceReply badRequest(std::string_view verb, const Error& e, metrics::Metrics*
 // the message in the pod's events instead of a bare "code 400".
 ServiceReply filterError(const Error& e, metrics::Metrics* metrics, bool malformed) {
   log::warn("filter could not decide", {{"error", e.message}});
-  if (metrics && malformed)
-    metrics->countRejectedRequest("malformed_json");
+  if (metrics && malformed) metrics->countRejectedRequest("malformed_json");
   return ok(wire::writeFilterError(reason(e.message)));
 }
 
 // One node to decide on, however the request named it.
 struct Candidate {
   std::string_view name;
-  std::string_view raw;                    // full-Node mode: the bytes to echo
-  const NodeState* state = nullptr;        // null: see `missing`
-  std::string missing;                     // why there is no state (unreadable node, not cached)
+  std::string_view raw;              // full-Node mode: the bytes to echo
+  const NodeState* state = nullptr;  // null: see `missing`
+  std::string missing;               // why there is no state (unreadable node, not cached)
 };
 
 }  // namespace
@@ -104,8 +102,7 @@ static Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const Clust
         if (lookup.built && c.state->status == TopologyStatus::kMalformed) {
           log::warn("node topology labels malformed; topology treated as unknown",
                     {{"node", item.name}, {"error", c.state->topologyError}});
-          if (metrics)
-            metrics->countNodeTopologyError();
+          if (metrics) metrics->countNodeTopologyError();
         }
       }
       out.candidates.push_back(std::move(c));
@@ -126,8 +123,7 @@ static Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const Clust
   out.candidates.reserve(args.nodeNames->size());
   for (const auto& name : *args.nodeNames) {
     Candidate c{name, {}, snapshot->find(name), {}};
-    if (!c.state)
-      c.missing = "node not in the extender's cache";
+    if (!c.state) c.missing = "node not in the extender's cache";
     out.candidates.push_back(std::move(c));
   }
   return out;
@@ -135,11 +131,9 @@ static Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const Clust
 
 ServiceReply ExtenderService::filter(std::string_view body) const {
   auto args = wire::parseExtenderArgs(body);
-  if (!args)
-    return filterError(args.error(), metrics_, true);
+  if (!args) return filterError(args.error(), metrics_, true);
   auto resolved = resolveNodes(*args, cluster_, policy_, *nodeCache_, metrics_);
-  if (!resolved)
-    return filterError(resolved.error(), metrics_, false);
+  if (!resolved) return filterError(resolved.error(), metrics_, false);
 
   wire::FilterResult result;
   result.nodesMode = resolved->nodesMode;
@@ -192,8 +186,7 @@ ServiceReply ExtenderService::filter(std::string_view body) const {
 
 ServiceReply ExtenderService::prioritize(std::string_view body) const {
   auto args = wire::parseExtenderArgs(body);
-  if (!args)
-    return badRequest("prioritize", args.error(), metrics_);
+  if (!args) return badRequest("prioritize", args.error(), metrics_);
   auto resolved = resolveNodes(*args, cluster_, policy_, *nodeCache_, metrics_);
   // Prioritize has no Error field; any non-200 makes kube-scheduler ignore this extender's scores
   // for the cycle, which is the right effect for an unsynced cache too.
@@ -214,42 +207,40 @@ ServiceReply ExtenderService::prioritize(std::string_view body) const {
   return ok(wire::writeHostPriorityList(list));
 }
 
-ServiceReply ExtenderService::bind(std::string_view body) const {
+void ExtenderService::bind(std::string_view body, std::function<void(ServiceReply)> done) const {
   auto args = wire::parseBindingArgs(body);
   if (!args) {
     log::warn("rejected bind", {{"error", args.error().message}});
-    if (metrics_)
-      metrics_->countRejectedRequest("malformed_json");
-    return ok(wire::writeBindingResult(reason(args.error().message)));
+    if (metrics_) metrics_->countRejectedRequest("malformed_json");
+    done(ok(wire::writeBindingResult(reason(args.error().message))));
+    return;
   }
   if (!cluster_) {
-    if (metrics_)
-      metrics_->countBind(false);
-    return ok(wire::writeBindingResult(
+    if (metrics_) metrics_->countBind(false);
+    done(ok(wire::writeBindingResult(
         reason("bind needs a cluster connection (--kubeconfig or --in-cluster); remove bindVerb "
-               "from the extender configuration to let kube-scheduler bind")));
+               "from the extender configuration to let kube-scheduler bind"))));
+    return;
   }
   BindRequest request{args->podName, args->podNamespace, args->podUid, args->node};
-  auto status = cluster_->bind(request);
-  if (metrics_)
-    metrics_->countBind(status.ok());
-  if (!status) {
-    log::warn("bind failed", {{"pod", args->podNamespace + "/" + args->podName},
-                              {"node", args->node},
-                              {"error", status.error().message}});
-    return ok(wire::writeBindingResult(reason(status.error().message)));
-  }
-  log::info("bound", {{"pod", args->podNamespace + "/" + args->podName}, {"node", args->node}});
-  return ok(wire::writeBindingResult(""));
+  const std::string pod = args->podNamespace + "/" + args->podName;
+  const std::string node = args->node;
+  cluster_->bindAsync(std::move(request), [this, pod, node, done = std::move(done)](Status status) {
+    if (metrics_) metrics_->countBind(status.ok());
+    if (!status) {
+      log::warn("bind failed", {{"pod", pod}, {"node", node}, {"error", status.error().message}});
+      done(ok(wire::writeBindingResult(reason(status.error().message))));
+      return;
+    }
+    log::info("bound", {{"pod", pod}, {"node", node}});
+    done(ok(wire::writeBindingResult("")));
+  });
 }
 
 bool ExtenderService::ready(std::string* why) const {
-  if (!cluster_)
-    return true;
-  if (cluster_->ready())
-    return true;
-  if (why)
-    *why = "cluster cache not synced (first list of nodes and pods not complete)";
+  if (!cluster_) return true;
+  if (cluster_->ready()) return true;
+  if (why) *why = "cluster cache not synced (first list of nodes and pods not complete)";
   return false;
 }
 

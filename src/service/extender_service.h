@@ -34,7 +34,8 @@ class ExtenderService {
 
   ServiceReply filter(std::string_view body) const;
   ServiceReply prioritize(std::string_view body) const;
-  ServiceReply bind(std::string_view body) const;
+  // Bind may wait on the API server, so it answers through `done` (possibly on another thread).
+  void bind(std::string_view body, std::function<void(ServiceReply)> done) const;
   ServiceReply preempt(std::string_view body) const;
 
   bool ready(std::string* why) const;

@@ -38,8 +38,7 @@ ServiceReply ExtenderService::preempt(std::string_view body) const {
     log::warn("rejected preempt", {{"error", args.error().message}});
     return ServiceReply{400, wire::writeErrorBody("gpu-topology: " + args.error().message)};
   }
-  if (!cluster_)
-    return ServiceReply{200, wire::writePreemptionResult(passThrough(*args))};
+  if (!cluster_) return ServiceReply{200, wire::writePreemptionResult(passThrough(*args))};
   auto snapshot = cluster_->snapshot();
   if (!snapshot || !snapshot->synced) {
     return ServiceReply{503, wire::writeErrorBody("gpu-topology: cache not synced")};

@@ -29,8 +29,7 @@ std::uint64_t nodeContentHash(const NodeInfo& node) {
     mix(h, v);
   }
   for (const auto& [name, q] : node.allocatable.entries()) {
-    if (name != kGpuResource && !name.starts_with(kMigResourcePrefix))
-      continue;
+    if (name != kGpuResource && !name.starts_with(kMigResourcePrefix)) continue;
     mix(h, name);
     const auto nanos = q.nanos();
     mix(h, std::string_view(reinterpret_cast<const char*>(&nanos), sizeof nanos));

@@ -26,7 +26,8 @@ std::string readFile(const fs::path& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   std::string s = ss.str();
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r'))
+    s.pop_back();
   return s;
 }
 
@@ -34,7 +35,11 @@ gte::ServiceReply call(const gte::ExtenderService& service, const std::string& v
                        const std::string& body) {
   if (verb == "filter") return service.filter(body);
   if (verb == "prioritize") return service.prioritize(body);
-  if (verb == "bind") return service.bind(body);
+  if (verb == "bind") {
+    gte::ServiceReply reply;
+    service.bind(body, [&reply](gte::ServiceReply r) { reply = std::move(r); });
+    return reply;  // the static cluster backend binds inline
+  }
   return service.preempt(body);
 }
 
