@@ -1,6 +1,8 @@
 #include "service/extender_service.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "filter/filter_node.h"
 #include "filter/filter_outcome.h"
@@ -45,6 +47,22 @@ ServiceReply filterError(const Error& e, metrics::Metrics* metrics, bool malform
   if (metrics && malformed) metrics->countRejectedRequest("malformed_json");
   return ok(wire::writeFilterError(reason(e.message)));
 }
+
+// Reason texts depend only on the outcome's category and the pod's request, so a request formats
+// each distinct one once, not once per rejected node.
+class ReasonTexts {
+ public:
+  const std::string& textFor(const FilterOutcome& outcome, const PodDemand& demand) {
+    for (const auto& [key, text] : cache_) {
+      if (key.reason == outcome.reason && key.migRequest == outcome.migRequest) return text;
+    }
+    cache_.emplace_back(outcome, reason(filterReasonText(outcome, demand)));
+    return cache_.back().second;
+  }
+
+ private:
+  std::vector<std::pair<FilterOutcome, std::string>> cache_;
+};
 
 // One node to decide on, however the request named it.
 struct Candidate {
@@ -138,6 +156,7 @@ ServiceReply ExtenderService::filter(std::string_view body) const {
   wire::FilterResult result;
   result.nodesMode = resolved->nodesMode;
   auto demand = parsePodDemand(args->pod, *resolved->policy);
+  ReasonTexts reasons;
   std::uint64_t fit = 0, unschedulable = 0, unresolvable = 0;
   for (const auto& c : resolved->candidates) {
     if (!demand) {
@@ -162,12 +181,11 @@ ServiceReply ExtenderService::filter(std::string_view body) const {
         ++fit;
         break;
       case Verdict::kUnschedulable:
-        result.failed.push_back({std::string(c.name), reason(filterReasonText(outcome, *demand))});
+        result.failed.push_back({std::string(c.name), reasons.textFor(outcome, *demand)});
         ++unschedulable;
         break;
       case Verdict::kUnresolvable:
-        result.failedUnresolvable.push_back(
-            {std::string(c.name), reason(filterReasonText(outcome, *demand))});
+        result.failedUnresolvable.push_back({std::string(c.name), reasons.textFor(outcome, *demand)});
         ++unresolvable;
         break;
     }

@@ -1,0 +1,46 @@
+#pragma once
+// The verdict of filtering one node for one pod, as values (design anchor 4). The reason is a
+// category, not text, so the request path formats nothing per node; filterReasonText() builds
+// the message from the category and the pod's request only, so kube-scheduler can group identical
+// messages across nodes.
+#include <cstdint>
+#include <string>
+
+#include "snapshot/pod_demand.h"
+
+namespace gte {
+
+enum class Verdict : std::uint8_t {
+  kFit,
+  kUnschedulable,  // would fit on this node emptied of pods: preemption may help (FailedNodes)
+  kUnresolvable,   // cannot fit even then (FailedAndUnresolvableNodes)
+};
+
+enum class FilterReason : std::uint8_t {
+  kNone,
+  kNoGpus,                   // the node has no usable whole GPUs at all
+  kTooFewGpus,               // fewer usable GPUs than requested
+  kInsufficientFreeGpus,     // enough GPUs, not enough free
+  kLinkTooWeak,              // the pick's weakest link is below the pod's min-link
+  kNoSingleNumaSet,          // no NUMA node has enough free GPUs
+  kTopologyMalformed,        // labels-v1 malformed and the pod needs topology facts
+  kTopologyUnknownMinLink,   // links unknown and the pod sets min-link
+  kTopologyUnknownNuma,      // NUMA unknown and the pod asks for one NUMA node
+  kTopologyUnknownMultiGpu,  // links unknown and the policy keeps multi-GPU pods off
+  kMigUnsupportedModel,      // the GPU model has no MIG product table entry
+  kMigProfileUnknown,        // the product does not offer the requested profile
+  kMigNoPlacement,           // no free instance or legal free placement for the profile
+};
+
+struct FilterOutcome {
+  Verdict verdict = Verdict::kFit;
+  FilterReason reason = FilterReason::kNone;
+  int migRequest = -1;  // index into PodDemand::mig for MIG reasons
+
+  bool fits() const noexcept { return verdict == Verdict::kFit; }
+};
+
+// E.g. "no 4 NVLink-connected free GPUs", "MIG profile 3g.40gb has no free placement".
+std::string filterReasonText(const FilterOutcome& outcome, const PodDemand& demand);
+
+}  // namespace gte

@@ -1,0 +1,71 @@
+#include <string>
+
+#include "filter/filter_outcome.h"
+
+namespace gte {
+namespace {
+
+std::string linkFloorName(LinkClass cls) {
+  switch (cls) {
+    case LinkClass::kNvlink:
+      return "NVLink";
+    case LinkClass::kPix:
+      return "PIX";
+    case LinkClass::kPxb:
+      return "PXB";
+    case LinkClass::kPhb:
+      return "PHB";
+    case LinkClass::kNode:
+      return "NODE";
+    default:
+      return "SYS";
+  }
+}
+
+std::string migProfile(const FilterOutcome& outcome, const PodDemand& demand) {
+  if (outcome.migRequest < 0 || outcome.migRequest >= static_cast<int>(demand.mig.size())) {
+    return "?";
+  }
+  return demand.mig[static_cast<std::size_t>(outcome.migRequest)].profile;
+}
+
+}  // namespace
+
+std::string filterReasonText(const FilterOutcome& outcome, const PodDemand& demand) {
+  const std::string k = std::to_string(demand.gpus);
+  switch (outcome.reason) {
+    case FilterReason::kNone:
+      return "";
+    case FilterReason::kNoGpus:
+      return "node has no usable GPUs";
+    case FilterReason::kTooFewGpus:
+      return "node has fewer than " + k + " usable GPUs";
+    case FilterReason::kInsufficientFreeGpus:
+      return "insufficient free GPUs";
+    case FilterReason::kLinkTooWeak:
+      if (demand.minLink == LinkClass::kNvlink) {
+        return "no " + k + " NVLink-connected free GPUs";
+      }
+      return "no " + k + " free GPUs linked by " +
+             linkFloorName(demand.minLink.value_or(LinkClass::kSys)) + " or better";
+    case FilterReason::kNoSingleNumaSet:
+      return "no single-NUMA set of " + k + " free GPUs";
+    case FilterReason::kTopologyMalformed:
+      return "topology labels malformed";
+    case FilterReason::kTopologyUnknownMinLink:
+      return "topology unknown and pod requires min-link";
+    case FilterReason::kTopologyUnknownNuma:
+      return "topology unknown and pod requires a single NUMA node";
+    case FilterReason::kTopologyUnknownMultiGpu:
+      return "topology unknown and policy keeps multi-GPU pods off such nodes";
+    case FilterReason::kMigUnsupportedModel:
+      return "GPU model has no MIG product table entry";
+    case FilterReason::kMigProfileUnknown:
+      return "MIG profile " + migProfile(outcome, demand) + " is not offered by this GPU model";
+    case FilterReason::kMigNoPlacement:
+      return "MIG profile " + migProfile(outcome, demand) + " has no free placement";
+  }
+  return "unknown reason";
+}
+
+}  // namespace gte

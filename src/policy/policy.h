@@ -1,0 +1,65 @@
+#pragma once
+// The scheduler policy: everything about ranking and fitting that an operator may tune. Immutable
+// once built and shared as std::shared_ptr<const Policy>; a reload builds a new one.
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/link_class.h"
+#include "policy/mig_product.h"
+
+namespace gte {
+
+// Points per GPU pair when ranking sets (higher is better). A pair scores nvlinkPerLink per NVLink
+// plus the score of its PCIe level, as NVIDIA's go-gpuallocator does, but with NVLinks through
+// NVSwitch counted (they are real bandwidth even though upstream cannot see them).
+struct LinkScores {
+  int nvlinkPerLink = 100;
+  // Indexed by PcieLevel: unknown, sys, node, phb, pxb, pix, sameBoard.
+  std::array<int, kPcieLevelCount> pcie = {0, 10, 20, 30, 40, 50, 60};
+
+  int pcieScore(PcieLevel level) const noexcept { return pcie[static_cast<std::size_t>(level)]; }
+  friend bool operator==(const LinkScores&, const LinkScores&) = default;
+};
+
+// Relative weights of the prioritize terms (docs/scoring.md). Only the terms that apply to a pod
+// count: whole-GPU pods use linkQuality, numaLocality and packing; MIG pods use migFit and packing.
+struct ScoringWeights {
+  int linkQuality = 60;
+  int numaLocality = 10;
+  int packing = 30;
+  int migFit = 70;
+  friend bool operator==(const ScoringWeights&, const ScoringWeights&) = default;
+};
+
+enum class Strategy : std::uint8_t {
+  kBinpack,  // fill nodes up, keep whole nodes and NVLink groups free for big pods
+  kSpread,   // prefer emptier nodes
+};
+std::string_view strategyName(Strategy strategy) noexcept;
+std::optional<Strategy> strategyFromName(std::string_view name) noexcept;
+
+// Build one with defaultPolicy() or parsePolicyYaml(): a value-initialised Policy has an empty
+// MIG product table.
+struct Policy {
+  std::string labelPrefix = "gputopo.dev/";
+  LinkScores linkScores;
+  ScoringWeights weights;
+  Strategy defaultStrategy = Strategy::kBinpack;
+  // Multi-GPU pods without min-link or NUMA demands may land on nodes whose links are unknown (no
+  // labels-v1, or malformed ones). 1-GPU pods always may; pods with such demands never may.
+  bool allowMultiGpuOnUnknownTopology = true;
+  // A MIG request may be met by creating an instance in unpartitioned slices (a MIG manager on the
+  // node must then realise it), not only by a free existing instance.
+  bool dynamicMig = false;
+  std::vector<MigProduct> migProducts;
+
+  friend bool operator==(const Policy&, const Policy&) = default;
+};
+
+using PolicyConstSharedPtr = std::shared_ptr<const Policy>;
+
+}  // namespace gte

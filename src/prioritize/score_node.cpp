@@ -1,0 +1,141 @@
+#include "prioritize/score_node.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "snapshot/mig_plan.h"
+#include "snapshot/predict_allocation.h"
+
+namespace gte {
+namespace {
+
+constexpr int kHalf = kTermScale / 2;
+
+// Link quality of the set the pod gets, by the weakest pair: 6 tiers of 200 from unknown (0) to
+// NVLink (1200). Same-board pairs rank with PIX: both mean one PCIe switch or closer.
+int linkTier(LinkClass weakest) {
+  switch (weakest) {
+    case LinkClass::kNvlink:
+      return 6;
+    case LinkClass::kSameBoard:
+    case LinkClass::kPix:
+      return 5;
+    case LinkClass::kPxb:
+      return 4;
+    case LinkClass::kPhb:
+      return 3;
+    case LinkClass::kNode:
+      return 2;
+    case LinkClass::kSys:
+      return 1;
+    case LinkClass::kUnknown:
+      return 0;
+  }
+  return 0;
+}
+
+int numaTerm(const GpuPick& pick, const NodeState& state) {
+  if (pick.singleNuma) {
+    return kTermScale;
+  }
+  for (GpuMask rest = pick.gpus; rest != 0; rest &= rest - 1) {
+    const auto gpu = static_cast<std::size_t>(std::countr_zero(rest));
+    if (state.status != TopologyStatus::kKnown || state.topology.numa[gpu] < 0) {
+      return kHalf;  // cannot tell: between "local" and "spans NUMA nodes"
+    }
+  }
+  return 0;
+}
+
+// Sum of the request sizes a..b (0 when b < a): all-NVLink job sizes a node stops being able to
+// host.
+int sizeSum(int a, int b) {
+  return b < a ? 0 : (a + b) * (b - a + 1) / 2;
+}
+
+// Binpack: half fullness after placement, half preservation of all-NVLink sets. A placement loses
+// the job sizes from max(k + 1, 2) up to the largest all-NVLink set the node had free that it can
+// no longer offer (sizes up to k are what the pod itself uses). No loss keeps the full 600; any
+// loss drops to at most 200, scaled down by how much was lost, so breaking an NVLink set always
+// costs at least 400 (10 points at the default weight). Spread: only emptiness after placement.
+int wholePackingTerm(const PodDemand& demand, const GpuPick& pick, const NodeState& state) {
+  if (state.gpuCount == 0) {
+    return kHalf;
+  }
+  const int k = static_cast<int>(demand.gpus);
+  const int freeAfter = state.freeCount - k;
+  if (demand.strategy == Strategy::kSpread) {
+    return kTermScale * freeAfter / state.gpuCount;
+  }
+  const int fullness = kHalf * (state.gpuCount - freeAfter) / state.gpuCount;
+  const int lost =
+      sizeSum(std::max({k + 1, pick.largestNvlinkCliqueAfter + 1, 2}), state.largestNvlinkClique);
+  const int maxLoss = sizeSum(2, state.gpuCount);
+  const int preservation =
+      lost == 0 || maxLoss == 0 ? kHalf : kHalf / 3 * (maxLoss - lost) / maxLoss;
+  return fullness + preservation;
+}
+
+// MIG: half fullness of the node's MIG slices after placement (binpack) or emptiness (spread),
+// half the placement quality (how much placement value the instances leave open).
+int migPackingTerm(const PodDemand& demand, const MigPlan& plan, const NodeState& state) {
+  const int total = state.migSlicesTotal;
+  const int fullness =
+      total == 0 ? kHalf / 2
+                 : kHalf * std::min(total, state.migSlicesInUse + plan.slicesTaken) / total;
+  const int quality = kHalf * plan.qualityPermille / 1000;
+  return (demand.strategy == Strategy::kBinpack ? fullness : kHalf - fullness) + quality;
+}
+
+}  // namespace
+
+ScoreTerms scoreTerms(const PodDemand& demand, const NodeState& state) {
+  ScoreTerms terms;
+  if (demand.gpus > 0) {
+    const GpuPick* pick = wholeGpuPick(demand, state);
+    if (pick == nullptr) {
+      return ScoreTerms{};
+    }
+    terms.linkQuality = demand.gpus == 1 ? kTermScale : linkTier(pick->weakest) * kTermScale / 6;
+    terms.numaLocality = numaTerm(*pick, state);
+    terms.packing = wholePackingTerm(demand, *pick, state);
+  }
+  if (!demand.mig.empty()) {
+    const MigPlan plan = planMig(demand.mig, state, false);
+    if (!plan.fits) {
+      return ScoreTerms{};
+    }
+    terms.migFit = plan.qualityPermille * kTermScale / 1000;
+    if (demand.gpus == 0) {
+      terms.packing = migPackingTerm(demand, plan, state);
+    }
+  }
+  return terms;
+}
+
+int scoreNode(const PodDemand& demand, const NodeState& state, const Policy& policy) {
+  const ScoreTerms terms = scoreTerms(demand, state);
+  long weighted = 0;
+  long weights = 0;
+  const auto add = [&](int term, int weight) {
+    if (term >= 0) {
+      weighted += static_cast<long>(term) * weight;
+      weights += weight;
+    }
+  };
+  add(terms.linkQuality, policy.weights.linkQuality);
+  add(terms.numaLocality, policy.weights.numaLocality);
+  add(terms.packing, policy.weights.packing);
+  add(terms.migFit, policy.weights.migFit);
+  if (weights == 0) {
+    return 0;
+  }
+  const long denominator = weights * kTermScale;
+  const auto score = static_cast<int>((weighted * kMaxNodeScore + denominator / 2) / denominator);
+  // Every term is within [0, kTermScale], so this holds by construction; the clamp keeps a broken
+  // term from ever reaching the wire out of range in release builds.
+  assert(score >= 0 && score <= kMaxNodeScore);
+  return score < 0 ? 0 : score > kMaxNodeScore ? kMaxNodeScore : score;
+}
+
+}  // namespace gte

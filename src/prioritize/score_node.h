@@ -1,0 +1,40 @@
+#pragma once
+// Ranks a node for a pod by the GPUs it would really get there (docs/scoring.md). Pure: no I/O,
+// clock, locks or globals. Scores are 0..100 internally (design anchor 6); the wire edge converts
+// with toExtenderScore().
+#include "policy/policy.h"
+#include "snapshot/node_state.h"
+#include "snapshot/pod_demand.h"
+
+namespace gte {
+
+inline constexpr int kMaxNodeScore = 100;
+inline constexpr int kMaxExtenderScore = 10;
+
+// Each term in [0, kTermScale]; -1 when it does not apply to the pod.
+inline constexpr int kTermScale = 1200;  // divisible by 6 link tiers and by 2, so steps are exact
+
+struct ScoreTerms {
+  int linkQuality = -1;
+  int numaLocality = -1;
+  int packing = -1;
+  int migFit = -1;
+};
+
+// The terms behind scoreNode(); all -1 when the node does not fit.
+ScoreTerms scoreTerms(const PodDemand& demand, const NodeState& state);
+
+// 0..100: the weighted mean of the applicable terms, rounded. 0 when the node does not fit or the
+// pod asks for no GPUs. With the default weights a one-tier better link class, or a node where a
+// small pod breaks no all-NVLink set, is worth at least 10 points, so it survives
+// toExtenderScore().
+int scoreNode(const PodDemand& demand, const NodeState& state, const Policy& policy);
+
+// kube-scheduler's MaxExtenderPriority is 10: round(score / 10). Monotonic, and scores 10 or more
+// apart always land on different values.
+constexpr int toExtenderScore(int score100) noexcept {
+  const int clamped = score100 < 0 ? 0 : score100 > kMaxNodeScore ? kMaxNodeScore : score100;
+  return (clamped + 5) / 10;
+}
+
+}  // namespace gte

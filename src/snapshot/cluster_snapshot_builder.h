@@ -1,0 +1,67 @@
+#pragma once
+// Builds ClusterSnapshots incrementally (design anchor 3): every change stamps the node with the
+// next generation from one counter; build() re-derives only nodes stamped after the last build and
+// shares every other NodeState with the previous snapshot. A new policy re-derives every node.
+// Not thread-safe: one owner (the cluster-state thread) feeds it and publishes the result.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "model/node_info.h"
+#include "snapshot/cluster_snapshot.h"
+#include "snapshot/node_usage.h"
+
+namespace gte {
+
+struct SnapshotBuildStats {
+  std::size_t rebuilt = 0;  // NodeStates derived in this build
+  std::size_t shared = 0;   // NodeStates taken over unchanged
+  std::size_t removed = 0;
+};
+
+class ClusterSnapshotBuilder {
+ public:
+  explicit ClusterSnapshotBuilder(PolicyConstSharedPtr policy);
+
+  // Adds or replaces a node. A node whose labels, allocatable, unschedulable flag and usage are
+  // all unchanged keeps its generation, so build() does not re-derive it.
+  void upsertNode(NodeInfo node, NodeUsage usage);
+  // Replaces only the usage of a known node (the common change: a pod bound or gone). False when
+  // the node is unknown.
+  bool setUsage(std::string_view name, NodeUsage usage);
+  void removeNode(std::string_view name);
+  void setPolicy(PolicyConstSharedPtr policy);
+  void setSynced(bool synced);
+
+  // Returns the previous snapshot itself when nothing changed.
+  ClusterSnapshotConstSharedPtr build();
+  const SnapshotBuildStats& lastBuildStats() const noexcept { return stats_; }
+  std::size_t nodeCount() const noexcept { return entries_.size(); }
+
+ private:
+  struct Entry {
+    NodeInfo node;
+    NodeUsage usage;
+    std::uint64_t generation = 0;  // stamp of the last change
+    bool labelsChanged = true;     // since `state` was built; false: only usage changed
+    NodeStateConstSharedPtr state;
+  };
+
+  void touch(Entry& entry, bool labelsChanged);
+
+  PolicyConstSharedPtr policy_;
+  bool synced_ = false;
+  bool metaChanged_ = true;  // policy or synced flag changed since the last build
+  std::uint64_t nextGeneration_ = 1;
+  std::uint64_t builtGeneration_ = 0;  // every stamp <= this is reflected in current_
+  std::unordered_map<std::string, Entry, NodeNameHash, std::equal_to<>> entries_;
+  std::size_t changes_ = 0;  // nodes stamped since the last build
+  std::size_t pendingRemovals_ = 0;
+  std::uint64_t snapshotGeneration_ = 0;
+  ClusterSnapshotConstSharedPtr current_;
+  SnapshotBuildStats stats_;
+};
+
+}  // namespace gte

@@ -1,0 +1,373 @@
+#include "snapshot/node_state.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "model/gpu_request.h"
+#include "topology/best_set.h"
+#include "topology/device_plugin_pick.h"
+#include "topology/gpu_graph.h"
+#include "topology/nvlink_clique.h"
+#include "topology/pair_table.h"
+#include "topology/topology_labels.h"
+
+namespace gte {
+namespace {
+
+std::int64_t allocatableGpus(const NodeInfo& node) {
+  const Quantity* quantity = node.allocatable.find(kGpuResource);
+  return quantity == nullptr ? -1 : quantity->wholeUnits().value_or(0);
+}
+
+// Reads the topology; malformed labels-v1 fall back to the counts other sources give.
+void readInto(NodeState& state, const NodeInfo& node, const Policy& policy) {
+  const bool hasLabelsV1 = node.labels.find(policy.labelPrefix + "v") != node.labels.end();
+  Result<GpuTopology> topology = readTopology(node, policy);
+  if (topology.ok()) {
+    state.status = hasLabelsV1 ? TopologyStatus::kKnown : TopologyStatus::kUnknown;
+    state.topology = std::move(topology).value();
+    return;
+  }
+  state.status = hasLabelsV1 ? TopologyStatus::kMalformed : TopologyStatus::kUnknown;
+  state.topologyError = topology.error().message;
+  Result<GpuTopology> fallback = readFallbackTopology(node);
+  if (fallback.ok()) {
+    state.topology = std::move(fallback).value();
+  }
+}
+
+class NodeStateBuilder {
+ public:
+  NodeStateBuilder(NodeState& state, const NodeUsage& usage, const Policy& policy,
+                   const NodeState* sameLabels)
+      : state_(state),
+        usage_(usage),
+        policy_(policy),
+        sameLabels_(sameLabels),
+        topo_(state.topology),
+        graph_(state.topology, policy.linkScores),
+        table_(graph_.pairTable()) {}
+
+  void build() {
+    computeFreeGpus();
+    computeWholeOptions();
+    computeCapacity();
+    computeMig();
+  }
+
+ private:
+  void computeFreeGpus() {
+    const int n = topo_.gpuCount;
+    state_.gpuCount = n;
+    for (int gpu = 0; gpu < n; ++gpu) {
+      const auto at = static_cast<std::size_t>(gpu);
+      if (topo_.health[at] == GpuHealth::kHealthy && topo_.used[at] != GpuUse::kMigMode) {
+        state_.usableMask |= bitOf(gpu);
+        if (topo_.used[at] == GpuUse::kFree) {
+          state_.freeMask |= bitOf(gpu);
+        }
+      }
+    }
+    for (int gpu : usage_.gpus) {
+      if (gpu >= 0 && gpu < n) {
+        state_.freeMask &= ~bitOf(gpu);
+      }
+    }
+    if (usage_.unknownGpus > 0) {
+      // Pods whose GPUs we cannot name got them from the device plugin, so assume its pick.
+      const int taken = static_cast<int>(std::min<std::int64_t>(usage_.unknownGpus, kMaxGpus));
+      const GpuMask pick = taken >= gpuCountOf(state_.freeMask)
+                               ? state_.freeMask
+                               : predictDevicePluginPick(table_, state_.freeMask, 0, taken);
+      state_.freeMask &= ~pick;
+    }
+    state_.usableCount = gpuCountOf(state_.usableMask);
+    state_.freeCount = gpuCountOf(state_.freeMask);
+    state_.largestNvlinkDomain = largestDomain(state_.freeMask);
+    state_.largestNvlinkClique = largestNvlinkClique(table_, state_.freeMask);
+  }
+
+  int largestDomain(GpuMask members) const {
+    int largest = 0;
+    for (GpuMask domain : graph_.nvlinkDomains(members)) {
+      largest = std::max(largest, gpuCountOf(domain));
+    }
+    return largest;
+  }
+
+  GpuPick describe(GpuMask free, GpuMask gpus) const {
+    GpuPick pick;
+    if (gpus == 0) {
+      return pick;
+    }
+    pick.gpus = gpus;
+    pick.weakest = topo_.linksKnown        ? table_.weakestLink(gpus)
+                   : gpuCountOf(gpus) == 1 ? LinkClass::kNvlink
+                                           : LinkClass::kUnknown;
+    pick.singleNuma = table_.singleNuma(gpus);
+    const GpuMask left = free & ~gpus;
+    for (GpuMask rest = left; rest != 0; rest &= rest - 1) {
+      const GpuMask peers =
+          table_.nvlinkNeighbours[static_cast<std::size_t>(std::countr_zero(rest))];
+      if ((peers & free) != 0 && (peers & left) == 0) {
+        ++pick.stranded;
+      }
+    }
+    pick.largestNvlinkDomainAfter = largestDomain(left);
+    pick.largestNvlinkCliqueAfter = largestNvlinkClique(table_, left);
+    return pick;
+  }
+
+  // NUMA nodes holding GPUs of `members`, ascending; GPUs with unknown NUMA belong to none.
+  std::vector<int> numaNodes(GpuMask members) const {
+    std::vector<int> nodes;
+    for (GpuMask rest = members; rest != 0; rest &= rest - 1) {
+      const int numa = table_.numa[static_cast<std::size_t>(std::countr_zero(rest))];
+      if (numa >= 0 && std::find(nodes.begin(), nodes.end(), numa) == nodes.end()) {
+        nodes.push_back(numa);
+      }
+    }
+    std::sort(nodes.begin(), nodes.end());
+    return nodes;
+  }
+
+  GpuMask inNuma(GpuMask members, int numa) const {
+    GpuMask out = 0;
+    for (GpuMask rest = members; rest != 0; rest &= rest - 1) {
+      const int gpu = std::countr_zero(rest);
+      if (table_.numa[static_cast<std::size_t>(gpu)] == numa) {
+        out |= bitOf(gpu);
+      }
+    }
+    return out;
+  }
+
+  // The kubelet Topology Manager prefers the narrowest hint, then the lowest NUMA id; the device
+  // plugin then picks inside that NUMA node.
+  GpuMask numaAlignedPick(GpuMask members, int k) const {
+    for (int numa : numaNodes(members)) {
+      const GpuMask local = inNuma(members, numa);
+      if (gpuCountOf(local) >= k) {
+        return predictDevicePluginPick(table_, local, 0, k);
+      }
+    }
+    return 0;
+  }
+
+  GpuSet bestSingleNumaSet(GpuMask members, int k) const {
+    GpuSet best;
+    for (int numa : numaNodes(members)) {
+      const GpuSet candidate = findBestSet(table_, inNuma(members, numa), k);
+      if (candidate.gpus != 0 && (best.gpus == 0 || candidate.score > best.score)) {
+        best = candidate;
+      }
+    }
+    return best;
+  }
+
+  void computeWholeOptions() {
+    const GpuMask free = state_.freeMask;
+    state_.whole.resize(static_cast<std::size_t>(state_.freeCount) + 1);
+    for (int k = 1; k <= state_.freeCount; ++k) {
+      WholeGpuOptions& options = state_.whole[static_cast<std::size_t>(k)];
+      options.devicePlugin = describe(free, predictDevicePluginPick(table_, free, 0, k));
+      options.numaAligned = describe(free, numaAlignedPick(free, k));
+      const GpuSet best = findBestSet(table_, free, k);
+      options.best = describe(free, best.gpus);
+      options.bestScore = best.score;
+      options.bestSingleNuma = describe(free, bestSingleNumaSet(free, k).gpus);
+    }
+  }
+
+  void computeCapacity() {
+    if (sameLabels_ != nullptr && sameLabels_->capacity &&
+        sameLabels_->usableMask == state_.usableMask) {
+      state_.capacity = sameLabels_->capacity;
+      return;
+    }
+    const GpuMask usable = state_.usableMask;
+    auto capacity = std::make_shared<std::vector<CapacityOptions>>(
+        static_cast<std::size_t>(state_.usableCount) + 1);
+    for (int k = 1; k <= state_.usableCount; ++k) {
+      CapacityOptions& options = (*capacity)[static_cast<std::size_t>(k)];
+      if (state_.freeMask == usable) {
+        // Nothing is in use: the empty node is this node, already computed.
+        const WholeGpuOptions& now = state_.whole[static_cast<std::size_t>(k)];
+        options.devicePluginWeakest = now.devicePlugin.weakest;
+        options.numaAlignedPossible = now.numaAligned.gpus != 0;
+        options.numaAlignedWeakest = now.numaAligned.weakest;
+        continue;
+      }
+      options.devicePluginWeakest =
+          describe(usable, predictDevicePluginPick(table_, usable, 0, k)).weakest;
+      const GpuMask aligned = numaAlignedPick(usable, k);
+      options.numaAlignedPossible = aligned != 0;
+      options.numaAlignedWeakest = describe(usable, aligned).weakest;
+    }
+    state_.capacity = std::move(capacity);
+  }
+
+  void computeMig() {
+    state_.dynamicMig = policy_.dynamicMig;
+    if (state_.status != TopologyStatus::kKnown) {
+      computeFallbackMig();
+      return;
+    }
+    const MigProduct* product = findMigProduct(policy_.migProducts, topo_.model);
+    if (product == nullptr) {
+      return;
+    }
+    state_.migProduct = *product;
+    const auto n = static_cast<std::size_t>(topo_.gpuCount);
+    state_.migUsable.assign(n, false);
+    state_.migOccupied.assign(n, 0);
+    state_.migFreeInstances.assign(n, {});
+    state_.migInstances.assign(n, {});
+    for (std::size_t gpu = 0; gpu < n; ++gpu) {
+      if (topo_.migMode[gpu] != MigMode::kEnabled || topo_.health[gpu] != GpuHealth::kHealthy) {
+        continue;
+      }
+      state_.migUsable[gpu] = true;
+      state_.migSlicesTotal += kMigMemorySlices;
+      state_.migInstances[gpu] = topo_.migInstances[gpu];
+      state_.migOccupied[gpu] = occupiedSlices(topo_.migInstances[gpu], *product);
+      for (const MigInstance& instance : topo_.migInstances[gpu]) {
+        if (instance.state == MigInstanceState::kFree) {
+          state_.migFreeInstances[gpu].push_back(instance);
+        } else if (const MigProfile* profile = product->findByCode(instance.profileCode)) {
+          state_.migSlicesInUse += profile->slices;
+        }
+      }
+    }
+    for (const MigInstanceRef& ref : usage_.mig) {
+      applyMigUsage(ref, *product);
+    }
+    for (const MigProfile& profile : product->profiles) {
+      state_.migFits.push_back(fitFor(profile, *product));
+    }
+  }
+
+  void applyMigUsage(const MigInstanceRef& ref, const MigProduct& product) {
+    const MigProfile* profile = product.findByName(ref.profile);
+    if (profile == nullptr || ref.gpu < 0 || ref.gpu >= topo_.gpuCount) {
+      return;
+    }
+    const auto gpu = static_cast<std::size_t>(ref.gpu);
+    if (!state_.migUsable[gpu]) {
+      return;
+    }
+    state_.migSlicesInUse += profile->slices;
+    auto& free = state_.migFreeInstances[gpu];
+    const auto existing = std::find_if(free.begin(), free.end(), [&](const MigInstance& i) {
+      return i.profileCode == profile->code && (ref.start < 0 || i.start == ref.start);
+    });
+    if (existing != free.end()) {
+      free.erase(existing);
+      return;
+    }
+    if (ref.start >= 0 && ref.start + profile->slices <= kMigMemorySlices) {
+      // A new instance the extender placed (dynamic MIG): its slices are now covered.
+      state_.migOccupied[gpu] =
+          static_cast<SliceMask>(state_.migOccupied[gpu] | sliceMask(ref.start, profile->slices));
+      state_.migInstances[gpu].push_back({profile->code, ref.start, MigInstanceState::kUsed});
+    }
+  }
+
+  MigProfileFit fitFor(const MigProfile& profile, const MigProduct& product) const {
+    MigProfileFit fit;
+    fit.profile = profile.name;
+    fit.resource = migResourceSuffix(profile.name);
+    const auto n = static_cast<std::size_t>(topo_.gpuCount);
+    // A free existing instance needs no repartitioning: take the first one.
+    for (std::size_t gpu = 0; gpu < n && fit.gpu < 0; ++gpu) {
+      for (const MigInstance& instance : state_.migFreeInstances[gpu]) {
+        if (instance.profileCode == profile.code) {
+          fit.gpu = static_cast<int>(gpu);
+          fit.start = instance.start;
+          fit.existing = true;
+          fit.qualityPermille = 1000;
+          break;
+        }
+      }
+    }
+    for (std::size_t gpu = 0; gpu < n && !fit.possibleWhenEmpty; ++gpu) {
+      if (!state_.migUsable[gpu]) {
+        continue;
+      }
+      fit.possibleWhenEmpty =
+          policy_.dynamicMig || instanceCount(topo_.migInstances[gpu], profile.code) > 0;
+    }
+    if (fit.gpu >= 0 || !policy_.dynamicMig) {
+      return fit;
+    }
+    const int emptyValue = placementValue(0, product);
+    int bestLoss = 0;
+    for (std::size_t gpu = 0; gpu < n; ++gpu) {
+      const SliceMask occupied = state_.migOccupied[gpu];
+      if (!state_.migUsable[gpu] ||
+          instanceCount(state_.migInstances[gpu], profile.code) >= profile.maxInstances) {
+        continue;
+      }
+      const auto placement = bestFreePlacement(occupied, profile, product);
+      if (!placement) {
+        continue;
+      }
+      // Least value lost wins: a fragmented GPU gives up less than an empty one, which stays
+      // whole for large profiles.
+      const int loss = placementValue(occupied, product) - placement->valueAfter;
+      if (fit.gpu < 0 || loss < bestLoss) {
+        fit.gpu = static_cast<int>(gpu);
+        fit.start = placement->start;
+        bestLoss = loss;
+        fit.qualityPermille = emptyValue == 0 ? 1000 : 1000 - loss * 1000 / emptyValue;
+      }
+    }
+    return fit;
+  }
+
+  void computeFallbackMig() {
+    state_.migTotalDevices = topo_.migDeviceCounts;
+    state_.migFreeDevices = topo_.migDeviceCounts;
+    for (const MigInstanceRef& ref : usage_.mig) {
+      const std::string resource = migResourceSuffix(ref.profile);
+      for (MigDeviceCount& device : state_.migFreeDevices) {
+        if (device.profile == resource && device.count > 0) {
+          --device.count;
+          break;
+        }
+      }
+    }
+  }
+
+  NodeState& state_;
+  const NodeUsage& usage_;
+  const Policy& policy_;
+  const NodeState* sameLabels_;
+  const GpuTopology& topo_;
+  GpuGraph graph_;
+  PairTable table_;
+};
+
+}  // namespace
+
+const MigProfileFit* NodeState::migFit(std::string_view resource) const noexcept {
+  for (const MigProfileFit& fit : migFits) {
+    if (fit.resource == resource || fit.profile == resource) {
+      return &fit;
+    }
+  }
+  return nullptr;
+}
+
+NodeStateConstSharedPtr buildNodeState(const NodeInfo& node, const NodeUsage& usage,
+                                       const Policy& policy, const NodeState* sameLabels) {
+  auto state = std::make_shared<NodeState>();
+  state->name = node.name;
+  state->unschedulable = node.unschedulable;
+  state->allocatableGpus = allocatableGpus(node);
+  readInto(*state, node, policy);
+  NodeStateBuilder(*state, usage, policy, sameLabels).build();
+  return state;
+}
+
+}  // namespace gte

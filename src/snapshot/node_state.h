@@ -1,0 +1,114 @@
+#pragma once
+// Everything the decision core needs about one node, precomputed when the node or its usage
+// changes so that filter and prioritize do O(1) lookups per node (design anchor 2). Immutable and
+// shared as std::shared_ptr<const NodeState>.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/node_info.h"
+#include "policy/policy.h"
+#include "snapshot/node_usage.h"
+#include "topology/gpu_topology.h"
+#include "topology/mig_placement.h"
+
+namespace gte {
+
+enum class TopologyStatus : std::uint8_t {
+  kKnown,      // labels-v1 read cleanly (links may still be absent: linksKnown)
+  kUnknown,    // no labels-v1: counts from GPU Feature Discovery / allocatable, links unknown
+  kMalformed,  // labels-v1 present but malformed: treated as unknown, error kept
+};
+
+// A set of GPUs the pod would get, with the facts filter and prioritize judge it by.
+struct GpuPick {
+  GpuMask gpus = 0;                         // 0 when no such set exists
+  LinkClass weakest = LinkClass::kUnknown;  // kNvlink for a single GPU (no pair is weaker)
+  bool singleNuma = false;                  // one known NUMA node
+  int stranded = 0;  // free GPUs that had a free NVLink peer and have none once this is taken
+  int largestNvlinkDomainAfter = 0;  // largest NVLink-connected group of free GPUs left
+  int largestNvlinkCliqueAfter = 0;  // largest all-pairs-NVLink set of free GPUs left
+};
+
+// Per request size k, over the node's free GPUs.
+struct WholeGpuOptions {
+  GpuPick devicePlugin;  // what the NVIDIA device plugin hands over (the set the pod really gets)
+  GpuPick numaAligned;   // the device plugin's pick inside the NUMA node the kubelet Topology
+                         // Manager would choose (lowest NUMA id with k free GPUs)
+  GpuPick best;          // best set by the policy's link scores
+  int bestScore = 0;
+  GpuPick bestSingleNuma;  // best set inside one NUMA node
+};
+
+// Per request size k, with every usable GPU free: decides Unresolvable (preemption cannot help).
+struct CapacityOptions {
+  LinkClass devicePluginWeakest = LinkClass::kUnknown;
+  bool numaAlignedPossible = false;
+  LinkClass numaAlignedWeakest = LinkClass::kUnknown;
+};
+
+// The best place for one instance of a MIG profile (single-instance requests, the common case).
+struct MigProfileFit {
+  std::string profile;   // product table name
+  std::string resource;  // resource suffix ("1g.10gb.me")
+  int gpu = -1;          // -1: no free placement now
+  int start = -1;
+  bool existing = false;  // a free existing instance (no repartitioning needed)
+  // 1000 minus the placement value the instance blocks, per mille of an empty GPU's value;
+  // 1000 for an existing instance (it blocks nothing new).
+  int qualityPermille = 0;
+  bool possibleWhenEmpty = false;  // some GPU could host it once its pods are gone
+};
+
+struct NodeState {
+  std::string name;
+  TopologyStatus status = TopologyStatus::kUnknown;
+  std::string topologyError;  // set for kMalformed
+  GpuTopology topology;       // as read (fallback counts when malformed)
+  bool unschedulable = false;
+  std::int64_t allocatableGpus = -1;  // status.allocatable nvidia.com/gpu; -1 when absent
+
+  int gpuCount = 0;     // whole GPUs on the node
+  int usableCount = 0;  // healthy, not in MIG mode: what could ever be handed out whole
+  int freeCount = 0;
+  GpuMask usableMask = 0;
+  GpuMask freeMask = 0;
+  int largestNvlinkDomain = 0;  // largest NVLink-connected group of free GPUs
+  int largestNvlinkClique = 0;  // largest all-pairs-NVLink set of free GPUs
+
+  std::vector<WholeGpuOptions> whole;  // index k, 0..freeCount (0 unused)
+  // Index k, 0..usableCount (0 unused). Depends on labels and policy only, so states that differ
+  // in usage alone share one table.
+  std::shared_ptr<const std::vector<CapacityOptions>> capacity;
+
+  // MIG (labels-v1 nodes with a product table entry).
+  std::optional<MigProduct> migProduct;
+  bool dynamicMig = false;
+  std::vector<bool> migUsable;                             // per GPU: MIG enabled and healthy
+  std::vector<SliceMask> migOccupied;                      // per GPU, usage included
+  std::vector<std::vector<MigInstance>> migFreeInstances;  // per GPU, free and not taken
+  std::vector<std::vector<MigInstance>> migInstances;      // per GPU, all, with usage-created ones
+  std::vector<MigProfileFit> migFits;                      // per product profile
+  int migSlicesTotal = 0;
+  int migSlicesInUse = 0;  // slices of instances pods use (or the extender assumed)
+  // Fallback nodes: MIG devices by resource suffix, minus those taken.
+  std::vector<MigDeviceCount> migFreeDevices;
+  std::vector<MigDeviceCount> migTotalDevices;
+
+  bool linksKnown() const noexcept {
+    return status == TopologyStatus::kKnown && topology.linksKnown;
+  }
+  const MigProfileFit* migFit(std::string_view resource) const noexcept;
+};
+
+using NodeStateConstSharedPtr = std::shared_ptr<const NodeState>;
+
+// Pure: no I/O, no clock. Never fails: malformed labels yield a kMalformed state with the error.
+// `sameLabels`, when given, is a state of this node built from identical labels, allocatable and
+// policy (only usage differed): its usage-independent tables are shared instead of recomputed.
+NodeStateConstSharedPtr buildNodeState(const NodeInfo& node, const NodeUsage& usage,
+                                       const Policy& policy, const NodeState* sameLabels = nullptr);
+
+}  // namespace gte

@@ -1,0 +1,64 @@
+#include "snapshot/pod_demand.h"
+
+#include <string>
+
+namespace gte {
+namespace {
+
+const std::string* annotation(const PodInfo& pod, const Policy& policy, std::string_view key) {
+  const auto it = pod.annotations.find(policy.labelPrefix + std::string(key));
+  return it == pod.annotations.end() ? nullptr : &it->second;
+}
+
+Error badAnnotation(const Policy& policy, std::string_view key, std::string_view want,
+                    const std::string& got) {
+  return invalidArgument("annotation " + policy.labelPrefix + std::string(key) + ": want " +
+                         std::string(want) + "; got '" + got + "'");
+}
+
+}  // namespace
+
+std::int64_t PodDemand::migInstanceCount() const noexcept {
+  std::int64_t total = 0;
+  for (const MigRequest& request : mig) {
+    total += request.count;
+  }
+  return total;
+}
+
+Result<PodDemand> parsePodDemand(const PodInfo& pod, const Policy& policy) {
+  Result<GpuRequest> request = gpuRequestFrom(pod.requests);
+  if (!request.ok()) {
+    return request.error();
+  }
+  PodDemand demand;
+  demand.gpus = request->gpus;
+  demand.mig = std::move(request).value().mig;
+  demand.strategy = policy.defaultStrategy;
+
+  if (const std::string* value = annotation(pod, policy, kMinLinkAnnotation)) {
+    // `sameboard` and `unknown` are internal classes; the annotation offers the documented six.
+    const auto cls = linkClassFromName(*value);
+    if (!cls || *cls == LinkClass::kUnknown || *cls == LinkClass::kSameBoard) {
+      return badAnnotation(policy, kMinLinkAnnotation, "one of nvlink, pix, pxb, phb, node, sys",
+                           *value);
+    }
+    demand.minLink = *cls;
+  }
+  if (const std::string* value = annotation(pod, policy, kNumaAnnotation)) {
+    if (*value != "single") {
+      return badAnnotation(policy, kNumaAnnotation, "single", *value);
+    }
+    demand.singleNuma = true;
+  }
+  if (const std::string* value = annotation(pod, policy, kStrategyAnnotation)) {
+    const auto strategy = strategyFromName(*value);
+    if (!strategy) {
+      return badAnnotation(policy, kStrategyAnnotation, "binpack or spread", *value);
+    }
+    demand.strategy = *strategy;
+  }
+  return demand;
+}
+
+}  // namespace gte

@@ -1,0 +1,36 @@
+#pragma once
+// What one pod asks of the topology engine, parsed once per request: its GPU and MIG requests and
+// the topology annotations (`<prefix>min-link`, `<prefix>numa`, `<prefix>strategy`).
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "base/result.h"
+#include "model/gpu_request.h"
+#include "model/pod_info.h"
+#include "policy/link_class.h"
+#include "policy/policy.h"
+
+namespace gte {
+
+struct PodDemand {
+  std::int64_t gpus = 0;        // whole GPUs
+  std::vector<MigRequest> mig;  // MIG instances by resource suffix ("3g.40gb", "1g.10gb.me")
+  // Weakest link class accepted between any two of the pod's GPUs; nullopt accepts anything.
+  std::optional<LinkClass> minLink;
+  bool singleNuma = false;  // all GPUs in one NUMA node
+  Strategy strategy = Strategy::kBinpack;
+
+  bool empty() const noexcept { return gpus == 0 && mig.empty(); }
+  std::int64_t migInstanceCount() const noexcept;
+};
+
+inline constexpr std::string_view kMinLinkAnnotation = "min-link";
+inline constexpr std::string_view kNumaAnnotation = "numa";
+inline constexpr std::string_view kStrategyAnnotation = "strategy";
+
+// Errors name the annotation: "annotation gputopo.dev/min-link: want one of nvlink, pix, pxb,
+// phb, node, sys; got 'fast'". The caller rejects every node with that message.
+Result<PodDemand> parsePodDemand(const PodInfo& pod, const Policy& policy);
+
+}  // namespace gte

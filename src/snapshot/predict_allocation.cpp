@@ -1,0 +1,37 @@
+#include "snapshot/predict_allocation.h"
+
+#include "snapshot/mig_plan.h"
+
+namespace gte {
+
+const GpuPick* wholeGpuPick(const PodDemand& demand, const NodeState& state) noexcept {
+  if (demand.gpus <= 0 || demand.gpus > state.freeCount) {
+    return nullptr;
+  }
+  const WholeGpuOptions& options = state.whole[static_cast<std::size_t>(demand.gpus)];
+  const GpuPick& pick = demand.singleNuma ? options.numaAligned : options.devicePlugin;
+  return pick.gpus == 0 ? nullptr : &pick;
+}
+
+Allocation predictAllocation(const PodDemand& demand, const NodeState& state) {
+  Allocation allocation;
+  allocation.complete = true;
+  if (demand.gpus > 0) {
+    const GpuPick* pick = wholeGpuPick(demand, state);
+    if (pick == nullptr) {
+      allocation.complete = false;
+    } else {
+      for (GpuMask rest = pick->gpus; rest != 0; rest &= rest - 1) {
+        allocation.gpus.push_back(std::countr_zero(rest));
+      }
+    }
+  }
+  if (!demand.mig.empty()) {
+    MigPlan plan = planMig(demand.mig, state, true);
+    allocation.complete = allocation.complete && plan.fits;
+    allocation.mig = std::move(plan.assignments);
+  }
+  return allocation;
+}
+
+}  // namespace gte

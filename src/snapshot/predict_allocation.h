@@ -1,0 +1,15 @@
+#pragma once
+// The GPUs and MIG instances a pod would take on a node: the NVIDIA device plugin's pick for whole
+// GPUs (inside the Topology Manager's NUMA node when the pod asks for one), and the MIG plan.
+#include "snapshot/allocation.h"
+#include "snapshot/node_state.h"
+#include "snapshot/pod_demand.h"
+
+namespace gte {
+
+Allocation predictAllocation(const PodDemand& demand, const NodeState& state);
+
+// The whole-GPU pick the pod gets on this node, or nullptr when none of that size exists.
+const GpuPick* wholeGpuPick(const PodDemand& demand, const NodeState& state) noexcept;
+
+}  // namespace gte

@@ -1,0 +1,77 @@
+#pragma once
+// One node's GPUs as its labels describe them (labels-v1, or the GPU Feature Discovery fallback):
+// plain data, no Boost, cheap to copy. Pair facts are stored in labels-v1 pair order.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "policy/link_class.h"
+
+namespace gte {
+
+// Exact set search and device-plugin prediction use bitmasks; no real node has more GPUs
+// (DGX-2/HGX-2 have 16).
+inline constexpr int kMaxGpus = 16;
+using GpuMask = std::uint32_t;
+
+enum class GpuHealth : std::uint8_t { kHealthy, kUnhealthy, kCordoned };
+enum class GpuUse : std::uint8_t { kFree, kAllocated, kMigMode };
+enum class MigMode : std::uint8_t { kNotCapable, kDisabled, kEnabled, kPending };
+enum class MigInstanceState : std::uint8_t { kFree, kUsed, kReserved };
+
+struct MigInstance {
+  char profileCode = '0';  // labels-v1 profile code
+  int start = 0;           // first memory slice
+  MigInstanceState state = MigInstanceState::kFree;
+  friend bool operator==(const MigInstance&, const MigInstance&) = default;
+};
+
+enum class TopologySource : std::uint8_t {
+  kLabelsV1,          // full graph from `<prefix>*` labels
+  kFeatureDiscovery,  // nvidia.com/gpu.count / gpu.product (+ allocatable); links unknown
+  kAllocatable,       // only status.allocatable nvidia.com/gpu; links unknown
+  kNone,              // no GPUs
+};
+
+// A MIG device count the fallback sources report (`nvidia.com/mig-<profile>.count` or
+// allocatable `nvidia.com/mig-<profile>`): which profiles exist, not where.
+struct MigDeviceCount {
+  std::string profile;  // resource spelling, "1g.10gb", "1g.10gb.me"
+  std::int64_t count = 0;
+  friend bool operator==(const MigDeviceCount&, const MigDeviceCount&) = default;
+};
+
+// Index of the unordered pair (i, j), i < j, in row-major upper-triangle order (labels-v1).
+constexpr int pairIndex(int i, int j, int n) noexcept {
+  return i * (2 * n - i - 1) / 2 + (j - i - 1);
+}
+constexpr int pairCount(int n) noexcept {
+  return n * (n - 1) / 2;
+}
+
+struct GpuTopology {
+  TopologySource source = TopologySource::kNone;
+  int gpuCount = 0;
+  std::string model;                  // sanitised product name; empty when unknown
+  std::string fabric;                 // labels-v1 `fabric`; empty when unknown
+  bool linksKnown = false;            // false for the fallbacks: every pair is LinkClass::kUnknown
+  std::vector<std::uint8_t> nvlinks;  // per pair: NVLink count
+  std::vector<PcieLevel> pcie;        // per pair
+  std::vector<int> numa;              // per GPU; -1 unknown
+  std::vector<GpuHealth> health;      // per GPU
+  std::vector<GpuUse> used;           // per GPU
+  std::vector<MigMode> migMode;       // per GPU
+  std::vector<std::vector<MigInstance>> migInstances;  // per GPU, sorted by start
+  std::vector<MigDeviceCount> migDeviceCounts;         // fallback sources only
+  std::int64_t generation = 0;                         // labels-v1 `gen`; 0 when absent
+
+  bool nvswitchFabric() const noexcept { return fabric.rfind("nvsw", 0) == 0; }
+  int nvlinkCount(int i, int j) const noexcept;
+  PcieLevel pcieLevel(int i, int j) const noexcept;
+  // NVLink when any NVLink joins the pair, else its PCIe level; kUnknown when links are unknown.
+  LinkClass linkClass(int i, int j) const noexcept;
+
+  friend bool operator==(const GpuTopology&, const GpuTopology&) = default;
+};
+
+}  // namespace gte

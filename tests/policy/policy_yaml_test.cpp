@@ -1,0 +1,140 @@
+// Policy YAML: the shipped file equals the built-in default, and every validation error names its
+// key path.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "policy/default_policy.h"
+#include "policy/policy_hash.h"
+#include "policy/policy_yaml.h"
+
+namespace gte {
+namespace {
+
+using Catch::Matchers::ContainsSubstring;
+
+std::string shippedPolicy() {
+  std::ifstream in(std::string(GTE_SOURCE_DIR) + "/config/scheduler-policy.yaml");
+  REQUIRE(in);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST_CASE("config/scheduler-policy.yaml is exactly the default policy", "[policy][yaml]") {
+  const Result<Policy> parsed = parsePolicyYaml(shippedPolicy());
+  REQUIRE(parsed.ok());
+  CHECK(*parsed == defaultPolicy());
+  CHECK(policyHash(*parsed) == policyHash(defaultPolicy()));
+  CHECK(parsed->migProducts.size() == 6);
+}
+
+TEST_CASE("an empty document is the default policy", "[policy][yaml]") {
+  const Result<Policy> parsed = parsePolicyYaml("");
+  REQUIRE(parsed.ok());
+  CHECK(*parsed == defaultPolicy());
+}
+
+TEST_CASE("keys override defaults and leave the rest alone", "[policy][yaml]") {
+  const Result<Policy> parsed = parsePolicyYaml(R"(
+labelPrefix: topo.example.com/
+strategy: spread
+linkScores: {nvlinkPerLink: 250}
+weights: {packing: 0}
+unknownTopology: {allowMultiGpu: false}
+mig:
+  dynamic: true
+  products:
+    - name: A30
+      models: [A30]
+      profiles:
+        - {name: 1g.6gb, code: "0", slices: 2, starts: [0, 2, 4, 6], maxInstances: 4}
+)");
+  REQUIRE(parsed.ok());
+  CHECK(parsed->labelPrefix == "topo.example.com/");
+  CHECK(parsed->defaultStrategy == Strategy::kSpread);
+  CHECK(parsed->linkScores.nvlinkPerLink == 250);
+  CHECK(parsed->linkScores.pcieScore(PcieLevel::kPix) == 50);
+  CHECK(parsed->weights.packing == 0);
+  CHECK(parsed->weights.linkQuality == 60);
+  CHECK_FALSE(parsed->allowMultiGpuOnUnknownTopology);
+  CHECK(parsed->dynamicMig);
+  REQUIRE(parsed->migProducts.size() == 1);
+  CHECK(parsed->migProducts[0].profiles[0].starts == std::vector<int>{0, 2, 4, 6});
+  CHECK(policyHash(*parsed) != policyHash(defaultPolicy()));
+}
+
+TEST_CASE("validation errors name the key path", "[policy][yaml]") {
+  struct Case {
+    const char* yaml;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {"weights: {linkQuality: -1}", "weights.linkQuality: must be >= 0"},
+      {"weights: {linkQuality: 1001}", "weights.linkQuality: must be <= 1000"},
+      {"weights: {packing: lots}", "weights.packing: must be an integer"},
+      {"weights: {linkQuality: 0, numaLocality: 0, packing: 0}",
+       "weights: linkQuality, numaLocality and packing must not all be 0"},
+      {"weights: {migFit: 0, packing: 0}", "weights: migFit and packing must not both be 0"},
+      {"weights: {speed: 3}", "weights.speed: unknown key"},
+      {"colour: blue", "colour: unknown key"},
+      {"strategy: random", "strategy: must be binpack or spread"},
+      {"labelPrefix: gputopo.dev", "labelPrefix: must be a DNS subdomain followed by '/'"},
+      {"labelPrefix: Bad_Prefix/", "labelPrefix: must be a DNS subdomain"},
+      {"linkScores: {pix: 70}", "linkScores.pix: must not exceed linkScores.sameBoard"},
+      {"linkScores: {sys: -5}", "linkScores.sys: must be >= 0"},
+      {"linkScores: [1, 2]", "linkScores: must be a mapping"},
+      {"unknownTopology: {allowMultiGpu: maybe}",
+       "unknownTopology.allowMultiGpu: must be true or false"},
+      {"mig: {dynamic: yes please}", "mig.dynamic: must be true or false"},
+      {"mig: {products: {}}", "mig.products: must be a sequence"},
+      {"mig: {products: [{name: X, models: [X]}]}",
+       "mig.products[0].profiles: must be a non-empty"},
+      {"mig: {products: [{name: X, profiles: []}]}", "mig.products[0].models: must be a non-empty"},
+      {"mig: {products: [{name: X, models: [X], profiles: [{name: 3g, code: \"2\", slices: 4, "
+       "starts: [0, 5], maxInstances: 2}]}]}",
+       "mig.products[0].profiles[0].starts[1]: start 5 + 4 slices exceeds 8"},
+      {"mig: {products: [{name: X, models: [X], profiles: [{name: 3g, code: \"22\", slices: 4, "
+       "starts: [0], maxInstances: 1}]}]}",
+       "mig.products[0].profiles[0].code: must be one base-36 character"},
+      {"mig: {products: [{name: X, models: [X], profiles: [{name: a, code: \"0\", slices: 1, "
+       "starts: [0], maxInstances: 1}, {name: b, code: \"0\", slices: 1, starts: [1], "
+       "maxInstances: 1}]}]}",
+       "mig.products[0].profiles[1].code: duplicates profiles[0]"},
+      {"mig: {products: [{name: X, models: [X], profiles: [{name: a, code: \"0\", starts: [0], "
+       "maxInstances: 1}]}]}",
+       "mig.products[0].profiles[0].slices: is required"},
+      {"mig: {products: [{name: X, models: [X], profiles: [{name: a, code: \"0\", slices: 1, "
+       "starts: [2, 1], maxInstances: 1}]}]}",
+       "mig.products[0].profiles[0].starts[1]: starts must be strictly increasing"},
+      {"weights: [", "YAML syntax error at line"},
+      {"- 1\n- 2", "policy: must be a mapping"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.yaml);
+    const Result<Policy> parsed = parsePolicyYaml(c.yaml);
+    REQUIRE_FALSE(parsed.ok());
+    CHECK(parsed.error().code == ErrorCode::kInvalidArgument);
+    CHECK_THAT(parsed.error().message, ContainsSubstring(c.message));
+  }
+}
+
+TEST_CASE("the policy hash is stable and content-based", "[policy][hash]") {
+  const std::string a = policyHash(defaultPolicy());
+  CHECK(a.size() == 16);
+  CHECK(a == policyHash(defaultPolicy()));
+  // Spelling differences that do not change the policy do not change the hash.
+  const Result<Policy> spelled = parsePolicyYaml("# only a comment\nweights: {linkQuality: 60}\n");
+  REQUIRE(spelled.ok());
+  CHECK(policyHash(*spelled) == a);
+  Policy changed = defaultPolicy();
+  changed.migProducts[0].profiles[0].maxInstances = 6;
+  CHECK(policyHash(changed) != a);
+}
+
+}  // namespace
+}  // namespace gte

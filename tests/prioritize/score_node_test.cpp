@@ -1,0 +1,215 @@
+// Prioritize properties (docs/scoring.md): better links score strictly higher after the 0..10
+// scaling, NVLink groups are not broken for small pods, binpack packs and spread spreads.
+#include <catch2/catch_test_macros.hpp>
+
+#include <string>
+#include <vector>
+
+#include "filter/filter_node.h"
+#include "policy/default_policy.h"
+#include "prioritize/score_node.h"
+#include "support/node_fixtures.h"
+#include "support/pod_fixtures.h"
+#include "support/topo_matrix.h"
+
+namespace gte {
+namespace {
+
+using testing::FixtureState;
+
+PodDemand demandOf(const PodInfo& pod, const Policy& policy) {
+  Result<PodDemand> demand = parsePodDemand(pod, policy);
+  REQUIRE(demand.ok());
+  return *demand;
+}
+
+int score(const PodInfo& pod, const NodeInfo& node, const Policy& policy,
+          const NodeUsage& usage = {}) {
+  const PodDemand demand = demandOf(pod, policy);
+  const auto state = buildNodeState(node, usage, policy);
+  REQUIRE(filterNode(demand, *state, policy).fits());
+  return scoreNode(demand, *state, policy);
+}
+
+// Two GPUs in one NUMA node joined by one link of the given kind, nothing else different.
+NodeInfo twoGpuNode(char nvl, char pci) {
+  testing::MachineLabels machine;
+  machine.gpus = 2;
+  machine.model = "test-gpu";
+  machine.fabric = nvl == '0' ? "none" : "mesh";
+  machine.nvl = std::string(1, nvl);
+  machine.pci = std::string(1, pci);
+  machine.numa = "00";
+  return testing::makeLabelsV1Node(machine, FixtureState());
+}
+
+TEST_CASE("worked example: 2-GPU pod on a DGX-1V with GPUs 2 and 5 used", "[prioritize]") {
+  const Policy policy = defaultPolicy();
+  // The device plugin picks {6,7} (NV2): link term 1200; NUMA 1 holds both: 1200. Packing:
+  // 4 of 8 used after placement, fullness 600 * 4/8 = 300; no free GPU loses its last free
+  // NVLink peer, preservation 600; packing 900.
+  // (60 * 1200 + 10 * 1200 + 30 * 900) * 100 / (100 * 1200) = 92.5 -> 93.
+  const NodeInfo node = testing::makeDgx1Volta(FixtureState().withUsed("00100100"));
+  const PodDemand demand = demandOf(testing::makeGpuPod("p", 2), policy);
+  const auto state = buildNodeState(node, {}, policy);
+  const ScoreTerms terms = scoreTerms(demand, *state);
+  CHECK(terms.linkQuality == 1200);
+  CHECK(terms.numaLocality == 1200);
+  CHECK(terms.packing == 900);
+  CHECK(terms.migFit == -1);
+  CHECK(scoreNode(demand, *state, policy) == 93);
+  CHECK(toExtenderScore(93) == 9);
+}
+
+TEST_CASE("strictly better links score strictly higher after 0..10 scaling", "[prioritize]") {
+  const Policy policy = defaultPolicy();
+  const PodInfo pod = testing::makeGpuPod("p", 2);
+  // Best to worst; every other term is equal (both GPUs taken, one NUMA node).
+  const std::vector<NodeInfo> nodes = {
+      twoGpuNode('1', 'S'),  // NVLink
+      twoGpuNode('0', 'P'),  // PIX
+      twoGpuNode('0', 'Q'),  // PXB
+      twoGpuNode('0', 'H'),  // PHB
+      twoGpuNode('0', 'N'),  // NODE
+      twoGpuNode('0', 'S'),  // SYS
+      twoGpuNode('0', 'U'),  // unknown
+  };
+  std::vector<int> scores;
+  for (const NodeInfo& node : nodes) {
+    scores.push_back(score(pod, node, policy));
+  }
+  // Each class step is 60 * 200 / 1200 = 10 points: 100, 90, ..., 40.
+  CHECK(scores == std::vector<int>{100, 90, 80, 70, 60, 50, 40});
+  for (std::size_t i = 0; i + 1 < scores.size(); ++i) {
+    CHECK(toExtenderScore(scores[i]) > toExtenderScore(scores[i + 1]));
+  }
+}
+
+TEST_CASE("a 1-GPU pod does not break up an NVLink pair", "[prioritize]") {
+  const Policy policy = defaultPolicy();
+  const PodInfo pod = testing::makeGpuPod("p", 1);
+  // Both nodes have two free GPUs and the pod gets GPU 0 on both. On `paired` the free {0,3}
+  // (NV2) was a 2-GPU NVLink set and is gone afterwards; on `apart` {0,5} (SYS) never was one.
+  const int paired =
+      score(pod, testing::makeDgx1Volta(FixtureState().withUsed("01101111")), policy);
+  const int apart = score(pod, testing::makeDgx1Volta(FixtureState().withUsed("01111011")), policy);
+  // Both: link 1200, NUMA 1200, fullness 600 * 7/8 = 525. Preservation: apart 600; paired lost
+  // job size 2 of 2+3+...+8 = 35: 200 * 33/35 = 188.
+  // apart  = (60*1200 + 10*1200 + 30*(525+600)) * 100 / 120000 = 98.1 -> 98
+  // paired = (60*1200 + 10*1200 + 30*(525+188)) * 100 / 120000 = 87.8 -> 88
+  CHECK(apart == 98);
+  CHECK(paired == 88);
+  CHECK(toExtenderScore(apart) > toExtenderScore(paired));
+}
+
+TEST_CASE("a 1-GPU pod takes from a fragment, not from a whole NVLink node", "[prioritize]") {
+  const Policy policy = defaultPolicy();
+  const PodInfo pod = testing::makeGpuPod("p", 1);
+  // DGX H100 (NVSwitch: every free set is all-NVLink). Link 1200 and NUMA 1200 everywhere.
+  // 2 free: fullness 525, loses job size 2: 200 * 33/35 = 188 -> 713 -> 87.8 -> 88.
+  // 3 free: fullness 450, loses job size 3: 200 * 32/35 = 182 -> 632 -> 85.8 -> 86.
+  // empty:  fullness 75, loses job size 8: 200 * 27/35 = 154 -> 229 -> 75.7 -> 76.
+  const int twoFree = score(pod, testing::makeDgxH100(FixtureState().withUsed("11111100")), policy);
+  const int threeFree =
+      score(pod, testing::makeDgxH100(FixtureState().withUsed("11111000")), policy);
+  const int empty = score(pod, testing::makeDgxH100(), policy);
+  CHECK(twoFree == 88);
+  CHECK(threeFree == 86);
+  CHECK(empty == 76);
+  CHECK(toExtenderScore(threeFree) > toExtenderScore(empty));
+}
+
+TEST_CASE("binpack prefers the nearly full node, spread the empty one", "[prioritize]") {
+  const Policy policy = defaultPolicy();
+  const NodeInfo nearlyFull = testing::makeDgxH100(FixtureState().withUsed("11111110"));
+  const NodeInfo empty = testing::makeDgxH100();
+  const int fullBinpack = score(testing::makeGpuPod("p", 1), nearlyFull, policy);
+  const int emptyBinpack = score(testing::makeGpuPod("p", 1), empty, policy);
+  // Nearly full: fullness 600, nothing left to break, preservation 600: 1200. Empty: fullness
+  // 600 * 1/8 = 75; the 8-GPU NVLink set is gone (job size 8 of 35 lost): 200 * 27/35 = 154.
+  // 30 * (1200 - 229) / 1200 = 24 points.
+  CHECK(fullBinpack - emptyBinpack >= 10);
+  CHECK(toExtenderScore(fullBinpack) > toExtenderScore(emptyBinpack));
+
+  // Spread: 1200 * free GPUs after placement / 8: 1050 vs 0, 26 points.
+  const PodInfo spreadPod = testing::makeGpuPod("p", 1, {{"gputopo.dev/strategy", "spread"}});
+  const int fullSpread = score(spreadPod, nearlyFull, policy);
+  const int emptySpread = score(spreadPod, empty, policy);
+  CHECK(emptySpread - fullSpread >= 10);
+  CHECK(toExtenderScore(emptySpread) > toExtenderScore(fullSpread));
+
+  // The policy default applies to pods without the annotation.
+  Policy spreading = defaultPolicy();
+  spreading.defaultStrategy = Strategy::kSpread;
+  CHECK(score(testing::makeGpuPod("p", 1), empty, spreading) >
+        score(testing::makeGpuPod("p", 1), nearlyFull, spreading));
+}
+
+TEST_CASE("NUMA locality counts", "[prioritize]") {
+  const Policy policy = defaultPolicy();
+  // DGX A100: NUMA 3,3,1,1,7,7,5,5. Free {0,1} share NUMA 3; free {1,2} do not. Both are NVLink.
+  const int local = score(testing::makeGpuPod("p", 2),
+                          testing::makeDgxA100(FixtureState().withUsed("00111111")), policy);
+  const int split = score(testing::makeGpuPod("p", 2),
+                          testing::makeDgxA100(FixtureState().withUsed("10011111")), policy);
+  CHECK(local - split == 10);  // 10 * 1200 / 1200
+}
+
+TEST_CASE("MIG fit quality prefers the fragmented GPU", "[prioritize][mig]") {
+  Policy policy = defaultPolicy();
+  policy.dynamicMig = true;
+  const PodInfo pod = testing::makeMigPod("m", {{"1g.10gb", 1}});
+  const int fragmented =
+      score(pod,
+            testing::makeDgxA100(
+                FixtureState().withUsed("m0000000").withMig("10000000").withMigTokens(0, "00u05u")),
+            policy);
+  const int whole = score(
+      pod, testing::makeDgxA100(FixtureState().withUsed("m0000000").withMig("10000000")), policy);
+  CHECK(toExtenderScore(fragmented) > toExtenderScore(whole));
+}
+
+TEST_CASE("scores stay in 0..100 on every capture and request size", "[prioritize]") {
+  const Policy policy = defaultPolicy();
+  const std::vector<NodeInfo> nodes = {
+      testing::makeDgxH100(),
+      testing::makeDgxA100(FixtureState().withUsed("10010011")),
+      testing::makeDgx1Volta(FixtureState().withUsed("00100100")),
+      testing::makeDgx1Pascal(),
+      testing::make4xPcieL40s(),
+      testing::makeDgx2(FixtureState().withUsed("1000000000000001")),
+      testing::makeGfdNode("gfd", 8, "NVIDIA-L40S")};
+  for (const NodeInfo& node : nodes) {
+    const auto state = buildNodeState(node, {}, policy);
+    for (int k = 0; k <= 17; ++k) {
+      for (const char* strategy : {"binpack", "spread"}) {
+        const PodDemand demand =
+            demandOf(testing::makeGpuPod("p", k, {{"gputopo.dev/strategy", strategy}}), policy);
+        const int s = scoreNode(demand, *state, policy);
+        INFO(node.name << " k=" << k);
+        CHECK(s >= 0);
+        CHECK(s <= 100);
+        CHECK((s == 0) == (k == 0 || k > state->freeCount));
+      }
+    }
+  }
+}
+
+TEST_CASE("toExtenderScore rounds to 0..10 and keeps 10-point gaps strict", "[prioritize]") {
+  CHECK(toExtenderScore(0) == 0);
+  CHECK(toExtenderScore(4) == 0);
+  CHECK(toExtenderScore(5) == 1);
+  CHECK(toExtenderScore(94) == 9);
+  CHECK(toExtenderScore(95) == 10);
+  CHECK(toExtenderScore(100) == 10);
+  CHECK(toExtenderScore(-3) == 0);
+  CHECK(toExtenderScore(250) == 10);
+  for (int low = 0; low <= 90; ++low) {
+    for (int high = low + 10; high <= 100; ++high) {
+      CHECK(toExtenderScore(high) > toExtenderScore(low));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gte

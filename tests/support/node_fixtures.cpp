@@ -1,0 +1,146 @@
+#include "support/node_fixtures.h"
+
+#include "model/gpu_request.h"
+
+namespace gte::testing {
+namespace {
+
+void put(NodeInfo& node, const std::string& prefix, const std::string& key,
+         const std::string& value) {
+  node.labels[prefix + key] = value;
+}
+
+void putPairs(NodeInfo& node, const std::string& prefix, const std::string& key,
+              const std::string& value) {
+  if (value.size() <= 60) {
+    put(node, prefix, key, value);
+    return;
+  }
+  for (std::size_t chunk = 0; chunk * 60 < value.size(); ++chunk) {
+    put(node, prefix, key + std::to_string(chunk), value.substr(chunk * 60, 60));
+  }
+}
+
+}  // namespace
+
+NodeInfo makeLabelsV1Node(const MachineLabels& machine, const FixtureState& state) {
+  NodeInfo node;
+  node.name = state.name;
+  node.uid = "uid-" + state.name;
+  node.unschedulable = state.unschedulable;
+  const auto n = static_cast<std::size_t>(machine.gpus);
+  const std::string& p = state.prefix;
+  put(node, p, "v", "1");
+  put(node, p, "n", std::to_string(machine.gpus));
+  put(node, p, "model", machine.model);
+  put(node, p, "fabric", machine.fabric);
+  putPairs(node, p, "nvl", machine.nvl);
+  putPairs(node, p, "pci", machine.pci);
+  put(node, p, "numa", machine.numa);
+  put(node, p, "health", state.health.value_or(std::string(n, '1')));
+  put(node, p, "used", state.used.value_or(std::string(n, '0')));
+  put(node, p, "mig", state.mig.value_or(std::string(n, machine.migDefault)));
+  for (const auto& [gpu, tokens] : state.migTokens) {
+    put(node, p, "mig" + std::to_string(gpu), tokens);
+  }
+  put(node, p, "gen", "1764670000");
+  node.allocatable.set(std::string(kGpuResource), Quantity::fromUnits(machine.gpus));
+  return node;
+}
+
+NodeInfo makeDgxH100(const FixtureState& state) {
+  MachineLabels machine;
+  machine.gpus = 8;
+  machine.model = "NVIDIA-H100-80GB-HBM3";
+  machine.fabric = "nvsw4";
+  machine.nvl = pairString(8, [](int, int) { return 'i'; });  // NV18
+  // Each GPU has a PCIe switch of its own: same socket crosses host bridges (NODE), else SYS.
+  machine.pci = pairString(8, [](int i, int j) { return i / 4 == j / 4 ? 'N' : 'S'; });
+  machine.numa = "00001111";
+  machine.migDefault = '0';
+  return makeLabelsV1Node(machine, state);
+}
+
+NodeInfo makeDgxA100(const FixtureState& state) {
+  MachineLabels machine;
+  machine.gpus = 8;
+  machine.model = "NVIDIA-A100-SXM4-80GB";
+  machine.fabric = "nvsw6";
+  machine.nvl = pairString(8, [](int, int) { return 'c'; });  // NV12
+  machine.pci = "QSSSSSSSSSSSSQSSSSSSSSQSSSSQ";
+  machine.numa = "33117755";
+  machine.migDefault = '0';
+  return makeLabelsV1Node(machine, state);
+}
+
+NodeInfo makeDgx1Volta(const FixtureState& state) {
+  MachineLabels machine;
+  machine.gpus = 8;
+  machine.model = "Tesla-V100-SXM2-16GB";
+  machine.fabric = "mesh";
+  machine.nvl = "1122000210200200100001112212";
+  machine.pci = "PHHSSSSHHSSSSPSSSSSSSSPHHHHP";
+  machine.numa = "00001111";
+  return makeLabelsV1Node(machine, state);
+}
+
+NodeInfo makeDgx1Pascal(const FixtureState& state) {
+  MachineLabels machine;
+  machine.gpus = 8;
+  machine.model = "Tesla-P100-SXM2-16GB";
+  machine.fabric = "mesh";
+  // NV1 inside each quad and between GPU i and i+4 (gpu-topology.md F1-P).
+  machine.nvl =
+      pairString(8, [](int i, int j) { return (i / 4 == j / 4 || j == i + 4) ? '1' : '0'; });
+  // PIX for (0,2),(1,3),(4,6),(5,7); PHB for other same-socket pairs; SYS across sockets.
+  machine.pci = pairString(8, [](int i, int j) {
+    if (i / 4 != j / 4) {
+      return 'S';
+    }
+    return j == i + 2 ? 'P' : 'H';
+  });
+  machine.numa = "00001111";
+  return makeLabelsV1Node(machine, state);
+}
+
+NodeInfo make4xPcieL40s(const FixtureState& state) {
+  MachineLabels machine;
+  machine.gpus = 4;
+  machine.model = "NVIDIA-L40S";
+  machine.fabric = "none";
+  machine.nvl = "000000";
+  machine.pci = "NNNNNN";
+  machine.numa = "0000";
+  return makeLabelsV1Node(machine, state);
+}
+
+NodeInfo makeDgx2(const FixtureState& state) {
+  MachineLabels machine;
+  machine.gpus = 16;
+  machine.model = "Tesla-V100-SXM3-32GB";
+  machine.fabric = "nvsw12";
+  machine.nvl = pairString(16, [](int, int) { return '6'; });
+  machine.pci = pairString(16, [](int i, int j) {
+    if (i / 2 == j / 2) {
+      return 'P';
+    }
+    if (i / 4 == j / 4) {
+      return 'Q';
+    }
+    return i / 8 == j / 8 ? 'N' : 'S';
+  });
+  machine.numa = "0000000011111111";
+  return makeLabelsV1Node(machine, state);
+}
+
+NodeInfo makeGfdNode(const std::string& name, int gpus, const std::string& product) {
+  NodeInfo node;
+  node.name = name;
+  node.uid = "uid-" + name;
+  node.labels["nvidia.com/gpu.count"] = std::to_string(gpus);
+  node.labels["nvidia.com/gpu.product"] = product;
+  node.allocatable.set(std::string(kGpuResource), Quantity::fromUnits(gpus));
+  return node;
+}
+
+}  // namespace gte::testing

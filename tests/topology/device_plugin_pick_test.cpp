@@ -1,0 +1,144 @@
+// The NVIDIA device plugin's pick (go-gpuallocator best-effort): upstream's own test vectors on
+// the DGX-1V fixture (gpu-topology.md §4.4), then agreement with a literal exhaustive port.
+#include <catch2/catch_test_macros.hpp>
+
+#include <chrono>
+#include <random>
+#include <vector>
+
+#include "policy/default_policy.h"
+#include "support/node_fixtures.h"
+#include "support/perf_budget.h"
+#include "topology/device_plugin_pick.h"
+#include "topology/gpu_graph.h"
+#include "topology/topology_labels.h"
+#include "upstream_best_effort.h"
+
+namespace gte {
+namespace {
+
+PairTable tableOf(const NodeInfo& node) {
+  const Policy policy = defaultPolicy();
+  const Result<GpuTopology> topology = readTopology(node, policy);
+  REQUIRE(topology.ok());
+  return GpuGraph(*topology, policy.linkScores).pairTable();
+}
+
+GpuMask maskOf(const std::vector<int>& gpus) {
+  GpuMask mask = 0;
+  for (int gpu : gpus) {
+    mask |= bitOf(gpu);
+  }
+  return mask;
+}
+
+std::vector<int> gpusOf(GpuMask mask) {
+  std::vector<int> gpus;
+  for (int gpu = 0; gpu < kMaxGpus; ++gpu) {
+    if ((mask & bitOf(gpu)) != 0) {
+      gpus.push_back(gpu);
+    }
+  }
+  return gpus;
+}
+
+TEST_CASE("DGX-1V pair scores equal the go-gpuallocator fixture", "[topology][device-plugin]") {
+  const PairTable table = tableOf(testing::makeDgx1Volta());
+  // Row 0 of the matrix in gpu-topology.md §4.4: NV1+PIX 150, NV1+PHB 130, NV2+PHB 230,
+  // NV2+SYS 210, SYS 10.
+  const std::vector<int> row0 = {0, 150, 130, 230, 210, 10, 10, 10};
+  const std::vector<int> row2 = {130, 230, 0, 250, 10, 10, 110, 10};
+  for (std::size_t j = 0; j < 8; ++j) {
+    CHECK(table.pluginScore[0][j] == row0[j]);
+    CHECK(table.pluginScore[2][j] == row2[j]);
+  }
+}
+
+TEST_CASE("device plugin pick reproduces upstream test vectors", "[topology][device-plugin]") {
+  const PairTable table = tableOf(testing::makeDgx1Volta());
+  struct Case {
+    const char* why;
+    std::vector<int> available;
+    std::vector<int> required;
+    int size;
+    std::vector<int> expected;
+  };
+  const std::vector<Case> cases = {
+      // Partition {0,2}+{4,5} = 130+150 = 280 beats {0,4}+{2,5} = 210+10 = 220, although {0,4}
+      // (210) is the best single pair; the best group of the best partition is {4,5} (150).
+      {"best partition, not best pair", {0, 2, 4, 5}, {}, 2, {4, 5}},
+      // {0,4}+{5,6} = 210+230 = 440.
+      {"prefer dual NVLink pairs", {0, 4, 5, 6}, {}, 2, {5, 6}},
+      // Padded: [0,1,3,nil]; {0,3}+{1,nil} = 230 beats {0,1}+{3,nil} = 150.
+      {"odd count uses padding", {0, 1, 3}, {}, 2, {0, 3}},
+      {"cross-socket NVLink pair", {0, 1, 4}, {}, 2, {0, 4}},
+      {"required single GPU", {0, 1, 2, 3, 4, 5, 6, 7}, {4}, 1, {4}},
+      // The pairs holding 4: {4,7} = NV2+PHB = 230 is the best.
+      {"required GPU in a pair", {0, 1, 2, 3, 4, 5, 6, 7}, {4}, 2, {4, 7}},
+      {"required GPU in a quad", {0, 1, 2, 3, 4, 5, 6, 7}, {4}, 4, {4, 5, 6, 7}},
+      {"required set returned", {0, 1, 2, 3, 4, 5, 6, 7}, {0, 2, 4, 6}, 4, {0, 2, 4, 6}},
+      {"size 1 takes the first available", {3, 5, 6}, {}, 1, {3}},
+      {"too few available", {1, 2}, {}, 3, {}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.why);
+    const GpuMask pick =
+        predictDevicePluginPick(table, maskOf(c.available), maskOf(c.required), c.size);
+    CHECK(gpusOf(pick) == c.expected);
+    CHECK(testing::upstreamAllocate(table, c.available, c.required, c.size) == c.expected);
+  }
+}
+
+TEST_CASE("device plugin pick matches exhaustive upstream on random topologies",
+          "[topology][device-plugin]") {
+  std::mt19937 rng(42);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int n = 2 + static_cast<int>(rng() % 9);  // 2..10 GPUs keep the reference fast
+    PairTable table;
+    table.gpuCount = n;
+    // Few distinct scores make ties common, which is where enumeration order matters.
+    const int scores[] = {10, 20, 30, 110, 130, 230};
+    for (int i = 0; i < n; ++i) {
+      for (int j = i + 1; j < n; ++j) {
+        const int s = scores[rng() % 6];
+        table.pluginScore[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = s;
+        table.pluginScore[static_cast<std::size_t>(j)][static_cast<std::size_t>(i)] = s;
+      }
+    }
+    std::vector<int> available;
+    for (int gpu = 0; gpu < n; ++gpu) {
+      if (rng() % 4 != 0) {
+        available.push_back(gpu);
+      }
+    }
+    if (available.empty()) {
+      continue;
+    }
+    const int size = 1 + static_cast<int>(rng() % available.size());
+    std::vector<int> required;
+    if (rng() % 3 == 0) {
+      required.push_back(available[rng() % available.size()]);
+    }
+    INFO("trial " << trial << " n=" << n << " size=" << size);
+    CHECK(gpusOf(predictDevicePluginPick(table, maskOf(available), maskOf(required), size)) ==
+          testing::upstreamAllocate(table, available, required, size));
+  }
+}
+
+TEST_CASE("device plugin pick on 16 GPUs is fast", "[topology][device-plugin][perf]") {
+  const PairTable table = tableOf(testing::makeDgx2());
+  const auto begin = std::chrono::steady_clock::now();
+  for (int size = 1; size <= 16; ++size) {
+    const GpuMask pick = predictDevicePluginPick(table, allGpus(16), 0, size);
+    CHECK(gpuCountOf(pick) == size);
+  }
+  const auto elapsed = std::chrono::steady_clock::now() - begin;
+  // Upstream enumerates 22 million partitions for size 3; the memoised search takes milliseconds.
+  CHECK(elapsed < testing::perfBudget(std::chrono::milliseconds(500)));
+  // Upstream does not see NVLinks through NVSwitch: PCIe decides, so pairs share a switch.
+  CHECK(gpusOf(predictDevicePluginPick(table, allGpus(16), 0, 2)) == std::vector<int>{0, 1});
+  CHECK(gpusOf(predictDevicePluginPick(table, allGpus(16), 0, 4)) == std::vector<int>{0, 1, 2, 3});
+}
+
+}  // namespace
+}  // namespace gte
