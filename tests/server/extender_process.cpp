@@ -18,8 +18,7 @@ namespace {
 std::string selfDir() {
   char buf[4096];
   const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0)
-    return ".";
+  if (n <= 0) return ".";
   std::string path(buf, static_cast<std::size_t>(n));
   return path.substr(0, path.rfind('/'));
 }
@@ -27,8 +26,7 @@ std::string selfDir() {
 }  // namespace
 
 std::string extenderBinary() {
-  if (const char* env = std::getenv("GTE_BINARY"))
-    return env;
+  if (const char* env = std::getenv("GTE_BINARY")) return env;
   return selfDir() + "/gpu-topology-extender";
 }
 
@@ -54,23 +52,19 @@ ExtenderProcess::ExtenderProcess(std::vector<std::string> extraArgs) {
   ::close(logFd);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   while (std::chrono::steady_clock::now() < deadline && running()) {
-    if (httpRequest(port_, "GET", "/healthz").status == 200)
-      return;
+    if (httpRequest(port_, "GET", "/healthz").status == 200) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
 
 ExtenderProcess::~ExtenderProcess() {
   terminate();
-  if (!logPath_.empty())
-    ::unlink(logPath_.c_str());
+  if (!logPath_.empty()) ::unlink(logPath_.c_str());
 }
 
 bool ExtenderProcess::running() const {
-  if (pid_ <= 0 || exited_)
-    return false;
-  if (::waitpid(pid_, &exitStatus_, WNOHANG) == pid_)
-    exited_ = true;
+  if (pid_ <= 0 || exited_) return false;
+  if (::waitpid(pid_, &exitStatus_, WNOHANG) == pid_) exited_ = true;
   return !exited_;
 }
 
@@ -82,8 +76,7 @@ std::string ExtenderProcess::log() const {
 }
 
 int ExtenderProcess::terminate() {
-  if (pid_ <= 0)
-    return -1;
+  if (pid_ <= 0) return -1;
   int status = exitStatus_;
   if (exited_) {
     pid_ = -1;
@@ -96,8 +89,7 @@ int ExtenderProcess::terminate() {
       pid_ = -1;
       return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
-    if (r < 0)
-      break;
+    if (r < 0) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   ::kill(pid_, SIGKILL);

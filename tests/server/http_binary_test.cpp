@@ -92,8 +92,8 @@ TEST_CASE("Bad input answers a clear error and the server keeps serving") {
     int status;
     std::string expect;
   };
-  const std::string deep = R"({"metadata":{"labels":)" + std::string(500, '[') +
-                           std::string(500, ']') + "}}";
+  const std::string deep =
+      R"({"metadata":{"labels":)" + std::string(500, '[') + std::string(500, ']') + "}}";
   const std::vector<Case> cases = {
       {"malformed JSON", "POST", "/scheduler/filter", "{\"Pod\":", 200, "malformed"},
       {"wrong type", "POST", "/scheduler/filter", R"({"Pod":[],"NodeNames":[]})", 200,
@@ -105,7 +105,8 @@ TEST_CASE("Bad input answers a clear error and the server keeps serving") {
        R"({"Pod":)" + pod("1.5.1") + R"(,"Nodes":{"items":[]}})", 200, "invalid quantity"},
       {"deep nesting", "POST", "/scheduler/filter", R"({"Pod":)" + deep + "}", 200,
        "nesting too deep"},
-      {"prioritize malformed", "POST", "/scheduler/prioritize", "[1,", 400, "expected a JSON object"},
+      {"prioritize malformed", "POST", "/scheduler/prioritize", "[1,", 400,
+       "expected a JSON object"},
       {"prioritize truncated", "POST", "/scheduler/prioritize", R"({"Pod":{)", 400, "malformed"},
       {"preempt malformed", "POST", "/scheduler/preempt", R"({"Pod":5})", 400, "Pod"},
       {"bind without a cluster", "POST", "/scheduler/bind",
@@ -161,8 +162,7 @@ TEST_CASE("Keep-alive connections and concurrent clients are served") {
     threads.emplace_back([&, t] {
       HttpConnection c(ext.port());
       for (int i = 0; i < 25; ++i) {
-        if (c.request("POST", "/scheduler/prioritize", body).status == 200)
-          ++okCount[t];
+        if (c.request("POST", "/scheduler/prioritize", body).status == 200) ++okCount[t];
       }
     });
   }

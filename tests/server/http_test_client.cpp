@@ -16,8 +16,7 @@ namespace {
 
 int connectTo(std::uint16_t port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0)
-    return -1;
+  if (fd < 0) return -1;
   timeval tv{10, 0};  // no test may hang on a silent server
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
@@ -43,15 +42,13 @@ std::string lower(std::string s) {
 HttpConnection::HttpConnection(std::uint16_t port) : fd_(connectTo(port)) {}
 
 HttpConnection::~HttpConnection() {
-  if (fd_ >= 0)
-    ::close(fd_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
 bool HttpConnection::sendRaw(std::string_view bytes) {
   while (!bytes.empty()) {
     const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-    if (n <= 0)
-      return false;
+    if (n <= 0) return false;
     bytes.remove_prefix(static_cast<std::size_t>(n));
   }
   return true;
@@ -62,26 +59,22 @@ HttpResponse HttpConnection::readResponse() {
   auto fill = [this]() {
     char chunk[65536];
     const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
-    if (n <= 0)
-      return false;
+    if (n <= 0) return false;
     buffer_.append(chunk, static_cast<std::size_t>(n));
     return true;
   };
   std::size_t headerEnd;
   while ((headerEnd = buffer_.find("\r\n\r\n")) == std::string::npos) {
-    if (!fill())
-      return r;
+    if (!fill()) return r;
   }
   r.headers = buffer_.substr(0, headerEnd);
   buffer_.erase(0, headerEnd + 4);
-  if (r.headers.size() > 12)
-    r.status = std::atoi(r.headers.c_str() + 9);
+  if (r.headers.size() > 12) r.status = std::atoi(r.headers.c_str() + 9);
   const std::string lh = lower(r.headers);
   if (const auto cl = lh.find("content-length:"); cl != std::string::npos) {
     const auto len = static_cast<std::size_t>(std::strtoull(lh.c_str() + cl + 15, nullptr, 10));
     while (buffer_.size() < len) {
-      if (!fill())
-        break;
+      if (!fill()) break;
     }
     r.body = buffer_.substr(0, len);
     buffer_.erase(0, std::min(len, buffer_.size()));
@@ -89,18 +82,15 @@ HttpResponse HttpConnection::readResponse() {
     for (;;) {
       std::size_t eol;
       while ((eol = buffer_.find("\r\n")) == std::string::npos) {
-        if (!fill())
-          return r;
+        if (!fill()) return r;
       }
       const auto size = static_cast<std::size_t>(std::strtoull(buffer_.c_str(), nullptr, 16));
       while (buffer_.size() < eol + 2 + size + 2) {
-        if (!fill())
-          return r;
+        if (!fill()) return r;
       }
       r.body.append(buffer_, eol + 2, size);
       buffer_.erase(0, eol + 2 + size + 2);
-      if (size == 0)
-        break;
+      if (size == 0) break;
     }
   }
   return r;
@@ -115,16 +105,14 @@ HttpResponse HttpConnection::request(std::string_view method, std::string_view p
   req.append(extraHeaders);
   req.append("\r\n");
   req.append(body);
-  if (!sendRaw(req))
-    return {};
+  if (!sendRaw(req)) return {};
   return readResponse();
 }
 
 HttpResponse httpRequest(std::uint16_t port, std::string_view method, std::string_view path,
                          std::string_view body, std::string_view extraHeaders) {
   HttpConnection c(port);
-  if (!c.connected())
-    return {};
+  if (!c.connected()) return {};
   return c.request(method, path, body, extraHeaders);
 }
 
