@@ -1,0 +1,158 @@
+#pragma once
+// The extender's own, thread-safe truth about the cluster in nodeCacheCapable mode: nodes by name,
+// pods by UID, and which GPUs are taken, published as immutable ClusterSnapshots (design anchor 2):
+// every change builds a new snapshot (re-deriving only the nodes it touched, anchor 3) and swaps
+// the pointer; readers never wait for a writer.
+//
+// GPUs taken on a node = what its labels say (`used`, inside NodeState) + the extender's usage on
+// top, made of:
+//   - bound pods the labels do not reflect yet: a pod counts while the node agent's last write
+//     (`gen`, unix seconds) is not after the pod's bind time. Its GPUs are the ones recorded in its
+//     `<prefix>gpus` annotation, or else predicted (the device plugin's choice) when first counted;
+//   - reservations: pods this replica is binding, reserved atomically with the check that they
+//     fit, until they are seen bound, deleted, released or their TTL expires.
+// Nodes without labels-v1 (or with malformed ones) have no `used`/`gen`: every bound pod counts.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "base/result.h"
+#include "model/node_info.h"
+#include "model/pod_info.h"
+#include "snapshot/allocation.h"
+#include "snapshot/cluster_snapshot.h"
+#include "snapshot/cluster_snapshot_builder.h"
+
+namespace gte::cluster {
+
+using WallClock = std::function<std::chrono::system_clock::time_point()>;
+
+struct ClusterStateOptions {
+  // A reservation not seen bound within this long is dropped (the bind call died half way, or the
+  // pod was deleted while the watch was down).
+  std::chrono::milliseconds reservationTtl{std::chrono::seconds(60)};
+  // Labels count as covering a pod only when written more than this many seconds after its bind;
+  // raise it when node clocks run ahead of the API server's.
+  std::int64_t labelClockSkewSeconds = 0;
+  WallClock now = [] { return std::chrono::system_clock::now(); };
+};
+
+// A pod as the watch or a cluster file reports it.
+struct ObservedPod {
+  PodInfo pod;
+  // Unix seconds of the bind (podBindTime()); nullopt = unknown, then the time it is first seen
+  // bound is used.
+  std::optional<std::int64_t> boundAt;
+};
+
+// Whether the node agent's labels written at `labelsGeneration` already include a pod bound at
+// `boundAt` (both unix seconds; generation 0 = no labels-v1 generation: never).
+bool labelsCoverPod(std::int64_t labelsGeneration, std::int64_t boundAt,
+                    std::int64_t clockSkewSeconds) noexcept;
+
+class ClusterState {
+ public:
+  explicit ClusterState(PolicyConstSharedPtr policy, ClusterStateOptions options = {});
+  ClusterState(const ClusterState&) = delete;
+  ClusterState& operator=(const ClusterState&) = delete;
+
+  // Never null. Lock-free for practical purposes: only a pointer copy under a dedicated mutex.
+  ClusterSnapshotConstSharedPtr snapshot() const;
+
+  // --- Fed by the watch (or a cluster file). Each call publishes a new snapshot.
+  void replaceNodes(std::vector<NodeInfo> nodes);  // after a full list
+  void upsertNode(NodeInfo node);
+  void removeNode(std::string_view name);
+  // Pods neither bound nor nominated, and terminal pods, are dropped (and forgotten if known).
+  void replacePods(std::vector<ObservedPod> pods);  // after a full list
+  void upsertPod(ObservedPod pod);
+  void removePod(std::string_view uid);
+  void setSynced(bool synced);
+  // Re-derives every node (the policy's label prefix, link scores and MIG table feed NodeState).
+  void setPolicy(PolicyConstSharedPtr policy);
+
+  // --- Bind. Checks that `pod` fits `node` given everything counted and reserved, and reserves
+  // the predicted GPUs, atomically: concurrent reservations never share a GPU. Idempotent: a pod
+  // already bound to or reserved on `node` returns its allocation. Errors: kNotFound (node
+  // unknown), kFailedPrecondition (no room, or bound to another node), kInvalidArgument (bad
+  // topology annotations).
+  Result<Allocation> reserve(const PodInfo& pod, const std::string& node);
+  // The bind failed: free the reservation.
+  void release(std::string_view uid);
+  // No API server to confirm (cluster-file mode): the reservation becomes a bound pod.
+  void markBound(std::string_view uid);
+  // Drops reservations past their TTL; returns how many.
+  std::size_t expireReservations();
+
+  // --- Queries (copies; the state may change right after).
+  std::optional<PodInfo> podByUid(std::string_view uid) const;
+  // Bound and reserved pods on `node` (reserved ones with nodeName filled in).
+  std::vector<PodInfo> podsOnNode(std::string_view node) const;
+  // What-if for preempt: the node's state as if these pods were gone. Their counted GPUs leave the
+  // usage; GPUs the labels already show as theirs (known from the `<prefix>gpus` annotation) are
+  // marked free in a copy of the labels. A victim the labels cover but whose GPUs are not known
+  // frees nothing (conservative: preemption is never promised on a guess). Null for an unknown
+  // node.
+  NodeStateConstSharedPtr nodeStateWithout(std::string_view node,
+                                           const std::vector<std::string>& podUids) const;
+  std::size_t nodeCount() const;
+  std::size_t podCount() const;
+  std::size_t reservationCount() const;
+
+ private:
+  struct NodeRecord {
+    NodeInfo info;
+    std::int64_t labelsGeneration = 0;  // labels-v1 `gen` when the labels read cleanly, else 0
+  };
+  struct PodRecord {
+    PodInfo pod;
+    std::int64_t boundAt = 0;
+    // GPUs on pod.nodeName: from the annotation, the reservation, or predicted when first counted.
+    std::optional<Allocation> allocation;
+    std::int64_t unplacedGpus = 0;  // whole GPUs counted by number only (no room in the prediction)
+  };
+  struct Reservation {
+    PodInfo pod;
+    std::string node;
+    Allocation allocation;
+    std::int64_t reservedAt = 0;  // unix seconds
+    std::chrono::system_clock::time_point expires;
+  };
+  using NameSet = std::unordered_set<std::string>;
+
+  std::int64_t nowSeconds() const;
+  PodInfo trimmed(PodInfo pod) const;
+  // The *Locked mutators add the nodes whose usage may have changed to `dirty`; refreshLocked()
+  // then re-derives those and publishes once.
+  void setNodeLocked(NodeInfo node, NameSet& dirty);
+  void upsertPodLocked(ObservedPod observed, NameSet& dirty);
+  void erasePodLocked(const std::string& uid, NameSet& dirty);
+  void eraseReservationLocked(const std::string& uid, NameSet& dirty);
+  std::size_t expireLocked(NameSet& dirty);
+  bool counted(const PodRecord& record, const NodeRecord& node) const;
+  NodeUsage usageLocked(const std::string& node);
+  void refreshLocked(const NameSet& dirty);
+  void publishLocked();
+
+  const ClusterStateOptions options_;
+
+  mutable std::mutex mutex_;  // guards everything below except current_
+  PolicyConstSharedPtr policy_;
+  ClusterSnapshotBuilder builder_;
+  std::unordered_map<std::string, NodeRecord> nodes_;
+  std::unordered_map<std::string, PodRecord> pods_;            // by UID
+  std::unordered_map<std::string, NameSet> podsByNode_;        // node -> UIDs of bound pods
+  std::unordered_map<std::string, Reservation> reservations_;  // by UID
+
+  mutable std::mutex snapshotMutex_;  // guards only the pointer
+  ClusterSnapshotConstSharedPtr current_;
+};
+
+}  // namespace gte::cluster

@@ -1,0 +1,50 @@
+#pragma once
+// The ClusterBackend for --cluster-file: the cluster is what the file says, ready at once, and
+// bind records the reservation and marks the pod bound in memory (nothing is written anywhere), so
+// a demo or benchmark can schedule many pods one after another without double booking.
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "base/result.h"
+#include "cluster/cluster_file.h"
+#include "cluster/cluster_state.h"
+#include "service/cluster_backend.h"
+
+namespace gte::cluster {
+
+class StaticClusterBackend final : public ClusterBackend {
+ public:
+  // Reads the file (JSON or YAML; see cluster_file.h). Errors name the file and the item index.
+  static Result<std::unique_ptr<StaticClusterBackend>> fromFile(const std::string& path,
+                                                                PolicyConstSharedPtr policy,
+                                                                ClusterStateOptions options = {});
+  StaticClusterBackend(ClusterFileContents contents, PolicyConstSharedPtr policy,
+                       ClusterStateOptions options = {});
+
+  ClusterSnapshotConstSharedPtr snapshot() const override { return state_.snapshot(); }
+  bool ready() const override { return true; }
+  bool healthy(std::string* /*why*/) const override { return true; }
+  // The pod must be in the file (pending pods are kept for this). Errors: kNotFound (pod or node
+  // unknown), kFailedPrecondition (no room, or bound elsewhere).
+  Status bind(const BindRequest& request) override;
+  std::optional<PodInfo> podByUid(const std::string& uid) const override;
+  std::vector<PodInfo> podsOnNode(const std::string& node) const override;
+  NodeStateConstSharedPtr nodeStateWithout(const std::string& node,
+                                           const std::vector<std::string>& podUids) const override {
+    return state_.nodeStateWithout(node, podUids);
+  }
+
+  // For the policy watcher's listener.
+  void setPolicy(PolicyConstSharedPtr policy) { state_.setPolicy(std::move(policy)); }
+  const ClusterState& state() const { return state_; }
+
+ private:
+  ClusterState state_;
+  // Every non-terminal pod of the file by UID (bind needs a pending pod's requests, which the
+  // cache does not keep), and UIDs by "namespace/name" for requests without a UID.
+  std::unordered_map<std::string, PodInfo> filePods_;
+  std::unordered_map<std::string, std::string> uidByName_;
+};
+
+}  // namespace gte::cluster

@@ -1,0 +1,49 @@
+#pragma once
+// ApiTransport over cpprestsdk's http_client, with TLS verified against the configured CA, client
+// certificates, and a rotating bearer token. cpprest headers stay in api_client.cpp (compile
+// firewall, design anchor 8).
+#include <chrono>
+#include <memory>
+
+#include "base/result.h"
+#include "k8s/api_transport.h"
+#include "k8s/kube_config.h"
+
+namespace gte::k8s {
+
+struct ApiClientOptions {
+  // Whole-request limit for list/get/bind/patch.
+  std::chrono::seconds requestTimeout{30};
+  // Inactivity limit on a watch stream: cpprest restarts its timer on every received chunk, and
+  // the API server sends a bookmark about once a minute, so a silent connection past this is dead.
+  std::chrono::seconds streamIdleTimeout{150};
+  std::string userAgent = "gpu-topology-extender";
+};
+
+class ApiClient final : public ApiTransport {
+ public:
+  // Fails when the server URL is not http(s) or the PEM material cannot be loaded.
+  static Result<std::unique_ptr<ApiClient>> create(const KubeConfig& config,
+                                                   ApiClientOptions options = {});
+  ~ApiClient() override;
+  ApiClient(const ApiClient&) = delete;
+  ApiClient& operator=(const ApiClient&) = delete;
+
+  // Retries at once on a transport failure (stale pooled connections), and once after a 401
+  // when the token comes from a file (it may have rotated).
+  Result<HttpResponse> send(std::string_view method, const std::string& path,
+                            const std::string& body = "",
+                            std::string_view contentType = "application/json") override;
+  Result<HttpResponse> stream(const std::string& path,
+                              const std::function<bool(std::string_view)>& onChunk,
+                              Cancellation& cancel) override;
+
+  const std::string& server() const;
+
+ private:
+  struct Impl;
+  explicit ApiClient(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gte::k8s

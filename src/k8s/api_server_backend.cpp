@@ -1,0 +1,147 @@
+#include "k8s/api_server_backend.h"
+
+#include <atomic>
+
+#include "k8s/cache_sinks.h"
+#include "log/logger.h"
+
+namespace gte::k8s {
+namespace {
+
+ReflectorOptions reflectorOptions(const ApiServerBackendOptions& options, std::string resource,
+                                  std::string path, std::string fieldSelector) {
+  ReflectorOptions out;
+  out.resource = std::move(resource);
+  out.path = std::move(path);
+  out.fieldSelector = std::move(fieldSelector);
+  out.pageSize = options.pageSize;
+  out.minWatchTimeout = options.minWatchTimeout;
+  out.backoff = options.backoff;
+  out.failureGrace = options.failureGrace;
+  out.stuckAfter = options.stuckAfter;
+  return out;
+}
+
+// Terminal pods hold no devices: the server leaves them out (and reports a pod that becomes
+// terminal as DELETED), which also keeps finished Jobs' pods out of the list.
+constexpr const char* kLivePods = "status.phase!=Succeeded,status.phase!=Failed";
+
+}  // namespace
+
+ApiServerBackend::ApiServerBackend(std::shared_ptr<ApiTransport> transport,
+                                   PolicyConstSharedPtr policy, ApiServerBackendOptions options)
+    : options_(std::move(options)),
+      state_(std::make_shared<cluster::ClusterState>(std::move(policy), options_.state)),
+      binder_(transport, state_),
+      bindWorkers_(options_.bindThreads) {
+  // The callbacks own what they touch: a watch thread that misses stop()'s deadline and finishes
+  // later must not reach into a destroyed backend.
+  struct Listed {
+    std::shared_ptr<cluster::ClusterState> state;
+    std::atomic<bool> nodes{false};
+    std::atomic<bool> pods{false};
+    void check() {
+      if (nodes && pods) state->setSynced(true);  // only ever turns on
+    }
+  };
+  auto listed = std::make_shared<Listed>();
+  listed->state = state_;
+  nodes_ = std::make_unique<Reflector>(transport,
+                                       std::make_shared<NodeCacheSink>(state_,
+                                                                       [listed] {
+                                                                         listed->nodes = true;
+                                                                         listed->check();
+                                                                       }),
+                                       reflectorOptions(options_, "nodes", "/api/v1/nodes", ""));
+  pods_ =
+      std::make_unique<Reflector>(transport,
+                                  std::make_shared<PodCacheSink>(state_,
+                                                                 [listed] {
+                                                                   listed->pods = true;
+                                                                   listed->check();
+                                                                 }),
+                                  reflectorOptions(options_, "pods", "/api/v1/pods", kLivePods));
+}
+
+ApiServerBackend::~ApiServerBackend() {
+  stop();
+}
+
+void ApiServerBackend::start() {
+  nodes_->start();
+  pods_->start();
+  if (!housekeeper_.joinable()) housekeeper_ = std::thread([this] { housekeeping(); });
+}
+
+void ApiServerBackend::stop(std::chrono::milliseconds deadline) {
+  {
+    std::lock_guard lock(housekeepingMutex_);
+    stopping_ = true;
+  }
+  housekeepingWake_.notify_all();
+  bindWorkers_.stop();
+  nodes_->stop(deadline);
+  pods_->stop(deadline);
+  if (housekeeper_.joinable()) housekeeper_.join();
+}
+
+void ApiServerBackend::housekeeping() {
+  std::unique_lock lock(housekeepingMutex_);
+  while (!housekeepingWake_.wait_for(lock, options_.housekeepingInterval,
+                                     [this] { return stopping_; })) {
+    lock.unlock();
+    if (const std::size_t expired = state_->expireReservations(); expired > 0) {
+      log::warn("reservations expired without the pod being seen bound",
+                {{"count", std::to_string(expired)}});
+    }
+    lock.lock();
+  }
+}
+
+bool ApiServerBackend::ready() const {
+  return nodes_->synced() && pods_->synced();
+}
+
+bool ApiServerBackend::healthy(std::string* why) const {
+  return nodes_->healthy(why) && pods_->healthy(why);
+}
+
+Status ApiServerBackend::bind(const BindRequest& request) {
+  return binder_.bind(request);
+}
+
+void ApiServerBackend::bindAsync(BindRequest request, std::function<void(Status)> done) {
+  bindWorkers_.post([this, request = std::move(request), done = std::move(done)](bool cancelled) {
+    if (cancelled) {
+      done(Error{ErrorCode::kUnavailable, "the extender is shutting down"});
+      return;
+    }
+    done(binder_.bind(request));
+  });
+}
+
+std::optional<PodInfo> ApiServerBackend::podByUid(const std::string& uid) const {
+  return state_->podByUid(uid);
+}
+
+std::vector<PodInfo> ApiServerBackend::podsOnNode(const std::string& node) const {
+  return state_->podsOnNode(node);
+}
+
+NodeStateConstSharedPtr ApiServerBackend::nodeStateWithout(
+    const std::string& node, const std::vector<std::string>& podUids) const {
+  return state_->nodeStateWithout(node, podUids);
+}
+
+Result<std::unique_ptr<ApiServerBackend>> makeApiServerBackend(const KubeConfig& config,
+                                                               PolicyConstSharedPtr policy,
+                                                               ApiServerBackendOptions options) {
+  auto client = ApiClient::create(config, options.client);
+  if (!client) return std::move(client).error();
+  std::shared_ptr<ApiTransport> transport = std::move(*client);
+  log::info("watching the API server", {{"source", config.source}});
+  return std::make_unique<ApiServerBackend>(std::move(transport), std::move(policy),
+                                            std::move(options));
+}
+
+}  // namespace gte::k8s

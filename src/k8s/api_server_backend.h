@@ -1,0 +1,91 @@
+#pragma once
+// The ClusterBackend of a real cluster: list+watch of Nodes and Pods (two Reflectors, each on its
+// own thread) into a ClusterState, bind through the API server, and a housekeeping thread that
+// expires stale reservations.
+//
+//   auto config = k8s::loadKubeconfigFile(path);      // --kubeconfig
+//   auto config = k8s::inClusterConfig();             // --in-cluster
+//   auto backend = k8s::makeApiServerBackend(*config, policy);
+//   (*backend)->start();
+//   policyListeners.add([b = backend->get()](auto p) { b->setPolicy(p); });
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <thread>
+
+#include "base/result.h"
+#include "cluster/cluster_state.h"
+#include "k8s/api_client.h"
+#include "k8s/api_transport.h"
+#include "k8s/kube_config.h"
+#include "k8s/pod_binder.h"
+#include "k8s/reflector.h"
+#include "k8s/worker_pool.h"
+#include "service/cluster_backend.h"
+
+namespace gte::k8s {
+
+struct ApiServerBackendOptions {
+  cluster::ClusterStateOptions state;
+  ApiClientOptions client;
+  std::size_t pageSize = 500;
+  std::chrono::seconds minWatchTimeout{300};
+  BackoffOptions backoff;
+  // healthy() is false once a watch has failed continuously this long, or heard nothing this long.
+  std::chrono::milliseconds failureGrace{std::chrono::seconds(60)};
+  std::chrono::milliseconds stuckAfter{std::chrono::minutes(5)};
+  std::chrono::milliseconds housekeepingInterval{std::chrono::seconds(1)};
+  std::size_t bindThreads = 4;  // bindAsync workers
+};
+
+class ApiServerBackend final : public ClusterBackend {
+ public:
+  ApiServerBackend(std::shared_ptr<ApiTransport> transport, PolicyConstSharedPtr policy,
+                   ApiServerBackendOptions options = {});
+  ~ApiServerBackend() override;  // stop()
+  ApiServerBackend(const ApiServerBackend&) = delete;
+  ApiServerBackend& operator=(const ApiServerBackend&) = delete;
+
+  // Starts the watches and housekeeping. snapshot() is valid (not synced) before.
+  void start();
+  // Cancels the watches and joins every thread, waiting at most `deadline` per watch thread.
+  void stop(std::chrono::milliseconds deadline = std::chrono::seconds(5));
+
+  ClusterSnapshotConstSharedPtr snapshot() const override { return state_->snapshot(); }
+  bool ready() const override;
+  bool healthy(std::string* why) const override;
+  // Blocks on the API server (see PodBinder): never call it on a cpprest pool thread; use
+  // bindAsync from HTTP handlers.
+  Status bind(const BindRequest& request) override;
+  std::optional<PodInfo> podByUid(const std::string& uid) const override;
+  std::vector<PodInfo> podsOnNode(const std::string& node) const override;
+  NodeStateConstSharedPtr nodeStateWithout(const std::string& node,
+                                           const std::vector<std::string>& podUids) const override;
+
+  // bind() on a worker thread of the backend; `done` runs there (or at once, with an error, after
+  // stop()).
+  void bindAsync(BindRequest request, std::function<void(Status)> done);
+  // The policy watcher's listener: re-derives every node.
+  void setPolicy(PolicyConstSharedPtr policy) { state_->setPolicy(std::move(policy)); }
+  const cluster::ClusterState& state() const { return *state_; }
+
+ private:
+  void housekeeping();
+
+  const ApiServerBackendOptions options_;
+  std::shared_ptr<cluster::ClusterState> state_;
+  PodBinder binder_;
+  std::unique_ptr<Reflector> nodes_;
+  std::unique_ptr<Reflector> pods_;
+  WorkerPool bindWorkers_;
+  std::mutex housekeepingMutex_;
+  std::condition_variable housekeepingWake_;
+  bool stopping_ = false;
+  std::thread housekeeper_;
+};
+
+// Builds the cpprest ApiClient for `config` and a backend on it (not started).
+Result<std::unique_ptr<ApiServerBackend>> makeApiServerBackend(
+    const KubeConfig& config, PolicyConstSharedPtr policy, ApiServerBackendOptions options = {});
+
+}  // namespace gte::k8s

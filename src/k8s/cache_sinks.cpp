@@ -1,0 +1,92 @@
+#include "k8s/cache_sinks.h"
+
+#include "cluster/pod_bind_time.h"
+
+namespace gte::k8s {
+namespace {
+
+Result<NodeInfo> decodeNode(std::string_view object) {
+  auto node = parseNodeJson(object);
+  if (!node) return std::move(node).error();
+  if (node->name.empty()) return invalidArgument("node without metadata.name");
+  return node;
+}
+
+bool worthKeeping(const PodInfo& pod) {
+  return !pod.terminal() && (!pod.nodeName.empty() || !pod.nominatedNodeName.empty());
+}
+
+}  // namespace
+
+Result<cluster::ObservedPod> observePod(std::string_view object) {
+  auto pod = parsePodJson(object);
+  if (!pod) return std::move(pod).error();
+  if (pod->uid.empty()) return invalidArgument("pod " + pod->name + " without metadata.uid");
+  return cluster::ObservedPod{std::move(*pod), cluster::podBindTime(object)};
+}
+
+NodeCacheSink::NodeCacheSink(std::shared_ptr<cluster::ClusterState> state,
+                             std::function<void()> onListed)
+    : state_(std::move(state)), onListed_(std::move(onListed)) {}
+
+void NodeCacheSink::beginList() {
+  listing_.clear();
+}
+
+Status NodeCacheSink::listItem(std::string_view object) {
+  auto node = decodeNode(object);
+  if (!node) return std::move(node).error();
+  listing_.push_back(std::move(*node));
+  return Ok{};
+}
+
+void NodeCacheSink::endList() {
+  state_->replaceNodes(std::move(listing_));
+  listing_ = {};
+  onListed_();
+}
+
+Status NodeCacheSink::apply(WatchEventType type, std::string_view object) {
+  auto node = decodeNode(object);
+  if (!node) return std::move(node).error();
+  if (type == WatchEventType::kDeleted) {
+    state_->removeNode(node->name);
+  } else {
+    state_->upsertNode(std::move(*node));
+  }
+  return Ok{};
+}
+
+PodCacheSink::PodCacheSink(std::shared_ptr<cluster::ClusterState> state,
+                           std::function<void()> onListed)
+    : state_(std::move(state)), onListed_(std::move(onListed)) {}
+
+void PodCacheSink::beginList() {
+  listing_.clear();
+}
+
+Status PodCacheSink::listItem(std::string_view object) {
+  auto observed = observePod(object);
+  if (!observed) return std::move(observed).error();
+  if (worthKeeping(observed->pod)) listing_.push_back(std::move(*observed));
+  return Ok{};
+}
+
+void PodCacheSink::endList() {
+  state_->replacePods(std::move(listing_));
+  listing_ = {};
+  onListed_();
+}
+
+Status PodCacheSink::apply(WatchEventType type, std::string_view object) {
+  auto observed = observePod(object);
+  if (!observed) return std::move(observed).error();
+  if (type == WatchEventType::kDeleted) {
+    state_->removePod(observed->pod.uid);
+  } else {
+    state_->upsertPod(std::move(*observed));  // drops it when no longer worth keeping
+  }
+  return Ok{};
+}
+
+}  // namespace gte::k8s

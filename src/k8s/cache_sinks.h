@@ -1,0 +1,46 @@
+#pragma once
+// The two ReflectorSinks that feed a ClusterState: Node objects and Pod objects, decoded with the
+// model's readers. Pods neither bound nor nominated are dropped as they are decoded, so a list of
+// 100,000 mostly-pending pods never sits in memory whole.
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "cluster/cluster_state.h"
+#include "k8s/reflector_sink.h"
+
+namespace gte::k8s {
+
+class NodeCacheSink final : public ReflectorSink {
+ public:
+  // onListed runs after every completed full list (the backend flips `synced` on the first).
+  NodeCacheSink(std::shared_ptr<cluster::ClusterState> state, std::function<void()> onListed);
+  void beginList() override;
+  Status listItem(std::string_view object) override;
+  void endList() override;
+  Status apply(WatchEventType type, std::string_view object) override;
+
+ private:
+  std::shared_ptr<cluster::ClusterState> state_;
+  std::function<void()> onListed_;
+  std::vector<NodeInfo> listing_;
+};
+
+class PodCacheSink final : public ReflectorSink {
+ public:
+  PodCacheSink(std::shared_ptr<cluster::ClusterState> state, std::function<void()> onListed);
+  void beginList() override;
+  Status listItem(std::string_view object) override;
+  void endList() override;
+  Status apply(WatchEventType type, std::string_view object) override;
+
+ private:
+  std::shared_ptr<cluster::ClusterState> state_;
+  std::function<void()> onListed_;
+  std::vector<cluster::ObservedPod> listing_;
+};
+
+// Decodes a Pod as the cache keeps it: PodInfo plus its bind time.
+Result<cluster::ObservedPod> observePod(std::string_view object);
+
+}  // namespace gte::k8s

@@ -1,0 +1,121 @@
+// --cluster-file: JSON and YAML, List / array / multi-document forms, errors naming the item.
+#include "cluster/cluster_file.h"
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+using gte::cluster::loadClusterFile;
+using gte::cluster::parseClusterDocument;
+
+namespace {
+
+constexpr const char* kNodeJson =
+    R"({"kind":"Node","metadata":{"name":"n1","labels":{"gputopo.dev/v":"1"}},
+       "status":{"allocatable":{"nvidia.com/gpu":"8"}}})";
+constexpr const char* kPodJson =
+    R"({"kind":"Pod","metadata":{"name":"p1","namespace":"ml","uid":"u1"},
+       "spec":{"nodeName":"n1","containers":[{"resources":{"limits":{"nvidia.com/gpu":"2"}}}]},
+       "status":{"phase":"Running"}})";
+
+}  // namespace
+
+TEST_CASE("cluster file: a v1 List") {
+  auto contents =
+      parseClusterDocument(std::string(R"({"apiVersion":"v1","kind":"List","items":[)") +
+                           kNodeJson + "," + kPodJson + "]}");
+  REQUIRE(contents.ok());
+  REQUIRE(contents->nodes.size() == 1);
+  CHECK(contents->nodes[0].name == "n1");
+  REQUIRE(contents->pods.size() == 1);
+  CHECK(contents->pods[0].pod.nodeName == "n1");
+  CHECK(contents->pods[0].pod.requests.get("nvidia.com/gpu").wholeUnits() == 2);
+}
+
+TEST_CASE("cluster file: a bare array, and lists inside it") {
+  auto contents = parseClusterDocument(std::string("[") + kNodeJson +
+                                       R"(,{"kind":"PodList","items":[)" + kPodJson + "]}]");
+  REQUIRE(contents.ok());
+  CHECK(contents->nodes.size() == 1);
+  CHECK(contents->pods.size() == 1);
+}
+
+TEST_CASE("cluster file: multi-document YAML") {
+  auto contents = parseClusterDocument(R"(
+apiVersion: v1
+kind: Node
+metadata:
+  name: n1
+  labels:
+    gputopo.dev/v: "1"
+    gputopo.dev/n: "8"
+status:
+  allocatable:
+    nvidia.com/gpu: 8
+---
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+  namespace: ml
+spec:
+  nodeName: n1
+  containers:
+  - name: main
+    resources:
+      limits: {nvidia.com/gpu: 4}
+status:
+  phase: Running
+  conditions:
+  - type: PodScheduled
+    status: "True"
+    lastTransitionTime: "2025-12-02T10:06:40Z"
+---
+kind: Pod
+metadata: {name: done, namespace: ml}
+spec: {containers: []}
+status: {phase: Succeeded}
+)");
+  REQUIRE(contents.ok());
+  REQUIRE(contents->nodes.size() == 1);
+  CHECK(contents->nodes[0].labels.at("gputopo.dev/n") == "8");
+  REQUIRE(contents->pods.size() == 1);  // the Succeeded pod is left out
+  const auto& pod = contents->pods[0];
+  CHECK(pod.pod.uid == "ml/trainer");  // no UID in the file: the name stands in
+  CHECK(pod.pod.requests.get("nvidia.com/gpu").wholeUnits() == 4);
+  CHECK(pod.boundAt == 1764670000);
+}
+
+TEST_CASE("cluster file: errors name the item index") {
+  SECTION("unknown kind") {
+    auto contents = parseClusterDocument(std::string("[") + kNodeJson +
+                                         R"(,{"kind":"Service","metadata":{"name":"s"}}])");
+    REQUIRE_FALSE(contents.ok());
+    CHECK(contents.error().message.find("item 1") != std::string::npos);
+    CHECK(contents.error().message.find("Service") != std::string::npos);
+  }
+  SECTION("a bad quantity inside a Pod") {
+    auto contents = parseClusterDocument(
+        R"([{"kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[
+            {"resources":{"limits":{"nvidia.com/gpu":"two"}}}]}}])");
+    REQUIRE_FALSE(contents.ok());
+    CHECK(contents.error().message.find("item 0 (Pod)") != std::string::npos);
+  }
+  SECTION("a YAML label value that is a number (Kubernetes refuses those too)") {
+    auto contents = parseClusterDocument("kind: Node\nmetadata:\n  name: n\n  labels:\n    a: 1\n");
+    REQUIRE_FALSE(contents.ok());
+    CHECK(contents.error().message.find("item 0 (Node)") != std::string::npos);
+  }
+  SECTION("YAML syntax") {
+    auto contents = parseClusterDocument("kind: Node\nmetadata: [unclosed\n");
+    REQUIRE_FALSE(contents.ok());
+    CHECK(contents.error().message.find("YAML") != std::string::npos);
+  }
+  SECTION("a missing file") {
+    auto contents = loadClusterFile("/nonexistent/cluster.yaml");
+    REQUIRE_FALSE(contents.ok());
+    CHECK(contents.error().message.find("/nonexistent/cluster.yaml") != std::string::npos);
+  }
+}

@@ -1,0 +1,222 @@
+// Reservations made at bind: atomic check-and-reserve, idempotence, release, TTL, hand-over to the
+// bound pod, and that concurrent or back-to-back binds never share a GPU.
+#include <catch2/catch_test_macros.hpp>
+
+#include <mutex>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "cluster/cluster_state.h"
+#include "cluster_test_support.h"
+
+using gte::Allocation;
+using gte::ErrorCode;
+using gte::cluster::ClusterState;
+using gte::cluster::ClusterStateOptions;
+using gte::cluster::ObservedPod;
+using namespace gte::testing;
+
+namespace {
+
+ClusterStateOptions clockedOptions(ManualClock& clock) {
+  ClusterStateOptions options;
+  options.now = clock.asWallClock();
+  options.reservationTtl = std::chrono::seconds(60);
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("A reservation takes the predicted GPUs until released") {
+  ManualClock clock;
+  ClusterState state(testPolicy(), clockedOptions(clock));
+  state.replaceNodes({h100("a")});
+  auto allocation = state.reserve(gpuPod("p1", 2), "a");
+  REQUIRE(allocation.ok());
+  CHECK(allocation->complete);
+  CHECK(allocation->gpus.size() == 2);
+  CHECK(freeGpus(state, "a") == 6);
+  for (int gpu : allocation->gpus)
+    CHECK_FALSE(gpuFree(state, "a", gpu));
+  REQUIRE(state.podsOnNode("a").size() == 1);
+  CHECK(state.podsOnNode("a")[0].nodeName == "a");
+
+  state.release("p1");
+  CHECK(freeGpus(state, "a") == 8);
+  CHECK(state.reservationCount() == 0);
+}
+
+TEST_CASE("reserve is idempotent and refuses what does not fit") {
+  ManualClock clock;
+  ClusterState state(testPolicy(), clockedOptions(clock));
+  state.replaceNodes({h100("a"), h100("b")});
+
+  auto first = state.reserve(gpuPod("p1", 4), "a");
+  auto again = state.reserve(gpuPod("p1", 4), "a");
+  REQUIRE(first.ok());
+  REQUIRE(again.ok());
+  CHECK(*first == *again);
+  CHECK(state.reservationCount() == 1);
+  CHECK(freeGpus(state, "a") == 4);
+
+  auto tooBig = state.reserve(gpuPod("p2", 5), "a");
+  REQUIRE_FALSE(tooBig.ok());
+  CHECK(tooBig.error().code == ErrorCode::kFailedPrecondition);
+
+  auto unknownNode = state.reserve(gpuPod("p3", 1), "zzz");
+  REQUIRE_FALSE(unknownNode.ok());
+  CHECK(unknownNode.error().code == ErrorCode::kNotFound);
+
+  SECTION("a retry on another node moves the reservation") {
+    REQUIRE(state.reserve(gpuPod("p1", 4), "b").ok());
+    CHECK(freeGpus(state, "a") == 8);
+    CHECK(freeGpus(state, "b") == 4);
+    CHECK(state.reservationCount() == 1);
+  }
+  SECTION("a pod already bound elsewhere is refused") {
+    state.upsertPod(bound("p9", 1, "b", 2000));
+    auto moved = state.reserve(gpuPod("p9", 1), "a");
+    REQUIRE_FALSE(moved.ok());
+    CHECK(moved.error().code == ErrorCode::kFailedPrecondition);
+    CHECK(state.reserve(gpuPod("p9", 1), "b").ok());  // same node: idempotent success
+  }
+}
+
+TEST_CASE("A reservation expires after its TTL unless the pod is seen bound") {
+  ManualClock clock;
+  ClusterState state(testPolicy(), clockedOptions(clock));
+  state.replaceNodes({h100("a")});
+  REQUIRE(state.reserve(gpuPod("p1", 2), "a").ok());
+  clock.advance(std::chrono::seconds(59));
+  CHECK(state.expireReservations() == 0);
+  CHECK(freeGpus(state, "a") == 6);
+  clock.advance(std::chrono::seconds(1));
+  CHECK(state.expireReservations() == 1);
+  CHECK(freeGpus(state, "a") == 8);
+}
+
+TEST_CASE("When the watch shows the pod bound, the reservation becomes the bound pod's GPUs") {
+  ManualClock clock;
+  ClusterState state(testPolicy(), clockedOptions(clock));
+  state.replaceNodes({h100("a")});
+  auto reserved = state.reserve(gpuPod("p1", 2), "a");
+  REQUIRE(reserved.ok());
+  state.upsertPod(ObservedPod{gpuPod("p1", 2, "a"), std::nullopt});
+  CHECK(state.reservationCount() == 0);
+  CHECK(freeGpus(state, "a") == 6);
+  for (int gpu : reserved->gpus)
+    CHECK_FALSE(gpuFree(state, "a", gpu));
+  // The TTL no longer applies.
+  clock.advance(std::chrono::minutes(10));
+  CHECK(state.expireReservations() == 0);
+  CHECK(freeGpus(state, "a") == 6);
+  // Deleted while still reserved or bound: freed either way.
+  state.removePod("p1");
+  CHECK(freeGpus(state, "a") == 8);
+}
+
+TEST_CASE("A pending pod deleted while its bind is in flight frees the reservation") {
+  ManualClock clock;
+  ClusterState state(testPolicy(), clockedOptions(clock));
+  state.replaceNodes({h100("a")});
+  REQUIRE(state.reserve(gpuPod("p1", 2), "a").ok());
+  state.upsertPod(ObservedPod{gpuPod("p1", 2), std::nullopt});  // still pending: kept
+  CHECK(state.reservationCount() == 1);
+  state.removePod("p1");
+  CHECK(state.reservationCount() == 0);
+  CHECK(freeGpus(state, "a") == 8);
+}
+
+TEST_CASE("Concurrent reservations from many threads never share a GPU") {
+  ManualClock clock;
+  ClusterState state(testPolicy(), clockedOptions(clock));
+  const std::vector<std::string> nodes = {"a", "b", "c", "d"};  // 32 GPUs
+  std::vector<gte::NodeInfo> infos;
+  for (const auto& name : nodes)
+    infos.push_back(h100(name));
+  state.replaceNodes(infos);
+
+  constexpr int kThreads = 8;
+  constexpr int kPodsPerThread = 10;  // 80 one- and two-GPU pods for 32 GPUs
+  std::mutex resultsMutex;
+  std::vector<std::pair<std::string, Allocation>> granted;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPodsPerThread; ++i) {
+        const std::string uid = numbered(numbered("t", t) + "-", i);
+        const int gpus = 1 + (i % 2);
+        // Like kube-scheduler binding in parallel: each picks a node and tries it.
+        for (std::size_t n = 0; n < nodes.size(); ++n) {
+          const std::string& node = nodes[(static_cast<std::size_t>(t) + n) % nodes.size()];
+          auto allocation = state.reserve(gpuPod(uid, gpus), node);
+          if (!allocation.ok()) continue;
+          std::lock_guard lock(resultsMutex);
+          granted.emplace_back(node, *allocation);
+          break;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads)
+    thread.join();
+
+  std::set<std::pair<std::string, int>> taken;
+  int grantedGpus = 0;
+  for (const auto& [node, allocation] : granted) {
+    for (int gpu : allocation.gpus) {
+      CHECK(taken.emplace(node, gpu).second);  // no GPU handed out twice
+      ++grantedGpus;
+    }
+  }
+  CHECK(grantedGpus <= 32);
+  CHECK(grantedGpus >= 31);  // demand exceeds supply: at most one GPU left over (odd sizes)
+  int freeTotal = 0;
+  for (const auto& name : nodes)
+    freeTotal += freeGpus(state, name);
+  CHECK(freeTotal == 32 - grantedGpus);
+}
+
+TEST_CASE("100 pods bound back to back on a small cluster never share a GPU") {
+  ManualClock clock;
+  ClusterState state(testPolicy(), clockedOptions(clock));
+  state.replaceNodes({h100("a"), h100("b"), h100("c", 1000, "11000000")});  // 22 free GPUs
+  std::set<std::pair<std::string, int>> taken = {{"c", 0}, {"c", 1}};
+  int boundPods = 0;
+  int refused = 0;
+  for (int i = 0; i < 100; ++i) {
+    const std::string uid = numbered("p", i);
+    const int gpus = i % 3 == 0 ? 1 : 2;
+    bool placed = false;
+    for (const char* node : {"a", "b", "c"}) {
+      auto allocation = state.reserve(gpuPod(uid, gpus), node);
+      if (!allocation.ok()) continue;
+      state.markBound(uid);  // cluster-file mode: bound at once
+      for (int gpu : allocation->gpus)
+        CHECK(taken.emplace(node, gpu).second);
+      placed = true;
+      ++boundPods;
+      break;
+    }
+    if (!placed) ++refused;
+    // Every pod that was placed some time ago is deleted again now and then, so GPUs recycle.
+    if (i % 10 == 9) {
+      const std::string victim = numbered("p", i - 9);
+      if (state.podByUid(victim)) {
+        state.removePod(victim);
+        // Forget the victim's GPUs in the ledger: the ones that became free.
+        for (auto it = taken.begin(); it != taken.end();) {
+          it = gpuFree(state, it->first, it->second) ? taken.erase(it) : std::next(it);
+        }
+      }
+    }
+  }
+  CHECK(boundPods + refused == 100);
+  CHECK(refused > 0);  // the cluster filled up
+  int used = 0;
+  for (const char* node : {"a", "b", "c"})
+    used += 8 - freeGpus(state, node);
+  CHECK(used == static_cast<int>(taken.size()));
+}

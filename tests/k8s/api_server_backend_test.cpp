@@ -1,0 +1,129 @@
+// The API-server backend end to end over a scripted transport: readiness after both lists, watch
+// events reaching the snapshot, health, bindAsync, clean stop.
+#include "k8s/api_server_backend.h"
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <future>
+#include <thread>
+
+#include "../cluster/cluster_test_support.h"
+#include "fake_transport.h"
+
+using namespace gte::k8s;
+using gte::BindRequest;
+using gte::Result;
+using gte::Status;
+using gte::testing::blockUntilCancelled;
+using gte::testing::FakeTransport;
+using gte::testing::ok;
+using gte::testing::RecordedRequest;
+using gte::testing::testPolicy;
+using std::chrono::milliseconds;
+
+namespace {
+
+// A DGX H100's labels as JSON, with the agent's last write long ago.
+std::string nodeJson(const std::string& name) {
+  const gte::NodeInfo node = gte::testing::h100(name, 1000);
+  std::string labels;
+  for (const auto& [key, value] : node.labels) {
+    labels += (labels.empty() ? "\"" : ",\"") + key + "\":\"" + value + "\"";
+  }
+  return R"({"metadata":{"name":")" + name + R"(","resourceVersion":"1","labels":{)" + labels +
+         R"(}},"status":{"allocatable":{"nvidia.com/gpu":"8"}}})";
+}
+
+std::string podJson(const std::string& uid, const std::string& node, int gpus) {
+  return R"({"metadata":{"name":"p-)" + uid + R"(","namespace":"ml","uid":")" + uid +
+         R"(","resourceVersion":"5"},"spec":{"nodeName":")" + node +
+         R"(","containers":[{"resources":{"limits":{"nvidia.com/gpu":")" + std::to_string(gpus) +
+         R"("}}}]},"status":{"phase":"Running","conditions":[{"type":"PodScheduled",)"
+         R"("status":"True","lastTransitionTime":"2026-01-01T00:00:00Z"}]}})";
+}
+
+bool waitFor(const std::function<bool()>& condition) {
+  const auto deadline = std::chrono::steady_clock::now() + milliseconds(3000);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  return condition();
+}
+
+int freeOn(const ApiServerBackend& backend, const std::string& node) {
+  const auto snapshot = backend.snapshot();  // keeps the NodeState alive while it is read
+  const auto* state = snapshot->find(node);
+  return state == nullptr ? -1 : state->freeCount;
+}
+
+}  // namespace
+
+TEST_CASE("API-server backend: ready once nodes and pods are listed; events update the snapshot") {
+  auto transport = std::make_shared<FakeTransport>();
+  std::promise<void> podWatchMayDelete;
+  auto mayDelete = podWatchMayDelete.get_future().share();
+  transport->onSend = [](const RecordedRequest& r) -> Result<HttpResponse> {
+    if (r.path.rfind("/api/v1/nodes?", 0) == 0) {
+      return ok(R"({"metadata":{"resourceVersion":"10"},"items":[)" + nodeJson("a") + "," +
+                nodeJson("b") + "]}");
+    }
+    if (r.path.rfind("/api/v1/pods?", 0) == 0) {
+      // A pending pod (dropped) and one bound after the agent's last write (counted).
+      return ok(R"({"metadata":{"resourceVersion":"20"},"items":[)" + podJson("pending", "", 1) +
+                "," + podJson("running", "a", 2) + "]}");
+    }
+    if (r.method == "GET") return ok(podJson("new", "", 4));
+    if (r.method == "POST") return HttpResponse{201, "{}"};
+    return ok("{}");
+  };
+  transport->onStream = [mayDelete](int, const std::string& path, const auto& emit,
+                                    Cancellation& cancel) -> Result<HttpResponse> {
+    if (path.rfind("/api/v1/pods?", 0) == 0) {
+      mayDelete.wait();
+      emit(R"({"type":"DELETED","object":)" + podJson("running", "a", 2) + "}\n");
+    }
+    return blockUntilCancelled(cancel);
+  };
+  ApiServerBackendOptions options;
+  options.housekeepingInterval = milliseconds(20);
+  ApiServerBackend backend(transport, testPolicy(), options);
+  CHECK_FALSE(backend.ready());
+  CHECK_FALSE(backend.snapshot()->synced);
+  backend.start();
+  REQUIRE(waitFor([&] { return backend.ready(); }));
+  REQUIRE(waitFor([&] { return backend.snapshot()->synced; }));
+  CHECK(freeOn(backend, "a") == 6);
+  CHECK(freeOn(backend, "b") == 8);
+  CHECK(backend.podsOnNode("a").size() == 1);
+  CHECK(backend.podByUid("running").has_value());
+  CHECK_FALSE(backend.podByUid("pending").has_value());
+  std::string why;
+  CHECK(backend.healthy(&why));
+
+  // The pod list uses a server-side filter for live pods.
+  bool filtered = false;
+  for (const auto& r : transport->requests()) {
+    filtered =
+        filtered || r.path.find("fieldSelector=status.phase%21%3DSucceeded") != std::string::npos;
+  }
+  CHECK(filtered);
+
+  podWatchMayDelete.set_value();
+  REQUIRE(waitFor([&] { return freeOn(backend, "a") == 8; }));
+  CHECK_FALSE(backend.podByUid("running").has_value());
+
+  std::promise<Status> bound;
+  backend.bindAsync(BindRequest{"p-new", "ml", "new", "b"},
+                    [&bound](Status status) { bound.set_value(std::move(status)); });
+  auto status = bound.get_future().get();
+  CHECK(status.ok());
+  CHECK(freeOn(backend, "b") == 4);
+
+  backend.stop(milliseconds(2000));
+  // After stop, bindAsync answers at once with an error instead of hanging the caller.
+  std::promise<Status> late;
+  backend.bindAsync(BindRequest{"p-new", "ml", "new", "b"},
+                    [&late](Status s) { late.set_value(std::move(s)); });
+  CHECK_FALSE(late.get_future().get().ok());
+}

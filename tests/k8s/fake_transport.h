@@ -1,0 +1,95 @@
+#pragma once
+// A scripted ApiTransport: tests install handlers for unary requests and for watch streams, and
+// read back what was requested. Streams can block until cancelled, like a quiet watch.
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "k8s/api_transport.h"
+
+namespace gte::testing {
+
+struct RecordedRequest {
+  std::string method;
+  std::string path;
+  std::string body;
+  std::string contentType;
+};
+
+class FakeTransport final : public k8s::ApiTransport {
+ public:
+  using SendHandler = std::function<Result<k8s::HttpResponse>(const RecordedRequest&)>;
+  // Called per watch with the call's index (0-based); writes chunks through `emit`.
+  using StreamHandler = std::function<Result<k8s::HttpResponse>(
+      int call, const std::string& path, const std::function<bool(std::string_view)>& emit,
+      k8s::Cancellation& cancel)>;
+
+  SendHandler onSend;
+  StreamHandler onStream;
+
+  Result<k8s::HttpResponse> send(std::string_view method, const std::string& path,
+                                 const std::string& body, std::string_view contentType) override {
+    RecordedRequest request{std::string(method), path, body, std::string(contentType)};
+    {
+      std::lock_guard lock(mutex_);
+      requests_.push_back(request);
+    }
+    return onSend(request);
+  }
+
+  Result<k8s::HttpResponse> stream(const std::string& path,
+                                   const std::function<bool(std::string_view)>& onChunk,
+                                   k8s::Cancellation& cancel) override {
+    int call = 0;
+    {
+      std::lock_guard lock(mutex_);
+      call = static_cast<int>(streamPaths_.size());
+      streamPaths_.push_back(path);
+    }
+    changed_.notify_all();
+    return onStream(call, path, onChunk, cancel);
+  }
+
+  std::vector<RecordedRequest> requests() const {
+    std::lock_guard lock(mutex_);
+    return requests_;
+  }
+  std::vector<std::string> streamPaths() const {
+    std::lock_guard lock(mutex_);
+    return streamPaths_;
+  }
+  // Waits until at least `count` watches have been opened; false on timeout.
+  bool waitForStreams(std::size_t count, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, timeout, [&] { return streamPaths_.size() >= count; });
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<RecordedRequest> requests_;
+  std::vector<std::string> streamPaths_;
+};
+
+// Blocks like a watch with nothing to say, until cancelled; then fails as a cancelled request.
+inline Result<k8s::HttpResponse> blockUntilCancelled(k8s::Cancellation& cancel) {
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool cancelled = false;
+  k8s::CancellationRegistration registration(cancel, [&] {
+    std::lock_guard lock(mutex);
+    cancelled = true;
+    wake.notify_all();
+  });
+  std::unique_lock lock(mutex);
+  wake.wait(lock, [&] { return cancelled; });
+  return Error{ErrorCode::kUnavailable, "cancelled"};
+}
+
+inline k8s::HttpResponse ok(std::string body) {
+  return k8s::HttpResponse{200, std::move(body)};
+}
+
+}  // namespace gte::testing
