@@ -2,13 +2,11 @@
 // NodeStates are shared by pointer, a policy change re-derives everything.
 #include <catch2/catch_test_macros.hpp>
 
-#include <chrono>
 #include <string>
 
 #include "policy/default_policy.h"
 #include "snapshot/cluster_snapshot_builder.h"
 #include "support/node_fixtures.h"
-#include "support/perf_budget.h"
 
 namespace gte {
 namespace {
@@ -97,14 +95,10 @@ TEST_CASE("5,000 nodes: one change rebuilds one node", "[snapshot][builder][perf
   NodeUsage usage;
   usage.gpus = {3};
   builder.setUsage("node-4242", usage);
-  const auto begin = std::chrono::steady_clock::now();
   const auto next = builder.build();
-  const auto elapsed = std::chrono::steady_clock::now() - begin;
   CHECK(builder.lastBuildStats().rebuilt == 1);
   CHECK(next->find("node-4242")->freeCount == 7);
   CHECK(next->find("node-4241") == full->find("node-4241"));
-  CHECK(elapsed < testing::perfBudget(std::chrono::milliseconds(
-                      200)));  // map copy of shared pointers, no re-derive
 
   std::size_t found = 0;
   for (int i = 0; i < 5000; ++i) {

@@ -2,12 +2,10 @@
 // a 16-GPU node (it runs for every k whenever a node changes).
 #include <catch2/catch_test_macros.hpp>
 
-#include <chrono>
 #include <random>
 
 #include "policy/default_policy.h"
 #include "support/node_fixtures.h"
-#include "support/perf_budget.h"
 #include "topology/best_set.h"
 #include "topology/gpu_graph.h"
 #include "topology/topology_labels.h"
@@ -75,21 +73,13 @@ TEST_CASE("best set search agrees with brute force", "[topology][best-set]") {
   }
 }
 
-TEST_CASE("best set on 16 GPUs stays well under a millisecond per k",
-          "[topology][best-set][perf]") {
+// Its speed (well under a millisecond per k) is measured by bench/bench_topology.cpp.
+TEST_CASE("best set on 16 GPUs answers every k", "[topology][best-set]") {
   const PairTable table = tableOf(testing::makeDgx2());
   for (int k = 1; k <= 16; ++k) {
-    // The fastest of five runs: the machine is shared, and a preempted run says nothing.
-    auto fastest = std::chrono::steady_clock::duration::max();
-    GpuSet set;
-    for (int run = 0; run < 5; ++run) {
-      const auto begin = std::chrono::steady_clock::now();
-      set = findBestSet(table, allGpus(16), k);
-      fastest = std::min(fastest, std::chrono::steady_clock::now() - begin);
-    }
+    const GpuSet set = findBestSet(table, allGpus(16), k);
     INFO("k=" << k);
     CHECK(gpuCountOf(set.gpus) == k);
-    CHECK(fastest < testing::perfBudget(std::chrono::microseconds(500)));
   }
   // PIX pairs, then PXB quads, then the socket: the policy counts the NVSwitch links too.
   CHECK(findBestSet(table, allGpus(16), 4).gpus == 0x000Fu);

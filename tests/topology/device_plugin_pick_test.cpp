@@ -2,13 +2,11 @@
 // the DGX-1V fixture (gpu-topology.md §4.4), then agreement with a literal exhaustive port.
 #include <catch2/catch_test_macros.hpp>
 
-#include <chrono>
 #include <random>
 #include <vector>
 
 #include "policy/default_policy.h"
 #include "support/node_fixtures.h"
-#include "support/perf_budget.h"
 #include "topology/device_plugin_pick.h"
 #include "topology/gpu_graph.h"
 #include "topology/topology_labels.h"
@@ -125,16 +123,14 @@ TEST_CASE("device plugin pick matches exhaustive upstream on random topologies",
   }
 }
 
-TEST_CASE("device plugin pick on 16 GPUs is fast", "[topology][device-plugin][perf]") {
+// Upstream enumerates 22 million partitions for size 3 on 16 GPUs; the memoised search answers
+// every size (its speed is measured by bench/bench_topology.cpp, not asserted here).
+TEST_CASE("device plugin pick on 16 GPUs answers every size", "[topology][device-plugin]") {
   const PairTable table = tableOf(testing::makeDgx2());
-  const auto begin = std::chrono::steady_clock::now();
   for (int size = 1; size <= 16; ++size) {
     const GpuMask pick = predictDevicePluginPick(table, allGpus(16), 0, size);
     CHECK(gpuCountOf(pick) == size);
   }
-  const auto elapsed = std::chrono::steady_clock::now() - begin;
-  // Upstream enumerates 22 million partitions for size 3; the memoised search takes milliseconds.
-  CHECK(elapsed < testing::perfBudget(std::chrono::milliseconds(500)));
   // Upstream does not see NVLinks through NVSwitch: PCIe decides, so pairs share a switch.
   CHECK(gpusOf(predictDevicePluginPick(table, allGpus(16), 0, 2)) == std::vector<int>{0, 1});
   CHECK(gpusOf(predictDevicePluginPick(table, allGpus(16), 0, 4)) == std::vector<int>{0, 1, 2, 3});
