@@ -1,0 +1,115 @@
+package e2e
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"gpu-topology-extender/tests/e2e/internal/topo"
+)
+
+// Captures in ../shared/data/topologies used by the scenarios, with the model label each machine
+// type would carry.
+const (
+	dgx1V   = "dgx1-v100-cubemesh.topo" // 8x V100, hybrid cube-mesh NVLink
+	hgxA100 = "hgx-a100-nvswitch.topo"  // 8x A100, NVSwitch
+	rtx4090 = "rtx4090x8-all-sys.topo"  // 8x RTX 4090, no NVLink, all pairs across sockets
+	pciePHB = "pcie8-pix-phb-sys.topo"  // 8 PCIe GPUs: PIX pairs, PHB quads, SYS halves
+	pciePXB = "pcie8-pix-pxb-sys.topo"  // 8 PCIe GPUs: PIX pairs, PXB quads, SYS halves
+)
+
+var models = map[string]string{
+	dgx1V:   "Tesla-V100-SXM2-16GB",
+	hgxA100: "NVIDIA-A100-SXM4-80GB",
+	rtx4090: "NVIDIA-GeForce-RTX-4090",
+	pciePHB: "Tesla-T4",
+	pciePXB: "Tesla-T4",
+}
+
+// nodeSpec describes one fake node: a real topology capture plus the agent-published state.
+type nodeSpec struct {
+	name    string // suffix; the node is named <scenario>-<name>
+	capture string
+	state   topo.State
+	// gpus is the allocatable nvidia.com/gpu; 0 means the capture's GPU count.
+	gpus int64
+	// extra allocatable resources, e.g. MIG instances.
+	extra map[string]int64
+	// mutate edits the finished label set, to make malformed nodes.
+	mutate func(labels map[string]string)
+}
+
+// build returns the Node object, status included, for the scenario.
+func (n nodeSpec) build(scenario string) (*corev1.Node, error) {
+	m, err := topo.ParseFile(filepath.Join(cfg.topologies, n.capture))
+	if err != nil {
+		return nil, err
+	}
+	st := n.state
+	if st.Model == "" {
+		st.Model = models[n.capture]
+	}
+	labels, err := topo.Labels(m, st, topo.DefaultPrefix)
+	if err != nil {
+		return nil, err
+	}
+	if n.mutate != nil {
+		n.mutate(labels)
+	}
+	name := scenario + "-" + n.name
+	labels["kubernetes.io/hostname"] = name
+	labels[scenarioLabel] = scenario
+
+	gpus := n.gpus
+	if gpus == 0 {
+		gpus = int64(m.N)
+	}
+	res := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("64"),
+		corev1.ResourceMemory: resource.MustParse("512Gi"),
+		corev1.ResourcePods:   resource.MustParse("110"),
+		"nvidia.com/gpu":      *resource.NewQuantity(gpus, resource.DecimalSI),
+	}
+	for r, v := range n.extra {
+		res[corev1.ResourceName(r)] = *resource.NewQuantity(v, resource.DecimalSI)
+	}
+	now := metav1.Now()
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		Status: corev1.NodeStatus{
+			Capacity:    res,
+			Allocatable: res.DeepCopy(),
+			Phase:       corev1.NodeRunning,
+			Conditions: []corev1.NodeCondition{{
+				Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+				Message: "fake node, no kubelet", LastHeartbeatTime: now, LastTransitionTime: now,
+			}},
+		},
+	}, nil
+}
+
+// key returns the full label key for a labels-v1 key.
+func key(k string) string { return topo.DefaultPrefix + k }
+
+// gpuIndices returns the whole-GPU indices of the extender's `gputopo.dev/gpus` annotation
+// ("0,3", MIG entries "mig:<gpu>:<profile>@<start>" skipped).
+func gpuIndices(v string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if strings.HasPrefix(f, "mig:") {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("annotation %q: %w", v, err)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

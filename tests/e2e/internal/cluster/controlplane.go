@@ -1,0 +1,172 @@
+package cluster
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// ControlPlane is etcd plus kube-apiserver on loopback. There is no controller-manager and no
+// kubelet: nodes are plain API objects, so nothing marks them NotReady or taints them.
+type ControlPlane struct {
+	Dir        string // work directory: PKI, etcd data, kubeconfig
+	LogDir     string
+	URL        string // https://127.0.0.1:<port>
+	Kubeconfig string // admin kubeconfig, for our client, the scheduler and the extender
+	PKI        *PKI
+	etcd       *Process
+	apiserver  *Process
+}
+
+// admission plugins that need controllers we do not run, as upstream integration tests disable them.
+const disabledAdmission = "ServiceAccount,TaintNodesByCondition,Priority,StorageObjectInUseProtection"
+
+// StartControlPlane starts etcd and kube-apiserver from binDir and waits until /readyz is 200.
+// On error, whatever was started is stopped again.
+func StartControlPlane(ctx context.Context, binDir, dir, logDir string) (*ControlPlane, error) {
+	cp := &ControlPlane{Dir: dir, LogDir: logDir, Kubeconfig: filepath.Join(dir, "kubeconfig")}
+	if err := cp.start(ctx, binDir); err != nil {
+		cp.Stop()
+		return nil, err
+	}
+	return cp, nil
+}
+
+func (cp *ControlPlane) start(ctx context.Context, binDir string) error {
+	if err := os.MkdirAll(cp.Dir, 0o700); err != nil {
+		return err
+	}
+	var err error
+	if cp.PKI, err = NewPKI(cp.Dir); err != nil {
+		return err
+	}
+	etcdURL, err := cp.startEtcd(binDir)
+	if err != nil {
+		return err
+	}
+	if err := cp.startAPIServer(ctx, binDir, etcdURL); err != nil {
+		return err
+	}
+	return cp.writeKubeconfig()
+}
+
+func (cp *ControlPlane) startEtcd(binDir string) (string, error) {
+	clientPort, err := FreePort()
+	if err != nil {
+		return "", err
+	}
+	peerPort, err := FreePort()
+	if err != nil {
+		return "", err
+	}
+	cp.etcd, err = StartProcess("etcd", cp.LogDir, filepath.Join(binDir, "etcd"),
+		"--data-dir", filepath.Join(cp.Dir, "etcd"),
+		"--client-port", strconv.Itoa(clientPort),
+		"--peer-port", strconv.Itoa(peerPort))
+	// kube-apiserver retries its etcd connection, so there is no need to wait for etcd here; its
+	// readiness is part of the apiserver's /readyz.
+	return fmt.Sprintf("http://127.0.0.1:%d", clientPort), err
+}
+
+func (cp *ControlPlane) startAPIServer(ctx context.Context, binDir, etcdURL string) error {
+	port, err := FreePort()
+	if err != nil {
+		return err
+	}
+	cp.URL = fmt.Sprintf("https://127.0.0.1:%d", port)
+	p := cp.PKI
+	cp.apiserver, err = StartProcess("kube-apiserver", cp.LogDir, filepath.Join(binDir, "kube-apiserver"),
+		"--etcd-servers="+etcdURL,
+		"--bind-address=127.0.0.1",
+		"--advertise-address=127.0.0.1",
+		// The kubernetes Service endpoint reconciler refuses loopback addresses; nothing here
+		// needs that Service.
+		"--endpoint-reconciler-type=none",
+		"--secure-port="+strconv.Itoa(port),
+		"--cert-dir="+filepath.Join(cp.Dir, "apiserver-certs"),
+		"--tls-cert-file="+p.CertFile,
+		"--tls-private-key-file="+p.KeyFile,
+		"--token-auth-file="+p.TokenFile,
+		"--authorization-mode=RBAC",
+		"--service-account-issuer=https://kubernetes.default.svc",
+		"--service-account-key-file="+p.SAPubFile,
+		"--service-account-signing-key-file="+p.SAKeyFile,
+		"--service-cluster-ip-range=10.0.0.0/24",
+		"--disable-admission-plugins="+disabledAdmission,
+		"--profiling=false",
+		"--v=1",
+	)
+	if err != nil {
+		return err
+	}
+	client, err := cp.httpClient()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	return WaitHTTP(ctx, client, cp.URL+"/readyz", p.Token, cp.apiserver)
+}
+
+// httpClient trusts only our CA.
+func (cp *ControlPlane) httpClient() (*http.Client, error) {
+	pem, err := os.ReadFile(cp.PKI.CAFile)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("no certificate in %s", cp.PKI.CAFile)
+	}
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
+	return &http.Client{Transport: tr, Timeout: 10 * time.Second}, nil
+}
+
+func (cp *ControlPlane) writeKubeconfig() error {
+	ca, err := os.ReadFile(cp.PKI.CAFile)
+	if err != nil {
+		return err
+	}
+	cfg := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: e2e
+  cluster:
+    server: %s
+    certificate-authority-data: %s
+users:
+- name: admin
+  user:
+    token: %s
+contexts:
+- name: e2e
+  context: {cluster: e2e, user: admin}
+current-context: e2e
+`, cp.URL, base64.StdEncoding.EncodeToString(ca), cp.PKI.Token)
+	return os.WriteFile(cp.Kubeconfig, []byte(cfg), 0o600)
+}
+
+// Processes returns the running control-plane processes, for diagnostics.
+func (cp *ControlPlane) Processes() []*Process {
+	var out []*Process
+	for _, p := range []*Process{cp.apiserver, cp.etcd} {
+		if p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Stop stops kube-apiserver, then etcd.
+func (cp *ControlPlane) Stop() {
+	for _, p := range cp.Processes() {
+		p.Stop(15 * time.Second)
+	}
+}

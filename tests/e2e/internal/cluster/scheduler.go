@@ -1,0 +1,128 @@
+package cluster
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Extender is the extenders[] entry of the scheduler configuration.
+type Extender struct {
+	URLPrefix        string
+	NodeCacheCapable bool
+	Bind             bool // delegate binding; only meaningful when the extender has a cluster connection
+	Weight           int
+	ManagedResources []string // all with ignoredByScheduler: false, so NodeResourcesFit still counts them
+}
+
+// SchedulerConfig renders a kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration with one
+// profile (default-scheduler) and one extender.
+func SchedulerConfig(kubeconfig string, ext Extender) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection:
+  kubeconfig: %q
+leaderElection:
+  leaderElect: false
+# Let the extender see every feasible node instead of a sample.
+percentageOfNodesToScore: 100
+profiles:
+- schedulerName: default-scheduler
+extenders:
+- urlPrefix: %q
+  filterVerb: filter
+  prioritizeVerb: prioritize
+`, kubeconfig, ext.URLPrefix)
+	if ext.Bind {
+		b.WriteString("  bindVerb: bind\n")
+	}
+	fmt.Fprintf(&b, "  weight: %d\n  nodeCacheCapable: %t\n  httpTimeout: 10s\n  managedResources:\n",
+		ext.Weight, ext.NodeCacheCapable)
+	for _, r := range ext.ManagedResources {
+		fmt.Fprintf(&b, "  - name: %s\n    ignoredByScheduler: false\n", r)
+	}
+	return b.String()
+}
+
+// StartScheduler writes config into dir and runs kube-scheduler with it until /readyz is 200.
+func StartScheduler(ctx context.Context, binDir, dir, logDir, config string) (*Process, error) {
+	cfgPath := filepath.Join(dir, "scheduler-config.yaml")
+	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
+		return nil, err
+	}
+	port, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	p, err := StartProcess("kube-scheduler", logDir, filepath.Join(binDir, "kube-scheduler"),
+		"--config="+cfgPath,
+		"--bind-address=127.0.0.1",
+		"--secure-port="+strconv.Itoa(port),
+		"--v=3", // v=3 logs every scheduling attempt with the pod's name, which failure output greps
+	)
+	if err != nil {
+		return nil, err
+	}
+	// The scheduler serves a self-signed certificate it made itself; this probe only asks a
+	// loopback port we chose whether it is up.
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // loopback readiness probe
+	}}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := WaitHTTP(ctx, client, fmt.Sprintf("https://127.0.0.1:%d/readyz", port), "", p); err != nil {
+		p.Stop(5 * time.Second)
+		return nil, err
+	}
+	return p, nil
+}
+
+// ExtenderOptions describe one start of the extender under test.
+type ExtenderOptions struct {
+	Binary     string
+	Policy     string
+	Kubeconfig string // empty: no cluster connection, decide from the objects in each request
+}
+
+// StartExtender runs `<binary> serve --listen 127.0.0.1:<port> --policy <policy> [--kubeconfig f]`
+// and waits until GET /readyz is 200. It returns the URL prefix for the scheduler configuration.
+func StartExtender(ctx context.Context, logDir string, o ExtenderOptions) (*Process, string, error) {
+	if _, err := os.Stat(o.Binary); err != nil {
+		return nil, "", fmt.Errorf("extender binary: %w (build it first, or set GTE_BINARY)", err)
+	}
+	if _, err := os.Stat(o.Policy); err != nil {
+		return nil, "", fmt.Errorf("extender policy: %w (set GTE_POLICY)", err)
+	}
+	port, err := FreePort()
+	if err != nil {
+		return nil, "", err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	args := []string{"serve", "--listen", addr, "--policy", o.Policy}
+	if o.Kubeconfig != "" {
+		args = append(args, "--kubeconfig", o.Kubeconfig)
+	}
+	p, err := StartProcess("extender", logDir, o.Binary, args...)
+	if err != nil {
+		return nil, "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	client := &http.Client{Timeout: 5 * time.Second}
+	if err := WaitHTTP(ctx, client, "http://"+addr+"/readyz", "", p); err != nil {
+		p.Stop(5 * time.Second)
+		if o.Kubeconfig != "" {
+			err = fmt.Errorf("extender started with --kubeconfig never became ready; does this build "+
+				"support a cluster connection yet? %w", err)
+		}
+		return nil, "", err
+	}
+	return p, "http://" + addr + "/scheduler", nil
+}

@@ -1,0 +1,48 @@
+package cluster
+
+import (
+	"testing"
+
+	schedv1 "k8s.io/kube-scheduler/config/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// The rendered configuration must decode strictly into the v1 types, as kube-scheduler decodes it,
+// and carry the mode's extender settings; a typo would otherwise surface only as a scheduler that
+// refuses to start in the middle of the suite.
+func TestSchedulerConfigDecodesStrictly(t *testing.T) {
+	for _, cache := range []bool{false, true} {
+		ext := Extender{
+			URLPrefix:        "http://127.0.0.1:1234/scheduler",
+			NodeCacheCapable: cache,
+			Bind:             cache,
+			Weight:           12,
+			ManagedResources: []string{"nvidia.com/gpu", "nvidia.com/mig-3g.40gb"},
+		}
+		var cfg schedv1.KubeSchedulerConfiguration
+		if err := yaml.UnmarshalStrict([]byte(SchedulerConfig("/tmp/kubeconfig", ext)), &cfg); err != nil {
+			t.Fatalf("cache=%t: %v", cache, err)
+		}
+		if cfg.Kind != "KubeSchedulerConfiguration" || cfg.APIVersion != "kubescheduler.config.k8s.io/v1" {
+			t.Errorf("cache=%t: kind %q apiVersion %q", cache, cfg.Kind, cfg.APIVersion)
+		}
+		if len(cfg.Extenders) != 1 {
+			t.Fatalf("cache=%t: %d extenders", cache, len(cfg.Extenders))
+		}
+		e := cfg.Extenders[0]
+		if e.URLPrefix != ext.URLPrefix || e.FilterVerb != "filter" || e.PrioritizeVerb != "prioritize" ||
+			e.Weight != 12 || e.NodeCacheCapable != cache || (e.BindVerb == "bind") != cache {
+			t.Errorf("cache=%t: extender %+v", cache, e)
+		}
+		if len(e.ManagedResources) != 2 || e.ManagedResources[1].Name != "nvidia.com/mig-3g.40gb" ||
+			e.ManagedResources[1].IgnoredByScheduler {
+			t.Errorf("cache=%t: managedResources %+v", cache, e.ManagedResources)
+		}
+		if cfg.LeaderElection.LeaderElect == nil || *cfg.LeaderElection.LeaderElect {
+			t.Errorf("cache=%t: leader election not off", cache)
+		}
+		if cfg.PercentageOfNodesToScore == nil || *cfg.PercentageOfNodesToScore != 100 {
+			t.Errorf("cache=%t: percentageOfNodesToScore %v", cache, cfg.PercentageOfNodesToScore)
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"gpu-topology-extender/tests/e2e/internal/cluster"
+)
+
+// mode is one way of wiring the extender to kube-scheduler.
+type mode struct {
+	name string
+	// cache: the extender gets --kubeconfig, watches nodes and pods itself, and binds
+	// (nodeCacheCapable: true, bindVerb: bind). Otherwise it decides from the Node objects in each
+	// request (nodeCacheCapable: false) and kube-scheduler's DefaultBinder binds.
+	cache bool
+}
+
+var modesByName = map[string]mode{
+	"nodes": {name: "nodes"},
+	"cache": {name: "cache", cache: true},
+}
+
+// extenderWeight makes the extender's score dominate the in-tree plugins' (about 12 is the
+// crossover, see extender-protocol.md section 3.4).
+const extenderWeight = 12
+
+// managedResources are the resources that make kube-scheduler call the extender for a pod. The MIG
+// names cover the A100-80GB profiles the MIG scenario uses.
+var managedResources = []string{
+	"nvidia.com/gpu",
+	"nvidia.com/mig-1g.10gb",
+	"nvidia.com/mig-2g.20gb",
+	"nvidia.com/mig-3g.40gb",
+	"nvidia.com/mig-4g.40gb",
+	"nvidia.com/mig-7g.80gb",
+}
+
+// modeEnv is the extender and scheduler of one mode.
+type modeEnv struct {
+	mode      mode
+	extender  *cluster.Process
+	scheduler *cluster.Process
+}
+
+// startMode starts the extender and a kube-scheduler that calls it; both are stopped when t ends.
+func startMode(t *testing.T, m mode) (*modeEnv, error) {
+	dir := filepath.Join(logDir, m.name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	opts := cluster.ExtenderOptions{Binary: cfg.extender, Policy: cfg.policy}
+	if m.cache {
+		opts.Kubeconfig = cp.Kubeconfig
+	}
+	ext, prefix, err := cluster.StartExtender(ctx, dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { ext.Stop(10 * time.Second) })
+
+	schedCfg := cluster.SchedulerConfig(cp.Kubeconfig, cluster.Extender{
+		URLPrefix:        prefix,
+		NodeCacheCapable: m.cache,
+		Bind:             m.cache,
+		Weight:           extenderWeight,
+		ManagedResources: managedResources,
+	})
+	sched, err := cluster.StartScheduler(ctx, cfg.binDir, dir, dir, schedCfg)
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { sched.Stop(10 * time.Second) })
+	return &modeEnv{mode: m, extender: ext, scheduler: sched}, nil
+}

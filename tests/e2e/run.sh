@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs the end-to-end tests: real etcd + kube-apiserver + kube-scheduler, the extender under test.
+#
+# Needs the extender already built (build/bin/gpu-topology-extender, or GTE_BINARY). Builds the
+# control plane on first use (cached in build/e2e-bin, see hack/build-control-plane.sh). Prints
+#   E2E: N passed, M failed
+# counting one result per (mode, scenario) subtest, and exits non-zero if anything failed.
+#
+# Env: GTE_BINARY, GTE_POLICY, GTE_E2E_MODES (nodes,cache), GTE_E2E_KEEP_LOGS=1, E2E_BIN_DIR;
+#      extra arguments are passed to `go test` (e.g. -run 'TestE2E/nodes/').
+set -euo pipefail
+
+e2e_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo_root=$(cd "$e2e_dir/../.." && pwd)
+command -v go >/dev/null || export PATH="/usr/local/go/bin:$PATH"
+export GOFLAGS="-mod=mod -buildvcs=false"
+
+extender=${GTE_BINARY:-$repo_root/build/bin/gpu-topology-extender}
+if [[ ! -x $extender ]]; then
+  echo "e2e: extender not found at $extender; build it first (or set GTE_BINARY)" >&2
+  echo "E2E: 0 passed, 1 failed"
+  exit 1
+fi
+
+"$e2e_dir/hack/build-control-plane.sh"
+
+out=$(mktemp "${TMPDIR:-/tmp}/gte-e2e-output.XXXXXX")
+trap 'rm -f "$out"' EXIT
+
+cd "$e2e_dir"
+set +e
+go test -count=1 -v -timeout 40m ./... "$@" 2>&1 | tee "$out"
+rc=${PIPESTATUS[0]}
+set -e
+
+# Scenario results are the third level: TestE2E/<mode>/<scenario>.
+scenario_line='^[[:space:]]*--- %s: TestE2E/[^/[:space:]]+/[^/[:space:]]+ '
+passed=$(grep -cE "$(printf "$scenario_line" PASS)" "$out" || true)
+failed=$(grep -cE "$(printf "$scenario_line" FAIL)" "$out" || true)
+# A failure outside any scenario (control plane did not start, a unit test of the harness failed,
+# a timeout) still has to show up in the count.
+if ((rc != 0 && failed == 0)); then
+  failed=1
+fi
+echo "E2E: $passed passed, $failed failed"
+((rc == 0 && failed == 0))
