@@ -137,6 +137,17 @@ Status HttpServer::start() {
   http_listener_config config;
   config.set_timeout(o.idleTimeout);
   if (tls) {
+    // cpprest loads the certificate only when the first client connects; load it once now so a
+    // wrong path or a bad PEM stops the start with a message instead of failing every handshake.
+    try {
+      boost::asio::ssl::context probe(boost::asio::ssl::context::tls_server);
+      probe.use_certificate_chain_file(o.tlsCertFile);
+      probe.use_private_key_file(o.tlsKeyFile, boost::asio::ssl::context::pem);
+    } catch (const std::exception& e) {
+      return Error{ErrorCode::kInvalidArgument, "cannot load --tls-cert " + o.tlsCertFile +
+                                                    " / --tls-key " + o.tlsKeyFile + ": " +
+                                                    e.what()};
+    }
     const std::string cert = o.tlsCertFile;
     const std::string key = o.tlsKeyFile;
     config.set_ssl_context_callback([cert, key](boost::asio::ssl::context& ctx) {

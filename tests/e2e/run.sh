@@ -13,6 +13,11 @@ set -euo pipefail
 e2e_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_root=$(cd "$e2e_dir/../.." && pwd)
 command -v go >/dev/null || export PATH="/usr/local/go/bin:$PATH"
+if ! command -v go >/dev/null; then
+  echo "e2e: no Go toolchain found (needs Go >= 1.26, the version tests/e2e/go.mod names)" >&2
+  echo "E2E: 0 passed, 1 failed"
+  exit 1
+fi
 export GOFLAGS="-mod=mod -buildvcs=false"
 
 extender=${GTE_BINARY:-$repo_root/build/bin/gpu-topology-extender}
