@@ -44,8 +44,8 @@ void ClusterObserver::observe() {
   lastGeneration_ = snapshot->generation;
 
   std::unordered_map<std::string, std::string> now;
-  for (const auto& [name, state] : snapshot->nodes) {
-    if (!state || state->status != TopologyStatus::kMalformed) continue;
+  snapshot->nodes.forEach([&](const std::string& name, const NodeStateConstSharedPtr& state) {
+    if (!state || state->status != TopologyStatus::kMalformed) return;
     auto it = malformed_.find(name);
     if (it == malformed_.end() || it->second != state->topologyError) {
       log::warn("node topology labels malformed; topology treated as unknown",
@@ -53,7 +53,7 @@ void ClusterObserver::observe() {
       metrics_.countNodeTopologyError();
     }
     now.emplace(name, state->topologyError);
-  }
+  });
   for (const auto& [name, error] : malformed_) {
     if (!now.contains(name)) log::info("node topology labels readable again", {{"node", name}});
   }

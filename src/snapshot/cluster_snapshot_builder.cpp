@@ -16,20 +16,23 @@ bool sameInputs(const NodeInfo& a, const NodeInfo& b) {
 ClusterSnapshotBuilder::ClusterSnapshotBuilder(PolicyConstSharedPtr policy)
     : policy_(std::move(policy)) {}
 
-void ClusterSnapshotBuilder::touch(Entry& entry, bool labelsChanged) {
+void ClusterSnapshotBuilder::touch(std::size_t shard, Entry& entry, bool labelsChanged) {
   entry.generation = nextGeneration_++;
   entry.labelsChanged = entry.labelsChanged || labelsChanged;
-  ++changes_;
+  dirty_.set(shard);
 }
 
 void ClusterSnapshotBuilder::upsertNode(NodeInfo node, NodeUsage usage) {
-  const auto it = entries_.find(node.name);
-  if (it == entries_.end()) {
+  const std::size_t shard = NodeStateIndex::shardOf(node.name);
+  EntryMap& entries = entries_[shard];
+  const auto it = entries.find(node.name);
+  if (it == entries.end()) {
     std::string name = node.name;
-    Entry& entry = entries_[name];
+    Entry& entry = entries[name];
     entry.node = std::move(node);
     entry.usage = std::move(usage);
-    touch(entry, true);
+    ++nodeCount_;
+    touch(shard, entry, true);
     return;
   }
   Entry& entry = it->second;
@@ -38,27 +41,31 @@ void ClusterSnapshotBuilder::upsertNode(NodeInfo node, NodeUsage usage) {
   entry.node = std::move(node);  // keeps uid/resourceVersion current even when nothing changed
   entry.usage = std::move(usage);
   if (changed) {
-    touch(entry, labelsChanged);
+    touch(shard, entry, labelsChanged);
   }
 }
 
 bool ClusterSnapshotBuilder::setUsage(std::string_view name, NodeUsage usage) {
-  const auto it = entries_.find(name);
-  if (it == entries_.end()) {
+  const std::size_t shard = NodeStateIndex::shardOf(name);
+  const auto it = entries_[shard].find(name);
+  if (it == entries_[shard].end()) {
     return false;
   }
   if (!(it->second.usage == usage)) {
     it->second.usage = std::move(usage);
-    touch(it->second, false);
+    touch(shard, it->second, false);
   }
   return true;
 }
 
 void ClusterSnapshotBuilder::removeNode(std::string_view name) {
-  const auto it = entries_.find(name);
-  if (it != entries_.end()) {
-    entries_.erase(it);
+  const std::size_t shard = NodeStateIndex::shardOf(name);
+  const auto it = entries_[shard].find(name);
+  if (it != entries_[shard].end()) {
+    entries_[shard].erase(it);
+    --nodeCount_;
     ++pendingRemovals_;
+    dirty_.set(shard);
   }
 }
 
@@ -68,8 +75,10 @@ void ClusterSnapshotBuilder::setPolicy(PolicyConstSharedPtr policy) {
   }
   policy_ = std::move(policy);
   metaChanged_ = true;
-  for (auto& [name, entry] : entries_) {
-    touch(entry, true);  // link scores, prefix and MIG tables change every derived fact
+  for (std::size_t shard = 0; shard < kShards; ++shard) {
+    for (auto& [name, entry] : entries_[shard]) {
+      touch(shard, entry, true);  // link scores, prefix and MIG tables change every derived fact
+    }
   }
 }
 
@@ -80,18 +89,13 @@ void ClusterSnapshotBuilder::setSynced(bool synced) {
   }
 }
 
-ClusterSnapshotConstSharedPtr ClusterSnapshotBuilder::build() {
-  stats_ = {};
-  if (current_ && changes_ == 0 && pendingRemovals_ == 0 && !metaChanged_) {
-    stats_.shared = current_->nodes.size();
-    return current_;
+NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(EntryMap& entries) {
+  if (entries.empty()) {
+    return nullptr;
   }
-  auto next = std::make_shared<ClusterSnapshot>();
-  next->generation = ++snapshotGeneration_;
-  next->policy = policy_;
-  next->synced = synced_;
-  next->nodes.reserve(entries_.size());
-  for (auto& [name, entry] : entries_) {
+  auto shard = std::make_shared<NodeStateIndex::Shard>();
+  shard->reserve(entries.size());
+  for (auto& [name, entry] : entries) {
     if (entry.generation > builtGeneration_ || !entry.state) {
       const NodeState* sameLabels = entry.labelsChanged ? nullptr : entry.state.get();
       entry.state = buildNodeState(entry.node, entry.usage, *policy_, sameLabels);
@@ -100,11 +104,33 @@ ClusterSnapshotConstSharedPtr ClusterSnapshotBuilder::build() {
     } else {
       ++stats_.shared;
     }
-    next->nodes.emplace(name, entry.state);
+    shard->emplace(name, entry.state);
+  }
+  return shard;
+}
+
+ClusterSnapshotConstSharedPtr ClusterSnapshotBuilder::build() {
+  stats_ = {};
+  if (current_ && dirty_.none() && !metaChanged_) {
+    stats_.shared = current_->nodes.size();
+    return current_;
+  }
+  auto next = std::make_shared<ClusterSnapshot>();
+  next->generation = ++snapshotGeneration_;
+  next->policy = policy_;
+  next->synced = synced_;
+  for (std::size_t shard = 0; shard < kShards; ++shard) {
+    if (!current_ || dirty_.test(shard)) {
+      next->nodes.setShard(shard, buildShard(entries_[shard]));
+    } else {
+      const auto& previous = current_->nodes.shard(shard);
+      stats_.shared += previous ? previous->size() : 0;
+      next->nodes.setShard(shard, previous);
+    }
   }
   stats_.removed = pendingRemovals_;
   builtGeneration_ = nextGeneration_ - 1;
-  changes_ = 0;
+  dirty_.reset();
   pendingRemovals_ = 0;
   metaChanged_ = false;
   current_ = std::move(next);

@@ -1,8 +1,12 @@
 #pragma once
 // Builds ClusterSnapshots incrementally (design anchor 3): every change stamps the node with the
 // next generation from one counter; build() re-derives only nodes stamped after the last build and
-// shares every other NodeState with the previous snapshot. A new policy re-derives every node.
+// shares every other NodeState with the previous snapshot. Entries are kept per NodeStateIndex
+// shard: build() copies only the shards with a changed, added or removed node and shares every
+// other shard's map with the previous snapshot. A new policy re-derives every node.
 // Not thread-safe: one owner (the cluster-state thread) feeds it and publishes the result.
+#include <array>
+#include <bitset>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -38,7 +42,7 @@ class ClusterSnapshotBuilder {
   // Returns the previous snapshot itself when nothing changed.
   ClusterSnapshotConstSharedPtr build();
   const SnapshotBuildStats& lastBuildStats() const noexcept { return stats_; }
-  std::size_t nodeCount() const noexcept { return entries_.size(); }
+  std::size_t nodeCount() const noexcept { return nodeCount_; }
 
  private:
   struct Entry {
@@ -49,15 +53,21 @@ class ClusterSnapshotBuilder {
     NodeStateConstSharedPtr state;
   };
 
-  void touch(Entry& entry, bool labelsChanged);
+  using EntryMap = std::unordered_map<std::string, Entry, NodeNameHash, std::equal_to<>>;
+  static constexpr std::size_t kShards = NodeStateIndex::kShardCount;
+
+  void touch(std::size_t shard, Entry& entry, bool labelsChanged);
+  // The shard's map for the next snapshot; null when the shard has no nodes.
+  NodeStateIndex::ShardConstSharedPtr buildShard(EntryMap& entries);
 
   PolicyConstSharedPtr policy_;
   bool synced_ = false;
   bool metaChanged_ = true;  // policy or synced flag changed since the last build
   std::uint64_t nextGeneration_ = 1;
-  std::uint64_t builtGeneration_ = 0;  // every stamp <= this is reflected in current_
-  std::unordered_map<std::string, Entry, NodeNameHash, std::equal_to<>> entries_;
-  std::size_t changes_ = 0;  // nodes stamped since the last build
+  std::uint64_t builtGeneration_ = 0;      // every stamp <= this is reflected in current_
+  std::array<EntryMap, kShards> entries_;  // by NodeStateIndex::shardOf(name)
+  std::bitset<kShards> dirty_;             // shards with a node stamped or removed since the build
+  std::size_t nodeCount_ = 0;
   std::size_t pendingRemovals_ = 0;
   std::uint64_t snapshotGeneration_ = 0;
   ClusterSnapshotConstSharedPtr current_;

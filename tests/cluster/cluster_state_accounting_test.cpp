@@ -185,8 +185,9 @@ TEST_CASE("A pod change re-derives only its node; the others are shared with the
   state.upsertPod(bound("p1", 1, "a", 2000));
   const auto after = state.snapshot();
   CHECK(after->generation > before->generation);
-  CHECK(after->nodes.at("b") == before->nodes.at("b"));
-  CHECK(after->nodes.at("a") != before->nodes.at("a"));
+  REQUIRE(before->nodes.get("b") != nullptr);
+  CHECK(after->nodes.get("b") == before->nodes.get("b"));
+  CHECK(after->nodes.get("a") != before->nodes.get("a"));
 }
 
 TEST_CASE("A pod status update that changes nothing publishes no new snapshot") {

@@ -2,6 +2,7 @@
 // NodeStates are shared by pointer, a policy change re-derives everything.
 #include <catch2/catch_test_macros.hpp>
 
+#include <cstddef>
 #include <string>
 
 #include "policy/default_policy.h"
@@ -41,8 +42,9 @@ TEST_CASE("only changed nodes are rebuilt", "[snapshot][builder]") {
   CHECK(second->generation > first->generation);
   CHECK(builder.lastBuildStats().rebuilt == 1);
   CHECK(builder.lastBuildStats().shared == 2);
-  CHECK(second->nodes.at("a") == first->nodes.at("a"));
-  CHECK(second->nodes.at("c") == first->nodes.at("c"));
+  REQUIRE(first->nodes.get("a") != nullptr);
+  CHECK(second->nodes.get("a") == first->nodes.get("a"));
+  CHECK(second->nodes.get("c") == first->nodes.get("c"));
   CHECK(second->find("b")->freeCount == 6);
   CHECK(first->find("b")->freeCount == 8);  // the old snapshot is untouched
   // Only usage changed: the usage-independent table is shared, not recomputed.
@@ -105,6 +107,109 @@ TEST_CASE("5,000 nodes: one change rebuilds one node", "[snapshot][builder][perf
     found += next->find("node-" + std::to_string(i)) != nullptr ? 1 : 0;
   }
   CHECK(found == 5000);
+}
+
+TEST_CASE("5,000 nodes: a build copies only the shards of changed nodes", "[snapshot][builder]") {
+  constexpr std::size_t kShards = NodeStateIndex::kShardCount;
+  const auto nodeName = [](int i) { return "node-" + std::to_string(i); };
+  ClusterSnapshotBuilder builder(std::make_shared<const Policy>(defaultPolicy()));
+  for (int i = 0; i < 5000; ++i) {
+    builder.upsertNode(testing::makeDgxH100(FixtureState().withName(nodeName(i))), {});
+  }
+  const auto full = builder.build();
+  REQUIRE(full->nodes.size() == 5000);
+  // Every shard holds exactly the names that hash to it.
+  std::size_t inShards = 0;
+  for (std::size_t s = 0; s < kShards; ++s) {
+    REQUIRE(full->nodes.shard(s) != nullptr);  // 5,000 names leave no shard empty
+    for (const auto& [name, state] : *full->nodes.shard(s)) {
+      CHECK(NodeStateIndex::shardOf(name) == s);
+    }
+    inShards += full->nodes.shard(s)->size();
+  }
+  CHECK(inShards == 5000);
+  std::size_t visited = 0;
+  full->nodes.forEach([&](const std::string& name, const NodeStateConstSharedPtr& state) {
+    visited += state != nullptr && full->find(name) == state.get() ? 1 : 0;
+  });
+  CHECK(visited == 5000);
+
+  const auto sharedShards = [](const ClusterSnapshot& a, const ClusterSnapshot& b) {
+    std::size_t same = 0;
+    for (std::size_t s = 0; s < kShards; ++s)
+      same += a.nodes.shard(s) == b.nodes.shard(s) ? 1 : 0;
+    return same;
+  };
+  const auto allFound = [&](const ClusterSnapshot& snapshot, int skip) {
+    std::size_t found = 0;
+    for (int i = 0; i < 5000; ++i) {
+      if (i != skip && snapshot.find(nodeName(i)) != nullptr) ++found;
+    }
+    return found;
+  };
+
+  // One node's usage: its shard is copied, the other 63 are the previous snapshot's maps.
+  NodeUsage usage;
+  usage.gpus = {3};
+  REQUIRE(builder.setUsage("node-4242", usage));
+  const auto used = builder.build();
+  const std::size_t usedShard = NodeStateIndex::shardOf("node-4242");
+  CHECK(sharedShards(*full, *used) == kShards - 1);
+  CHECK(used->nodes.shard(usedShard) != full->nodes.shard(usedShard));
+  CHECK(builder.lastBuildStats().rebuilt == 1);
+  CHECK(builder.lastBuildStats().shared == 4999);
+  CHECK(used->find("node-4242")->freeCount == 7);
+  CHECK(full->find("node-4242")->freeCount == 8);  // the old snapshot is untouched
+  CHECK(allFound(*used, -1) == 5000);
+
+  // Removal: only the removed node's shard changes, and it no longer holds the node.
+  builder.removeNode("node-17");
+  const auto removed = builder.build();
+  const std::size_t removedShard = NodeStateIndex::shardOf("node-17");
+  CHECK(sharedShards(*used, *removed) == kShards - 1);
+  CHECK(removed->nodes.shard(removedShard) != used->nodes.shard(removedShard));
+  CHECK_FALSE(removed->nodes.shard(removedShard)->contains("node-17"));
+  CHECK(removed->nodes.shard(removedShard)->size() + 1 == used->nodes.shard(removedShard)->size());
+  CHECK(builder.lastBuildStats().rebuilt == 0);
+  CHECK(builder.lastBuildStats().removed == 1);
+  CHECK(builder.lastBuildStats().shared == 4999);
+  CHECK(removed->nodes.size() == 4999);
+  CHECK(removed->find("node-17") == nullptr);
+  CHECK(removed->nodes.get("node-17") == nullptr);
+  CHECK(used->find("node-17") != nullptr);
+  CHECK(allFound(*removed, 17) == 4999);
+
+  // Addition: the new node lands in the shard its name hashes to, the others are shared.
+  builder.upsertNode(testing::makeDgxH100(FixtureState().withName("node-5000")), {});
+  const auto added = builder.build();
+  const std::size_t addedShard = NodeStateIndex::shardOf("node-5000");
+  CHECK(sharedShards(*removed, *added) == kShards - 1);
+  CHECK(added->nodes.shard(addedShard)->contains("node-5000"));
+  CHECK(builder.lastBuildStats().rebuilt == 1);
+  CHECK(builder.lastBuildStats().shared == 4999);
+  CHECK(added->nodes.size() == 5000);
+  CHECK(added->nodes.get("node-5000") != nullptr);
+  CHECK(removed->find("node-5000") == nullptr);
+  CHECK(allFound(*added, 17) == 4999);
+
+  // The synced flag alone re-derives nothing and shares every shard.
+  builder.setSynced(true);
+  const auto synced = builder.build();
+  CHECK(synced != added);
+  CHECK(synced->synced);
+  CHECK(sharedShards(*added, *synced) == kShards);
+  CHECK(builder.lastBuildStats().rebuilt == 0);
+  CHECK(builder.lastBuildStats().shared == 5000);
+
+  // A new policy re-derives every node, so every shard is new.
+  Policy prefixed = defaultPolicy();
+  prefixed.labelPrefix = "other.example.com/";
+  builder.setPolicy(std::make_shared<const Policy>(prefixed));
+  const auto repoliced = builder.build();
+  CHECK(sharedShards(*synced, *repoliced) == 0);
+  CHECK(builder.lastBuildStats().rebuilt == 5000);
+  CHECK(repoliced->nodes.size() == 5000);
+  CHECK(repoliced->find("node-5000") != nullptr);
 }
 
 }  // namespace
