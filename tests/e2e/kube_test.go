@@ -323,8 +323,8 @@ func (s *scenarioEnv) describePod(ctx context.Context, name string) string {
 	return b.String()
 }
 
-// deletePodAndWait deletes a pod and waits until it is gone, so the next pod sees its GPUs free.
-func (s *scenarioEnv) deletePodAndWait(pod string) {
+// deletePod deletes a pod at once (grace period 0) without waiting for anyone to notice.
+func (s *scenarioEnv) deletePod(pod string) {
 	s.t.Helper()
 	zero := int64(0)
 	ctx, cancel := apiContext()
@@ -333,7 +333,13 @@ func (s *scenarioEnv) deletePodAndWait(pod string) {
 	if err != nil && !apierrors.IsNotFound(err) {
 		s.t.Fatalf("delete pod %s: %v", pod, err)
 	}
-	err = s.poll(30*time.Second, func(ctx context.Context) (bool, error) {
+}
+
+// deletePodAndWait deletes a pod and waits until it is gone, so the next pod sees its GPUs free.
+func (s *scenarioEnv) deletePodAndWait(pod string) {
+	s.t.Helper()
+	s.deletePod(pod)
+	err := s.poll(30*time.Second, func(ctx context.Context) (bool, error) {
 		_, err := client.CoreV1().Pods(namespace).Get(ctx, pod, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, nil

@@ -32,6 +32,7 @@ var scenarios = []scenario{
 	{"too-few-free-gpus", tooFewFreeGPUs},
 	{"malformed-labels", malformedLabels},
 	{"burst-50", burst50},
+	{"back-to-back-100", backToBack100},
 }
 
 // TestE2E runs every scenario in every selected mode. If a mode cannot start, its scenarios still
@@ -205,6 +206,50 @@ func burst50(s *scenarioEnv) {
 
 	bound := s.waitAllBound(5 * time.Minute)
 	s.checkNoGPUGivenTwice(bound)
+}
+
+// backToBack100: 100 one-GPU pods scheduled one after another onto a small cluster (two DGX-1V,
+// 16 GPUs) while the oldest is deleted once 12 are alive, so bound, reserved and freed GPUs churn
+// the whole time. After every bind the live pods never share a GPU (by the extender's annotation,
+// in cache mode) and never exceed a node's allocatable.
+func backToBack100(s *scenarioEnv) {
+	const pods, window = 100, 12
+	s.createNodes(nodeSpec{name: "a", capture: dgx1V}, nodeSpec{name: "b", capture: dgx1V})
+	var live []string
+	for i := range pods {
+		pod := s.newPod(fmt.Sprintf("q%03d", i), "nvidia.com/gpu", 1)
+		s.createPod(pod)
+		s.waitBound(pod.Name)
+		live = append(live, pod.Name)
+		if len(live) > window {
+			s.deletePod(live[0])
+			live = live[1:]
+		}
+		s.checkNoGPUGivenTwice(s.boundLivePods())
+		if s.t.Failed() {
+			s.t.FailNow()
+		}
+	}
+}
+
+// boundLivePods lists the scenario's bound pods that are not being deleted.
+func (s *scenarioEnv) boundLivePods() []corev1.Pod {
+	s.t.Helper()
+	ctx, cancel := apiContext()
+	defer cancel()
+	list, err := client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: scenarioLabel + "=" + s.name,
+	})
+	if err != nil {
+		s.t.Fatalf("list pods: %v", err)
+	}
+	var out []corev1.Pod
+	for _, p := range list.Items {
+		if p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // createPodsConcurrently creates n one-GPU pods with a few parallel creators, so they arrive at the
