@@ -33,8 +33,8 @@ struct Machine {
 const Machine kMachines[] = {
     {"Tesla-V100-SXM2-16GB", "mesh", "1122000210200200100001112212", "PHHSSSSHHSSSSPSSSSSSSSPHHHHP",
      "00001111"},
-    {"NVIDIA-H100-80GB-HBM3", "nvsw4", "iiiiiiiiiiiiiiiiiiiiiiiiiiii", "NNNSSSSNNSSSSNSSSSSSSSNNNNNN",
-     "00001111"},
+    {"NVIDIA-H100-80GB-HBM3", "nvsw4", "iiiiiiiiiiiiiiiiiiiiiiiiiiii",
+     "NNNSSSSNNSSSSNSSSSSSSSNNNNNN", "00001111"},
     {"NVIDIA-RTX-A6000", "none", "0000000000000000000000000000", "PHSSSSSHSSSSSSSSSSSPHHHHHHPHP",
      "00001111"},
 };
@@ -43,14 +43,16 @@ std::string nodeJson(int i, std::mt19937& rng) {
   const Machine& m = kMachines[i % 3];
   std::string used(8, '0');
   const int busy = static_cast<int>(rng() % 8);
-  for (int b = 0; b < busy; ++b) used[rng() % 8] = '1';
+  for (int b = 0; b < busy; ++b)
+    used[rng() % 8] = '1';
   std::string pci = m.pci;
   pci.resize(28, 'S');
   const std::string name = "gpu-node-" + std::to_string(i);
   std::string images;
   for (int k = 0; k < 12; ++k) {
-    images += std::string(k ? "," : "") + R"({"names":["registry.example/ml/image-)" +
-              std::to_string(k) + R"(@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"],"sizeBytes":123456789})";
+    images +=
+        std::string(k ? "," : "") + R"({"names":["registry.example/ml/image-)" + std::to_string(k) +
+        R"(@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"],"sizeBytes":123456789})";
   }
   return R"({"metadata":{"name":")" + name + R"(","uid":"uid-)" + std::to_string(i) +
          R"(","resourceVersion":"12345","labels":{"kubernetes.io/hostname":")" + name +
@@ -110,7 +112,8 @@ struct Stats {
 template <typename F>
 Stats repeat(int iterations, F&& f) {
   std::vector<double> t;
-  for (int i = 0; i < iterations; ++i) t.push_back(millis(f));
+  for (int i = 0; i < iterations; ++i)
+    t.push_back(millis(f));
   std::sort(t.begin(), t.end());
   return {t[t.size() / 2], t[std::min(t.size() - 1, t.size() * 9 / 10)]};
 }
@@ -127,7 +130,8 @@ int main(int argc, char** argv) {
   std::mt19937 rng(42);
   std::vector<std::string> nodes;
   nodes.reserve(n);
-  for (int i = 0; i < n; ++i) nodes.push_back(nodeJson(i, rng));
+  for (int i = 0; i < n; ++i)
+    nodes.push_back(nodeJson(i, rng));
 
   std::string fullBody = R"({"Pod":)" + kPod + R"(,"Nodes":{"metadata":{},"items":[)";
   std::string namesBody = R"({"Pod":)" + kPod + R"(,"Nodes":null,"NodeNames":[)";
@@ -138,8 +142,8 @@ int main(int argc, char** argv) {
   fullBody += R"(]},"NodeNames":null})";
   namesBody += "]}";
   std::printf("%d nodes, full-Node body %.1f MB, names body %.1f KB, %d iterations\n", n,
-              static_cast<double>(fullBody.size()) / 1e6, static_cast<double>(namesBody.size()) / 1e3,
-              iterations);
+              static_cast<double>(fullBody.size()) / 1e6,
+              static_cast<double>(namesBody.size()) / 1e3, iterations);
 
   auto policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
   gte::ExtenderService fullMode([policy] { return policy; }, nullptr, nullptr);
@@ -150,21 +154,25 @@ int main(int argc, char** argv) {
          }));
   std::printf("%-44s %8.2f ms\n", "filter, full-Node, first call (cold cache)",
               millis([&] { (void)fullMode.filter(fullBody); }));
-  report("filter, full-Node (warm node cache)", repeat(iterations, [&] { (void)fullMode.filter(fullBody); }));
+  report("filter, full-Node (warm node cache)",
+         repeat(iterations, [&] { (void)fullMode.filter(fullBody); }));
   report("prioritize, full-Node (warm node cache)",
          repeat(iterations, [&] { (void)fullMode.prioritize(fullBody); }));
 
   gte::ClusterSnapshotBuilder builder(policy);
   const double buildMs = millis([&] {
-    for (const auto& node : nodes) builder.upsertNode(*gte::parseNodeJson(node), {});
+    for (const auto& node : nodes)
+      builder.upsertNode(*gte::parseNodeJson(node), {});
     builder.setSynced(true);
   });
   gte::ClusterSnapshotConstSharedPtr snapshot;
   const double snapMs = millis([&] { snapshot = builder.build(); });
-  std::printf("%-44s %8.2f ms (+ %.2f ms parsing nodes)\n", "snapshot build, all nodes", snapMs, buildMs);
+  std::printf("%-44s %8.2f ms (+ %.2f ms parsing nodes)\n", "snapshot build, all nodes", snapMs,
+              buildMs);
   SnapshotBackend backend(snapshot);
   gte::ExtenderService namesMode([policy] { return policy; }, &backend, nullptr);
-  report("filter, NodeNames (snapshot)", repeat(iterations, [&] { (void)namesMode.filter(namesBody); }));
+  report("filter, NodeNames (snapshot)",
+         repeat(iterations, [&] { (void)namesMode.filter(namesBody); }));
   report("prioritize, NodeNames (snapshot)",
          repeat(iterations, [&] { (void)namesMode.prioritize(namesBody); }));
   report("filter + prioritize, NodeNames", repeat(iterations, [&] {

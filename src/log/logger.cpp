@@ -27,8 +27,7 @@ const char* levelName(Level level) {
 }
 
 bool needsQuotes(std::string_view v) {
-  if (v.empty())
-    return true;
+  if (v.empty()) return true;
   for (char c : v) {
     if (c == ' ' || c == '"' || c == '=' || c == '\\' || static_cast<unsigned char>(c) < 0x20) {
       return true;
@@ -99,8 +98,7 @@ bool enabled(Level level) {
 }
 
 void write(Level level, std::string_view message, std::initializer_list<Field> fields) {
-  if (!enabled(level))
-    return;
+  if (!enabled(level)) return;
   std::string line;
   line.reserve(128);
   line.append("ts=");
@@ -120,8 +118,7 @@ void write(Level level, std::string_view message, std::initializer_list<Field> f
   std::size_t off = 0;
   while (off < line.size()) {
     const ssize_t n = ::write(STDERR_FILENO, line.data() + off, line.size() - off);
-    if (n <= 0)
-      break;
+    if (n <= 0) break;
     off += static_cast<std::size_t>(n);
   }
 }

@@ -185,7 +185,8 @@ ServiceReply ExtenderService::filter(std::string_view body) const {
         ++unschedulable;
         break;
       case Verdict::kUnresolvable:
-        result.failedUnresolvable.push_back({std::string(c.name), reasons.textFor(outcome, *demand)});
+        result.failedUnresolvable.push_back(
+            {std::string(c.name), reasons.textFor(outcome, *demand)});
         ++unresolvable;
         break;
     }
