@@ -72,19 +72,6 @@ struct Candidate {
   std::string missing;               // why there is no state (unreadable node, not cached)
 };
 
-}  // namespace
-
-ExtenderService::ExtenderService(PolicySource policy, ClusterBackend* cluster,
-                                 metrics::Metrics* metrics)
-    : policy_(std::move(policy)),
-      cluster_(cluster),
-      metrics_(metrics),
-      nodeCache_(std::make_unique<NodeStateCache>()) {}
-
-ExtenderService::~ExtenderService() = default;
-
-namespace {
-
 // Resolves the request's nodes to NodeStates: from the request's own Node objects (memoised by
 // content), or from the cluster snapshot by name.
 struct Resolved {
@@ -96,37 +83,38 @@ struct Resolved {
   std::vector<NodeStateConstSharedPtr> held;
 };
 
-}  // namespace
-
-static Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const ClusterBackend* cluster,
-                                     const ExtenderService::PolicySource& policySource,
-                                     NodeStateCache& cache, metrics::Metrics* metrics) {
+// Full-Node mode: states from the request's own Node objects, memoised by content.
+Resolved fromNodeObjects(const std::vector<wire::NodeItem>& items, PolicyConstSharedPtr policy,
+                         NodeStateCache& cache, metrics::Metrics* metrics) {
   Resolved out;
-  if (args.nodes) {
-    out.nodesMode = true;
-    out.policy = policySource();
-    out.candidates.reserve(args.nodes->size());
-    out.held.reserve(args.nodes->size());
-    for (const auto& item : *args.nodes) {
-      Candidate c{item.name, item.raw, nullptr, {}};
-      if (!item.info) {
-        c.missing = "node object unreadable";
-        log::warn("node object unreadable",
-                  {{"node", item.name}, {"error", item.info.error().message}});
-      } else {
-        auto lookup = cache.get(*item.info, out.policy);
-        c.state = lookup.state.get();
-        out.held.push_back(std::move(lookup.state));
-        if (lookup.built && c.state->status == TopologyStatus::kMalformed) {
-          log::warn("node topology labels malformed; topology treated as unknown",
-                    {{"node", item.name}, {"error", c.state->topologyError}});
-          if (metrics) metrics->countNodeTopologyError();
-        }
+  out.nodesMode = true;
+  out.policy = std::move(policy);
+  out.candidates.reserve(items.size());
+  out.held.reserve(items.size());
+  for (const auto& item : items) {
+    Candidate c{item.name, item.raw, nullptr, {}};
+    if (!item.info) {
+      c.missing = "node object unreadable";
+      log::warn("node object unreadable",
+                {{"node", item.name}, {"error", item.info.error().message}});
+    } else {
+      auto lookup = cache.get(*item.info, out.policy);
+      c.state = lookup.state.get();
+      out.held.push_back(std::move(lookup.state));
+      if (lookup.built && c.state->status == TopologyStatus::kMalformed) {
+        log::warn("node topology labels malformed; topology treated as unknown",
+                  {{"node", item.name}, {"error", c.state->topologyError}});
+        if (metrics) metrics->countNodeTopologyError();
       }
-      out.candidates.push_back(std::move(c));
     }
-    return out;
+    out.candidates.push_back(std::move(c));
   }
+  return out;
+}
+
+// NodeNames mode: states from the cluster snapshot, loaded once for the whole request.
+Result<Resolved> fromSnapshot(const std::vector<std::string>& names,
+                              const ClusterBackend* cluster) {
   if (!cluster) {
     return Error{ErrorCode::kFailedPrecondition,
                  "NodeNames received but the extender runs without a cluster cache; start it with "
@@ -136,16 +124,35 @@ static Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const Clust
   if (!snapshot || !snapshot->synced) {
     return Error{ErrorCode::kFailedPrecondition, "cache not synced"};
   }
+  Resolved out;
   out.policy = snapshot->policy;
   out.snapshot = snapshot;
-  out.candidates.reserve(args.nodeNames->size());
-  for (const auto& name : *args.nodeNames) {
+  out.candidates.reserve(names.size());
+  for (const auto& name : names) {
     Candidate c{name, {}, snapshot->find(name), {}};
     if (!c.state) c.missing = "node not in the extender's cache";
     out.candidates.push_back(std::move(c));
   }
   return out;
 }
+
+Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const ClusterBackend* cluster,
+                              const ExtenderService::PolicySource& policySource,
+                              NodeStateCache& cache, metrics::Metrics* metrics) {
+  if (args.nodes) return fromNodeObjects(*args.nodes, policySource(), cache, metrics);
+  return fromSnapshot(*args.nodeNames, cluster);
+}
+
+}  // namespace
+
+ExtenderService::ExtenderService(PolicySource policy, ClusterBackend* cluster,
+                                 metrics::Metrics* metrics)
+    : policy_(std::move(policy)),
+      cluster_(cluster),
+      metrics_(metrics),
+      nodeCache_(std::make_unique<NodeStateCache>()) {}
+
+ExtenderService::~ExtenderService() = default;
 
 ServiceReply ExtenderService::filter(std::string_view body) const {
   auto args = wire::parseExtenderArgs(body);
