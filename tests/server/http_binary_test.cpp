@@ -133,6 +133,26 @@ TEST_CASE("Bad input answers a clear error and the server keeps serving") {
   CHECK(contains(log, "request body too large"));
 }
 
+TEST_CASE("Unknown node names in NodeNames mode are rejected by name, not by failing the call") {
+  ExtenderProcess ext(
+      {"--cluster-file", std::string(GTE_SOURCE_DIR) + "/tests/golden/cluster.yaml"});
+  REQUIRE(httpRequest(ext.port(), "GET", "/readyz").status == 200);
+  auto r = httpRequest(ext.port(), "POST", "/scheduler/filter",
+                       R"({"Pod":)" + pod("1") + R"(,"Nodes":null,"NodeNames":["dgx1","nope"]})");
+  CHECK(r.status == 200);
+  CHECK(contains(r.body, R"("NodeNames":["dgx1"])"));
+  CHECK(contains(r.body, R"("nope":"gpu-topology: node not in the extender's cache")"));
+  auto p = httpRequest(ext.port(), "POST", "/scheduler/prioritize",
+                       R"({"Pod":)" + pod("1") + R"(,"Nodes":null,"NodeNames":["nope"]})");
+  CHECK(p.body == R"([{"Host":"nope","Score":0}])");
+  auto b =
+      httpRequest(ext.port(), "POST", "/scheduler/bind",
+                  R"({"PodName":"train","PodNamespace":"ml","PodUID":"train-uid","Node":"nope"})");
+  CHECK(b.status == 200);
+  CHECK(contains(b.body, R"("Error":"gpu-topology: )"));
+  CHECK_FALSE(contains(b.body, R"("Error":"")"));
+}
+
 TEST_CASE("Chunked bodies past the limit are refused as they arrive") {
   ExtenderProcess ext({"--max-body-bytes", "4096"});
   HttpConnection c(ext.port());
