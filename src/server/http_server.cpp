@@ -80,7 +80,8 @@ struct HttpServer::Impl {
     const std::string path = request.relative_uri().path();
     try {
       if (!router.acceptsBody(method, path)) {
-        send(request, router.route(method, path, {}));
+        router.dispatch(method, path, {},
+                        [request](Reply reply) mutable { send(request, std::move(reply)); });
         return;
       }
       std::size_t declared = 0;

@@ -1,7 +1,6 @@
 #include "server/router.h"
 
 #include <chrono>
-#include <future>
 
 #include "log/logger.h"
 #include "metrics/metrics.h"
@@ -114,14 +113,12 @@ Reply Router::route(std::string_view method, std::string_view rawPath,
         case Verb::kPrioritize:
           sr = service_.prioritize(body);
           break;
-        case Verb::kBind: {
-          // Callers that can wait (tests, tools) get bind inline; the server uses dispatch().
-          std::promise<ServiceReply> promise;
-          auto future = promise.get_future();
-          service_.bind(body, [&promise](ServiceReply r) { promise.set_value(std::move(r)); });
-          sr = future.get();
+        case Verb::kBind:
+          // dispatch() answers bind asynchronously and never routes it here; reaching this is a
+          // broken invariant, answered as an error rather than by waiting on a pool thread.
+          log::error("bind routed synchronously", {{"path", path}});
+          sr = ServiceReply{500, wire::writeErrorBody("gpu-topology: internal error")};
           break;
-        }
         case Verb::kPreempt:
         case Verb::kOther:
           sr = service_.preempt(body);

@@ -34,8 +34,6 @@ class Router {
   Router(std::string prefix, const ExtenderService& service, metrics::Metrics* metrics,
          std::string versionJson);
 
-  // Synchronous: for everything but bind this is what the transport uses too.
-  Reply route(std::string_view method, std::string_view path, std::string_view body) const;
   // What the transport calls: bind completes later on another thread (it may wait on the API
   // server, which must not hold a cpprest pool thread); everything else calls `done` at once.
   void dispatch(std::string_view method, std::string_view path, std::string_view body,
@@ -48,6 +46,8 @@ class Router {
   bool acceptsBody(std::string_view method, std::string_view path) const;
 
  private:
+  // Everything but a POST to bind, which only dispatch() answers (it may wait on the API server).
+  Reply route(std::string_view method, std::string_view path, std::string_view body) const;
   const VerbRoute* findVerb(std::string_view path) const;
   void observe(metrics::Verb verb, int status, std::chrono::steady_clock::time_point started) const;
 

@@ -68,13 +68,6 @@ NodeStateCache::Lookup NodeStateCache::get(const NodeInfo& node,
   return {state, true};
 }
 
-std::shared_ptr<const NodeState> NodeStateCache::latest(const std::string& name) const {
-  const Shard& shard = shardFor(name);
-  std::lock_guard lock(shard.mutex);
-  auto it = shard.entries.find(name);
-  return it == shard.entries.end() ? nullptr : it->second.state;
-}
-
 std::size_t NodeStateCache::size() const {
   std::size_t n = 0;
   for (const auto& s : shards_) {

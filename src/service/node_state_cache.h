@@ -28,9 +28,6 @@ class NodeStateCache {
         false;  // true when this call (re)built it: the caller logs/counts label errors once
   };
   Lookup get(const NodeInfo& node, const PolicyConstSharedPtr& policy);
-  // The newest state seen for `name`, whatever its content (preempt in full-Node mode).
-  std::shared_ptr<const NodeState> latest(const std::string& name) const;
-
   std::size_t size() const;
 
  private:
