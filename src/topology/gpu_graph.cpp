@@ -113,7 +113,7 @@ std::vector<GpuMask> GpuGraph::nvlinkDomains(GpuMask members) const {
   const boost::filtered_graph<Graph, NvlinkInside, InMask> sub(g, NvlinkInside{&g, members},
                                                                InMask{members});
   // connected_components numbers the vertices of the filtered view; the map is indexed by the
-  // underlying vertex id, so vertices outside `members` simply keep their placeholder.
+  // underlying vertex id, so vertices outside `members` simply keep -1.
   std::vector<int> component(boost::num_vertices(g), -1);
   const int count = static_cast<int>(boost::connected_components(
       sub,

@@ -12,17 +12,6 @@ using gte::cluster::labelsCoverPod;
 using gte::cluster::ObservedPod;
 using namespace gte::testing;
 
-namespace {
-
-ClusterStateOptions clockedOptions(ManualClock& clock) {
-  ClusterStateOptions options;
-  options.now = clock.asWallClock();
-  options.reservationTtl = std::chrono::seconds(60);
-  return options;
-}
-
-}  // namespace
-
 TEST_CASE("labelsCoverPod: only a write strictly after the bind covers the pod") {
   CHECK(labelsCoverPod(1001, 1000, 0));
   CHECK_FALSE(labelsCoverPod(1000, 1000, 0));  // same second: the containers were not up yet

@@ -18,17 +18,6 @@ using gte::cluster::ClusterStateOptions;
 using gte::cluster::ObservedPod;
 using namespace gte::testing;
 
-namespace {
-
-ClusterStateOptions clockedOptions(ManualClock& clock) {
-  ClusterStateOptions options;
-  options.now = clock.asWallClock();
-  options.reservationTtl = std::chrono::seconds(60);
-  return options;
-}
-
-}  // namespace
-
 TEST_CASE("A reservation takes the predicted GPUs until released") {
   ManualClock clock;
   ClusterState state(testPolicy(), clockedOptions(clock));

@@ -64,6 +64,14 @@ class ManualClock {
   std::atomic<std::int64_t> seconds_;
 };
 
+// State options on a hand-moved clock, with a 60 s reservation TTL.
+inline cluster::ClusterStateOptions clockedOptions(ManualClock& clock) {
+  cluster::ClusterStateOptions options;
+  options.now = clock.asWallClock();
+  options.reservationTtl = std::chrono::seconds(60);
+  return options;
+}
+
 inline int freeGpus(const cluster::ClusterState& state, const std::string& node) {
   const auto snapshot = state.snapshot();  // keeps the NodeState alive while it is read
   const NodeState* found = snapshot->find(node);

@@ -2,6 +2,7 @@
 // tokens from a rotating file, unary requests, a watch body delivered while it is still being
 // written, cancellation of a quiet watch, and non-2xx answers.
 #include "k8s/api_client.h"
+#include "support/free_port.h"
 
 #include <arpa/inet.h>
 #include <cpprest/http_listener.h>
@@ -28,17 +29,7 @@ using web::http::experimental::listener::http_listener;
 
 namespace {
 
-int freePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
+using gte::testing::freePort;
 
 // A loopback server whose watch responses the test writes by hand.
 class FakeApiServer {

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "http_test_client.h"
+#include "support/free_port.h"
 
 namespace gte::testing {
 namespace {

@@ -37,7 +37,4 @@ class HttpConnection {
 HttpResponse httpRequest(std::uint16_t port, std::string_view method, std::string_view path,
                          std::string_view body = {}, std::string_view extraHeaders = {});
 
-// A TCP port that was free a moment ago.
-std::uint16_t freePort();
-
 }  // namespace gte::testing

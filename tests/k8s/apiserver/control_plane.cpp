@@ -1,4 +1,5 @@
 #include "control_plane.h"
+#include "support/free_port.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -22,20 +23,10 @@
 namespace gte::testing {
 namespace {
 
+using gte::testing::freePort;
+
 namespace fs = std::filesystem;
 constexpr const char* kToken = "gte-integration-admin-token";
-
-int freePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
 
 // fork/exec with output to `log`; the child gets its own process group so stop() reaches it all.
 pid_t spawn(const std::string& binary, const std::vector<std::string>& args,
