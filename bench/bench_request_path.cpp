@@ -29,7 +29,7 @@ struct Machine {
   const char* numa;
 };
 
-// Real topologies (labels-v1 encodings of the captures in ../shared/data/topologies).
+// Real topologies (labels-v1 encodings of the captures in tests/data/topologies).
 const Machine kMachines[] = {
     {"Tesla-V100-SXM2-16GB", "mesh", "1122000210200200100001112212", "PHHSSSSHHSSSSPSSSSSSSSPHHHHP",
      "00001111"},

@@ -1,5 +1,5 @@
 #pragma once
-// Errors as values (design anchor 5): parsing and decision code return Result<T> instead of
+// Errors as values: parsing and decision code return Result<T> instead of
 // throwing, so the request path never unwinds through cpprest's thread pool.
 #include <string>
 #include <utility>

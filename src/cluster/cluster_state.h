@@ -1,7 +1,7 @@
 #pragma once
 // The extender's own, thread-safe truth about the cluster in nodeCacheCapable mode: nodes by name,
-// pods by UID, and which GPUs are taken, published as immutable ClusterSnapshots (design anchor 2):
-// every change builds a new snapshot (re-deriving only the nodes it touched, anchor 3) and swaps
+// pods by UID, and which GPUs are taken, published as immutable ClusterSnapshots: every change
+// builds a new snapshot (re-deriving only the nodes it touched, by generation) and swaps
 // the pointer; readers never wait for a writer.
 //
 // GPUs taken on a node = what its labels say (`used`, inside NodeState) + the extender's usage on

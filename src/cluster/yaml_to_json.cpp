@@ -69,7 +69,7 @@ void appendNode(std::string& out, const YAML::Node& node) {
 }  // namespace
 
 Result<std::vector<std::string>> yamlDocumentsToJson(std::string_view text) {
-  // yaml-cpp reports errors by exception; this runs at startup only (design anchor 5).
+  // yaml-cpp reports errors by exception; this runs at startup only.
   try {
     std::vector<std::string> out;
     for (const YAML::Node& document : YAML::LoadAll(std::string(text))) {

@@ -1,6 +1,6 @@
 #pragma once
 // Topology-aware filtering of one node: a pure function of the pod's demand, the node's
-// precomputed state and the policy (design anchor 1). No I/O, clock, locks or globals; the
+// precomputed state and the policy. No I/O, clock, locks or globals; the
 // common cases are table lookups.
 #include "filter/filter_outcome.h"
 #include "policy/policy.h"

@@ -1,5 +1,5 @@
 #pragma once
-// The verdict of filtering one node for one pod, as values (design anchor 4). The reason is a
+// The verdict of filtering one node for one pod, as values. The reason is a
 // category, not text, so the request path formats nothing per node; filterReasonText() builds
 // the message from the category and the pod's request only, so kube-scheduler can group identical
 // messages across nodes.

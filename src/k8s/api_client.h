@@ -1,7 +1,7 @@
 #pragma once
 // ApiTransport over cpprestsdk's http_client, with TLS verified against the configured CA, client
 // certificates, and a rotating bearer token. cpprest headers stay in api_client.cpp (compile
-// firewall, design anchor 8).
+// firewall).
 #include <chrono>
 #include <memory>
 

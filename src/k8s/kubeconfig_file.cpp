@@ -129,7 +129,7 @@ Result<KubeConfig> resolve(const YAML::Node& root, const std::string& baseDir,
 
 Result<KubeConfig> parseKubeconfig(std::string_view yamlText, const std::string& baseDir,
                                    const std::string& context) {
-  // yaml-cpp reports syntax errors by exception; this runs at startup only (anchor 5).
+  // yaml-cpp reports syntax errors by exception; this runs at startup only.
   try {
     return resolve(YAML::Load(std::string(yamlText)), baseDir, context);
   } catch (const YAML::Exception& e) {

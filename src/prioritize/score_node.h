@@ -1,6 +1,6 @@
 #pragma once
 // Ranks a node for a pod by the GPUs it would really get there (docs/scoring.md). Pure: no I/O,
-// clock, locks or globals. Scores are 0..100 internally (design anchor 6); the wire edge converts
+// clock, locks or globals. Scores are 0..100 internally; the wire edge converts
 // with toExtenderScore().
 #include "policy/policy.h"
 #include "snapshot/node_state.h"

@@ -1,5 +1,6 @@
 #pragma once
-// The immutable view of the cluster one request decides on (design anchor 2): the policy and a
+// The immutable view of the cluster one request decides on (readers load one pointer and
+// nothing they hold ever changes): the policy and a
 // NodeState per node. Handlers load the pointer once per request; builders publish new ones.
 #include <cstdint>
 #include <memory>

@@ -1,5 +1,5 @@
 #pragma once
-// Builds ClusterSnapshots incrementally (design anchor 3): every change stamps the node with the
+// Builds ClusterSnapshots incrementally: every change stamps the node with the
 // next generation from one counter; build() re-derives only nodes stamped after the last build and
 // shares every other NodeState with the previous snapshot. Entries are kept per NodeStateIndex
 // shard: build() copies only the shards with a changed, added or removed node and shares every

@@ -1,6 +1,6 @@
 #pragma once
 // Everything the decision core needs about one node, precomputed when the node or its usage
-// changes so that filter and prioritize do O(1) lookups per node (design anchor 2). Immutable and
+// changes so that filter and prioritize do O(1) lookups per node. Immutable and
 // shared as std::shared_ptr<const NodeState>.
 #include <cstdint>
 #include <memory>

@@ -1,6 +1,6 @@
 #pragma once
 // The GPU link graph of one node (GPUs as vertices, links as weighted edges), built with
-// Boost.Graph. Boost stays inside gpu_graph.cpp (design anchor 8): callers see plain results.
+// Boost.Graph. Boost stays inside gpu_graph.cpp (a compile firewall): callers see plain results.
 #include <memory>
 #include <vector>
 

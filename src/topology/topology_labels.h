@@ -1,5 +1,5 @@
 #pragma once
-// Reads a node's GPU topology from its labels (spec/labels-v1.md). With a `<prefix>v` label every
+// Reads a node's GPU topology from its labels (docs/labels.md). With a `<prefix>v` label every
 // labels-v1 key is checked and any malformation is an Error naming the node and the key; links
 // are never guessed. Without one, NVIDIA GPU Feature Discovery labels and status.allocatable give
 // GPU and MIG device counts with unknown links; a node with neither has no GPUs.

@@ -13,7 +13,7 @@ import (
 	"gpu-topology-extender/tests/e2e/internal/topo"
 )
 
-// Captures in ../shared/data/topologies used by the scenarios, with the model label each machine
+// Captures in tests/data/topologies used by the scenarios, with the model label each machine
 // type would carry.
 const (
 	dgx1V   = "dgx1-v100-cubemesh.topo" // 8x V100, hybrid cube-mesh NVLink

@@ -29,7 +29,7 @@ func loadSettings() (settings, error) {
 		binDir:     envOr("E2E_BIN_DIR", filepath.Join(root, "build", "e2e-bin")),
 		extender:   envOr("GTE_BINARY", filepath.Join(root, "build", "bin", "gpu-topology-extender")),
 		policy:     envOr("GTE_POLICY", filepath.Join(root, "config", "scheduler-policy.yaml")),
-		topologies: envOr("GTE_TOPOLOGIES", filepath.Join(root, "..", "shared", "data", "topologies")),
+		topologies: envOr("GTE_TOPOLOGIES", filepath.Join(root, "tests", "data", "topologies")),
 		keepLogs:   os.Getenv("GTE_E2E_KEEP_LOGS") == "1",
 	}
 	for _, p := range []*string{&s.binDir, &s.extender, &s.policy, &s.topologies} {

@@ -1,4 +1,4 @@
-// Incremental snapshot builds (design anchor 3): only changed nodes are re-derived, unchanged
+// Incremental snapshot builds: only changed nodes are re-derived, unchanged
 // NodeStates are shared by pointer, a policy change re-derives everything.
 #include <catch2/catch_test_macros.hpp>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Real machines as labels-v1 nodes (design anchor 10), exactly as the node agent would label them.
+// Real machines as labels-v1 nodes, exactly as the node agent would label them.
 // Every builder takes a FixtureState for the parts that change at run time (which GPUs are used,
 // health, MIG layout), so tests describe a situation in one line.
 #include <map>

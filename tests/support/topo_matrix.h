@@ -36,7 +36,7 @@ struct TopoNodeOptions {
 // Parses the capture and emits the labels (plus allocatable nvidia.com/gpu = n).
 Result<NodeInfo> nodeFromTopoMatrix(std::string_view text, const TopoNodeOptions& options);
 
-// Reads a whole file (fixtures in ../shared/data/topologies).
+// Reads a whole file (fixtures in tests/data/topologies).
 Result<std::string> readTextFile(const std::string& path);
 
 }  // namespace gte::testing

@@ -1,4 +1,4 @@
-// Every real `nvidia-smi topo -m` capture in ../shared/data/topologies goes through the test
+// Every real `nvidia-smi topo -m` capture in tests/data/topologies goes through the test
 // converter into labels-v1 and back through the label reader; partial captures are rejected.
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -17,7 +17,7 @@ namespace {
 
 using Catch::Matchers::ContainsSubstring;
 
-const std::string kTopologies = std::string(GTE_SHARED_DIR) + "/data/topologies/";
+const std::string kTopologies = std::string(GTE_TEST_DATA_DIR) + "/topologies/";
 
 struct Capture {
   std::string file;

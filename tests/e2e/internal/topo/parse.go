@@ -1,5 +1,5 @@
 // Package topo turns `nvidia-smi topo -m` captures into the labels-v1 node label set
-// (../shared/spec/labels-v1.md), so e2e fixtures are built from real machines rather than from
+// (docs/labels.md), so e2e fixtures are built from real machines rather than from
 // hand-typed pair strings.
 package topo
 
