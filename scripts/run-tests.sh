@@ -18,6 +18,12 @@ if [ "${GTE_SKIP_E2E:-0}" != "1" ]; then
     exit 1
   fi
 fi
+# helm, for the chart checks in tests/ops (cached in <build>/tools-bin).
+if ! HELM_BIN_DIR="$build_dir/tools-bin" scripts/build-helm.sh; then
+  echo "run-tests: building helm failed" >&2
+  echo "0 passed, 1 failed"
+  exit 1
+fi
 ctest_log=$(mktemp)
 ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" 2>&1 | tee "$ctest_log"
 ctest_rc=${PIPESTATUS[0]}

@@ -1,16 +1,64 @@
 #include "app/cluster_observer.h"
 
+#include <algorithm>
+#include <bit>
+
 #include "log/logger.h"
 #include "metrics/metrics.h"
 #include "service/cluster_backend.h"
 #include "snapshot/cluster_snapshot.h"
 #include "snapshot/node_state.h"
+#include "topology/nvlink_clique.h"
 
 namespace gte::app {
 
+namespace {
+
+std::int64_t unixSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+metrics::NvlinkSetClass classOf(int setSize) {
+  if (setSize <= 1) return metrics::NvlinkSetClass::k1;
+  if (setSize == 2) return metrics::NvlinkSetClass::k2;
+  if (setSize <= 4) return metrics::NvlinkSetClass::k3to4;
+  if (setSize <= 8) return metrics::NvlinkSetClass::k5to8;
+  return metrics::NvlinkSetClass::k9to16;
+}
+
+metrics::FreeGpusByNvlinkSet freeGpusOf(const NodeState& state) {
+  metrics::FreeGpusByNvlinkSet out{};
+  if (!state.linksKnown()) {
+    out[static_cast<std::size_t>(metrics::NvlinkSetClass::kUnknownLinks)] = state.freeCount;
+    return out;
+  }
+  const auto sizes = nvlinkSetSizes(state.topology, state.freeMask);
+  for (GpuMask rest = state.freeMask; rest != 0; rest &= rest - 1) {
+    ++out[static_cast<std::size_t>(
+        classOf(sizes[static_cast<std::size_t>(std::countr_zero(rest))]))];
+  }
+  return out;
+}
+
+void addAge(metrics::LabelAges& ages, std::int64_t age) {
+  ages.maxSeconds = std::max(ages.maxSeconds, age);
+  ages.sumSeconds += static_cast<double>(age);
+  const auto bucket =
+      std::lower_bound(metrics::kLabelAgeBounds.begin(), metrics::kLabelAgeBounds.end(), age);
+  ++ages.perBucket[static_cast<std::size_t>(bucket - metrics::kLabelAgeBounds.begin())];
+}
+
+}  // namespace
+
 ClusterObserver::ClusterObserver(const ClusterBackend& backend, std::function<CacheCounts()> counts,
-                                 metrics::Metrics& metrics, std::chrono::milliseconds interval)
-    : backend_(backend), counts_(std::move(counts)), metrics_(metrics) {
+                                 metrics::Metrics& metrics, std::chrono::milliseconds interval,
+                                 std::function<std::int64_t()> now)
+    : backend_(backend),
+      counts_(std::move(counts)),
+      metrics_(metrics),
+      now_(now ? std::move(now) : std::function<std::int64_t()>(unixSeconds)) {
   thread_ = std::thread([this, interval] { run(interval); });
 }
 
@@ -33,19 +81,56 @@ void ClusterObserver::run(std::chrono::milliseconds interval) {
   }
 }
 
+void ClusterObserver::observeWatches(const CacheCounts& counts) {
+  if (!counts.watched) return;
+  const auto report = [this](metrics::WatchedResource resource, const WatchTotals& now,
+                             WatchTotals& last) {
+    metrics_.countWatchLists(resource, now.lists - std::min(now.lists, last.lists));
+    metrics_.countWatchFailures(resource, now.failures - std::min(now.failures, last.failures));
+    last = now;
+  };
+  report(metrics::WatchedResource::kNodes, counts.nodeWatch, lastNodeWatch_);
+  report(metrics::WatchedResource::kPods, counts.podWatch, lastPodWatch_);
+}
+
 void ClusterObserver::observe() {
   const CacheCounts c = counts_();
   metrics_.setCachedObjects(c.nodes, c.pods, c.reservations);
+  observeWatches(c);
   const auto snapshot = backend_.snapshot();
-  if (!snapshot || snapshot->generation == lastGeneration_) return;
+  if (!snapshot) return;
+  metrics_.setCacheSynced(snapshot->synced);
+  // Label ages grow with the clock, not with the snapshot: recomputed on every observation.
+  metrics::LabelAges ages;
+  const std::int64_t now = now_();
+  snapshot->nodes.forEach([&](const std::string&, const NodeStateConstSharedPtr& state) {
+    if (state && state->topology.generation > 0) {
+      addAge(ages, std::max<std::int64_t>(0, now - state->topology.generation));
+    }
+  });
+  metrics_.setNodeLabelAges(ages);
+  if (snapshot->generation == lastGeneration_) return;
   if (snapshot->generation > lastGeneration_) {
     metrics_.countSnapshotBuilds(snapshot->generation - lastGeneration_);
   }
   lastGeneration_ = snapshot->generation;
+  observeNodes(*snapshot);
+}
 
+void ClusterObserver::observeNodes(const ClusterSnapshot& snapshot) {
+  std::unordered_map<std::string, NodeFragments> fragments;
+  metrics::FreeGpusByNvlinkSet freeGpus{};
   std::unordered_map<std::string, std::string> now;
-  snapshot->nodes.forEach([&](const std::string& name, const NodeStateConstSharedPtr& state) {
-    if (!state || state->status != TopologyStatus::kMalformed) return;
+  snapshot.nodes.forEach([&](const std::string& name, const NodeStateConstSharedPtr& state) {
+    if (!state) return;
+    auto known = fragments_.find(name);
+    NodeFragments entry = known != fragments_.end() && known->second.state == state
+                              ? std::move(known->second)
+                              : NodeFragments{state, freeGpusOf(*state)};
+    for (std::size_t i = 0; i < freeGpus.size(); ++i)
+      freeGpus[i] += entry.freeGpus[i];
+    fragments.emplace(name, std::move(entry));
+    if (state->status != TopologyStatus::kMalformed) return;
     auto it = malformed_.find(name);
     if (it == malformed_.end() || it->second != state->topologyError) {
       log::warn("node topology labels malformed; topology treated as unknown",
@@ -59,6 +144,8 @@ void ClusterObserver::observe() {
   }
   malformed_ = std::move(now);
   metrics_.setMalformedNodes(static_cast<std::int64_t>(malformed_.size()));
+  fragments_ = std::move(fragments);
+  metrics_.setFreeGpusByNvlinkSet(freeGpus);
 }
 
 }  // namespace gte::app

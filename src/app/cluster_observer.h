@@ -1,35 +1,49 @@
 #pragma once
 // Watches the published cluster snapshots from the side, for operators: logs each node whose
 // topology labels become malformed (once per node and label change, naming node and key), and
-// keeps the cache metrics current. Runs on its own thread, reads snapshots only (never blocks the
-// writers), and stops with its owner.
+// keeps the cache metrics current (sizes, sync, watch progress, label age, fragmentation). Runs on
+// its own thread, reads snapshots only (never blocks the writers), and stops with its owner.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
 
+#include "metrics/metrics.h"
+
 namespace gte {
 class ClusterBackend;
-namespace metrics {
-class Metrics;
-}
+struct ClusterSnapshot;
+struct NodeState;
 
 namespace app {
+
+// Totals of one list+watch since start-up (the observer turns them into counter increments).
+struct WatchTotals {
+  std::uint64_t lists = 0;
+  std::uint64_t failures = 0;
+};
 
 struct CacheCounts {
   std::int64_t nodes = 0;
   std::int64_t pods = 0;
   std::int64_t reservations = 0;
+  // API-server watches only; a cluster file has none.
+  bool watched = false;
+  WatchTotals nodeWatch;
+  WatchTotals podWatch;
 };
 
 class ClusterObserver {
  public:
+  // `now` gives unix seconds, for the age of the nodes' `gen` labels (tests pass a fixed clock).
   ClusterObserver(const ClusterBackend& backend, std::function<CacheCounts()> counts,
-                  metrics::Metrics& metrics, std::chrono::milliseconds interval);
+                  metrics::Metrics& metrics, std::chrono::milliseconds interval,
+                  std::function<std::int64_t()> now = nullptr);
   ~ClusterObserver();
   ClusterObserver(const ClusterObserver&) = delete;
   ClusterObserver& operator=(const ClusterObserver&) = delete;
@@ -39,12 +53,24 @@ class ClusterObserver {
 
  private:
   void run(std::chrono::milliseconds interval);
+  void observeWatches(const CacheCounts& counts);
+  void observeNodes(const ClusterSnapshot& snapshot);
 
   const ClusterBackend& backend_;
   std::function<CacheCounts()> counts_;
   metrics::Metrics& metrics_;
+  std::function<std::int64_t()> now_;
   std::uint64_t lastGeneration_ = 0;
+  WatchTotals lastNodeWatch_;
+  WatchTotals lastPodWatch_;
   std::unordered_map<std::string, std::string> malformed_;  // node -> error already reported
+  // node -> its state last observed and that state's free GPUs by NVLink set size (recomputed only
+  // for nodes whose state changed).
+  struct NodeFragments {
+    std::shared_ptr<const NodeState> state;
+    metrics::FreeGpusByNvlinkSet freeGpus{};
+  };
+  std::unordered_map<std::string, NodeFragments> fragments_;
 
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -23,12 +23,28 @@ void PolicyListeners::notify(const PolicyConstSharedPtr& policy) const {
 namespace {
 
 template <typename Backend>
-std::function<CacheCounts()> countsOf(const Backend* backend) {
+CacheCounts sizesOf(const Backend& backend) {
+  const auto& state = backend.state();
+  CacheCounts counts;
+  counts.nodes = static_cast<std::int64_t>(state.nodeCount());
+  counts.pods = static_cast<std::int64_t>(state.podCount());
+  counts.reservations = static_cast<std::int64_t>(state.reservationCount());
+  return counts;
+}
+
+std::function<CacheCounts()> countsOf(const cluster::StaticClusterBackend* backend) {
+  return [backend] { return sizesOf(*backend); };
+}
+
+std::function<CacheCounts()> countsOf(const k8s::ApiServerBackend* backend) {
   return [backend] {
-    const auto& state = backend->state();
-    return CacheCounts{static_cast<std::int64_t>(state.nodeCount()),
-                       static_cast<std::int64_t>(state.podCount()),
-                       static_cast<std::int64_t>(state.reservationCount())};
+    CacheCounts counts = sizesOf(*backend);
+    counts.watched = true;
+    const k8s::WatchCounts nodes = backend->nodeWatch();
+    const k8s::WatchCounts pods = backend->podWatch();
+    counts.nodeWatch = WatchTotals{nodes.lists, nodes.failures};
+    counts.podWatch = WatchTotals{pods.lists, pods.failures};
+    return counts;
   };
 }
 

@@ -63,6 +63,7 @@ int serve(const app::ServeOptions& options) {
   log::setLevel(level);
 
   metrics::Metrics metrics;
+  metrics.setBuildInfo(app::kVersionNumber, app::kGitRevision);
   // The cluster wiring subscribes to policy changes (snapshots are rebuilt under a new policy).
   app::PolicyListeners listeners;
   auto initial = std::make_shared<const Policy>(defaultPolicy());
@@ -94,6 +95,8 @@ int serve(const app::ServeOptions& options) {
     return 2;
   }
   std::unique_ptr<app::ClusterObserver> observer;
+  // Full-Node mode has no cache to wait for: kube-scheduler sends every Node.
+  if (!cluster->backend) metrics.setCacheSynced(true);
   if (cluster->backend) {
     observer = std::make_unique<app::ClusterObserver>(*cluster->backend, cluster->counts, metrics,
                                                       kObserveInterval);

@@ -5,6 +5,8 @@
 namespace gte::app {
 
 const char* const kVersion = GTE_VERSION "+" GTE_GIT_REV;
+const char* const kVersionNumber = GTE_VERSION;
+const char* const kGitRevision = GTE_GIT_REV;
 
 std::string versionJson() {
   std::string out;

@@ -98,6 +98,14 @@ void ApiServerBackend::housekeeping() {
   }
 }
 
+WatchCounts ApiServerBackend::nodeWatch() const {
+  return WatchCounts{nodes_->lists(), nodes_->failures()};
+}
+
+WatchCounts ApiServerBackend::podWatch() const {
+  return WatchCounts{pods_->lists(), pods_->failures()};
+}
+
 bool ApiServerBackend::ready() const {
   return nodes_->synced() && pods_->synced();
 }

@@ -38,6 +38,13 @@ struct ApiServerBackendOptions {
   std::size_t bindThreads = 4;  // bindAsync workers
 };
 
+// Progress of one list+watch, for metrics: completed full lists (more than one means re-lists) and
+// failed list or watch attempts.
+struct WatchCounts {
+  std::uint64_t lists = 0;
+  std::uint64_t failures = 0;
+};
+
 class ApiServerBackend final : public ClusterBackend {
  public:
   ApiServerBackend(std::shared_ptr<ApiTransport> transport, PolicyConstSharedPtr policy,
@@ -68,6 +75,8 @@ class ApiServerBackend final : public ClusterBackend {
   // The policy watcher's listener: re-derives every node.
   void setPolicy(PolicyConstSharedPtr policy) { state_->setPolicy(std::move(policy)); }
   const cluster::ClusterState& state() const { return *state_; }
+  WatchCounts nodeWatch() const;
+  WatchCounts podWatch() const;
 
  private:
   void housekeeping();

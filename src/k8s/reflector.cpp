@@ -67,6 +67,7 @@ struct Reflector::Loop {
 
   std::atomic<bool> synced{false};
   std::atomic<std::uint64_t> lists{0};
+  std::atomic<std::uint64_t> failures{0};
   std::atomic<std::int64_t> lastProgressNs{0};
   std::atomic<std::int64_t> failingSinceNs{0};  // 0: the last attempt succeeded
   mutable std::mutex errorMutex;
@@ -85,6 +86,7 @@ void Reflector::Loop::markProgress() {
 }
 
 void Reflector::Loop::markFailure(const std::string& message) {
+  ++failures;
   std::int64_t expected = 0;
   failingSinceNs.compare_exchange_strong(expected, nowNs());
   {
@@ -278,6 +280,10 @@ bool Reflector::synced() const {
 
 std::uint64_t Reflector::lists() const {
   return loop_->lists;
+}
+
+std::uint64_t Reflector::failures() const {
+  return loop_->failures;
 }
 
 bool Reflector::healthy(std::string* why) const {

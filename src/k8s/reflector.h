@@ -51,6 +51,8 @@ class Reflector {
   bool healthy(std::string* why) const;
   // Number of completed full lists (1 after startup; more after 410 Gone). For tests and metrics.
   std::uint64_t lists() const;
+  // Failed list or watch attempts (each followed by a backoff), for metrics.
+  std::uint64_t failures() const;
 
  private:
   struct Loop;

@@ -10,6 +10,7 @@
 #include <array>
 #include <mutex>
 #include <sstream>
+#include <vector>
 
 namespace gte::metrics {
 namespace {
@@ -20,6 +21,14 @@ constexpr std::array<const char*, 5> kVerbNames = {"filter", "prioritize", "bind
 constexpr std::array<int, 7> kCodes = {200, 400, 404, 405, 413, 500, 503};
 constexpr std::array<const char*, 4> kRejectReasons = {"body_too_large", "malformed_json",
                                                        "bad_request", "other"};
+
+constexpr std::array<const char*, 2> kResourceNames = {"nodes", "pods"};
+constexpr std::array<const char*, static_cast<std::size_t>(NvlinkSetClass::kCount)> kSetClassNames =
+    {"1", "2", "3-4", "5-8", "9-16", "unknown"};
+
+prometheus::Histogram::BucketBoundaries labelAgeBuckets() {
+  return {kLabelAgeBounds.begin(), kLabelAgeBounds.end()};
+}
 
 std::size_t codeIndex(int code) {
   for (std::size_t i = 0; i < kCodes.size(); ++i) {
@@ -91,6 +100,52 @@ struct Metrics::Impl {
           .Help("Requests refused before a decision, by reason.")
           .Register(*registry);
 
+  prometheus::Family<prometheus::Gauge>& buildInfo =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_build_info")
+          .Help("1, labelled with the running version and git revision.")
+          .Register(*registry);
+  prometheus::Gauge& cacheSynced =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_cache_synced")
+          .Help(
+              "1 once the cluster cache has its first full list of nodes and pods; until then "
+              "filter answers an error.")
+          .Register(*registry)
+          .Add({});
+  prometheus::Family<prometheus::Counter>& watchLists =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_watch_lists_total")
+          .Help(
+              "Completed full lists per watched resource; more than one means re-lists (410 Gone "
+              "or a failed watch).")
+          .Register(*registry);
+  prometheus::Family<prometheus::Counter>& watchFailures =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_watch_failures_total")
+          .Help("Failed list or watch attempts per watched resource, each retried after a backoff.")
+          .Register(*registry);
+  prometheus::Gauge& labelAgeMax =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_node_label_age_max_seconds")
+          .Help("Age of the oldest node's gen label (the node agent's last write); 0 when none.")
+          .Register(*registry)
+          .Add({});
+  prometheus::Family<prometheus::Histogram>& labelAge =
+      prometheus::BuildHistogram()
+          .Name("gpu_topology_extender_node_label_age_seconds")
+          .Help(
+              "Age of each node's gen label now, one observation per node, replaced at every "
+              "observation (use histogram_quantile without rate()).")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& freeGpus =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_free_gpus")
+          .Help(
+              "Free whole GPUs by the size of the largest all-NVLink set of free GPUs each "
+              "belongs to (unknown: links not labelled).")
+          .Register(*registry);
+
   // Label sets resolved once; [verb][code] with a trailing "other" code.
   std::array<std::array<prometheus::Counter*, kCodes.size() + 1>, kVerbNames.size()> requestBy{};
   std::array<prometheus::Histogram*, kVerbNames.size()> latencyBy{};
@@ -101,6 +156,11 @@ struct Metrics::Impl {
   prometheus::Gauge* nodesGauge = nullptr;
   prometheus::Gauge* podsGauge = nullptr;
   prometheus::Gauge* reservationsGauge = nullptr;
+  std::array<prometheus::Counter*, kResourceNames.size()> watchListsBy{};
+  std::array<prometheus::Counter*, kResourceNames.size()> watchFailuresBy{};
+  std::mutex labelAgeMutex;  // guards the replacement of the single label-age histogram
+  prometheus::Histogram* labelAgeNow = nullptr;
+  std::array<prometheus::Gauge*, kSetClassNames.size()> freeGpusBy{};
 
   std::mutex policyMutex;  // guards the single policy_info series
   prometheus::Gauge* policyGauge = nullptr;
@@ -128,6 +188,14 @@ struct Metrics::Impl {
     nodesGauge = &cached.Add({{"kind", "node"}});
     podsGauge = &cached.Add({{"kind", "pod"}});
     reservationsGauge = &cached.Add({{"kind", "reservation"}});
+    for (std::size_t i = 0; i < kResourceNames.size(); ++i) {
+      watchListsBy[i] = &watchLists.Add({{"resource", kResourceNames[i]}});
+      watchFailuresBy[i] = &watchFailures.Add({{"resource", kResourceNames[i]}});
+    }
+    labelAgeNow = &labelAge.Add({}, labelAgeBuckets());
+    for (std::size_t i = 0; i < kSetClassNames.size(); ++i) {
+      freeGpusBy[i] = &freeGpus.Add({{"nvlink_set", kSetClassNames[i]}});
+    }
   }
 };
 
@@ -185,6 +253,43 @@ void Metrics::countRejectedRequest(std::string_view reason) {
     }
   }
   impl_->rejectedBy.back()->Increment();
+}
+
+void Metrics::setBuildInfo(std::string_view version, std::string_view revision) {
+  impl_->buildInfo.Add({{"version", std::string(version)}, {"revision", std::string(revision)}})
+      .Set(1);
+}
+
+void Metrics::setCacheSynced(bool synced) {
+  impl_->cacheSynced.Set(synced ? 1 : 0);
+}
+
+void Metrics::countWatchLists(WatchedResource resource, std::uint64_t n) {
+  if (n > 0) {
+    impl_->watchListsBy[static_cast<std::size_t>(resource)]->Increment(static_cast<double>(n));
+  }
+}
+
+void Metrics::countWatchFailures(WatchedResource resource, std::uint64_t n) {
+  if (n > 0) {
+    impl_->watchFailuresBy[static_cast<std::size_t>(resource)]->Increment(static_cast<double>(n));
+  }
+}
+
+void Metrics::setNodeLabelAges(const LabelAges& ages) {
+  impl_->labelAgeMax.Set(static_cast<double>(ages.maxSeconds));
+  // A distribution of the cluster now, not of events: a fresh histogram holds this observation.
+  std::vector<double> increments(ages.perBucket.begin(), ages.perBucket.end());
+  std::lock_guard lock(impl_->labelAgeMutex);
+  impl_->labelAge.Remove(impl_->labelAgeNow);
+  impl_->labelAgeNow = &impl_->labelAge.Add({}, labelAgeBuckets());
+  impl_->labelAgeNow->ObserveMultiple(increments, ages.sumSeconds);
+}
+
+void Metrics::setFreeGpusByNvlinkSet(const FreeGpusByNvlinkSet& counts) {
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    impl_->freeGpusBy[i]->Set(static_cast<double>(counts[i]));
+  }
 }
 
 std::string Metrics::serialize() const {

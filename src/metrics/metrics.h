@@ -2,6 +2,7 @@
 // The extender's Prometheus metrics. Families and label sets are registered once at start-up and
 // held by reference (prometheus-cpp's Add() per event is slow); labels are bounded: verb, HTTP
 // code, outcome — never node or pod names. prometheus-cpp headers stay in metrics.cpp.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -12,6 +13,24 @@ namespace gte::metrics {
 enum class Verb { kFilter, kPrioritize, kBind, kPreempt, kOther };
 enum class NodeOutcome { kFit, kUnschedulable, kUnresolvable };
 enum class ReloadResult { kOk, kError };
+enum class WatchedResource { kNodes, kPods };
+
+// Upper bounds (seconds) of the node-label-age buckets; a last bucket is +Inf.
+inline constexpr std::array<std::int64_t, 6> kLabelAgeBounds = {60, 300, 900, 3600, 21600, 86400};
+
+// How old the nodes' `gen` labels are now: the oldest, and how many nodes fall in each bucket
+// (not cumulative; the last bucket is +Inf). Nodes without a gen label are not counted.
+struct LabelAges {
+  std::int64_t maxSeconds = 0;  // 0 when no node has a gen label
+  std::array<std::int64_t, kLabelAgeBounds.size() + 1> perBucket{};
+  double sumSeconds = 0;
+};
+
+// Free whole GPUs by the size of the largest all-NVLink set of free GPUs each belongs to: how
+// fragmented the cluster is for multi-GPU jobs.
+enum class NvlinkSetClass { k1, k2, k3to4, k5to8, k9to16, kUnknownLinks, kCount };
+using FreeGpusByNvlinkSet =
+    std::array<std::int64_t, static_cast<std::size_t>(NvlinkSetClass::kCount)>;
 
 class Metrics {
  public:
@@ -35,6 +54,15 @@ class Metrics {
   void setCachedObjects(std::int64_t nodes, std::int64_t pods, std::int64_t reservations);
   void countBind(bool ok);
   void countRejectedRequest(std::string_view reason);  // body too large, bad JSON, ...
+
+  // gpu_topology_extender_build_info{version, revision} = 1, set once at start-up.
+  void setBuildInfo(std::string_view version, std::string_view revision);
+  // 1 once the first full list of nodes and pods is in (always 1 with a cluster file).
+  void setCacheSynced(bool synced);
+  void countWatchLists(WatchedResource resource, std::uint64_t n);
+  void countWatchFailures(WatchedResource resource, std::uint64_t n);
+  void setNodeLabelAges(const LabelAges& ages);
+  void setFreeGpusByNvlinkSet(const FreeGpusByNvlinkSet& counts);
 
   // The text exposition format (version 0.0.4) of everything registered.
   std::string serialize() const;

@@ -1,5 +1,7 @@
 #include "topology/nvlink_clique.h"
 
+#include <algorithm>
+
 namespace gte {
 namespace {
 
@@ -37,6 +39,27 @@ class CliqueSearch {
 
 int largestNvlinkClique(const PairTable& table, GpuMask members) {
   return CliqueSearch(table).run(members);
+}
+
+std::array<int, kMaxGpus> nvlinkSetSizes(const GpuTopology& topology, GpuMask members) {
+  PairTable table;
+  table.gpuCount = std::min(topology.gpuCount, kMaxGpus);
+  for (int i = 0; i < table.gpuCount; ++i) {
+    for (int j = i + 1; j < table.gpuCount; ++j) {
+      if (topology.nvlinkCount(i, j) == 0) continue;
+      table.nvlinkNeighbours[static_cast<std::size_t>(i)] |= GpuMask{1} << j;
+      table.nvlinkNeighbours[static_cast<std::size_t>(j)] |= GpuMask{1} << i;
+    }
+  }
+  std::array<int, kMaxGpus> sizes{};
+  for (GpuMask rest = members; rest != 0; rest &= rest - 1) {
+    const int gpu = std::countr_zero(rest);
+    if (gpu >= table.gpuCount) break;
+    // Every set of NVLink neighbours of `gpu` that is all-NVLink stays so with `gpu` added.
+    const GpuMask around = members & table.nvlinkNeighbours[static_cast<std::size_t>(gpu)];
+    sizes[static_cast<std::size_t>(gpu)] = 1 + largestNvlinkClique(table, around);
+  }
+  return sizes;
 }
 
 }  // namespace gte

@@ -67,5 +67,26 @@ TEST_CASE("largest all-NVLink set among free GPUs", "[topology][graph]") {
   CHECK(largestNvlinkClique(l40s, 0x0Fu) == 1);
 }
 
+TEST_CASE("each free GPU's largest all-NVLink set (fragmentation)", "[topology][graph]") {
+  const Policy policy = defaultPolicy();
+  const Result<GpuTopology> dgx1 = readTopology(testing::makeDgx1Volta(), policy);
+  REQUIRE(dgx1.ok());
+  const auto sizesOf = [&](GpuMask free) { return nvlinkSetSizes(*dgx1, free); };
+  // All free: every GPU sits in one of the cube-mesh's quads.
+  for (int gpu = 0; gpu < 8; ++gpu)
+    CHECK(sizesOf(0xFFu)[static_cast<std::size_t>(gpu)] == 4);
+  // {0,1,4,5}: 0-1, 0-4, 1-5, 4-5 are NVLink but 0-5 and 1-4 are not: pairs only.
+  const auto pairs = sizesOf(bitOf(0) | bitOf(1) | bitOf(4) | bitOf(5));
+  CHECK(pairs[0] == 2);
+  CHECK(pairs[5] == 2);
+  CHECK(pairs[2] == 0);  // not free: not counted
+  // {0,5}: no NVLink between them, each GPU alone.
+  CHECK(sizesOf(bitOf(0) | bitOf(5))[0] == 1);
+  CHECK(sizesOf(bitOf(0) | bitOf(5))[5] == 1);
+  const Result<GpuTopology> l40s = readTopology(testing::make4xPcieL40s(), policy);
+  REQUIRE(l40s.ok());
+  CHECK(nvlinkSetSizes(*l40s, 0x0Fu)[3] == 1);
+}
+
 }  // namespace
 }  // namespace gte

@@ -114,3 +114,24 @@ app.kubernetes.io/component: scheduler
 {{- end }}
 {{- toYaml $probe }}
 {{- end }}
+
+{{/* Half of kube-scheduler's httpTimeout ("3s", "500ms", "1m") in seconds, unless
+metrics.alerts.latencySeconds sets the threshold. */}}
+{{- define "gte.alertLatencySeconds" -}}
+{{- if .Values.metrics.alerts.latencySeconds }}
+{{- .Values.metrics.alerts.latencySeconds }}
+{{- else }}
+{{- $t := toString .Values.scheduler.extender.httpTimeout }}
+{{- $secs := 0.0 }}
+{{- if hasSuffix "ms" $t }}
+{{- $secs = divf (trimSuffix "ms" $t) 1000 }}
+{{- else if hasSuffix "m" $t }}
+{{- $secs = mulf (trimSuffix "m" $t) 60 }}
+{{- else if hasSuffix "s" $t }}
+{{- $secs = float64 (trimSuffix "s" $t) }}
+{{- else }}
+{{- fail (printf "scheduler.extender.httpTimeout %q: use a duration such as 3s or 500ms" $t) }}
+{{- end }}
+{{- divf $secs 2 }}
+{{- end }}
+{{- end }}

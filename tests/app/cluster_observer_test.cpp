@@ -1,0 +1,128 @@
+// The metrics an operator alerts on and the dashboard draws, as the observer derives them from a
+// cluster snapshot: sync, label age and fragmentation of free GPUs by NVLink set size.
+#include "app/cluster_observer.h"
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <chrono>
+#include <string>
+
+#include "cluster/cluster_file.h"
+#include "cluster/static_cluster_backend.h"
+#include "metrics/metrics.h"
+#include "policy/default_policy.h"
+
+namespace gte::app {
+namespace {
+
+constexpr std::int64_t kGen = 1764670000;
+
+// A DGX-1V with GPUs 2 and 5 in use (the labels-v1 worked example) whose agent wrote 400 s ago,
+// a DGX-1V with everything free written 2 h ago, and a node with only GPU Feature Discovery labels
+// (4 GPUs, links unknown, no gen).
+constexpr const char* kCluster = R"(
+apiVersion: v1
+kind: List
+items:
+  - kind: Node
+    metadata:
+      name: busy
+      labels:
+        gputopo.dev/v: "1"
+        gputopo.dev/n: "8"
+        gputopo.dev/model: Tesla-V100-SXM2-16GB
+        gputopo.dev/fabric: mesh
+        gputopo.dev/nvl: "1122000210200200100001112212"
+        gputopo.dev/pci: PHHSSSSHHSSSSPSSSSSSSSPHHHHP
+        gputopo.dev/numa: "00001111"
+        gputopo.dev/health: "11111111"
+        gputopo.dev/mig: nnnnnnnn
+        gputopo.dev/used: "00100100"
+        gputopo.dev/gen: "1764670000"
+    status: {allocatable: {nvidia.com/gpu: "8"}}
+  - kind: Node
+    metadata:
+      name: idle
+      labels:
+        gputopo.dev/v: "1"
+        gputopo.dev/n: "8"
+        gputopo.dev/model: Tesla-V100-SXM2-16GB
+        gputopo.dev/fabric: mesh
+        gputopo.dev/nvl: "1122000210200200100001112212"
+        gputopo.dev/pci: PHHSSSSHHSSSSPSSSSSSSSPHHHHP
+        gputopo.dev/numa: "00001111"
+        gputopo.dev/health: "11111111"
+        gputopo.dev/mig: nnnnnnnn
+        gputopo.dev/used: "00000000"
+        gputopo.dev/gen: "1764663200"
+    status: {allocatable: {nvidia.com/gpu: "8"}}
+  - kind: Node
+    metadata:
+      name: gfd
+      labels:
+        nvidia.com/gpu.count: "4"
+        nvidia.com/gpu.product: NVIDIA-L40S
+    status: {allocatable: {nvidia.com/gpu: "4"}}
+)";
+
+// The value of one exported series, or -1 when the scrape lacks it.
+double valueOf(const std::string& scrape, const std::string& series) {
+  const std::string prefix = series + " ";
+  const auto at = scrape.find("\n" + prefix);
+  if (at == std::string::npos) return -1;
+  return std::stod(scrape.substr(at + 1 + prefix.size()));
+}
+
+}  // namespace
+
+TEST_CASE("observer: cache sync, label age and free GPUs by NVLink set size") {
+  auto contents = cluster::parseClusterDocument(kCluster);
+  REQUIRE(contents.ok());
+  cluster::StaticClusterBackend backend(std::move(*contents),
+                                        std::make_shared<const Policy>(defaultPolicy()));
+  metrics::Metrics metrics;
+  ClusterObserver observer(
+      backend, [] { return CacheCounts{}; }, metrics, std::chrono::hours(1),
+      [] { return kGen + 400; });
+  observer.observe();
+  observer.observe();  // the age distribution is replaced, not accumulated
+  const std::string scrape = metrics.serialize();
+
+  CHECK(valueOf(scrape, "gpu_topology_extender_cache_synced") == 1);
+  // Ages 400 s and 7,200 s; the GFD node has no gen and is not counted.
+  CHECK(valueOf(scrape, "gpu_topology_extender_node_label_age_max_seconds") == 7200);
+  CHECK(valueOf(scrape, R"(gpu_topology_extender_node_label_age_seconds_bucket{le="300"})") == 0);
+  CHECK(valueOf(scrape, R"(gpu_topology_extender_node_label_age_seconds_bucket{le="900"})") == 1);
+  CHECK(valueOf(scrape, R"(gpu_topology_extender_node_label_age_seconds_bucket{le="3600"})") == 1);
+  CHECK(valueOf(scrape, R"(gpu_topology_extender_node_label_age_seconds_bucket{le="21600"})") == 2);
+  CHECK(valueOf(scrape, R"(gpu_topology_extender_node_label_age_seconds_bucket{le="+Inf"})") == 2);
+  CHECK(valueOf(scrape, "gpu_topology_extender_node_label_age_seconds_count") == 2);
+  CHECK(valueOf(scrape, "gpu_topology_extender_node_label_age_seconds_sum") == 7600);
+  // busy: with GPUs 2 and 5 taken each free GPU still has an all-NVLink triple ({0,1,3} and
+  // {4,6,7}); idle: the cube-mesh's two quads; gfd: 4 GPUs with unknown links.
+  CHECK(valueOf(scrape, R"(gpu_topology_extender_free_gpus{nvlink_set="3-4"})") == 6 + 8);
+  CHECK(valueOf(scrape, R"(gpu_topology_extender_free_gpus{nvlink_set="1"})") == 0);
+  CHECK(valueOf(scrape, R"(gpu_topology_extender_free_gpus{nvlink_set="unknown"})") == 4);
+}
+
+TEST_CASE("observer: watch lists and failures become counter increments") {
+  cluster::StaticClusterBackend backend(cluster::ClusterFileContents{},
+                                        std::make_shared<const Policy>(defaultPolicy()));
+  metrics::Metrics metrics;
+  CacheCounts counts;
+  counts.watched = true;
+  counts.nodeWatch = WatchTotals{1, 0};
+  counts.podWatch = WatchTotals{1, 3};
+  ClusterObserver observer(
+      backend, [&counts] { return counts; }, metrics, std::chrono::hours(1));
+  observer.observe();
+  counts.podWatch = WatchTotals{2, 5};  // a re-list after two more failures
+  observer.observe();
+  observer.observe();  // nothing new: no increment
+  const std::string scrape = metrics.serialize();
+  CHECK(valueOf(scrape, R"(gpu_topology_extender_watch_lists_total{resource="nodes"})") == 1);
+  CHECK(valueOf(scrape, R"(gpu_topology_extender_watch_lists_total{resource="pods"})") == 2);
+  CHECK(valueOf(scrape, R"(gpu_topology_extender_watch_failures_total{resource="pods"})") == 5);
+}
+
+}  // namespace gte::app

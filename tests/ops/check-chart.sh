@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# helm lint --strict and helm template, with the default values and with every option on. Also
+# checks what a user would notice in the rendered manifests: the objects exist, and every
+# optional object appears when its switch is on.
+source "$(dirname "$0")/ops_lib.sh"
+need "$helm_bin"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+"$helm_bin" lint --strict "$chart" || fail "helm lint --strict (default values)"
+"$helm_bin" lint --strict "$chart" -f "$ops_dir/values-all-on.yaml" || fail "helm lint --strict (all on)"
+
+render "$work/default.yaml"
+render "$work/all-on.yaml" -f "$ops_dir/values-all-on.yaml"
+
+kinds() { grep -E '^kind: ' "$1" | sort | uniq | tr '\n' ' '; }
+for kind in Deployment Service ServiceAccount ClusterRole ClusterRoleBinding ConfigMap; do
+  grep -qx "kind: $kind" "$work/default.yaml" || fail "default render lacks a $kind: $(kinds "$work/default.yaml")"
+done
+for kind in PrometheusRule ServiceMonitor; do
+  grep -qx "kind: $kind" "$work/default.yaml" && fail "default render has a $kind although it is off by default"
+  grep -qx "kind: $kind" "$work/all-on.yaml" || fail "all-on render lacks a $kind"
+done
+# A typo in a value must be refused, not silently ignored (values.schema.json).
+if "$helm_bin" template gte "$chart" --set extender.thredas=2 >/dev/null 2>&1; then
+  fail "helm template accepted the unknown value extender.thredas"
+fi
+if "$helm_bin" template gte "$chart" --set extender.port=notaport >/dev/null 2>&1; then
+  fail "helm template accepted extender.port=notaport"
+fi
+echo "chart: lint --strict and template pass with default and all-on values"
