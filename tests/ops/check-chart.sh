@@ -28,4 +28,12 @@ fi
 if "$helm_bin" template gte "$chart" --set extender.port=notaport >/dev/null 2>&1; then
   fail "helm template accepted extender.port=notaport"
 fi
+# bind with ignorable would let kube-scheduler bind past the extender's refusal: refused at render.
+if out=$("$helm_bin" template gte "$chart" --set scheduler.extender.ignorable=true 2>&1); then
+  fail "helm template accepted scheduler.extender.ignorable=true with bind: true"
+fi
+grep -q 'ignorable must be false while scheduler.extender.bind is true' <<<"$out" ||
+  fail "the ignorable+bind refusal does not say why: $out"
+"$helm_bin" template gte "$chart" --set scheduler.extender.ignorable=true \
+  --set scheduler.extender.bind=false >/dev/null || fail "ignorable without bind must render"
 echo "chart: lint --strict and template pass with default and all-on values"
