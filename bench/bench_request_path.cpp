@@ -180,7 +180,9 @@ int main(int argc, char** argv) {
            (void)namesMode.prioritize(namesBody);
          }));
   const double oneNode = millis([&] {
-    builder.setUsage("gpu-node-7", gte::NodeUsage{{0, 1}, 0, {}});
+    gte::NodeCharges charges;
+    charges.put(gte::PodCharge{"pod", true, gte::Allocation{true, {0, 1}, {}}, 0});
+    builder.setCharges("gpu-node-7", std::make_shared<const gte::NodeCharges>(charges));
     snapshot = builder.build();
   });
   std::printf("%-44s %8.3f ms\n", "snapshot rebuild after one node's usage change", oneNode);

@@ -1,5 +1,5 @@
 // Micro-benchmarks of the topology engine: node-state precompute (per node change) and the
-// per-node request path (filterNode + scoreNode). Plain std::chrono, medians of repeated runs.
+// per-node request path (checkFit + scoreNode). Plain std::chrono, medians of repeated runs.
 // Build: target bench_topology (needs gte_filter, gte_prioritize, gte_test_support).
 #include <algorithm>
 #include <chrono>
@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "filter/filter_node.h"
+#include "core/fit.h"
+#include "core/node_state.h"
 #include "policy/default_policy.h"
 #include "prioritize/score_node.h"
-#include "snapshot/node_state.h"
 #include "support/node_fixtures.h"
 #include "support/pod_fixtures.h"
 
@@ -45,7 +45,7 @@ void benchRequestPath(const char* name, const gte::NodeInfo& node, const gte::Po
   const gte::PodDemand demand = *gte::parsePodDemand(pod, policy);
   int sink = 0;
   const double ns = medianNanos(9, 20000, [&] {
-    const gte::FilterOutcome outcome = gte::filterNode(demand, *state, policy);
+    const gte::FitOutcome outcome = gte::checkFit(demand, *state, policy);
     sink += outcome.fits() ? gte::scoreNode(demand, *state, policy) : 0;
   });
   std::printf("filter+score   %-28s %10.1f ns (checksum %d)\n", name, ns, sink % 7);

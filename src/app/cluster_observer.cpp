@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <bit>
 
+#include "core/node_state.h"
 #include "log/logger.h"
 #include "metrics/metrics.h"
 #include "service/cluster_backend.h"
 #include "snapshot/cluster_snapshot.h"
-#include "snapshot/node_state.h"
 #include "topology/nvlink_clique.h"
 
 namespace gte::app {

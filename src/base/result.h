@@ -11,8 +11,10 @@ namespace gte {
 enum class ErrorCode {
   kInvalidArgument,     // the input is malformed: 400 / Error field
   kNotFound,            // an unknown name or path: 404
-  kFailedPrecondition,  // state not ready (cache not synced): Error field, retry later
-  kUnavailable,         // a dependency (API server) did not answer: retry this call
+  kFailedPrecondition,  // a configuration or state that retrying will not fix (NodeNames sent to an
+                        // extender without a cluster, a bind that no longer fits)
+  kUnavailable,         // clears by itself: retry this call (API server unreachable, cache not
+                        // synced yet)
   kTooLarge,            // a body or value over a configured limit: 413
   kInternal,            // a broken invariant: logged and counted
 };

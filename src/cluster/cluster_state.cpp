@@ -3,11 +3,12 @@
 #include <algorithm>
 
 #include "cluster/gpu_annotation.h"
+#include "core/fit.h"
+#include "core/node_charges.h"
+#include "core/node_state.h"
+#include "core/pod_demand.h"
+#include "core/predict_allocation.h"
 #include "model/gpu_request.h"
-#include "snapshot/node_state.h"
-#include "snapshot/pod_demand.h"
-#include "snapshot/predict_allocation.h"
-#include "topology/topology_labels.h"
 
 namespace gte::cluster {
 namespace {
@@ -21,12 +22,8 @@ std::string podKey(const PodInfo& pod) {
   return pod.uid.empty() ? podName(pod) : pod.uid;
 }
 
-// labels-v1 `gen` of a node whose labels read cleanly; 0 otherwise (no labels-v1, malformed):
-// then nothing the labels say covers any pod.
-std::int64_t labelsGenerationOf(const NodeInfo& node, const Policy& policy) {
-  Result<GpuTopology> topology = readTopology(node, policy);
-  if (!topology || topology->source != TopologySource::kLabelsV1) return 0;
-  return topology->generation;
+bool isGpuResource(std::string_view name) {
+  return name == kGpuResource || name.starts_with(kMigResourcePrefix);
 }
 
 // A bound pod's GPUs counted by number when no placement can be named: a topology annotation the
@@ -36,28 +33,12 @@ std::int64_t wholeGpusRequested(const PodInfo& pod) {
   return request ? request->gpus : 0;
 }
 
-// Marks the allocation's GPUs and MIG instances free in a copy of the node's labels-v1 strings
-// (`used`: '1' -> '0'; `mig<i>` tokens <p><s>u -> <p><s>f).
-void freeInLabels(NodeInfo& node, const Allocation& allocation, const Policy& policy) {
-  if (auto used = node.labels.find(policy.labelPrefix + "used"); used != node.labels.end()) {
-    for (const int gpu : allocation.gpus) {
-      const auto at = static_cast<std::size_t>(gpu);
-      if (gpu >= 0 && at < used->second.size() && used->second[at] == '1') used->second[at] = '0';
-    }
-  }
-  for (const MigAssignment& instance : allocation.mig) {
-    const auto tokens = node.labels.find(policy.labelPrefix + "mig" + std::to_string(instance.gpu));
-    if (tokens == node.labels.end() || instance.start < 0 || instance.start > 9) continue;
-    std::string& value = tokens->second;
-    for (std::size_t at = 0; at + 2 < value.size(); at += 3) {
-      if (value[at + 1] == static_cast<char>('0' + instance.start) && value[at + 2] == 'u') {
-        value[at + 2] = 'f';
-      }
-    }
-  }
-}
-
 }  // namespace
+
+bool holdsDevices(const PodInfo& pod) {
+  Result<GpuRequest> request = gpuRequestFrom(pod.requests);
+  return !request || !request->empty();
+}
 
 bool labelsCoverPod(std::int64_t labelsGeneration, std::int64_t boundAt,
                     std::int64_t clockSkewSeconds) noexcept {
@@ -81,24 +62,47 @@ std::int64_t ClusterState::nowSeconds() const {
       .count();
 }
 
-PodInfo ClusterState::trimmed(PodInfo pod) const {
-  // Only the extender's own annotations matter; others (kubectl's last-applied-configuration can be
-  // kilobytes) would dominate the cache's memory.
+PodInfo ClusterState::compact(PodInfo pod) const {
+  std::lock_guard lock(mutex_);
+  return trimmedLocked(std::move(pod));
+}
+
+PodInfo ClusterState::trimmedLocked(PodInfo pod) const {
+  // Only the extender's own annotations and the device requests matter; the rest (kubectl's
+  // last-applied-configuration can be kilobytes) would dominate the cache's memory.
   std::erase_if(pod.annotations, [this](const auto& entry) {
     return entry.first.rfind(policy_->labelPrefix, 0) != 0;
   });
+  ResourceList devices;
+  for (const auto& [name, quantity] : pod.requests.entries()) {
+    if (isGpuResource(name)) devices.set(name, quantity);
+  }
+  pod.requests = std::move(devices);
+  pod.resourceVersion.clear();
+  pod.resourceVersion.shrink_to_fit();
   return pod;
+}
+
+std::int64_t ClusterState::labelsGenerationLocked(const std::string& node) {
+  const NodeState* read = builder_.read(node);
+  return read != nullptr && read->status == TopologyStatus::kKnown ? read->topology.generation : 0;
+}
+
+bool ClusterState::countedLocked(std::int64_t labelsGeneration, std::int64_t boundAt) const {
+  return !labelsCoverPod(labelsGeneration, boundAt, options_.labelClockSkewSeconds);
 }
 
 // ---------------------------------------------------------------- nodes
 
 void ClusterState::setNodeLocked(NodeInfo node, NameSet& dirty) {
-  const std::int64_t generation = labelsGenerationOf(node, *policy_);
   std::string name = node.name;
-  NodeInfo copy = node;
-  nodes_[name] = NodeRecord{std::move(node), generation};
-  // With its current usage, so a node whose labels did not change is not re-derived.
-  builder_.upsertNode(std::move(copy), usageLocked(name));
+  if (builder_.upsertNode(std::move(node),
+                          std::make_shared<const NodeCharges>(ledger_.charges(name)))) {
+    // New labels may cover pods they did not cover before (or the reverse).
+    const std::int64_t generation = labelsGenerationLocked(name);
+    ledger_.recount(name,
+                    [&](const LedgerPod& pod) { return countedLocked(generation, pod.boundAt); });
+  }
   dirty.insert(std::move(name));
 }
 
@@ -110,12 +114,10 @@ void ClusterState::replaceNodes(std::vector<NodeInfo> nodes) {
     listed.insert(node.name);
     setNodeLocked(std::move(node), dirty);
   }
-  for (auto it = nodes_.begin(); it != nodes_.end();) {
-    if (listed.count(it->first) == 0) {
-      dirty.insert(it->first);
-      it = nodes_.erase(it);
-    } else {
-      ++it;
+  for (std::string& name : builder_.names()) {
+    if (listed.count(name) == 0) {
+      builder_.removeNode(name);
+      dirty.insert(std::move(name));
     }
   }
   refreshLocked(dirty);
@@ -130,9 +132,8 @@ void ClusterState::upsertNode(NodeInfo node) {
 
 void ClusterState::removeNode(std::string_view name) {
   std::lock_guard lock(mutex_);
-  NameSet dirty{std::string(name)};
-  nodes_.erase(std::string(name));
-  refreshLocked(dirty);
+  builder_.removeNode(name);
+  refreshLocked(NameSet{std::string(name)});
 }
 
 // ---------------------------------------------------------------- pods
@@ -145,29 +146,30 @@ void ClusterState::upsertPodLocked(ObservedPod observed, NameSet& dirty) {
     eraseReservationLocked(uid, dirty);
     return;
   }
-  if (observed.pod.nodeName.empty() && observed.pod.nominatedNodeName.empty()) {
-    // Pending and not nominated: nothing to account or preempt. A reservation made for it by a
-    // bind in flight stays until the bind finishes.
+  if ((observed.pod.nodeName.empty() && observed.pod.nominatedNodeName.empty()) ||
+      !holdsDevices(observed.pod)) {
+    // Pending and not nominated, or holding no device: nothing to account or preempt. A
+    // reservation made for it by a bind in flight stays until the bind finishes.
     erasePodLocked(uid, dirty);
     return;
   }
-  PodRecord record;
-  record.pod = trimmed(std::move(observed.pod));
-  const std::string& node = record.pod.nodeName;
-  const auto existing = pods_.find(uid);
+  LedgerPod record;
+  record.pod = trimmedLocked(std::move(observed.pod));
+  const std::string node = record.pod.nodeName;
   if (!node.empty()) {
-    if (existing != pods_.end() && existing->second.pod.nodeName == node) {
+    const LedgerPod* existing = ledger_.pod(uid);
+    if (existing != nullptr && existing->pod.nodeName == node) {
       // Same binding: keep what was decided when it was first seen.
-      record.boundAt = existing->second.boundAt;
-      record.allocation = existing->second.allocation;
-      record.unplacedGpus = existing->second.unplacedGpus;
+      record.boundAt = existing->boundAt;
+      record.allocation = existing->allocation;
+      record.unplacedGpus = existing->unplacedGpus;
     } else {
       record.boundAt = observed.boundAt.value_or(nowSeconds());
-      const auto reservation = reservations_.find(uid);
-      if (reservation != reservations_.end() && reservation->second.node == node) {
+      const LedgerReservation* reservation = ledger_.reservation(uid);
+      if (reservation != nullptr && reservation->node == node) {
         // Our own bind: the GPUs reserved are the ones to count, from the reservation on.
-        record.allocation = reservation->second.allocation;
-        record.boundAt = std::max(record.boundAt, reservation->second.reservedAt);
+        record.allocation = reservation->allocation;
+        record.boundAt = std::max(record.boundAt, reservation->reservedAt);
       }
     }
     const auto annotation =
@@ -178,41 +180,21 @@ void ClusterState::upsertPodLocked(ObservedPod observed, NameSet& dirty) {
         record.unplacedGpus = 0;
       }
     }
+    record.counted = countedLocked(labelsGenerationLocked(node), record.boundAt);
     eraseReservationLocked(uid, dirty);
-  }
-  if (existing != pods_.end() && existing->second.pod.nodeName != node &&
-      !existing->second.pod.nodeName.empty()) {
-    const std::string& previous = existing->second.pod.nodeName;
-    podsByNode_[previous].erase(uid);
-    dirty.insert(previous);
-  }
-  if (!node.empty()) {
-    podsByNode_[node].insert(uid);
     dirty.insert(node);
   }
-  pods_[uid] = std::move(record);
+  if (auto left = ledger_.putPod(uid, std::move(record)); left && !left->empty()) {
+    dirty.insert(std::move(*left));
+  }
 }
 
 void ClusterState::erasePodLocked(const std::string& uid, NameSet& dirty) {
-  const auto it = pods_.find(uid);
-  if (it == pods_.end()) return;
-  const std::string& node = it->second.pod.nodeName;
-  if (!node.empty()) {
-    const auto onNode = podsByNode_.find(node);
-    if (onNode != podsByNode_.end()) {
-      onNode->second.erase(uid);
-      if (onNode->second.empty()) podsByNode_.erase(onNode);
-    }
-    dirty.insert(node);
-  }
-  pods_.erase(it);
+  if (auto node = ledger_.erasePod(uid); node && !node->empty()) dirty.insert(std::move(*node));
 }
 
 void ClusterState::eraseReservationLocked(const std::string& uid, NameSet& dirty) {
-  const auto it = reservations_.find(uid);
-  if (it == reservations_.end()) return;
-  dirty.insert(it->second.node);
-  reservations_.erase(it);
+  if (auto node = ledger_.eraseReservation(uid)) dirty.insert(std::move(*node));
 }
 
 void ClusterState::replacePods(std::vector<ObservedPod> pods) {
@@ -223,12 +205,9 @@ void ClusterState::replacePods(std::vector<ObservedPod> pods) {
     listed.insert(podKey(observed.pod));
     upsertPodLocked(std::move(observed), dirty);
   }
-  std::vector<std::string> gone;
-  for (const auto& [uid, record] : pods_) {
-    if (listed.count(uid) == 0) gone.push_back(uid);
+  for (const std::string& uid : ledger_.podUids()) {
+    if (listed.count(uid) == 0) erasePodLocked(uid, dirty);
   }
-  for (const std::string& uid : gone)
-    erasePodLocked(uid, dirty);
   refreshLocked(dirty);
 }
 
@@ -258,9 +237,11 @@ void ClusterState::setPolicy(PolicyConstSharedPtr policy) {
   policy_ = policy;
   builder_.setPolicy(std::move(policy));
   NameSet dirty;
-  for (auto& [name, record] : nodes_) {
-    record.labelsGeneration = labelsGenerationOf(record.info, *policy_);
-    dirty.insert(name);
+  for (std::string& name : builder_.names()) {
+    const std::int64_t generation = labelsGenerationLocked(name);
+    ledger_.recount(name,
+                    [&](const LedgerPod& pod) { return countedLocked(generation, pod.boundAt); });
+    dirty.insert(std::move(name));
   }
   refreshLocked(dirty);
 }
@@ -279,21 +260,18 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
     ~RefreshOnExit() { state.refreshLocked(dirty); }
   } refreshOnExit{*this, dirty};
 
-  if (const auto bound = pods_.find(uid);
-      bound != pods_.end() && !bound->second.pod.nodeName.empty()) {
-    if (bound->second.pod.nodeName != node) {
-      return Error{
-          ErrorCode::kFailedPrecondition,
-          "pod " + podName(pod) + " is already bound to node " + bound->second.pod.nodeName};
+  if (const LedgerPod* bound = ledger_.pod(uid); bound != nullptr && !bound->pod.nodeName.empty()) {
+    if (bound->pod.nodeName != node) {
+      return Error{ErrorCode::kFailedPrecondition,
+                   "pod " + podName(pod) + " is already bound to node " + bound->pod.nodeName};
     }
-    return bound->second.allocation.value_or(Allocation{true, {}, {}});
+    return bound->allocation.value_or(Allocation{true, {}, {}});
   }
-  if (const auto held = reservations_.find(uid); held != reservations_.end()) {
-    if (held->second.node == node) return held->second.allocation;
+  if (const LedgerReservation* held = ledger_.reservation(uid); held != nullptr) {
+    if (held->node == node) return held->allocation;
     eraseReservationLocked(uid, dirty);  // a retry of the bind on another node
   }
-  const auto nodeRecord = nodes_.find(node);
-  if (nodeRecord == nodes_.end()) {
+  if (builder_.read(node) == nullptr) {
     return Error{ErrorCode::kNotFound, "node " + node + " is not in the cache"};
   }
   Result<PodDemand> demand = parsePodDemand(pod, *policy_);
@@ -307,16 +285,20 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
   if (state == nullptr) {
     return Error{ErrorCode::kInternal, "node " + node + " has no state in the snapshot"};
   }
+  // The same check filter made, now against everything placed since: a bind is refused exactly
+  // when filter would refuse the node now, with filter's reason.
+  const FitOutcome fit = demand->empty() ? FitOutcome{} : checkFit(*demand, *state, *now->policy);
+  if (!fit.fits()) {
+    return Error{ErrorCode::kFailedPrecondition, fitReasonText(fit, *demand)};
+  }
   Allocation allocation =
       demand->empty() ? Allocation{true, {}, {}} : predictAllocation(*demand, *state);
   if (!allocation.complete) {
-    return Error{ErrorCode::kFailedPrecondition,
-                 "node " + node + " has no room left for pod " + podName(pod) +
-                     " (the GPUs it fitted are taken by pods placed since)"};
+    return Error{ErrorCode::kInternal, "node " + node + " fits pod " + podName(pod) +
+                                           " but no allocation could be predicted"};
   }
-  Reservation reservation{trimmed(pod), node, allocation, nowSeconds(),
-                          options_.now() + options_.reservationTtl};
-  reservations_[uid] = std::move(reservation);
+  ledger_.putReservation(uid, LedgerReservation{trimmedLocked(pod), node, allocation, nowSeconds(),
+                                                options_.now() + options_.reservationTtl});
   dirty.insert(node);
   return allocation;
 }
@@ -330,33 +312,27 @@ void ClusterState::release(std::string_view uid) {
 
 void ClusterState::markBound(std::string_view uid) {
   std::lock_guard lock(mutex_);
-  const auto it = reservations_.find(std::string(uid));
-  if (it == reservations_.end()) return;
-  Reservation reservation = std::move(it->second);
-  reservations_.erase(it);
-  PodRecord record;
-  record.pod = std::move(reservation.pod);
-  record.pod.nodeName = reservation.node;
-  record.boundAt = reservation.reservedAt;
-  record.allocation = std::move(reservation.allocation);
   const std::string key(uid);
-  podsByNode_[reservation.node].insert(key);
-  pods_[key] = std::move(record);
-  refreshLocked(NameSet{reservation.node});
+  const LedgerReservation* held = ledger_.reservation(key);
+  if (held == nullptr) return;
+  LedgerPod record;
+  record.pod = held->pod;
+  record.pod.nodeName = held->node;
+  record.boundAt = held->reservedAt;
+  record.allocation = held->allocation;
+  record.counted = true;  // bound now: no labels written yet can cover it
+  const std::string node = held->node;
+  NameSet dirty{node};
+  ledger_.putPod(key, std::move(record));
+  eraseReservationLocked(key, dirty);
+  refreshLocked(dirty);
 }
 
 std::size_t ClusterState::expireLocked(NameSet& dirty) {
-  const auto now = options_.now();
-  std::size_t expired = 0;
-  for (auto it = reservations_.begin(); it != reservations_.end();) {
-    if (it->second.expires <= now) {
-      dirty.insert(it->second.node);
-      it = reservations_.erase(it);
-      ++expired;
-    } else {
-      ++it;
-    }
-  }
+  std::vector<std::string> nodes;
+  const std::size_t expired = ledger_.expire(options_.now(), nodes);
+  for (std::string& node : nodes)
+    dirty.insert(std::move(node));
   return expired;
 }
 
@@ -370,63 +346,37 @@ std::size_t ClusterState::expireReservations() {
 
 // ---------------------------------------------------------------- accounting
 
-bool ClusterState::counted(const PodRecord& record, const NodeRecord& node) const {
-  return !labelsCoverPod(node.labelsGeneration, record.boundAt, options_.labelClockSkewSeconds);
-}
-
-NodeUsage ClusterState::usageLocked(const std::string& name) {
-  NodeUsage usage;
-  const auto node = nodes_.find(name);
-  if (node == nodes_.end()) return usage;
-  std::vector<PodRecord*> unpredicted;
-  if (const auto onNode = podsByNode_.find(name); onNode != podsByNode_.end()) {
-    for (const std::string& uid : onNode->second) {
-      PodRecord& record = pods_.at(uid);
-      if (!counted(record, node->second)) continue;
-      if (record.allocation) {
-        addToUsage(usage, *record.allocation);
-        usage.unknownGpus += record.unplacedGpus;
-      } else {
-        unpredicted.push_back(&record);
-      }
-    }
-  }
-  for (const auto& [uid, reservation] : reservations_) {
-    if (reservation.node == name) addToUsage(usage, reservation.allocation);
-  }
-  // Pods first counted now get the device plugin's predicted pick, in bind order, each against
-  // the node as the ones before it left it.
-  std::sort(unpredicted.begin(), unpredicted.end(), [](const PodRecord* a, const PodRecord* b) {
-    return a->boundAt != b->boundAt ? a->boundAt < b->boundAt : a->pod.uid < b->pod.uid;
-  });
-  for (PodRecord* record : unpredicted) {
-    Result<PodDemand> demand = parsePodDemand(record->pod, *policy_);
+// Pods first counted now get the device plugin's predicted pick, in bind order, each against the
+// node as the ones before it left it.
+void ClusterState::predictLocked(const std::string& node) {
+  const NodeState* read = builder_.read(node);
+  if (read == nullptr) return;  // bound to a node not (yet) in the cache: predicted once it is
+  const std::vector<std::string> waiting = ledger_.unpredicted(node);
+  for (const std::string& uid : waiting) {
+    const PodInfo& pod = ledger_.pod(uid)->pod;
+    Result<PodDemand> demand = parsePodDemand(pod, *policy_);
     Allocation allocation{true, {}, {}};
+    std::int64_t unplaced = 0;
     if (!demand) {
-      record->unplacedGpus = wholeGpusRequested(record->pod);
+      unplaced = wholeGpusRequested(pod);
     } else if (!demand->empty()) {
-      const NodeStateConstSharedPtr state = buildNodeState(node->second.info, usage, *policy_);
+      const NodeStateConstSharedPtr state =
+          rebuildNodeState(*read, ledger_.charges(node).usage(), *policy_);
       allocation = predictAllocation(*demand, *state);
       if (!allocation.complete) {
         // The labels or earlier pods say there is no room; the pod runs anyway, so count it.
         allocation = Allocation{false, {}, {}};
-        record->unplacedGpus = demand->gpus;
+        unplaced = demand->gpus;
       }
     }
-    record->allocation = std::move(allocation);
-    addToUsage(usage, *record->allocation);
-    usage.unknownGpus += record->unplacedGpus;
+    ledger_.setAllocation(uid, std::move(allocation), unplaced);
   }
-  return usage;
 }
 
 void ClusterState::refreshLocked(const NameSet& dirty) {
   for (const std::string& name : dirty) {
-    if (nodes_.count(name) == 0) {
-      builder_.removeNode(name);
-      continue;
-    }
-    builder_.setUsage(name, usageLocked(name));
+    predictLocked(name);
+    builder_.setCharges(name, std::make_shared<const NodeCharges>(ledger_.charges(name)));
   }
   publishLocked();
 }
@@ -441,11 +391,10 @@ void ClusterState::publishLocked() {
 
 std::optional<PodInfo> ClusterState::podByUid(std::string_view uid) const {
   std::lock_guard lock(mutex_);
-  const std::string key(uid);
-  if (const auto it = pods_.find(key); it != pods_.end()) return it->second.pod;
-  if (const auto it = reservations_.find(key); it != reservations_.end()) {
-    PodInfo pod = it->second.pod;
-    pod.nodeName = it->second.node;
+  if (const LedgerPod* pod = ledger_.pod(uid)) return pod->pod;
+  if (const LedgerReservation* held = ledger_.reservation(uid)) {
+    PodInfo pod = held->pod;
+    pod.nodeName = held->node;
     return pod;
   }
   return std::nullopt;
@@ -453,62 +402,30 @@ std::optional<PodInfo> ClusterState::podByUid(std::string_view uid) const {
 
 std::vector<PodInfo> ClusterState::podsOnNode(std::string_view node) const {
   std::lock_guard lock(mutex_);
-  std::vector<PodInfo> out;
-  if (const auto onNode = podsByNode_.find(std::string(node)); onNode != podsByNode_.end()) {
-    for (const std::string& uid : onNode->second)
-      out.push_back(pods_.at(uid).pod);
-  }
-  for (const auto& [uid, reservation] : reservations_) {
-    if (reservation.node != node) continue;
-    out.push_back(reservation.pod);
-    out.back().nodeName = reservation.node;
-  }
-  return out;
+  return ledger_.podsOn(node);
 }
 
 NodeStateConstSharedPtr ClusterState::nodeStateWithout(
     std::string_view name, const std::vector<std::string>& podUids) const {
-  std::lock_guard lock(mutex_);
-  const auto node = nodes_.find(std::string(name));
-  if (node == nodes_.end()) return nullptr;
-  const std::unordered_set<std::string> victims(podUids.begin(), podUids.end());
-  NodeInfo info = node->second.info;
-  NodeUsage usage;
-  if (const auto onNode = podsByNode_.find(node->first); onNode != podsByNode_.end()) {
-    for (const std::string& uid : onNode->second) {
-      const PodRecord& record = pods_.at(uid);
-      const bool isCounted = counted(record, node->second);
-      if (victims.count(uid) != 0) {
-        if (!isCounted && record.allocation) freeInLabels(info, *record.allocation, *policy_);
-        continue;
-      }
-      if (!isCounted) continue;
-      // Every counted pod has an allocation after the last refresh.
-      if (record.allocation) addToUsage(usage, *record.allocation);
-      usage.unknownGpus += record.unplacedGpus;
-    }
-  }
-  for (const auto& [uid, reservation] : reservations_) {
-    if (reservation.node == node->first && victims.count(uid) == 0) {
-      addToUsage(usage, reservation.allocation);
-    }
-  }
-  return buildNodeState(info, usage, *policy_);
+  const ClusterSnapshotConstSharedPtr now = snapshot();
+  const NodeState* state = now->find(name);
+  if (state == nullptr) return nullptr;
+  return gte::nodeStateWithout(*state, podUids, *now->policy);
 }
 
 std::size_t ClusterState::nodeCount() const {
   std::lock_guard lock(mutex_);
-  return nodes_.size();
+  return builder_.nodeCount();
 }
 
 std::size_t ClusterState::podCount() const {
   std::lock_guard lock(mutex_);
-  return pods_.size();
+  return ledger_.podCount();
 }
 
 std::size_t ClusterState::reservationCount() const {
   std::lock_guard lock(mutex_);
-  return reservations_.size();
+  return ledger_.reservationCount();
 }
 
 }  // namespace gte::cluster

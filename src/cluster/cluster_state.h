@@ -4,6 +4,10 @@
 // builds a new snapshot (re-deriving only the nodes it touched, by generation) and swaps
 // the pointer; readers never wait for a writer.
 //
+// The node records live in the snapshot builder (one copy of each NodeInfo and of what was read
+// from its labels); the pods live in a PodLedger that keeps each node's charges as pods come and
+// go. Pods that request no GPU or MIG device are not kept: they hold nothing the extender accounts.
+//
 // GPUs taken on a node = what its labels say (`used`, inside NodeState) + the extender's usage on
 // top, made of:
 //   - bound pods the labels do not reflect yet: a pod counts while the node agent's last write
@@ -24,9 +28,10 @@
 #include <vector>
 
 #include "base/result.h"
+#include "cluster/pod_ledger.h"
+#include "core/allocation.h"
 #include "model/node_info.h"
 #include "model/pod_info.h"
-#include "snapshot/allocation.h"
 #include "snapshot/cluster_snapshot.h"
 #include "snapshot/cluster_snapshot_builder.h"
 
@@ -57,6 +62,10 @@ struct ObservedPod {
 bool labelsCoverPod(std::int64_t labelsGeneration, std::int64_t boundAt,
                     std::int64_t clockSkewSeconds) noexcept;
 
+// Whether the cache keeps the pod at all: it asks for a GPU or MIG device (or its requests are
+// unreadable, so it may hold some). Other pods hold nothing the extender accounts.
+bool holdsDevices(const PodInfo& pod);
+
 class ClusterState {
  public:
   explicit ClusterState(PolicyConstSharedPtr policy, ClusterStateOptions options = {});
@@ -65,6 +74,10 @@ class ClusterState {
 
   // Never null. Lock-free for practical purposes: only a pointer copy under a dedicated mutex.
   ClusterSnapshotConstSharedPtr snapshot() const;
+
+  // The part of a pod the cache keeps: the extender's own annotations and the device requests.
+  // List consumers call it per item so a full list never holds whole pods.
+  PodInfo compact(PodInfo pod) const;
 
   // --- Fed by the watch (or a cluster file). Each call publishes a new snapshot.
   void replaceNodes(std::vector<NodeInfo> nodes);  // after a full list
@@ -95,10 +108,8 @@ class ClusterState {
   std::optional<PodInfo> podByUid(std::string_view uid) const;
   // Bound and reserved pods on `node` (reserved ones with nodeName filled in).
   std::vector<PodInfo> podsOnNode(std::string_view node) const;
-  // What-if for preempt: the node's state as if these pods were gone. Their counted GPUs leave the
-  // usage; GPUs the labels already show as theirs (known from the `<prefix>gpus` annotation) are
-  // marked free in a copy of the labels. A victim the labels cover but whose GPUs are not known
-  // frees nothing (conservative: preemption is never promised on a guess). Null for an unknown
+  // What-if for preempt: the node's state as if these pods were gone (nodeStateWithout in
+  // core/node_charges.h, on the published snapshot: takes no writer lock). Null for an unknown
   // node.
   NodeStateConstSharedPtr nodeStateWithout(std::string_view node,
                                            const std::vector<std::string>& podUids) const;
@@ -107,52 +118,34 @@ class ClusterState {
   std::size_t reservationCount() const;
 
  private:
-  struct NodeRecord {
-    NodeInfo info;
-    std::int64_t labelsGeneration = 0;  // labels-v1 `gen` when the labels read cleanly, else 0
-  };
-  struct PodRecord {
-    PodInfo pod;
-    std::int64_t boundAt = 0;
-    // GPUs on pod.nodeName: from the annotation, the reservation, or predicted when first counted.
-    std::optional<Allocation> allocation;
-    std::int64_t unplacedGpus = 0;  // whole GPUs counted by number only (no room in the prediction)
-  };
-  struct Reservation {
-    PodInfo pod;
-    std::string node;
-    Allocation allocation;
-    std::int64_t reservedAt = 0;  // unix seconds
-    std::chrono::system_clock::time_point expires;
-  };
   using NameSet = std::unordered_set<std::string>;
 
   std::int64_t nowSeconds() const;
-  PodInfo trimmed(PodInfo pod) const;
-  // The *Locked mutators add the nodes whose usage may have changed to `dirty`; refreshLocked()
-  // then re-derives those and publishes once.
+  PodInfo trimmedLocked(PodInfo pod) const;
+  // The *Locked mutators add the nodes whose charges may have changed to `dirty`; refreshLocked()
+  // then predicts what needs predicting on those, hands their charges to the builder and
+  // publishes once.
   void setNodeLocked(NodeInfo node, NameSet& dirty);
   void upsertPodLocked(ObservedPod observed, NameSet& dirty);
   void erasePodLocked(const std::string& uid, NameSet& dirty);
   void eraseReservationLocked(const std::string& uid, NameSet& dirty);
   std::size_t expireLocked(NameSet& dirty);
-  bool counted(const PodRecord& record, const NodeRecord& node) const;
-  NodeUsage usageLocked(const std::string& node);
+  // labels-v1 `gen` of the node's current labels when they read cleanly, else 0.
+  std::int64_t labelsGenerationLocked(const std::string& node);
+  bool countedLocked(std::int64_t labelsGeneration, std::int64_t boundAt) const;
+  void predictLocked(const std::string& node);
   void refreshLocked(const NameSet& dirty);
   void publishLocked();
 
   const ClusterStateOptions options_;
 
-  mutable std::mutex mutex_;  // guards everything below except current_
-  PolicyConstSharedPtr policy_;
-  ClusterSnapshotBuilder builder_;
-  std::unordered_map<std::string, NodeRecord> nodes_;
-  std::unordered_map<std::string, PodRecord> pods_;            // by UID
-  std::unordered_map<std::string, NameSet> podsByNode_;        // node -> UIDs of bound pods
-  std::unordered_map<std::string, Reservation> reservations_;  // by UID
+  mutable std::mutex mutex_;        // the writer lock: guards everything below except current_
+  PolicyConstSharedPtr policy_;     // GUARDED_BY(mutex_)
+  ClusterSnapshotBuilder builder_;  // GUARDED_BY(mutex_): the node records
+  PodLedger ledger_;                // GUARDED_BY(mutex_): pods, reservations, per-node charges
 
-  mutable std::mutex snapshotMutex_;  // guards only the pointer
-  ClusterSnapshotConstSharedPtr current_;
+  mutable std::mutex snapshotMutex_;       // guards only the pointer
+  ClusterSnapshotConstSharedPtr current_;  // GUARDED_BY(snapshotMutex_)
 };
 
 }  // namespace gte::cluster

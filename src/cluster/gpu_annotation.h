@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "base/result.h"
-#include "snapshot/allocation.h"
+#include "core/allocation.h"
 
 namespace gte::cluster {
 

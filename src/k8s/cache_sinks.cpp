@@ -13,7 +13,8 @@ Result<NodeInfo> decodeNode(std::string_view object) {
 }
 
 bool worthKeeping(const PodInfo& pod) {
-  return !pod.terminal() && (!pod.nodeName.empty() || !pod.nominatedNodeName.empty());
+  return !pod.terminal() && (!pod.nodeName.empty() || !pod.nominatedNodeName.empty()) &&
+         cluster::holdsDevices(pod);
 }
 
 }  // namespace
@@ -68,7 +69,11 @@ void PodCacheSink::beginList() {
 Status PodCacheSink::listItem(std::string_view object) {
   auto observed = observePod(object);
   if (!observed) return std::move(observed).error();
-  if (worthKeeping(observed->pod)) listing_.push_back(std::move(*observed));
+  if (worthKeeping(observed->pod)) {
+    // Compacted now: a list of 100,000 pods must not be held whole until it ends.
+    observed->pod = state_->compact(std::move(observed->pod));
+    listing_.push_back(std::move(*observed));
+  }
   return Ok{};
 }
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
-#include "snapshot/mig_plan.h"
-#include "snapshot/predict_allocation.h"
+#include "core/mig_plan.h"
+#include "core/predict_allocation.h"
 
 namespace gte {
 namespace {

@@ -2,9 +2,9 @@
 // Ranks a node for a pod by the GPUs it would really get there (docs/scoring.md). Pure: no I/O,
 // clock, locks or globals. Scores are 0..100 internally; the wire edge converts
 // with toExtenderScore().
+#include "core/node_state.h"
+#include "core/pod_demand.h"
 #include "policy/policy.h"
-#include "snapshot/node_state.h"
-#include "snapshot/pod_demand.h"
 
 namespace gte {
 

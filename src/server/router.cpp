@@ -6,6 +6,7 @@
 #include "metrics/metrics.h"
 #include "service/extender_service.h"
 #include "wire/extender_results.h"
+#include "wire/reason.h"
 
 namespace gte::server {
 namespace {
@@ -117,7 +118,7 @@ Reply Router::route(std::string_view method, std::string_view rawPath,
           // dispatch() answers bind asynchronously and never routes it here; reaching this is a
           // broken invariant, answered as an error rather than by waiting on a pool thread.
           log::error("bind routed synchronously", {{"path", path}});
-          sr = ServiceReply{500, wire::writeErrorBody("gpu-topology: internal error")};
+          sr = ServiceReply{500, wire::writeErrorBody(wire::prefixedReason("internal error"))};
           break;
         case Verb::kPreempt:
         case Verb::kOther:

@@ -15,7 +15,7 @@
 namespace gte {
 
 struct ClusterSnapshot;  // src/snapshot/cluster_snapshot.h
-struct NodeState;        // src/snapshot/node_state.h
+struct NodeState;        // src/core/node_state.h
 
 struct BindRequest {
   std::string podName;

@@ -1,87 +1,58 @@
 #include "service/extender_service.h"
 
-#include <algorithm>
 #include <utility>
 #include <vector>
 
-#include "filter/filter_node.h"
-#include "filter/filter_outcome.h"
+#include "core/node_candidate.h"
+#include "core/node_state.h"
+#include "core/pod_demand.h"
+#include "filter/filter_nodes.h"
 #include "log/logger.h"
 #include "metrics/metrics.h"
+#include "prioritize/prioritize_nodes.h"
 #include "prioritize/score_node.h"
 #include "service/cluster_backend.h"
+#include "service/error_reply.h"
 #include "service/node_state_cache.h"
 #include "snapshot/cluster_snapshot.h"
-#include "snapshot/node_state.h"
-#include "snapshot/pod_demand.h"
 #include "wire/extender_args.h"
 #include "wire/extender_results.h"
+#include "wire/reason.h"
 
 namespace gte {
 namespace {
 
-// Every message kube-scheduler shows users (pod events, conditions) starts with this, so they can
-// tell the extender's reasons from the in-tree plugins'.
-constexpr std::string_view kReasonPrefix = "gpu-topology: ";
-
-std::string reason(std::string_view text) {
-  std::string out(kReasonPrefix);
-  out.append(text);
-  return out;
-}
-
-ServiceReply ok(std::string body) {
-  return ServiceReply{200, std::move(body)};
-}
-
-ServiceReply badRequest(std::string_view verb, const Error& e, metrics::Metrics* metrics) {
-  log::warn("rejected request", {{"verb", verb}, {"error", e.message}});
+// A body that could not be parsed: counted, logged, answered per the error table.
+ServiceReply rejected(ExtenderVerb verb, std::string_view name, const Error& e,
+                      metrics::Metrics* metrics) {
+  log::warn("rejected request", {{"verb", name}, {"error", e.message}});
   if (metrics) metrics->countRejectedRequest("malformed_json");
-  return ServiceReply{400, wire::writeErrorBody(reason(e.message))};
+  return errorReply(verb, e);
 }
 
-// Filter/bind carry their errors in the body's Error field with HTTP 200: kube-scheduler then shows
-// the message in the pod's events instead of a bare "code 400".
-ServiceReply filterError(const Error& e, metrics::Metrics* metrics, bool malformed) {
-  log::warn("filter could not decide", {{"error", e.message}});
-  if (metrics && malformed) metrics->countRejectedRequest("malformed_json");
-  return ok(wire::writeFilterError(reason(e.message)));
-}
-
-// Reason texts depend only on the outcome's category and the pod's request, so a request formats
-// each distinct one once, not once per rejected node.
-class ReasonTexts {
- public:
-  const std::string& textFor(const FilterOutcome& outcome, const PodDemand& demand) {
-    for (const auto& [key, text] : cache_) {
-      if (key.reason == outcome.reason && key.migRequest == outcome.migRequest) return text;
-    }
-    cache_.emplace_back(outcome, reason(filterReasonText(outcome, demand)));
-    return cache_.back().second;
+// Nodes that could not be resolved: a cache still filling is routine, a configuration mismatch is
+// not.
+ServiceReply undecided(ExtenderVerb verb, std::string_view name, const Error& e) {
+  if (clearsByItself(e.code)) {
+    log::info("request answered before the cache is ready", {{"verb", name}, {"error", e.message}});
+  } else {
+    log::error("request cannot be decided", {{"verb", name}, {"error", e.message}});
   }
+  return errorReply(verb, e);
+}
 
- private:
-  std::vector<std::pair<FilterOutcome, std::string>> cache_;
-};
-
-// One node to decide on, however the request named it.
-struct Candidate {
-  std::string_view name;
-  std::string_view raw;              // full-Node mode: the bytes to echo
-  const NodeState* state = nullptr;  // null: see `missing`
-  std::string missing;               // why there is no state (unreadable node, not cached)
-};
-
-// Resolves the request's nodes to NodeStates: from the request's own Node objects (memoised by
-// content), or from the cluster snapshot by name.
+// The request's nodes resolved to NodeStates, and what keeps those states alive for the request.
 struct Resolved {
   PolicyConstSharedPtr policy;
-  std::vector<Candidate> candidates;
+  std::vector<NodeCandidate> candidates;
+  std::vector<std::string_view> raw;  // full-Node mode: each candidate's bytes, to echo
   bool nodesMode = false;
-  // Keep the states the candidates point to alive for the request.
   ClusterSnapshotConstSharedPtr snapshot;
   std::vector<NodeStateConstSharedPtr> held;
 };
+
+constexpr std::string_view kUnreadable = "node object unreadable";
+constexpr std::string_view kNotCached = "node not in the extender's cache";
 
 // Full-Node mode: states from the request's own Node objects, memoised by content.
 Resolved fromNodeObjects(const std::vector<wire::NodeItem>& items, PolicyConstSharedPtr policy,
@@ -90,11 +61,12 @@ Resolved fromNodeObjects(const std::vector<wire::NodeItem>& items, PolicyConstSh
   out.nodesMode = true;
   out.policy = std::move(policy);
   out.candidates.reserve(items.size());
+  out.raw.reserve(items.size());
   out.held.reserve(items.size());
   for (const auto& item : items) {
-    Candidate c{item.name, item.raw, nullptr, {}};
+    NodeCandidate c{item.name, nullptr, {}};
     if (!item.info) {
-      c.missing = "node object unreadable";
+      c.missing = kUnreadable;
       log::warn("node object unreadable",
                 {{"node", item.name}, {"error", item.info.error().message}});
     } else {
@@ -107,7 +79,8 @@ Resolved fromNodeObjects(const std::vector<wire::NodeItem>& items, PolicyConstSh
         if (metrics) metrics->countNodeTopologyError();
       }
     }
-    out.candidates.push_back(std::move(c));
+    out.candidates.push_back(c);
+    out.raw.push_back(item.raw);
   }
   return out;
 }
@@ -122,16 +95,15 @@ Result<Resolved> fromSnapshot(const std::vector<std::string>& names,
   }
   auto snapshot = cluster->snapshot();
   if (!snapshot || !snapshot->synced) {
-    return Error{ErrorCode::kFailedPrecondition, "cache not synced"};
+    return Error{ErrorCode::kUnavailable, "cache not synced"};
   }
   Resolved out;
   out.policy = snapshot->policy;
   out.snapshot = snapshot;
   out.candidates.reserve(names.size());
   for (const auto& name : names) {
-    Candidate c{name, {}, snapshot->find(name), {}};
-    if (!c.state) c.missing = "node not in the extender's cache";
-    out.candidates.push_back(std::move(c));
+    const NodeState* state = snapshot->find(name);
+    out.candidates.push_back({name, state, state ? std::string_view() : kNotCached});
   }
   return out;
 }
@@ -141,6 +113,44 @@ Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const ClusterBacke
                               NodeStateCache& cache, metrics::Metrics* metrics) {
   if (args.nodes) return fromNodeObjects(*args.nodes, policySource(), cache, metrics);
   return fromSnapshot(*args.nodeNames, cluster);
+}
+
+wire::FilterResult toWire(const FilterResult& result, const Resolved& resolved) {
+  std::vector<std::string> reasons;
+  reasons.reserve(result.reasons.size());
+  for (const std::string& text : result.reasons)
+    reasons.push_back(wire::prefixedReason(text));
+  wire::FilterResult out;
+  out.nodesMode = resolved.nodesMode;
+  for (std::size_t i = 0; i < result.nodes.size(); ++i) {
+    const NodeVerdict& verdict = result.nodes[i];
+    const std::string_view name = resolved.candidates[i].name;
+    switch (verdict.verdict) {
+      case Verdict::kFit:
+        if (out.nodesMode) {
+          out.keptNodes.push_back(resolved.raw[i]);
+        } else {
+          out.keptNames.emplace_back(name);
+        }
+        break;
+      case Verdict::kUnschedulable:
+        out.failed.push_back({std::string(name), reasons[verdict.reason]});
+        break;
+      case Verdict::kUnresolvable:
+        out.failedUnresolvable.push_back({std::string(name), reasons[verdict.reason]});
+        break;
+    }
+  }
+  return out;
+}
+
+void countVerdicts(const FilterResult& result, metrics::Metrics* metrics) {
+  if (!metrics) return;
+  metrics->countFilterNodes(metrics::NodeOutcome::kFit, result.count(Verdict::kFit));
+  metrics->countFilterNodes(metrics::NodeOutcome::kUnschedulable,
+                            result.count(Verdict::kUnschedulable));
+  metrics->countFilterNodes(metrics::NodeOutcome::kUnresolvable,
+                            result.count(Verdict::kUnresolvable));
 }
 
 }  // namespace
@@ -156,96 +166,49 @@ ExtenderService::~ExtenderService() = default;
 
 ServiceReply ExtenderService::filter(std::string_view body) const {
   auto args = wire::parseExtenderArgs(body);
-  if (!args) return filterError(args.error(), metrics_, true);
+  if (!args) return rejected(ExtenderVerb::kFilter, "filter", args.error(), metrics_);
   auto resolved = resolveNodes(*args, cluster_, policy_, *nodeCache_, metrics_);
-  if (!resolved) return filterError(resolved.error(), metrics_, false);
+  if (!resolved) return undecided(ExtenderVerb::kFilter, "filter", resolved.error());
 
-  wire::FilterResult result;
-  result.nodesMode = resolved->nodesMode;
-  auto demand = parsePodDemand(args->pod, *resolved->policy);
-  ReasonTexts reasons;
-  std::uint64_t fit = 0, unschedulable = 0, unresolvable = 0;
-  for (const auto& c : resolved->candidates) {
-    if (!demand) {
-      // An invalid annotation or request: no node can help, say which on every node.
-      result.failedUnresolvable.push_back({std::string(c.name), reason(demand.error().message)});
-      ++unresolvable;
-      continue;
-    }
-    if (!c.state) {
-      result.failedUnresolvable.push_back({std::string(c.name), reason(c.missing)});
-      ++unresolvable;
-      continue;
-    }
-    const FilterOutcome outcome = filterNode(*demand, *c.state, *resolved->policy);
-    switch (outcome.verdict) {
-      case Verdict::kFit:
-        if (result.nodesMode) {
-          result.keptNodes.push_back(c.raw);
-        } else {
-          result.keptNames.emplace_back(c.name);
-        }
-        ++fit;
-        break;
-      case Verdict::kUnschedulable:
-        result.failed.push_back({std::string(c.name), reasons.textFor(outcome, *demand)});
-        ++unschedulable;
-        break;
-      case Verdict::kUnresolvable:
-        result.failedUnresolvable.push_back(
-            {std::string(c.name), reasons.textFor(outcome, *demand)});
-        ++unresolvable;
-        break;
-    }
-  }
-  if (metrics_) {
-    metrics_->countFilterNodes(metrics::NodeOutcome::kFit, fit);
-    metrics_->countFilterNodes(metrics::NodeOutcome::kUnschedulable, unschedulable);
-    metrics_->countFilterNodes(metrics::NodeOutcome::kUnresolvable, unresolvable);
-  }
+  const auto demand = parsePodDemand(args->pod, *resolved->policy);
+  const FilterResult result = filterNodes(demand, resolved->candidates, *resolved->policy);
+  countVerdicts(result, metrics_);
   if (!demand) {
     log::info("pod rejected by its own request",
               {{"pod", args->pod.ns + "/" + args->pod.name}, {"error", demand.error().message}});
   }
-  return ok(wire::writeFilterResult(result));
+  return ServiceReply{200, wire::writeFilterResult(toWire(result, *resolved))};
 }
 
 ServiceReply ExtenderService::prioritize(std::string_view body) const {
   auto args = wire::parseExtenderArgs(body);
-  if (!args) return badRequest("prioritize", args.error(), metrics_);
+  if (!args) return rejected(ExtenderVerb::kPrioritize, "prioritize", args.error(), metrics_);
   auto resolved = resolveNodes(*args, cluster_, policy_, *nodeCache_, metrics_);
-  // Prioritize has no Error field; any non-200 makes kube-scheduler ignore this extender's scores
-  // for the cycle, which is the right effect for an unsynced cache too.
-  if (!resolved) {
-    log::warn("prioritize could not decide", {{"error", resolved.error().message}});
-    return ServiceReply{503, wire::writeErrorBody(reason(resolved.error().message))};
-  }
-  auto demand = parsePodDemand(args->pod, *resolved->policy);
+  if (!resolved) return undecided(ExtenderVerb::kPrioritize, "prioritize", resolved.error());
+
+  const auto demand = parsePodDemand(args->pod, *resolved->policy);
+  const HostScores scores =
+      prioritizeNodes(demand ? &*demand : nullptr, resolved->candidates, *resolved->policy);
   std::vector<wire::HostPriority> list;
-  list.reserve(resolved->candidates.size());
-  for (const auto& c : resolved->candidates) {
-    std::int64_t score = 0;
-    if (demand && c.state) {
-      score = toExtenderScore(scoreNode(*demand, *c.state, *resolved->policy));
-    }
-    list.push_back({std::string(c.name), score});
+  list.reserve(scores.size());
+  for (const HostScore& score : scores) {
+    list.push_back({std::string(score.host), toExtenderScore(score.score)});
   }
-  return ok(wire::writeHostPriorityList(list));
+  return ServiceReply{200, wire::writeHostPriorityList(list)};
 }
 
 void ExtenderService::bind(std::string_view body, std::function<void(ServiceReply)> done) const {
   auto args = wire::parseBindingArgs(body);
   if (!args) {
-    log::warn("rejected bind", {{"error", args.error().message}});
-    if (metrics_) metrics_->countRejectedRequest("malformed_json");
-    done(ok(wire::writeBindingResult(reason(args.error().message))));
+    done(rejected(ExtenderVerb::kBind, "bind", args.error(), metrics_));
     return;
   }
   if (!cluster_) {
     if (metrics_) metrics_->countBind(false);
-    done(ok(wire::writeBindingResult(
-        reason("bind needs a cluster connection (--kubeconfig or --in-cluster); remove bindVerb "
-               "from the extender configuration to let kube-scheduler bind"))));
+    done(undecided(ExtenderVerb::kBind, "bind",
+                   Error{ErrorCode::kFailedPrecondition,
+                         "bind needs a cluster connection (--kubeconfig or --in-cluster); remove "
+                         "bindVerb from the extender configuration to let kube-scheduler bind"}));
     return;
   }
   BindRequest request{args->podName, args->podNamespace, args->podUid, args->node};
@@ -255,11 +218,11 @@ void ExtenderService::bind(std::string_view body, std::function<void(ServiceRepl
     if (metrics_) metrics_->countBind(status.ok());
     if (!status) {
       log::warn("bind failed", {{"pod", pod}, {"node", node}, {"error", status.error().message}});
-      done(ok(wire::writeBindingResult(reason(status.error().message))));
+      done(errorReply(ExtenderVerb::kBind, status.error()));
       return;
     }
     log::info("bound", {{"pod", pod}, {"node", node}});
-    done(ok(wire::writeBindingResult("")));
+    done(ServiceReply{200, wire::writeBindingResult("")});
   });
 }
 

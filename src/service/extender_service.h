@@ -1,11 +1,17 @@
 #pragma once
-// The four extender verbs as pure request -> reply functions over the current policy and, in
-// nodeCacheCapable mode, the cluster snapshot. No sockets here: the HTTP server is a thin
-// transport, and tests drive this class with golden request bodies.
+// The four extender verbs as request -> reply functions over the current policy and, in
+// nodeCacheCapable mode, the cluster snapshot. Each verb is parse -> resolve -> core -> write:
+// parse the body (src/wire), resolve the named nodes to NodeStates (the request's own Node objects
+// through the memo, or the snapshot), run the per-request loop of the core (filterNodes,
+// prioritizeNodes, planVictims), write the answer; errors go through one table (error_reply.h).
+// No sockets here: the HTTP server is a thin transport, and tests drive this class with golden
+// request bodies.
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include "service/service_reply.h"
 
 namespace gte {
 class ClusterBackend;
@@ -13,11 +19,6 @@ namespace metrics {
 class Metrics;
 }
 struct Policy;
-
-struct ServiceReply {
-  int status = 200;
-  std::string body;  // JSON
-};
 
 class NodeStateCache;
 

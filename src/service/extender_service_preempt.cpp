@@ -1,8 +1,10 @@
 // The preempt verb of ExtenderService (kept apart from filter/prioritize: it is the only verb that
 // asks "what if these pods were gone").
 #include "log/logger.h"
+#include "metrics/metrics.h"
 #include "model/gpu_request.h"
 #include "service/cluster_backend.h"
+#include "service/error_reply.h"
 #include "service/extender_service.h"
 #include "service/preemption_planner.h"
 #include "snapshot/cluster_snapshot.h"
@@ -35,13 +37,16 @@ std::vector<wire::MetaVictims> passThrough(const wire::PreemptionArgs& args) {
 ServiceReply ExtenderService::preempt(std::string_view body) const {
   auto args = wire::parsePreemptionArgs(body);
   if (!args) {
-    log::warn("rejected preempt", {{"error", args.error().message}});
-    return ServiceReply{400, wire::writeErrorBody("gpu-topology: " + args.error().message)};
+    log::warn("rejected request", {{"verb", "preempt"}, {"error", args.error().message}});
+    if (metrics_) metrics_->countRejectedRequest("malformed_json");
+    return errorReply(ExtenderVerb::kPreempt, args.error());
   }
   if (!cluster_) return ServiceReply{200, wire::writePreemptionResult(passThrough(*args))};
   auto snapshot = cluster_->snapshot();
   if (!snapshot || !snapshot->synced) {
-    return ServiceReply{503, wire::writeErrorBody("gpu-topology: cache not synced")};
+    log::info("request answered before the cache is ready",
+              {{"verb", "preempt"}, {"error", "cache not synced"}});
+    return errorReply(ExtenderVerb::kPreempt, Error{ErrorCode::kUnavailable, "cache not synced"});
   }
   const Policy& policy = *snapshot->policy;
   auto demand = parsePodDemand(args->pod, policy);
@@ -53,7 +58,9 @@ ServiceReply ExtenderService::preempt(std::string_view body) const {
   for (const auto& c : args->candidates) {
     std::vector<VictimInfo> victims;
     for (const auto& v : c.pods) {
-      bool holds = true;
+      // The cache keeps only pods that hold devices: a victim it does not know holds none, and
+      // stays a victim (the in-tree fit may need it gone).
+      bool holds = false;
       if (v.pod) {
         holds = requestsGpus(*v.pod);
       } else if (auto cached = cluster_->podByUid(v.uid)) {

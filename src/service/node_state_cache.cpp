@@ -2,8 +2,8 @@
 
 #include <functional>
 
+#include "core/node_state.h"
 #include "model/gpu_request.h"
-#include "snapshot/node_state.h"
 
 namespace gte {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "filter/filter_node.h"
-#include "snapshot/node_state.h"
+#include "core/fit.h"
+#include "core/node_state.h"
 
 namespace gte {
 namespace {
@@ -11,7 +11,7 @@ namespace {
 bool fitsWithout(const PodDemand& demand, const std::vector<std::string>& gone,
                  const WhatIfState& whatIf, const Policy& policy) {
   auto state = whatIf(gone);
-  return state && filterNode(demand, *state, policy).verdict == Verdict::kFit;
+  return state && checkFit(demand, *state, policy).verdict == Verdict::kFit;
 }
 
 }  // namespace

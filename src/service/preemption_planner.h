@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/pod_demand.h"
 #include "policy/policy.h"
-#include "snapshot/pod_demand.h"
 
 namespace gte {
 

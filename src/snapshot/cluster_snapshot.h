@@ -6,8 +6,8 @@
 #include <memory>
 #include <string_view>
 
+#include "core/node_state.h"
 #include "policy/policy.h"
-#include "snapshot/node_state.h"
 #include "snapshot/node_state_index.h"
 
 namespace gte {

@@ -11,6 +11,14 @@ bool sameInputs(const NodeInfo& a, const NodeInfo& b) {
          a.unschedulable == b.unschedulable;
 }
 
+bool sameCharges(const NodeChargesConstSharedPtr& a, const NodeChargesConstSharedPtr& b) {
+  if (a == b) return true;
+  const bool aEmpty = !a || a->empty();
+  const bool bEmpty = !b || b->empty();
+  if (aEmpty || bEmpty) return aEmpty && bEmpty;
+  return *a == *b;
+}
+
 }  // namespace
 
 ClusterSnapshotBuilder::ClusterSnapshotBuilder(PolicyConstSharedPtr policy)
@@ -22,7 +30,7 @@ void ClusterSnapshotBuilder::touch(std::size_t shard, Entry& entry, bool labelsC
   dirty_.set(shard);
 }
 
-void ClusterSnapshotBuilder::upsertNode(NodeInfo node, NodeUsage usage) {
+bool ClusterSnapshotBuilder::upsertNode(NodeInfo node, NodeChargesConstSharedPtr charges) {
   const std::size_t shard = NodeStateIndex::shardOf(node.name);
   EntryMap& entries = entries_[shard];
   const auto it = entries.find(node.name);
@@ -30,32 +38,57 @@ void ClusterSnapshotBuilder::upsertNode(NodeInfo node, NodeUsage usage) {
     std::string name = node.name;
     Entry& entry = entries[name];
     entry.node = std::move(node);
-    entry.usage = std::move(usage);
+    entry.charges = std::move(charges);
     ++nodeCount_;
     touch(shard, entry, true);
-    return;
+    return true;
   }
   Entry& entry = it->second;
   const bool labelsChanged = !sameInputs(entry.node, node);
-  const bool changed = labelsChanged || !(entry.usage == usage);
+  const bool changed = labelsChanged || !sameCharges(entry.charges, charges);
   entry.node = std::move(node);  // keeps uid/resourceVersion current even when nothing changed
-  entry.usage = std::move(usage);
+  entry.charges = std::move(charges);
   if (changed) {
     touch(shard, entry, labelsChanged);
   }
+  return labelsChanged;
 }
 
-bool ClusterSnapshotBuilder::setUsage(std::string_view name, NodeUsage usage) {
+bool ClusterSnapshotBuilder::setCharges(std::string_view name, NodeChargesConstSharedPtr charges) {
   const std::size_t shard = NodeStateIndex::shardOf(name);
   const auto it = entries_[shard].find(name);
   if (it == entries_[shard].end()) {
     return false;
   }
-  if (!(it->second.usage == usage)) {
-    it->second.usage = std::move(usage);
+  if (!sameCharges(it->second.charges, charges)) {
+    it->second.charges = std::move(charges);
     touch(shard, it->second, false);
   }
   return true;
+}
+
+const NodeState& ClusterSnapshotBuilder::readEntry(Entry& entry) {
+  if (entry.labelsChanged || !entry.state) {
+    entry.state = readNodeState(entry.node, *policy_);
+    entry.labelsChanged = false;
+  }
+  return *entry.state;
+}
+
+const NodeState* ClusterSnapshotBuilder::read(std::string_view name) {
+  const std::size_t shard = NodeStateIndex::shardOf(name);
+  const auto it = entries_[shard].find(name);
+  return it == entries_[shard].end() ? nullptr : &readEntry(it->second);
+}
+
+std::vector<std::string> ClusterSnapshotBuilder::names() const {
+  std::vector<std::string> out;
+  out.reserve(nodeCount_);
+  for (const EntryMap& entries : entries_) {
+    for (const auto& [name, entry] : entries)
+      out.push_back(name);
+  }
+  return out;
 }
 
 void ClusterSnapshotBuilder::removeNode(std::string_view name) {
@@ -97,9 +130,11 @@ NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(EntryMap&
   shard->reserve(entries.size());
   for (auto& [name, entry] : entries) {
     if (entry.generation > builtGeneration_ || !entry.state) {
-      const NodeState* sameLabels = entry.labelsChanged ? nullptr : entry.state.get();
-      entry.state = buildNodeState(entry.node, entry.usage, *policy_, sameLabels);
-      entry.labelsChanged = false;
+      // Labels are read once per change; a change of charges re-derives from the state already
+      // read. `read` keeps that state alive while the new one is built from it.
+      readEntry(entry);
+      const NodeStateConstSharedPtr read = entry.state;
+      entry.state = chargeNodeState(*read, entry.charges, *policy_);
       ++stats_.rebuilt;
     } else {
       ++stats_.shared;

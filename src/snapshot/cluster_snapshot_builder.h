@@ -4,6 +4,9 @@
 // shares every other NodeState with the previous snapshot. Entries are kept per NodeStateIndex
 // shard: build() copies only the shards with a changed, added or removed node and shares every
 // other shard's map with the previous snapshot. A new policy re-derives every node.
+// The builder is the one owner of node records: it holds each node's NodeInfo and the state read
+// from its labels (read once per label change), and the charges (pods and their devices) the
+// cluster cache hands it.
 // Not thread-safe: one owner (the cluster-state thread) feeds it and publishes the result.
 #include <array>
 #include <bitset>
@@ -13,9 +16,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/node_charges.h"
 #include "model/node_info.h"
 #include "snapshot/cluster_snapshot.h"
-#include "snapshot/node_usage.h"
 
 namespace gte {
 
@@ -29,12 +32,18 @@ class ClusterSnapshotBuilder {
  public:
   explicit ClusterSnapshotBuilder(PolicyConstSharedPtr policy);
 
-  // Adds or replaces a node. A node whose labels, allocatable, unschedulable flag and usage are
-  // all unchanged keeps its generation, so build() does not re-derive it.
-  void upsertNode(NodeInfo node, NodeUsage usage);
-  // Replaces only the usage of a known node (the common change: a pod bound or gone). False when
-  // the node is unknown.
-  bool setUsage(std::string_view name, NodeUsage usage);
+  // Adds or replaces a node, with its charges (null: none). A node whose labels, allocatable and
+  // unschedulable flag are unchanged keeps its generation, so build() does not re-derive it.
+  // Returns true when the node is new or one of those changed (its labels will be read again).
+  bool upsertNode(NodeInfo node, NodeChargesConstSharedPtr charges = nullptr);
+  // Replaces the charges of a known node (the common change: a pod bound or gone). False when the
+  // node is unknown.
+  bool setCharges(std::string_view name, NodeChargesConstSharedPtr charges);
+  // The node's state as read from its current labels (reading them now if they changed since);
+  // its derived facts may lag until build(). Null when the node is unknown. Valid until the next
+  // call on the builder.
+  const NodeState* read(std::string_view name);
+  std::vector<std::string> names() const;
   void removeNode(std::string_view name);
   void setPolicy(PolicyConstSharedPtr policy);
   void setSynced(bool synced);
@@ -47,16 +56,17 @@ class ClusterSnapshotBuilder {
  private:
   struct Entry {
     NodeInfo node;
-    NodeUsage usage;
-    std::uint64_t generation = 0;  // stamp of the last change
-    bool labelsChanged = true;     // since `state` was built; false: only usage changed
-    NodeStateConstSharedPtr state;
+    NodeChargesConstSharedPtr charges;
+    std::uint64_t generation = 0;   // stamp of the last change
+    bool labelsChanged = true;      // `state` was read from older labels (or policy)
+    NodeStateConstSharedPtr state;  // the last state read or built for this node
   };
 
   using EntryMap = std::unordered_map<std::string, Entry, NodeNameHash, std::equal_to<>>;
   static constexpr std::size_t kShards = NodeStateIndex::kShardCount;
 
   void touch(std::size_t shard, Entry& entry, bool labelsChanged);
+  const NodeState& readEntry(Entry& entry);
   // The shard's map for the next snapshot; null when the shard has no nodes.
   NodeStateIndex::ShardConstSharedPtr buildShard(EntryMap& entries);
 

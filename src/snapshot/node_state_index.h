@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "snapshot/node_state.h"
+#include "core/node_state.h"
 
 namespace gte {
 

@@ -10,6 +10,8 @@
 
 #include "cluster/cluster_state.h"
 #include "cluster_test_support.h"
+#include "core/fit.h"
+#include "core/pod_demand.h"
 
 using gte::Allocation;
 using gte::ErrorCode;
@@ -208,4 +210,38 @@ TEST_CASE("100 pods bound back to back on a small cluster never share a GPU") {
   for (const char* node : {"a", "b", "c"})
     used += 8 - freeGpus(state, node);
   CHECK(used == static_cast<int>(taken.size()));
+}
+
+TEST_CASE(
+    "Bind re-checks filter's fit: a min-link pod whose NVLink pair was taken since filter "
+    "is refused with filter's reason") {
+  // A100 PCIe, NVLink bridges on (0,2) (1,3) (4,5) (6,7); GPUs 3, 5, 6, 7 used: {0,2} is the only
+  // free NVLink pair, and {1,4} (SYS) is what is left once it is taken.
+  ManualClock clock;
+  ClusterState state(testPolicy(), clockedOptions(clock));
+  state.replaceNodes({makeA100PcieBridged(FixtureState().withName("a100").withUsed("00010111"))});
+  gte::PodInfo linked = gpuPod("b", 2);
+  linked.annotations["gputopo.dev/min-link"] = "nvlink";
+  const gte::PodInfo small = gpuPod("a", 2);
+
+  const auto before = state.snapshot();
+  const auto demand = gte::parsePodDemand(linked, *before->policy);
+  REQUIRE(demand.ok());
+  REQUIRE(gte::checkFit(*demand, *before->find("a100"), *before->policy).fits());
+
+  const auto taken = state.reserve(small, "a100");
+  REQUIRE(taken.ok());
+  CHECK(taken->gpus == std::vector<int>{0, 2});
+
+  const auto refused = state.reserve(linked, "a100");
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().code == ErrorCode::kFailedPrecondition);
+  CHECK(refused.error().message == "no 2 NVLink-connected free GPUs");
+  // Word for word what filter now says about the node, and preemption may still help.
+  const auto after = state.snapshot();
+  const gte::FitOutcome now = gte::checkFit(*demand, *after->find("a100"), *after->policy);
+  CHECK(now.verdict == gte::Verdict::kUnschedulable);
+  CHECK(refused.error().message == gte::fitReasonText(now, *demand));
+  CHECK(state.reservationCount() == 1);
+  CHECK(freeGpus(state, "a100") == 2);
 }

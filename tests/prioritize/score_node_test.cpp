@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "filter/filter_node.h"
+#include "core/fit.h"
 #include "policy/default_policy.h"
 #include "prioritize/score_node.h"
 #include "support/node_fixtures.h"
@@ -27,7 +27,7 @@ int score(const PodInfo& pod, const NodeInfo& node, const Policy& policy,
           const NodeUsage& usage = {}) {
   const PodDemand demand = demandOf(pod, policy);
   const auto state = buildNodeState(node, usage, policy);
-  REQUIRE(filterNode(demand, *state, policy).fits());
+  REQUIRE(checkFit(demand, *state, policy).fits());
   return scoreNode(demand, *state, policy);
 }
 

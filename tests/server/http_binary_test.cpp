@@ -204,3 +204,36 @@ TEST_CASE("A broken policy file at start-up stops the binary with a message nami
   CHECK(contains(ext.log(), "weights.linkQuality"));
   unlink(path);
 }
+
+TEST_CASE(
+    "Bind re-checks filter's fit: a pod whose NVLink pair was taken since filter is refused "
+    "with filter's reason (--cluster-file)") {
+  ExtenderProcess ext({"--cluster-file", std::string(GTE_SOURCE_DIR) +
+                                             "/tests/data/clusters/a100-pcie-bind-race.yaml"});
+  REQUIRE(httpRequest(ext.port(), "GET", "/readyz").status == 200);
+  const std::string linked =
+      R"({"metadata":{"name":"linked","namespace":"ml","uid":"linked-uid",)"
+      R"("annotations":{"gputopo.dev/min-link":"nvlink"}},)"
+      R"("spec":{"containers":[{"name":"main","resources":{"limits":{"nvidia.com/gpu":"2"}}}]}})";
+  const std::string filterLinked =
+      R"({"Pod":)" + linked + R"(,"Nodes":null,"NodeNames":["a100pcie"]})";
+
+  auto before = httpRequest(ext.port(), "POST", "/scheduler/filter", filterLinked);
+  CHECK(contains(before.body, R"("NodeNames":["a100pcie"])"));
+
+  auto small = httpRequest(
+      ext.port(), "POST", "/scheduler/bind",
+      R"({"PodName":"small","PodNamespace":"ml","PodUID":"small-uid","Node":"a100pcie"})");
+  CHECK(small.body == R"({"Error":""})");
+
+  auto refused = httpRequest(
+      ext.port(), "POST", "/scheduler/bind",
+      R"({"PodName":"linked","PodNamespace":"ml","PodUID":"linked-uid","Node":"a100pcie"})");
+  CHECK(refused.status == 200);
+  CHECK(refused.body == R"({"Error":"gpu-topology: no 2 NVLink-connected free GPUs"})");
+
+  // Filter now gives the same reason, as preemption-may-help (the empty node has NVLink pairs).
+  auto after = httpRequest(ext.port(), "POST", "/scheduler/filter", filterLinked);
+  CHECK(contains(after.body,
+                 R"("FailedNodes":{"a100pcie":"gpu-topology: no 2 NVLink-connected free GPUs"})"));
+}

@@ -4,8 +4,8 @@
 #include <memory>
 #include <string>
 
+#include "core/node_state.h"
 #include "policy/default_policy.h"
-#include "snapshot/node_state.h"
 #include "support/node_fixtures.h"
 
 using gte::NodeStateCache;

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "core/node_state.h"
+#include "core/pod_demand.h"
 #include "policy/default_policy.h"
-#include "snapshot/node_state.h"
-#include "snapshot/pod_demand.h"
 #include "support/node_fixtures.h"
 #include "support/pod_fixtures.h"
 

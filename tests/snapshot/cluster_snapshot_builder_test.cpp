@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "policy/default_policy.h"
 #include "snapshot/cluster_snapshot_builder.h"
@@ -13,6 +14,13 @@ namespace gte {
 namespace {
 
 using testing::FixtureState;
+
+// The charges of one pod holding `gpus` (what the cluster cache hands the builder).
+NodeChargesConstSharedPtr holding(std::vector<int> gpus) {
+  NodeCharges charges;
+  charges.put(PodCharge{"pod", true, Allocation{true, std::move(gpus), {}}, 0});
+  return std::make_shared<const NodeCharges>(std::move(charges));
+}
 
 TEST_CASE("only changed nodes are rebuilt", "[snapshot][builder]") {
   ClusterSnapshotBuilder builder(std::make_shared<const Policy>(defaultPolicy()));
@@ -33,10 +41,8 @@ TEST_CASE("only changed nodes are rebuilt", "[snapshot][builder]") {
   builder.upsertNode(testing::makeDgxA100(FixtureState().withName("a")), {});
   CHECK(builder.build() == first);
 
-  NodeUsage usage;
-  usage.gpus = {0, 1};
-  REQUIRE(builder.setUsage("b", usage));
-  CHECK_FALSE(builder.setUsage("nope", usage));
+  REQUIRE(builder.setCharges("b", holding({0, 1})));
+  CHECK_FALSE(builder.setCharges("nope", holding({0, 1})));
   const auto second = builder.build();
   CHECK(second != first);
   CHECK(second->generation > first->generation);
@@ -94,9 +100,7 @@ TEST_CASE("5,000 nodes: one change rebuilds one node", "[snapshot][builder][perf
   const auto full = builder.build();
   CHECK(builder.lastBuildStats().rebuilt == 5000);
 
-  NodeUsage usage;
-  usage.gpus = {3};
-  builder.setUsage("node-4242", usage);
+  builder.setCharges("node-4242", holding({3}));
   const auto next = builder.build();
   CHECK(builder.lastBuildStats().rebuilt == 1);
   CHECK(next->find("node-4242")->freeCount == 7);
@@ -149,9 +153,7 @@ TEST_CASE("5,000 nodes: a build copies only the shards of changed nodes", "[snap
   };
 
   // One node's usage: its shard is copied, the other 63 are the previous snapshot's maps.
-  NodeUsage usage;
-  usage.gpus = {3};
-  REQUIRE(builder.setUsage("node-4242", usage));
+  REQUIRE(builder.setCharges("node-4242", holding({3})));
   const auto used = builder.build();
   const std::size_t usedShard = NodeStateIndex::shardOf("node-4242");
   CHECK(sharedShards(*full, *used) == kShards - 1);

@@ -73,6 +73,22 @@ NodeInfo makeDgxA100(const FixtureState& state) {
   return makeLabelsV1Node(machine, state);
 }
 
+NodeInfo makeA100PcieBridged(const FixtureState& state) {
+  MachineLabels machine;
+  machine.gpus = 8;
+  machine.model = "NVIDIA-A100-PCIE-40GB";
+  machine.fabric = "mesh";
+  machine.nvl = pairString(8, [](int i, int j) {
+    const bool bridged =
+        (i == 0 && j == 2) || (i == 1 && j == 3) || (i == 4 && j == 5) || (i == 6 && j == 7);
+    return bridged ? 'c' : '0';
+  });
+  machine.pci = pairString(8, [](int i, int j) { return i / 4 == j / 4 ? 'N' : 'S'; });
+  machine.numa = "00001111";
+  machine.migDefault = '0';
+  return makeLabelsV1Node(machine, state);
+}
+
 NodeInfo makeDgx1Volta(const FixtureState& state) {
   MachineLabels machine;
   machine.gpus = 8;

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/node_state.h"
 #include "policy/default_policy.h"
-#include "snapshot/node_state.h"
 #include "support/topo_matrix.h"
 #include "topology/topology_labels.h"
 

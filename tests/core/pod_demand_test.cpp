@@ -4,8 +4,8 @@
 
 #include <vector>
 
+#include "core/pod_demand.h"
 #include "policy/default_policy.h"
-#include "snapshot/pod_demand.h"
 #include "support/pod_fixtures.h"
 
 namespace gte {

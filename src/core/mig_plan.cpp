@@ -1,4 +1,4 @@
-#include "snapshot/mig_plan.h"
+#include "core/mig_plan.h"
 
 #include <algorithm>
 

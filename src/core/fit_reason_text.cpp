@@ -1,6 +1,6 @@
 #include <string>
 
-#include "filter/filter_outcome.h"
+#include "core/fit_outcome.h"
 
 namespace gte {
 namespace {
@@ -22,7 +22,7 @@ std::string linkFloorName(LinkClass cls) {
   }
 }
 
-std::string migProfile(const FilterOutcome& outcome, const PodDemand& demand) {
+std::string migProfile(const FitOutcome& outcome, const PodDemand& demand) {
   if (outcome.migRequest < 0 || outcome.migRequest >= static_cast<int>(demand.mig.size())) {
     return "?";
   }
@@ -31,38 +31,38 @@ std::string migProfile(const FilterOutcome& outcome, const PodDemand& demand) {
 
 }  // namespace
 
-std::string filterReasonText(const FilterOutcome& outcome, const PodDemand& demand) {
+std::string fitReasonText(const FitOutcome& outcome, const PodDemand& demand) {
   const std::string k = std::to_string(demand.gpus);
   switch (outcome.reason) {
-    case FilterReason::kNone:
+    case FitReason::kNone:
       return "";
-    case FilterReason::kNoGpus:
+    case FitReason::kNoGpus:
       return "node has no usable GPUs";
-    case FilterReason::kTooFewGpus:
+    case FitReason::kTooFewGpus:
       return "node has fewer than " + k + " usable GPUs";
-    case FilterReason::kInsufficientFreeGpus:
+    case FitReason::kInsufficientFreeGpus:
       return "insufficient free GPUs";
-    case FilterReason::kLinkTooWeak:
+    case FitReason::kLinkTooWeak:
       if (demand.minLink == LinkClass::kNvlink) {
         return "no " + k + " NVLink-connected free GPUs";
       }
       return "no " + k + " free GPUs linked by " +
              linkFloorName(demand.minLink.value_or(LinkClass::kSys)) + " or better";
-    case FilterReason::kNoSingleNumaSet:
+    case FitReason::kNoSingleNumaSet:
       return "no single-NUMA set of " + k + " free GPUs";
-    case FilterReason::kTopologyMalformed:
+    case FitReason::kTopologyMalformed:
       return "topology labels malformed";
-    case FilterReason::kTopologyUnknownMinLink:
+    case FitReason::kTopologyUnknownMinLink:
       return "topology unknown and pod requires min-link";
-    case FilterReason::kTopologyUnknownNuma:
+    case FitReason::kTopologyUnknownNuma:
       return "topology unknown and pod requires a single NUMA node";
-    case FilterReason::kTopologyUnknownMultiGpu:
+    case FitReason::kTopologyUnknownMultiGpu:
       return "topology unknown and policy keeps multi-GPU pods off such nodes";
-    case FilterReason::kMigUnsupportedModel:
+    case FitReason::kMigUnsupportedModel:
       return "GPU model has no MIG product table entry";
-    case FilterReason::kMigProfileUnknown:
+    case FitReason::kMigProfileUnknown:
       return "MIG profile " + migProfile(outcome, demand) + " is not offered by this GPU model";
-    case FilterReason::kMigNoPlacement:
+    case FitReason::kMigNoPlacement:
       return "MIG profile " + migProfile(outcome, demand) + " has no free placement";
   }
   return "unknown reason";

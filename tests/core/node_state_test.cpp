@@ -3,8 +3,8 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include "core/node_state.h"
 #include "policy/default_policy.h"
-#include "snapshot/node_state.h"
 #include "support/node_fixtures.h"
 #include "topology/pair_table.h"
 

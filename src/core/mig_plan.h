@@ -5,9 +5,9 @@
 // placement value.
 #include <vector>
 
+#include "core/allocation.h"
+#include "core/node_state.h"
 #include "model/gpu_request.h"
-#include "snapshot/allocation.h"
-#include "snapshot/node_state.h"
 
 namespace gte {
 

@@ -1,9 +1,9 @@
 #pragma once
 // The GPUs and MIG instances a pod would take on a node: the NVIDIA device plugin's pick for whole
 // GPUs (inside the Topology Manager's NUMA node when the pod asks for one), and the MIG plan.
-#include "snapshot/allocation.h"
-#include "snapshot/node_state.h"
-#include "snapshot/pod_demand.h"
+#include "core/allocation.h"
+#include "core/node_state.h"
+#include "core/pod_demand.h"
 
 namespace gte {
 

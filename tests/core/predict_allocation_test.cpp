@@ -3,8 +3,8 @@
 
 #include <vector>
 
+#include "core/predict_allocation.h"
 #include "policy/default_policy.h"
-#include "snapshot/predict_allocation.h"
 #include "support/node_fixtures.h"
 #include "support/pod_fixtures.h"
 #include "topology/pair_table.h"

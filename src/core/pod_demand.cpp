@@ -1,4 +1,4 @@
-#include "snapshot/pod_demand.h"
+#include "core/pod_demand.h"
 
 #include <string>
 

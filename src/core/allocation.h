@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "snapshot/node_usage.h"
+#include "core/node_usage.h"
 
 namespace gte {
 

@@ -1,12 +1,12 @@
 #pragma once
-// The verdict of filtering one node for one pod, as values. The reason is a
-// category, not text, so the request path formats nothing per node; filterReasonText() builds
+// The verdict of the fit check for one pod on one node, as values. The reason is a
+// category, not text, so the request path formats nothing per node; fitReasonText() builds
 // the message from the category and the pod's request only, so kube-scheduler can group identical
 // messages across nodes.
 #include <cstdint>
 #include <string>
 
-#include "snapshot/pod_demand.h"
+#include "core/pod_demand.h"
 
 namespace gte {
 
@@ -16,7 +16,7 @@ enum class Verdict : std::uint8_t {
   kUnresolvable,   // cannot fit even then (FailedAndUnresolvableNodes)
 };
 
-enum class FilterReason : std::uint8_t {
+enum class FitReason : std::uint8_t {
   kNone,
   kNoGpus,                   // the node has no usable whole GPUs at all
   kTooFewGpus,               // fewer usable GPUs than requested
@@ -32,15 +32,15 @@ enum class FilterReason : std::uint8_t {
   kMigNoPlacement,           // no free instance or legal free placement for the profile
 };
 
-struct FilterOutcome {
+struct FitOutcome {
   Verdict verdict = Verdict::kFit;
-  FilterReason reason = FilterReason::kNone;
+  FitReason reason = FitReason::kNone;
   int migRequest = -1;  // index into PodDemand::mig for MIG reasons
 
   bool fits() const noexcept { return verdict == Verdict::kFit; }
 };
 
 // E.g. "no 4 NVLink-connected free GPUs", "MIG profile 3g.40gb has no free placement".
-std::string filterReasonText(const FilterOutcome& outcome, const PodDemand& demand);
+std::string fitReasonText(const FitOutcome& outcome, const PodDemand& demand);
 
 }  // namespace gte

@@ -1,8 +1,9 @@
-#include "snapshot/node_state.h"
+#include "core/node_state.h"
 
 #include <algorithm>
 #include <bit>
 
+#include "core/node_charges.h"
 #include "model/gpu_request.h"
 #include "topology/best_set.h"
 #include "topology/device_plugin_pick.h"
@@ -33,6 +34,29 @@ void readInto(NodeState& state, const NodeInfo& node, const Policy& policy) {
   Result<GpuTopology> fallback = readFallbackTopology(node);
   if (fallback.ok()) {
     state.topology = std::move(fallback).value();
+  }
+}
+
+// The labels' in-use GPUs and MIG instances named in `released` become free. Only devices the
+// labels mark as used change: a GPU in MIG mode stays in MIG mode, an unknown start frees nothing.
+void markReleased(GpuTopology& topology, const NodeUsage& released, const Policy& policy) {
+  for (const int gpu : released.gpus) {
+    const auto at = static_cast<std::size_t>(gpu);
+    if (gpu >= 0 && at < topology.used.size() && topology.used[at] == GpuUse::kAllocated) {
+      topology.used[at] = GpuUse::kFree;
+    }
+  }
+  const MigProduct* product = findMigProduct(policy.migProducts, topology.model);
+  for (const MigInstanceRef& ref : released.mig) {
+    const auto at = static_cast<std::size_t>(ref.gpu);
+    if (ref.gpu < 0 || at >= topology.migInstances.size() || ref.start < 0) continue;
+    const MigProfile* profile = product ? product->findByName(ref.profile) : nullptr;
+    for (MigInstance& instance : topology.migInstances[at]) {
+      const bool sameProfile = profile == nullptr || instance.profileCode == profile->code;
+      if (instance.start == ref.start && sameProfile && instance.state == MigInstanceState::kUsed) {
+        instance.state = MigInstanceState::kFree;
+      }
+    }
   }
 }
 
@@ -359,14 +383,61 @@ const MigProfileFit* NodeState::migFit(std::string_view resource) const noexcept
   return nullptr;
 }
 
-NodeStateConstSharedPtr buildNodeState(const NodeInfo& node, const NodeUsage& usage,
-                                       const Policy& policy, const NodeState* sameLabels) {
+namespace {
+
+std::shared_ptr<NodeState> readState(const NodeInfo& node, const Policy& policy) {
   auto state = std::make_shared<NodeState>();
   state->name = node.name;
   state->unschedulable = node.unschedulable;
   state->allocatableGpus = allocatableGpus(node);
   readInto(*state, node, policy);
-  NodeStateBuilder(*state, usage, policy, sameLabels).build();
+  return state;
+}
+
+// A new state carrying only what `sameLabels` read from the labels and allocatable.
+std::shared_ptr<NodeState> copyRead(const NodeState& sameLabels) {
+  auto state = std::make_shared<NodeState>();
+  state->name = sameLabels.name;
+  state->status = sameLabels.status;
+  state->topologyError = sameLabels.topologyError;
+  state->topology = sameLabels.topology;
+  state->unschedulable = sameLabels.unschedulable;
+  state->allocatableGpus = sameLabels.allocatableGpus;
+  return state;
+}
+
+}  // namespace
+
+NodeStateConstSharedPtr buildNodeState(const NodeInfo& node, const NodeUsage& usage,
+                                       const Policy& policy) {
+  auto state = readState(node, policy);
+  NodeStateBuilder(*state, usage, policy, nullptr).build();
+  return state;
+}
+
+NodeStateConstSharedPtr readNodeState(const NodeInfo& node, const Policy& policy) {
+  return readState(node, policy);
+}
+
+NodeStateConstSharedPtr rebuildNodeState(const NodeState& sameLabels, const NodeUsage& usage,
+                                         const Policy& policy, const NodeUsage& released) {
+  auto state = copyRead(sameLabels);
+  if (released.empty()) {
+    NodeStateBuilder(*state, usage, policy, &sameLabels).build();
+  } else {
+    markReleased(state->topology, released, policy);
+    NodeStateBuilder(*state, usage, policy, nullptr).build();
+  }
+  return state;
+}
+
+NodeStateConstSharedPtr chargeNodeState(const NodeState& sameLabels,
+                                        std::shared_ptr<const NodeCharges> charges,
+                                        const Policy& policy) {
+  auto state = copyRead(sameLabels);
+  const NodeUsage none;
+  NodeStateBuilder(*state, charges ? charges->usage() : none, policy, &sameLabels).build();
+  state->charges = std::move(charges);
   return state;
 }
 

@@ -1,4 +1,4 @@
-#include "snapshot/allocation.h"
+#include "core/allocation.h"
 
 namespace gte {
 

@@ -1,6 +1,6 @@
-#include "snapshot/predict_allocation.h"
+#include "core/predict_allocation.h"
 
-#include "snapshot/mig_plan.h"
+#include "core/mig_plan.h"
 
 namespace gte {
 

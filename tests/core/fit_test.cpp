@@ -1,11 +1,11 @@
-// filterNode on real machines: verdict (Fit / Unschedulable / Unresolvable) and the categorical
+// checkFit on real machines: verdict (Fit / Unschedulable / Unresolvable) and the categorical
 // reason text, table-driven.
 #include <catch2/catch_test_macros.hpp>
 
 #include <string>
 #include <vector>
 
-#include "filter/filter_node.h"
+#include "core/fit.h"
 #include "policy/default_policy.h"
 #include "support/node_fixtures.h"
 #include "support/pod_fixtures.h"
@@ -124,9 +124,9 @@ TEST_CASE("filter verdicts and reasons", "[filter]") {
     const Result<PodDemand> demand = parsePodDemand(c.pod, policy);
     REQUIRE(demand.ok());
     const auto state = buildNodeState(c.node, {}, policy);
-    const FilterOutcome outcome = filterNode(*demand, *state, policy);
+    const FitOutcome outcome = checkFit(*demand, *state, policy);
     CHECK(outcome.verdict == c.verdict);
-    CHECK(filterReasonText(outcome, *demand) == c.reason);
+    CHECK(fitReasonText(outcome, *demand) == c.reason);
   }
 }
 
@@ -135,12 +135,12 @@ TEST_CASE("the policy decides multi-GPU pods on unknown topology", "[filter]") {
   policy.allowMultiGpuOnUnknownTopology = false;
   const auto gfd = buildNodeState(testing::makeGfdNode("gfd", 8, "NVIDIA-L40S"), {}, policy);
   const Result<PodDemand> two = parsePodDemand(testing::makeGpuPod("p", 2), policy);
-  const FilterOutcome outcome = filterNode(*two, *gfd, policy);
+  const FitOutcome outcome = checkFit(*two, *gfd, policy);
   CHECK(outcome.verdict == Verdict::kUnresolvable);
-  CHECK(filterReasonText(outcome, *two) ==
+  CHECK(fitReasonText(outcome, *two) ==
         "topology unknown and policy keeps multi-GPU pods off such nodes");
   const Result<PodDemand> one = parsePodDemand(testing::makeGpuPod("p", 1), policy);
-  CHECK(filterNode(*one, *gfd, policy).fits());
+  CHECK(checkFit(*one, *gfd, policy).fits());
 }
 
 TEST_CASE("MIG: same free-slice count, different answers", "[filter][mig]") {
@@ -157,10 +157,10 @@ TEST_CASE("MIG: same free-slice count, different answers", "[filter][mig]") {
       testing::makeDgxA100(
           FixtureState().withUsed("m0000000").withMig("10000000").withMigTokens(0, "00u01u")),
       {}, policy);
-  const FilterOutcome refused = filterNode(*threeG, *apart, policy);
+  const FitOutcome refused = checkFit(*threeG, *apart, policy);
   CHECK(refused.verdict == Verdict::kUnschedulable);  // preempting the 1g pods would free it
-  CHECK(filterReasonText(refused, *threeG) == "MIG profile 3g.40gb has no free placement");
-  CHECK(filterNode(*threeG, *adjacent, policy).fits());
+  CHECK(fitReasonText(refused, *threeG) == "MIG profile 3g.40gb has no free placement");
+  CHECK(checkFit(*threeG, *adjacent, policy).fits());
 }
 
 TEST_CASE("nodes whose MIG is known only by counts", "[filter][mig]") {
@@ -175,9 +175,9 @@ TEST_CASE("nodes whose MIG is known only by counts", "[filter][mig]") {
   const Result<PodDemand> two = parsePodDemand(testing::makeMigPod("m", {{"1g.10gb", 2}}), policy);
   const Result<PodDemand> three =
       parsePodDemand(testing::makeMigPod("m", {{"1g.10gb", 3}}), policy);
-  CHECK(filterNode(*one, *state, policy).fits());
-  CHECK(filterNode(*two, *state, policy).verdict == Verdict::kUnschedulable);
-  CHECK(filterNode(*three, *state, policy).verdict == Verdict::kUnresolvable);
+  CHECK(checkFit(*one, *state, policy).fits());
+  CHECK(checkFit(*two, *state, policy).verdict == Verdict::kUnschedulable);
+  CHECK(checkFit(*three, *state, policy).verdict == Verdict::kUnresolvable);
 }
 
 }  // namespace

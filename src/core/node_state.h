@@ -8,13 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "core/node_usage.h"
 #include "model/node_info.h"
 #include "policy/policy.h"
-#include "snapshot/node_usage.h"
 #include "topology/gpu_topology.h"
 #include "topology/mig_placement.h"
 
 namespace gte {
+
+class NodeCharges;  // core/node_charges.h
 
 enum class TopologyStatus : std::uint8_t {
   kKnown,      // labels-v1 read cleanly (links may still be absent: linksKnown)
@@ -97,6 +99,10 @@ struct NodeState {
   std::vector<MigDeviceCount> migFreeDevices;
   std::vector<MigDeviceCount> migTotalDevices;
 
+  // Cluster-cache mode: the pods charged to this node (bound or reserved), whose counted devices
+  // make up the usage above; null in full-Node mode.
+  std::shared_ptr<const NodeCharges> charges;
+
   bool linksKnown() const noexcept {
     return status == TopologyStatus::kKnown && topology.linksKnown;
   }
@@ -106,9 +112,27 @@ struct NodeState {
 using NodeStateConstSharedPtr = std::shared_ptr<const NodeState>;
 
 // Pure: no I/O, no clock. Never fails: malformed labels yield a kMalformed state with the error.
-// `sameLabels`, when given, is a state of this node built from identical labels, allocatable and
-// policy (only usage differed): its usage-independent tables are shared instead of recomputed.
+// Reads the node's labels; the rebuilds below reuse what was read.
 NodeStateConstSharedPtr buildNodeState(const NodeInfo& node, const NodeUsage& usage,
-                                       const Policy& policy, const NodeState* sameLabels = nullptr);
+                                       const Policy& policy);
+
+// The same node under other usage, from a state built from its current labels, allocatable and
+// `policy`: the labels are not read again and the usage-independent tables are shared.
+// `released` names devices the labels show as in use that are to count as free (preempt's
+// what-if: the GPUs and MIG instances of the pods it would evict); nothing else knows the label
+// format.
+NodeStateConstSharedPtr rebuildNodeState(const NodeState& sameLabels, const NodeUsage& usage,
+                                         const Policy& policy, const NodeUsage& released = {});
+
+// The node's labels and allocatable as read, nothing derived (no usage applied): what
+// rebuildNodeState and chargeNodeState start from. The cluster cache reads a node once per label
+// change, through this.
+NodeStateConstSharedPtr readNodeState(const NodeInfo& node, const Policy& policy);
+
+// rebuildNodeState with the usage `charges` count; the state keeps the charges for preempt's
+// what-if (nodeStateWithout in core/node_charges.h).
+NodeStateConstSharedPtr chargeNodeState(const NodeState& sameLabels,
+                                        std::shared_ptr<const NodeCharges> charges,
+                                        const Policy& policy);
 
 }  // namespace gte

@@ -1,0 +1,105 @@
+#include "core/fit.h"
+
+#include "core/mig_plan.h"
+#include "core/predict_allocation.h"
+
+namespace gte {
+namespace {
+
+constexpr FitOutcome kFit{};
+
+FitOutcome reject(Verdict verdict, FitReason reason, int migRequest = -1) {
+  return FitOutcome{verdict, reason, migRequest};
+}
+
+Verdict unlessEmptyFits(bool fitsWhenEmpty) {
+  return fitsWhenEmpty ? Verdict::kUnschedulable : Verdict::kUnresolvable;
+}
+
+// Demands the pod makes of links and NUMA that a node without a readable graph cannot vouch for.
+FitOutcome checkUnknownTopology(const PodDemand& demand, bool numaKnown, const NodeState& state,
+                                const Policy& policy) {
+  const bool malformed = state.status == TopologyStatus::kMalformed;
+  const auto unknown = [&](FitReason reason) {
+    return reject(Verdict::kUnresolvable, malformed ? FitReason::kTopologyMalformed : reason);
+  };
+  if (demand.minLink && demand.gpus > 1) {
+    return unknown(FitReason::kTopologyUnknownMinLink);
+  }
+  if (demand.singleNuma && !numaKnown) {
+    return unknown(FitReason::kTopologyUnknownNuma);
+  }
+  if (demand.gpus > 1 && !policy.allowMultiGpuOnUnknownTopology) {
+    return unknown(FitReason::kTopologyUnknownMultiGpu);
+  }
+  return kFit;
+}
+
+FitOutcome filterWholeGpus(const PodDemand& demand, const NodeState& state, const Policy& policy) {
+  const std::int64_t k = demand.gpus;
+  if (k > state.usableCount) {
+    return reject(Verdict::kUnresolvable,
+                  state.usableCount == 0 ? FitReason::kNoGpus : FitReason::kTooFewGpus);
+  }
+  if (!state.linksKnown()) {
+    // Known labels without link strings still know NUMA; only link demands are undecidable.
+    const bool numaKnown = state.status == TopologyStatus::kKnown;
+    if (const FitOutcome outcome = checkUnknownTopology(demand, numaKnown, state, policy);
+        !outcome.fits()) {
+      return outcome;
+    }
+  }
+  const CapacityOptions& capacity = (*state.capacity)[static_cast<std::size_t>(k)];
+  if (k > state.freeCount) {
+    if (demand.singleNuma && !capacity.numaAlignedPossible) {
+      return reject(Verdict::kUnresolvable, FitReason::kNoSingleNumaSet);
+    }
+    return reject(Verdict::kUnschedulable, FitReason::kInsufficientFreeGpus);
+  }
+  const GpuPick* pick = wholeGpuPick(demand, state);
+  if (pick == nullptr) {
+    // Only the NUMA-aligned pick can be missing when enough GPUs are free.
+    return reject(unlessEmptyFits(capacity.numaAlignedPossible), FitReason::kNoSingleNumaSet);
+  }
+  if (demand.minLink && k > 1 && pick->weakest < *demand.minLink) {
+    const LinkClass emptyWeakest =
+        demand.singleNuma ? capacity.numaAlignedWeakest : capacity.devicePluginWeakest;
+    return reject(unlessEmptyFits(emptyWeakest >= *demand.minLink), FitReason::kLinkTooWeak);
+  }
+  return kFit;
+}
+
+FitOutcome filterMig(const PodDemand& demand, const NodeState& state) {
+  if (state.status == TopologyStatus::kKnown) {
+    if (!state.migProduct) {
+      return reject(Verdict::kUnresolvable, FitReason::kMigUnsupportedModel, 0);
+    }
+    for (std::size_t r = 0; r < demand.mig.size(); ++r) {
+      if (state.migFit(demand.mig[r].profile) == nullptr) {
+        return reject(Verdict::kUnresolvable, FitReason::kMigProfileUnknown, static_cast<int>(r));
+      }
+    }
+  }
+  const MigPlan plan = planMig(demand.mig, state, false);
+  if (!plan.fits) {
+    return reject(unlessEmptyFits(!plan.unresolvable), FitReason::kMigNoPlacement,
+                  plan.failedRequest);
+  }
+  return kFit;
+}
+
+}  // namespace
+
+FitOutcome checkFit(const PodDemand& demand, const NodeState& state, const Policy& policy) {
+  if (demand.gpus > 0) {
+    if (const FitOutcome outcome = filterWholeGpus(demand, state, policy); !outcome.fits()) {
+      return outcome;
+    }
+  }
+  if (!demand.mig.empty()) {
+    return filterMig(demand, state);
+  }
+  return kFit;
+}
+
+}  // namespace gte

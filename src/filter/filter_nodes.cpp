@@ -1,0 +1,67 @@
+#include "filter/filter_nodes.h"
+
+#include <algorithm>
+
+#include "core/fit.h"
+
+namespace gte {
+namespace {
+
+// Distinct reason texts of one request, formatted once each.
+class ReasonTable {
+ public:
+  explicit ReasonTable(std::vector<std::string>& texts) : texts_(texts) {}
+
+  std::uint32_t forText(std::string_view text) {
+    const auto it = std::find(texts_.begin(), texts_.end(), text);
+    if (it != texts_.end()) return static_cast<std::uint32_t>(it - texts_.begin());
+    texts_.emplace_back(text);
+    return static_cast<std::uint32_t>(texts_.size() - 1);
+  }
+
+  std::uint32_t forOutcome(const FitOutcome& outcome, const PodDemand& demand) {
+    for (std::size_t i = 0; i < formatted_.size(); ++i) {
+      if (formatted_[i].reason == outcome.reason &&
+          formatted_[i].migRequest == outcome.migRequest) {
+        return indices_[i];
+      }
+    }
+    formatted_.push_back(outcome);
+    indices_.push_back(forText(fitReasonText(outcome, demand)));
+    return indices_.back();
+  }
+
+ private:
+  std::vector<std::string>& texts_;
+  std::vector<FitOutcome> formatted_;
+  std::vector<std::uint32_t> indices_;
+};
+
+}  // namespace
+
+std::uint64_t FilterResult::count(Verdict verdict) const noexcept {
+  return static_cast<std::uint64_t>(
+      std::count_if(nodes.begin(), nodes.end(),
+                    [verdict](const NodeVerdict& v) { return v.verdict == verdict; }));
+}
+
+FilterResult filterNodes(const Result<PodDemand>& demand, std::span<const NodeCandidate> nodes,
+                         const Policy& policy) {
+  FilterResult result;
+  result.nodes.reserve(nodes.size());
+  ReasonTable reasons(result.reasons);
+  for (const NodeCandidate& node : nodes) {
+    if (!demand) {
+      result.nodes.push_back({Verdict::kUnresolvable, reasons.forText(demand.error().message)});
+    } else if (node.state == nullptr) {
+      result.nodes.push_back({Verdict::kUnresolvable, reasons.forText(node.missing)});
+    } else {
+      const FitOutcome outcome = checkFit(*demand, *node.state, policy);
+      result.nodes.push_back(
+          {outcome.verdict, outcome.fits() ? 0 : reasons.forOutcome(outcome, *demand)});
+    }
+  }
+  return result;
+}
+
+}  // namespace gte

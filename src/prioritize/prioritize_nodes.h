@@ -1,0 +1,25 @@
+#pragma once
+// One prioritize request: the 0..100 score of every candidate node. Pure: no I/O, clock, locks or
+// globals. The wire edge scales the scores to kube-scheduler's 0..10 (toExtenderScore).
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "core/node_candidate.h"
+#include "core/pod_demand.h"
+#include "policy/policy.h"
+
+namespace gte {
+
+struct HostScore {
+  std::string_view host;
+  int score = 0;  // 0..100
+};
+using HostScores = std::vector<HostScore>;
+
+// One entry per candidate, in order. A null demand (the pod's request or annotations did not parse)
+// and a candidate without a state score 0: filter has already rejected them.
+HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidate> nodes,
+                           const Policy& policy);
+
+}  // namespace gte

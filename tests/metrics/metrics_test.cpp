@@ -1,0 +1,84 @@
+// The exposition a Prometheus scrape sees: every family is there from the start (so dashboards
+// and alerts have a series before the first event), counters move by what was counted, labels stay
+// within their fixed sets.
+#include "metrics/metrics.h"
+
+#include <catch2/catch_test_macros.hpp>
+#include <string>
+
+namespace gte::metrics {
+namespace {
+
+bool has(const std::string& text, const std::string& line) {
+  return text.find(line) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("metrics: every family is exposed at zero before any event") {
+  Metrics m;
+  const std::string text = m.serialize();
+  CHECK(has(text, R"(gpu_topology_extender_http_requests_total{code="200",verb="filter"} 0)"));
+  CHECK(has(text, R"(gpu_topology_extender_filter_nodes_total{outcome="unresolvable"} 0)"));
+  CHECK(has(text, R"(gpu_topology_extender_binds_total{result="error"} 0)"));
+  CHECK(has(text, R"(gpu_topology_extender_cache_objects{kind="reservation"} 0)"));
+  CHECK(has(text, "gpu_topology_extender_snapshot_builds_total 0"));
+}
+
+TEST_CASE("metrics: requests are counted by verb and status, unknown statuses as other") {
+  Metrics m;
+  m.observeRequest(Verb::kFilter, 200, 0.001);
+  m.observeRequest(Verb::kFilter, 200, 0.002);
+  m.observeRequest(Verb::kPrioritize, 503, 0.001);
+  m.observeRequest(Verb::kBind, 418, 0.001);
+  const std::string text = m.serialize();
+  CHECK(has(text, R"(gpu_topology_extender_http_requests_total{code="200",verb="filter"} 2)"));
+  CHECK(has(text, R"(gpu_topology_extender_http_requests_total{code="503",verb="prioritize"} 1)"));
+  CHECK(has(text, R"(gpu_topology_extender_http_requests_total{code="other",verb="bind"} 1)"));
+  CHECK_FALSE(has(text, R"(code="418")"));
+  CHECK(has(text, R"(gpu_topology_extender_http_request_duration_seconds_count{verb="filter"} 2)"));
+}
+
+TEST_CASE("metrics: filter verdicts, binds and rejections add up") {
+  Metrics m;
+  m.countFilterNodes(NodeOutcome::kFit, 3);
+  m.countFilterNodes(NodeOutcome::kUnschedulable, 0);
+  m.countFilterNodes(NodeOutcome::kUnschedulable, 2);
+  m.countBind(true);
+  m.countBind(false);
+  m.countBind(false);
+  m.countRejectedRequest("malformed_json");
+  m.countRejectedRequest("something new");  // not a known reason: counted as other
+  const std::string text = m.serialize();
+  CHECK(has(text, R"(gpu_topology_extender_filter_nodes_total{outcome="fit"} 3)"));
+  CHECK(has(text, R"(gpu_topology_extender_filter_nodes_total{outcome="unschedulable"} 2)"));
+  CHECK(has(text, R"(gpu_topology_extender_binds_total{result="ok"} 1)"));
+  CHECK(has(text, R"(gpu_topology_extender_binds_total{result="error"} 2)"));
+  CHECK(has(text, R"(gpu_topology_extender_rejected_requests_total{reason="malformed_json"} 1)"));
+  CHECK(has(text, R"(gpu_topology_extender_rejected_requests_total{reason="other"} 1)"));
+  CHECK_FALSE(has(text, "something new"));
+}
+
+TEST_CASE("metrics: the policy info series follows the active policy, one series at a time") {
+  Metrics m;
+  m.setPolicyHash("aaaa");
+  m.setPolicyHash("bbbb");
+  const std::string text = m.serialize();
+  CHECK(has(text, R"(gpu_topology_extender_policy_info{hash="bbbb"} 1)"));
+  CHECK_FALSE(has(text, R"(hash="aaaa")"));
+}
+
+TEST_CASE("metrics: cache gauges show the last value set") {
+  Metrics m;
+  m.setCachedObjects(5, 7, 1);
+  m.setCachedObjects(4, 9, 0);
+  m.setMalformedNodes(2);
+  m.countSnapshotBuilds(3);
+  const std::string text = m.serialize();
+  CHECK(has(text, R"(gpu_topology_extender_cache_objects{kind="node"} 4)"));
+  CHECK(has(text, R"(gpu_topology_extender_cache_objects{kind="pod"} 9)"));
+  CHECK(has(text, "gpu_topology_extender_nodes_topology_malformed 2"));
+  CHECK(has(text, "gpu_topology_extender_snapshot_builds_total 3"));
+}
+
+}  // namespace gte::metrics

@@ -1,0 +1,141 @@
+// The Router without a socket: which verb a path reaches, methods and unknown paths, the path
+// prefix, health and version endpoints, and the request metric each answer records.
+#include "server/router.h"
+
+#include <catch2/catch_test_macros.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "metrics/metrics.h"
+#include "policy/default_policy.h"
+#include "service/extender_service.h"
+
+namespace gte::server {
+namespace {
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+std::optional<std::string> header(const Reply& reply, const std::string& name) {
+  for (const auto& [key, value] : reply.headers) {
+    if (key == name) return value;
+  }
+  return std::nullopt;
+}
+
+// A router over a service without a cluster (full-Node mode), as `serve` with no cluster flag.
+struct Fixture {
+  metrics::Metrics metrics;
+  std::shared_ptr<const Policy> policy = std::make_shared<const Policy>(defaultPolicy());
+  ExtenderService service{[this] { return policy; }, nullptr, &metrics};
+  Router router;
+
+  explicit Fixture(std::string prefix = "/scheduler")
+      : router(std::move(prefix), service, &metrics, R"({"version":"test"})") {}
+
+  Reply call(std::string_view method, std::string_view path, std::string_view body = {}) {
+    Reply out;
+    bool answered = false;
+    router.dispatch(method, path, body, [&](Reply r) {
+      out = std::move(r);
+      answered = true;
+    });
+    REQUIRE(answered);  // without a cluster every verb, bind included, answers at once
+    return out;
+  }
+};
+
+const std::string kFilterBody =
+    R"({"Pod":{"metadata":{"name":"p","namespace":"ml","uid":"u"},"spec":{"containers":[]}},)"
+    R"("Nodes":{"items":[]},"NodeNames":null})";
+
+TEST_CASE("router: each verb path reaches its verb") {
+  Fixture f;
+  const Reply filter = f.call("POST", "/scheduler/filter", kFilterBody);
+  CHECK(filter.status == 200);
+  CHECK(contains(filter.body, R"("FailedNodes":{})"));
+  const Reply prioritize = f.call("POST", "/scheduler/prioritize", kFilterBody);
+  CHECK(prioritize.status == 200);
+  CHECK(prioritize.body == "[]");
+  const Reply bind = f.call("POST", "/scheduler/bind",
+                            R"({"PodName":"p","PodNamespace":"ml","PodUID":"u","Node":"n"})");
+  CHECK(bind.status == 200);
+  CHECK(contains(bind.body, "bind needs a cluster connection"));
+  const Reply preempt = f.call(
+      "POST", "/scheduler/preempt",
+      R"({"Pod":{"metadata":{"name":"p"}},"NodeNameToVictims":{},"NodeNameToMetaVictims":null})");
+  CHECK(preempt.status == 200);
+  CHECK(contains(preempt.body, "NodeNameToMetaVictims"));
+}
+
+TEST_CASE("router: the prefix is matched exactly, trailing slashes and queries ignored") {
+  Fixture slashed("/scheduler/");
+  CHECK(slashed.call("POST", "/scheduler/filter?x=1", kFilterBody).status == 200);
+  CHECK(slashed.call("POST", "/schedulerx/filter", kFilterBody).status == 404);
+  CHECK(slashed.call("POST", "/filter", kFilterBody).status == 404);
+  Fixture root("/");
+  CHECK(root.call("POST", "/filter", kFilterBody).status == 200);
+}
+
+TEST_CASE("router: wrong methods and unknown paths") {
+  Fixture f;
+  const Reply get = f.call("GET", "/scheduler/filter");
+  CHECK(get.status == 405);
+  CHECK(header(get, "Allow") == "POST");
+  const Reply postHealth = f.call("POST", "/healthz");
+  CHECK(postHealth.status == 405);
+  CHECK(header(postHealth, "Allow") == "GET, HEAD");
+  const Reply unknown = f.call("GET", "/nope");
+  CHECK(unknown.status == 404);
+  CHECK(contains(unknown.body, "no such endpoint: /nope"));
+}
+
+TEST_CASE("router: health, readiness, version and metrics") {
+  Fixture f;
+  CHECK(f.call("GET", "/healthz").body == "ok\n");
+  CHECK(f.call("GET", "/livez").status == 200);
+  CHECK(f.call("GET", "/readyz").body == "ok\n");
+  CHECK(f.call("HEAD", "/readyz").body.empty());
+  const Reply version = f.call("GET", "/version");
+  CHECK(version.body == R"({"version":"test"})");
+  CHECK(version.contentType == "application/json");
+  const Reply metrics = f.call("GET", "/metrics");
+  CHECK(contains(metrics.contentType, "version=0.0.4"));
+  CHECK(contains(metrics.body, "gpu_topology_extender_http_requests_total"));
+}
+
+TEST_CASE("router: bodies are read only for POSTs to a verb") {
+  Fixture f;
+  CHECK(f.router.acceptsBody("POST", "/scheduler/filter"));
+  CHECK(f.router.acceptsBody("POST", "/scheduler/bind?x"));
+  CHECK_FALSE(f.router.acceptsBody("GET", "/scheduler/filter"));
+  CHECK_FALSE(f.router.acceptsBody("POST", "/healthz"));
+  CHECK_FALSE(f.router.acceptsBody("POST", "/scheduler/other"));
+}
+
+TEST_CASE("router: every answer is counted by verb and status") {
+  Fixture f;
+  f.call("POST", "/scheduler/filter", kFilterBody);
+  f.call("POST", "/scheduler/prioritize", "[1,");
+  f.call("GET", "/scheduler/preempt");
+  f.call("GET", "/nope");
+  CHECK(f.router.tooLarge("/scheduler/filter", 10).status == 413);
+  CHECK(f.router.badRequest("/scheduler/filter", "bad header").status == 400);
+  const std::string text = f.metrics.serialize();
+  CHECK(contains(text, R"(gpu_topology_extender_http_requests_total{code="200",verb="filter"} 1)"));
+  CHECK(contains(text,
+                 R"(gpu_topology_extender_http_requests_total{code="400",verb="prioritize"} 1)"));
+  CHECK(
+      contains(text, R"(gpu_topology_extender_http_requests_total{code="405",verb="preempt"} 1)"));
+  CHECK(contains(text, R"(gpu_topology_extender_http_requests_total{code="404",verb="other"} 1)"));
+  CHECK(contains(text,
+                 R"(gpu_topology_extender_rejected_requests_total{reason="body_too_large"} 1)"));
+  CHECK(contains(text, R"(gpu_topology_extender_rejected_requests_total{reason="bad_request"} 1)"));
+  CHECK(contains(text,
+                 R"(gpu_topology_extender_rejected_requests_total{reason="malformed_json"} 1)"));
+}
+
+}  // namespace
+}  // namespace gte::server
