@@ -1,8 +1,8 @@
 #pragma once
 // Full-Node mode (no cluster cache): kube-scheduler sends every node object on every call, so the
-// per-node precomputation (topology graph, best sets per size, MIG fits) is memoised by what it
-// depends on — the node's labels, allocatable GPU resources and unschedulable flag, and the policy.
-// A node is rebuilt only when one of those changes, not per request. Sharded locks keep concurrent
+// per-node precomputation (topology graph, best sets per size, MIG fits) is memoised with the same
+// rule as the cluster cache's snapshot builder (core/node_content_hash.h): a node is rebuilt only
+// when nodeContentHash or the policy changes, not per request. Sharded locks keep concurrent
 // requests from contending; a lookup holds its shard's lock only to copy a shared_ptr.
 #include <array>
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/node_content_hash.h"
 #include "model/node_info.h"
 #include "policy/policy.h"
 
@@ -39,7 +40,7 @@ class NodeStateCache {
   };
   struct Shard {
     mutable std::mutex mutex;
-    std::unordered_map<std::string, Entry> entries;
+    std::unordered_map<std::string, Entry> entries;  // GUARDED_BY(mutex)
   };
   static constexpr std::size_t kShards = 16;
 
@@ -49,8 +50,5 @@ class NodeStateCache {
   std::size_t maxEntries_;
   std::array<Shard, kShards> shards_;
 };
-
-// Hash of everything a NodeState is built from (labels, GPU allocatable, unschedulable).
-std::uint64_t nodeContentHash(const NodeInfo& node);
 
 }  // namespace gte

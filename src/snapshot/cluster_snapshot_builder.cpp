@@ -2,14 +2,10 @@
 
 #include <utility>
 
+#include "core/node_content_hash.h"
+
 namespace gte {
 namespace {
-
-// The parts of a NodeInfo a NodeState depends on.
-bool sameInputs(const NodeInfo& a, const NodeInfo& b) {
-  return a.labels == b.labels && a.allocatable == b.allocatable &&
-         a.unschedulable == b.unschedulable;
-}
 
 bool sameCharges(const NodeChargesConstSharedPtr& a, const NodeChargesConstSharedPtr& b) {
   if (a == b) return true;
@@ -37,6 +33,7 @@ bool ClusterSnapshotBuilder::upsertNode(NodeInfo node, NodeChargesConstSharedPtr
   if (it == entries.end()) {
     std::string name = node.name;
     Entry& entry = entries[name];
+    entry.contentHash = nodeContentHash(node);
     entry.node = std::move(node);
     entry.charges = std::move(charges);
     ++nodeCount_;
@@ -44,7 +41,9 @@ bool ClusterSnapshotBuilder::upsertNode(NodeInfo node, NodeChargesConstSharedPtr
     return true;
   }
   Entry& entry = it->second;
-  const bool labelsChanged = !sameInputs(entry.node, node);
+  const std::uint64_t contentHash = nodeContentHash(node);
+  const bool labelsChanged = contentHash != entry.contentHash;
+  entry.contentHash = contentHash;
   const bool changed = labelsChanged || !sameCharges(entry.charges, charges);
   entry.node = std::move(node);  // keeps uid/resourceVersion current even when nothing changed
   entry.charges = std::move(charges);

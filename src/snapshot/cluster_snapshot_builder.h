@@ -32,8 +32,9 @@ class ClusterSnapshotBuilder {
  public:
   explicit ClusterSnapshotBuilder(PolicyConstSharedPtr policy);
 
-  // Adds or replaces a node, with its charges (null: none). A node whose labels, allocatable and
-  // unschedulable flag are unchanged keeps its generation, so build() does not re-derive it.
+  // Adds or replaces a node, with its charges (null: none). A node whose nodeContentHash (labels,
+  // GPU allocatable, unschedulable flag) and charges are unchanged keeps its generation, so build()
+  // does not re-derive it.
   // Returns true when the node is new or one of those changed (its labels will be read again).
   bool upsertNode(NodeInfo node, NodeChargesConstSharedPtr charges = nullptr);
   // Replaces the charges of a known node (the common change: a pod bound or gone). False when the
@@ -56,6 +57,7 @@ class ClusterSnapshotBuilder {
  private:
   struct Entry {
     NodeInfo node;
+    std::uint64_t contentHash = 0;  // nodeContentHash(node): the one re-read rule of both modes
     NodeChargesConstSharedPtr charges;
     std::uint64_t generation = 0;   // stamp of the last change
     bool labelsChanged = true;      // `state` was read from older labels (or policy)
