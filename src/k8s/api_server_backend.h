@@ -89,7 +89,7 @@ class ApiServerBackend final : public ClusterBackend {
   WorkerPool bindWorkers_;
   std::mutex housekeepingMutex_;
   std::condition_variable housekeepingWake_;
-  bool stopping_ = false;
+  bool stopping_ = false;  // GUARDED_BY(housekeepingMutex_)
   std::thread housekeeper_;
 };
 

@@ -33,8 +33,8 @@ class WorkerPool {
 
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<Task> queue_;
-  bool stopping_ = false;
+  std::deque<Task> queue_;  // GUARDED_BY(mutex_)
+  bool stopping_ = false;   // GUARDED_BY(mutex_)
   std::vector<std::thread> threads_;
 };
 

@@ -162,8 +162,8 @@ struct Metrics::Impl {
   prometheus::Histogram* labelAgeNow = nullptr;
   std::array<prometheus::Gauge*, kSetClassNames.size()> freeGpusBy{};
 
-  std::mutex policyMutex;  // guards the single policy_info series
-  prometheus::Gauge* policyGauge = nullptr;
+  std::mutex policyMutex;                    // guards the single policy_info series
+  prometheus::Gauge* policyGauge = nullptr;  // GUARDED_BY(policyMutex)
 
   Impl() {
     const prometheus::Histogram::BucketBoundaries buckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025,

@@ -61,15 +61,15 @@ class PolicyStore {
   const Callback callback_;
 
   mutable std::mutex policyMutex_;
-  PolicyConstSharedPtr current_;
+  PolicyConstSharedPtr current_;  // GUARDED_BY(policyMutex_)
 
-  std::mutex reloadMutex_;  // serialises reload() against the watcher
-  std::optional<std::uint64_t> lastContentHash_;
-  std::optional<Error> lastError_;  // the outcome for lastContentHash_ when it was bad
+  std::mutex reloadMutex_;                        // serialises reload() against the watcher
+  std::optional<std::uint64_t> lastContentHash_;  // GUARDED_BY(reloadMutex_)
+  std::optional<Error> lastError_;  // GUARDED_BY(reloadMutex_): lastContentHash_'s error, if bad
 
   std::mutex stopMutex_;
   std::condition_variable stopCv_;
-  bool stopping_ = false;
+  bool stopping_ = false;  // GUARDED_BY(stopMutex_)
   std::thread watcher_;
 };
 
