@@ -50,12 +50,14 @@ class ClusterBackend {
   }
 
   // The cached pod with this UID, for preempt's victim lookup (NodeNameToMetaVictims carry UIDs
-  // only).
+  // only). The cache keeps only pods that request GPU or MIG devices: nullopt means the pod holds
+  // none (or is unknown).
   virtual std::optional<PodInfo> podByUid(const std::string& uid) const = 0;
-  // Pods the extender accounts on `node` (bound or reserved), for preemption decisions.
+  // GPU pods the extender accounts on `node` (bound or reserved).
   virtual std::vector<PodInfo> podsOnNode(const std::string& node) const = 0;
   // What-if for preempt: the node's state as if the pods with these UIDs were gone (their
-  // accounted GPUs and MIG instances free again). Null for an unknown node.
+  // accounted GPUs and MIG instances free again), from the published snapshot without the cache's
+  // writer lock. Null for an unknown node.
   virtual std::shared_ptr<const NodeState> nodeStateWithout(
       const std::string& node, const std::vector<std::string>& podUids) const = 0;
 };
