@@ -137,5 +137,21 @@ TEST_CASE("router: every answer is counted by verb and status") {
                  R"(gpu_topology_extender_rejected_requests_total{reason="malformed_json"} 1)"));
 }
 
+
+TEST_CASE("router: NodeNames without a cluster is a configuration error, per the error table") {
+  Fixture f;
+  const std::string body =
+      R"({"Pod":{"metadata":{"name":"p","namespace":"ml","uid":"u"},"spec":{"containers":[]}},)"
+      R"("Nodes":null,"NodeNames":["a"]})";
+  // Filter has an Error field: HTTP 200 with the message, so it reaches the pod's events.
+  const Reply filter = f.call("POST", "/scheduler/filter", body);
+  CHECK(filter.status == 200);
+  CHECK(contains(filter.body, R"("Error":"gpu-topology: NodeNames received but the extender)"));
+  // Prioritize has none: 400, not 503 (waiting will not fix it).
+  const Reply prioritize = f.call("POST", "/scheduler/prioritize", body);
+  CHECK(prioritize.status == 400);
+  CHECK(contains(prioritize.body, "nodeCacheCapable: false"));
+}
+
 }  // namespace
 }  // namespace gte::server
