@@ -1,0 +1,34 @@
+#pragma once
+// The machines a simulated cluster is made of, as the node agent would label them (labels-v1), so
+// the simulator decides on exactly the NodeInfo a real node publishes. The link strings follow real
+// captures: an HGX/DGX A100 (NVSwitch), a DGX-1V (hybrid cube-mesh), and PCIe-only T4 boxes.
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "model/node_info.h"
+
+namespace gte::sim {
+
+struct NodeTemplate {
+  std::string name;  // "hgx-a100", "dgx1v", "pcie2", "pcie4", "pcie1"
+  int gpus = 0;
+  std::string model;   // labels-v1 `model`
+  std::string fabric;  // labels-v1 `fabric`
+  std::string nvl;     // labels-v1 pair strings (n(n-1)/2 characters)
+  std::string pci;
+  std::string numa;           // one character per GPU
+  std::int64_t cpuMilli = 0;  // default capacity when the cluster description gives none
+  std::int64_t memoryMib = 0;
+};
+
+std::span<const NodeTemplate> builtinNodeTemplates();
+
+// nullptr when no built-in template has that name.
+const NodeTemplate* findNodeTemplate(std::string_view name);
+
+// A labels-v1 node of this template with every GPU healthy and free, allocatable nvidia.com/gpu.
+NodeInfo makeTemplateNode(const NodeTemplate& machine, const std::string& nodeName,
+                          const std::string& labelPrefix);
+
+}  // namespace gte::sim

@@ -1,0 +1,191 @@
+#include "sim/run_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace gte::sim {
+namespace {
+
+double ratio(int part, int whole) {
+  return whole == 0 ? -1 : 100.0 * part / whole;
+}
+
+struct Stat {
+  std::vector<double> values;  // -1 entries mean "did not happen" and are counted apart
+
+  std::string format() const {
+    std::vector<double> seen;
+    for (const double v : values) {
+      if (v >= 0) {
+        seen.push_back(v);
+      }
+    }
+    if (seen.empty()) {
+      return "-";
+    }
+    double mean = 0;
+    for (const double v : seen) {
+      mean += v;
+    }
+    mean /= static_cast<double>(seen.size());
+    double variance = 0;
+    for (const double v : seen) {
+      variance += (v - mean) * (v - mean);
+    }
+    const double deviation = std::sqrt(variance / static_cast<double>(seen.size()));
+    char text[64];
+    std::snprintf(text, sizeof text, "%.1f±%.1f", mean, deviation);
+    std::string out = text;
+    if (seen.size() != values.size()) {
+      std::snprintf(text, sizeof text, "(%zu/%zu)", seen.size(), values.size());
+      out += text;
+    }
+    return out;
+  }
+};
+
+// Columns of the printed table, in order: (metric name in flattenMetrics, header).
+const std::vector<std::pair<std::string, std::string>>& tableColumns() {
+  static const std::vector<std::pair<std::string, std::string>> columns = {
+      {"ar100", "AR100"},
+      {"ar130", "AR130"},
+      {"first_failure", "ff"},
+      {"k8.first_failure", "ff8"},
+      {"k2.nvlink", "nvl2%"},
+      {"k4.nvlink", "nvl4%"},
+      {"k2.missed", "miss2%"},
+      {"k4.missed", "miss4%"},
+      {"k8.missed", "miss8%"},
+      {"frag90.fgd", "frag90"},
+      {"frag90.topology", "tfrag90"},
+  };
+  return columns;
+}
+
+std::string jsonString(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+    }
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4f", value);
+  return text;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, double>> flattenMetrics(const RunMetrics& metrics) {
+  std::vector<std::pair<std::string, double>> out = {
+      {"ar100", metrics.allocationAt100},
+      {"ar130", metrics.allocationAt130},
+      {"first_failure", metrics.firstFailurePercent},
+  };
+  for (const SizeMetrics& size : metrics.bySize) {
+    char prefix[16];
+    std::snprintf(prefix, sizeof prefix, "k%d.", size.gpus);
+    const std::string k = prefix;
+    out.emplace_back(k + "pods", size.pods);
+    out.emplace_back(k + "failed", size.failed);
+    out.emplace_back(k + "first_failure", size.firstFailurePercent);
+    if (size.gpus >= 2) {
+      out.emplace_back(k + "nvlink", ratio(size.fullyNvlink, size.placed));
+      out.emplace_back(k + "missed", ratio(size.missed, size.placed));
+    }
+  }
+  for (const Fragmentation& point : metrics.fragmentation) {
+    char prefix[16];
+    std::snprintf(prefix, sizeof prefix, "frag%d.", point.percent);
+    const std::string at = prefix;
+    out.emplace_back(at + "fgd", 100 * point.fgdRate);
+    out.emplace_back(at + "topology", 100 * point.topologyRate);
+  }
+  return out;
+}
+
+void writeTable(std::ostream& out, std::span<const LabelledRun> runs) {
+  // (scenario, chooser) in first-seen order -> metric -> values over seeds.
+  std::vector<std::pair<std::string, std::string>> order;
+  std::map<std::pair<std::string, std::string>, std::map<std::string, Stat>> stats;
+  for (const LabelledRun& run : runs) {
+    const auto key = std::make_pair(run.scenario, run.chooser);
+    if (stats.find(key) == stats.end()) {
+      order.push_back(key);
+    }
+    auto& byMetric = stats[key];
+    for (const auto& [name, value] : flattenMetrics(run.metrics)) {
+      byMetric[name].values.push_back(value);
+    }
+    for (const auto& column : tableColumns()) {
+      byMetric[column.first];  // present even when the run has no such pods
+    }
+  }
+  char cell[96];
+  std::string lastScenario;
+  for (const auto& key : order) {
+    if (key.first != lastScenario) {
+      lastScenario = key.first;
+      out << "\n== " << lastScenario << "\n";
+      std::snprintf(cell, sizeof cell, "%-28s", "chooser");
+      out << cell;
+      for (const auto& column : tableColumns()) {
+        std::snprintf(cell, sizeof cell, " %16s", column.second.c_str());
+        out << cell;
+      }
+      out << "\n";
+    }
+    std::snprintf(cell, sizeof cell, "%-28s", key.second.c_str());
+    out << cell;
+    for (const auto& column : tableColumns()) {
+      std::snprintf(cell, sizeof cell, " %16s", stats[key][column.first].format().c_str());
+      out << cell;
+    }
+    out << "\n";
+  }
+}
+
+void writeMetricsCsv(std::ostream& out, std::span<const LabelledRun> runs) {
+  out << "scenario,chooser,seed,metric,value\n";
+  for (const LabelledRun& run : runs) {
+    for (const auto& [name, value] : flattenMetrics(run.metrics)) {
+      out << run.scenario << ',' << run.chooser << ',' << run.seed << ',' << name << ','
+          << number(value) << '\n';
+    }
+  }
+}
+
+void writeMetricsJson(std::ostream& out, std::span<const LabelledRun> runs) {
+  out << "[";
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const LabelledRun& run = runs[i];
+    out << (i == 0 ? "\n" : ",\n") << "  {\"scenario\": " << jsonString(run.scenario)
+        << ", \"chooser\": " << jsonString(run.chooser) << ", \"seed\": " << run.seed
+        << ", \"metrics\": {";
+    const auto flat = flattenMetrics(run.metrics);
+    for (std::size_t m = 0; m < flat.size(); ++m) {
+      out << (m == 0 ? "" : ", ") << jsonString(flat[m].first) << ": " << number(flat[m].second);
+    }
+    out << "}}";
+  }
+  out << "\n]\n";
+}
+
+void writeCurveCsv(std::ostream& out, std::span<const LabelledRun> runs) {
+  out << "scenario,chooser,seed,arrived_percent,allocated_percent\n";
+  for (const LabelledRun& run : runs) {
+    for (const auto& [arrived, allocated] : run.curve) {
+      out << run.scenario << ',' << run.chooser << ',' << run.seed << ',' << arrived << ','
+          << number(allocated) << '\n';
+    }
+  }
+}
+
+}  // namespace gte::sim

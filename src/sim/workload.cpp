@@ -1,0 +1,82 @@
+#include "sim/workload.h"
+
+#include <algorithm>
+#include <charconv>
+#include <random>
+#include <string>
+
+namespace gte::sim {
+
+std::vector<SimPod> arrivalSequence(std::span<const SimPod> trace, std::int64_t capacityGpus,
+                                    int targetPercent, std::uint64_t seed) {
+  std::vector<std::size_t> order(trace.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    order[i] = i;
+  }
+  std::mt19937_64 rng(seed);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<SimPod> arrivals;
+  std::int64_t arrived = 0;
+  for (const std::size_t index : order) {
+    if (arrived * 100 >= capacityGpus * targetPercent) {
+      break;
+    }
+    arrivals.push_back(trace[index]);
+    arrived += trace[index].gpus;
+  }
+  return arrivals;
+}
+
+Result<SyntheticMix> parseSyntheticMix(std::string_view text) {
+  SyntheticMix mix;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string_view::npos) {
+      end = text.size();
+    }
+    const std::string_view item = text.substr(start, end - start);
+    const std::size_t colon = item.find(':');
+    int gpus = -1;
+    int weight = -1;
+    const bool parsed =
+        colon != std::string_view::npos &&
+        std::from_chars(item.data(), item.data() + colon, gpus).ptr == item.data() + colon &&
+        std::from_chars(item.data() + colon + 1, item.data() + item.size(), weight).ptr ==
+            item.data() + item.size();
+    if (!parsed || gpus < 0 || gpus > 8 || weight < 0) {
+      return invalidArgument("mix item '" + std::string(item) +
+                             "': want <gpus 0..8>:<weight>, e.g. 1:50");
+    }
+    mix.weights.emplace_back(gpus, weight);
+    start = end + 1;
+  }
+  int total = 0;
+  for (const auto& entry : mix.weights) {
+    total += entry.second;
+  }
+  if (total == 0) {
+    return invalidArgument("mix '" + std::string(text) + "' has no positive weight");
+  }
+  return mix;
+}
+
+std::vector<SimPod> syntheticPods(const SyntheticMix& mix, int count, std::uint64_t seed) {
+  std::vector<int> weights;
+  for (const auto& entry : mix.weights) {
+    weights.push_back(entry.second);
+  }
+  std::mt19937_64 rng(seed);
+  std::discrete_distribution<std::size_t> pick(weights.begin(), weights.end());
+  std::vector<SimPod> pods;
+  pods.reserve(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    const int gpus = mix.weights[pick(rng)].first;
+    const std::int64_t cpu = gpus == 0 ? 2000 : 4000 * gpus;
+    const std::int64_t memory = gpus == 0 ? 4096 : 16384 * static_cast<std::int64_t>(gpus);
+    pods.push_back(SimPod{"synthetic-" + std::to_string(i), cpu, memory, gpus});
+  }
+  return pods;
+}
+
+}  // namespace gte::sim
