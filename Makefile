@@ -40,8 +40,15 @@ tsan: deps
 	@cmake --preset tsan >/dev/null && cmake --build --preset tsan -j $(JOBS)
 	@ctest --preset tsan -j $(JOBS)
 
+# The placement-quality simulator runs on a synthetic workload; pass an openb trace to replay it:
+#   make bench OPENB_PODS=path/openb_pod_list_multigpu50.csv OPENB_NODES=path/openb_node_list_gpu_node.csv
+OPENB_PODS ?=
+OPENB_NODES ?=
 bench: build
 	@for b in $(BUILD_DIR)/bin/bench_*; do echo "== $$b"; $$b; done
+	@echo "== $(BUILD_DIR)/bin/gte_simulate (synthetic)"; $(BUILD_DIR)/bin/gte_simulate
+	@if [ -n "$(OPENB_PODS)" ]; then echo "== $(BUILD_DIR)/bin/gte_simulate (openb)"; \
+	  $(BUILD_DIR)/bin/gte_simulate --pods "$(OPENB_PODS)" --openb-nodes "$(OPENB_NODES)"; fi
 
 format:
 	@git ls-files '*.h' '*.cpp' | xargs clang-format -i
