@@ -152,7 +152,7 @@ bool loadScenarios(const Options& options, std::vector<Scenario>& scenarios) {
       std::cerr << "gte_simulate: " << options.openbNodes << ": " << nodes.error().message << "\n";
       return false;
     }
-    scenarios.push_back(Scenario{"openb nodes, 8-GPU as " + name, std::move(*nodes)});
+    scenarios.push_back(Scenario{"openb nodes, 8-GPU nodes as " + name, std::move(*nodes)});
   }
   return true;
 }

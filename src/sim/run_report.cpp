@@ -75,6 +75,22 @@ std::string jsonString(const std::string& text) {
   return out;
 }
 
+// RFC 4180: a field with a comma or quote is quoted, quotes doubled (cluster specs hold commas).
+std::string csvField(const std::string& text) {
+  if (text.find_first_of(",\"") == std::string::npos) {
+    return text;
+  }
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"') {
+      out.push_back('"');
+    }
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
 std::string number(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.4f", value);
@@ -156,8 +172,8 @@ void writeMetricsCsv(std::ostream& out, std::span<const LabelledRun> runs) {
   out << "scenario,chooser,seed,metric,value\n";
   for (const LabelledRun& run : runs) {
     for (const auto& [name, value] : flattenMetrics(run.metrics)) {
-      out << run.scenario << ',' << run.chooser << ',' << run.seed << ',' << name << ','
-          << number(value) << '\n';
+      out << csvField(run.scenario) << ',' << csvField(run.chooser) << ',' << run.seed << ','
+          << name << ',' << number(value) << '\n';
     }
   }
 }
@@ -182,8 +198,8 @@ void writeCurveCsv(std::ostream& out, std::span<const LabelledRun> runs) {
   out << "scenario,chooser,seed,arrived_percent,allocated_percent\n";
   for (const LabelledRun& run : runs) {
     for (const auto& [arrived, allocated] : run.curve) {
-      out << run.scenario << ',' << run.chooser << ',' << run.seed << ',' << arrived << ','
-          << number(allocated) << '\n';
+      out << csvField(run.scenario) << ',' << csvField(run.chooser) << ',' << run.seed << ','
+          << arrived << ',' << number(allocated) << '\n';
     }
   }
 }

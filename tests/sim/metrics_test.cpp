@@ -1,11 +1,13 @@
 // Placement metrics on hand-made situations whose answers can be worked out by hand.
 #include <catch2/catch_test_macros.hpp>
+#include <sstream>
 
 #include "core/node_state.h"
 #include "policy/default_policy.h"
 #include "sim/cluster_spec.h"
 #include "sim/fragmentation.h"
 #include "sim/placement_metrics.h"
+#include "sim/run_report.h"
 #include "sim/simulator.h"
 
 using namespace gte;
@@ -74,4 +76,16 @@ TEST_CASE("fragmentation: free GPUs too few for the sizes seen, or not as well l
   const Fragmentation scattered = measureFragmentation(mesh, fourOnly);
   CHECK(scattered.fgdRate == 0.0);
   CHECK(scattered.topologyRate == 1.0);
+}
+
+TEST_CASE("report CSV quotes scenario names that hold commas") {
+  const std::vector<SimPod> pods = {{"p", 1000, 1024, 1}};
+  LabelledRun run{"pcie2:1,pcie1:1",
+                  "best-fit",
+                  42,
+                  runOn("pcie2:1,pcie1:1", pods, Chooser::kBestFit),
+                  {{0, 0.0}}};
+  std::ostringstream out;
+  writeMetricsCsv(out, std::span<const LabelledRun>(&run, 1));
+  CHECK(out.str().find("\n\"pcie2:1,pcie1:1\",best-fit,42,ar100,") != std::string::npos);
 }
