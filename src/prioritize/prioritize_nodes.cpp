@@ -1,6 +1,7 @@
 #include "prioritize/prioritize_nodes.h"
 
 #include "prioritize/score_node.h"
+#include "prioritize/wire_scale.h"
 
 namespace gte {
 
@@ -8,10 +9,22 @@ HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidat
                            const Policy& policy) {
   HostScores scores;
   scores.reserve(nodes.size());
+  std::vector<RankedScore> ranked;
+  ranked.reserve(nodes.size());
   for (const NodeCandidate& node : nodes) {
-    const int score =
-        demand != nullptr && node.state != nullptr ? scoreNode(*demand, *node.state, policy) : 0;
-    scores.push_back({node.name, score});
+    RankedScore rank;
+    if (demand != nullptr && node.state != nullptr && !demand->empty()) {
+      const ScoreTerms terms = scoreTerms(*demand, *node.state);
+      rank.fits = terms.packing >= 0 || terms.migFit >= 0;
+      rank.linkQuality = terms.linkQuality;
+      rank.score = weightedScore(terms, policy);
+    }
+    scores.push_back({node.name, rank.score, 0});
+    ranked.push_back(rank);
+  }
+  const std::vector<int> wire = wireScores(ranked);
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    scores[i].wire = wire[i];
   }
   return scores;
 }

@@ -1,6 +1,7 @@
 #pragma once
-// One prioritize request: the 0..100 score of every candidate node. Pure: no I/O, clock, locks or
-// globals. The wire edge scales the scores to kube-scheduler's 0..10 (toExtenderScore).
+// One prioritize request: the 0..100 score of every candidate node and its 0..10 wire score over
+// this request's candidates (wireScores: best link class first, min-max inside it). Pure: no I/O,
+// clock, locks or globals.
 #include <span>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,7 @@ namespace gte {
 struct HostScore {
   std::string_view host;
   int score = 0;  // 0..100
+  int wire = 0;   // 0..10, what kube-scheduler gets
 };
 using HostScores = std::vector<HostScore>;
 

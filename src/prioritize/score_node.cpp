@@ -114,7 +114,10 @@ ScoreTerms scoreTerms(const PodDemand& demand, const NodeState& state) {
 }
 
 int scoreNode(const PodDemand& demand, const NodeState& state, const Policy& policy) {
-  const ScoreTerms terms = scoreTerms(demand, state);
+  return weightedScore(scoreTerms(demand, state), policy);
+}
+
+int weightedScore(const ScoreTerms& terms, const Policy& policy) {
   long weighted = 0;
   long weights = 0;
   const auto add = [&](int term, int weight) {

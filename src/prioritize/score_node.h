@@ -1,7 +1,7 @@
 #pragma once
 // Ranks a node for a pod by the GPUs it would really get there (docs/scoring.md). Pure: no I/O,
-// clock, locks or globals. Scores are 0..100 internally; the wire edge converts
-// with toExtenderScore().
+// clock, locks or globals. Scores are 0..100; prioritizeNodes maps one request's candidates onto
+// kube-scheduler's 0..10 (wireScores).
 #include "core/node_state.h"
 #include "core/pod_demand.h"
 #include "policy/policy.h"
@@ -9,7 +9,7 @@
 namespace gte {
 
 inline constexpr int kMaxNodeScore = 100;
-inline constexpr int kMaxExtenderScore = 10;
+inline constexpr int kMaxExtenderScore = 10;  // kube-scheduler's MaxExtenderPriority
 
 // Each term in [0, kTermScale]; -1 when it does not apply to the pod.
 inline constexpr int kTermScale = 1200;  // divisible by 6 link tiers and by 2, so steps are exact
@@ -26,15 +26,10 @@ ScoreTerms scoreTerms(const PodDemand& demand, const NodeState& state);
 
 // 0..100: the weighted mean of the applicable terms, rounded. 0 when the node does not fit or the
 // pod asks for no GPUs. With the default weights a one-tier better link class, or a node where a
-// small pod breaks no all-NVLink set, is worth at least 10 points, so it survives
-// toExtenderScore().
+// small pod breaks no all-NVLink set, is worth at least 10 points.
 int scoreNode(const PodDemand& demand, const NodeState& state, const Policy& policy);
 
-// kube-scheduler's MaxExtenderPriority is 10: round(score / 10). Monotonic, and scores 10 or more
-// apart always land on different values.
-constexpr int toExtenderScore(int score100) noexcept {
-  const int clamped = score100 < 0 ? 0 : score100 > kMaxNodeScore ? kMaxNodeScore : score100;
-  return (clamped + 5) / 10;
-}
+// The 0..100 weighted mean of the terms that apply (scoreNode from precomputed terms).
+int weightedScore(const ScoreTerms& terms, const Policy& policy);
 
 }  // namespace gte

@@ -192,7 +192,7 @@ ServiceReply ExtenderService::prioritize(std::string_view body) const {
   std::vector<wire::HostPriority> list;
   list.reserve(scores.size());
   for (const HostScore& score : scores) {
-    list.push_back({std::string(score.host), toExtenderScore(score.score)});
+    list.push_back({std::string(score.host), score.wire});
   }
   return ServiceReply{200, wire::writeHostPriorityList(list)};
 }

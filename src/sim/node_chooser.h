@@ -9,7 +9,7 @@
 namespace gte::sim {
 
 enum class Chooser : std::uint8_t {
-  kExtender,          // filter = checkFit, score = in-tree + toExtenderScore(scoreNode) x w x 10
+  kExtender,          // filter = checkFit, score = in-tree + prioritizeNodes wire x w x 10
   kLeastAllocated,    // stock kube-scheduler: GPU-blind LeastAllocated on cpu and memory
   kMostAllocatedGpu,  // NodeResourcesFit MostAllocated over cpu, memory and nvidia.com/gpu
   kBestFit,           // fewest free GPUs left, then least free CPU (FGD's BestFit)

@@ -6,7 +6,7 @@
 
 #include "core/fit.h"
 #include "core/predict_allocation.h"
-#include "prioritize/score_node.h"
+#include "prioritize/prioritize_nodes.h"
 
 namespace gte::sim {
 namespace {
@@ -66,15 +66,14 @@ NodeLoad loadAfter(const SimNode& node, const SimPod& pod) {
                   node.state->gpuCount, node.state->gpuCount - node.state->freeCount + pod.gpus};
 }
 
-std::int64_t nodeScore(const SimNode& node, const SimPod& pod, const PodDemand& demand,
-                       const Policy& policy, const SimOptions& options) {
+// `wire` is the extender's 0..10 answer for this node (prioritizeNodes over the feasible nodes).
+std::int64_t nodeScore(const SimNode& node, const SimPod& pod, const PodDemand& demand, int wire,
+                       const SimOptions& options) {
   const NodeLoad load = loadAfter(node, pod);
   switch (options.chooser) {
-    case Chooser::kExtender: {
-      const std::int64_t extender =
-          demand.gpus == 0 ? 0 : toExtenderScore(scoreNode(demand, *node.state, policy));
-      return inTreeScore(options.inTree, load) + extender * options.extenderWeight * 10;
-    }
+    case Chooser::kExtender:
+      return inTreeScore(options.inTree, load) +
+             static_cast<std::int64_t>(wire) * options.extenderWeight * 10;
     case Chooser::kLeastAllocated:
       return inTreeScore(InTree::kLeastAllocated, load);
     case Chooser::kMostAllocatedGpu:
@@ -146,6 +145,8 @@ SimRun simulate(std::span<const SimNodeSpec> cluster, std::span<const SimPod> ar
   const SizeShares shares = requestShares(arrivals);
   std::size_t nextFragmentation = 0;
   std::mt19937_64 rng(options.seed);
+  std::vector<std::size_t> feasible;
+  std::vector<NodeCandidate> candidates;
   std::int64_t arrived = 0;
   std::int64_t allocated = 0;
   for (const SimPod& pod : arrivals) {
@@ -153,18 +154,31 @@ SimRun simulate(std::span<const SimNodeSpec> cluster, std::span<const SimPod> ar
     demand.gpus = pod.gpus;
     demand.strategy = policy.defaultStrategy;
     PodPlacement placement;
-    TopNodes top(rng);
+    feasible.clear();
+    candidates.clear();
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       const SimNode& node = nodes[i];
       if (!resourcesFit(node, pod) || !gpusFit(node, demand, policy, options.chooser)) {
         continue;
       }
-      ++placement.feasibleNodes;
+      feasible.push_back(i);
+      candidates.push_back(NodeCandidate{node.spec->name, node.state.get(), {}});
       if (demand.gpus >= 2) {
         placement.bestOffered =
             std::max(placement.bestOffered, wholeGpuPick(demand, *node.state)->weakest);
       }
-      top.offer(static_cast<int>(i), nodeScore(node, pod, demand, policy, options));
+    }
+    placement.feasibleNodes = static_cast<int>(feasible.size());
+    // Pods without GPUs are not sent to the extender (managedResources): in-tree scores only.
+    HostScores extender;
+    if (options.chooser == Chooser::kExtender && demand.gpus > 0) {
+      extender = prioritizeNodes(&demand, candidates, policy);
+    }
+    TopNodes top(rng);
+    for (std::size_t j = 0; j < feasible.size(); ++j) {
+      const int wire = extender.empty() ? 0 : extender[j].wire;
+      top.offer(static_cast<int>(feasible[j]),
+                nodeScore(nodes[feasible[j]], pod, demand, wire, options));
     }
     arrived += pod.gpus;
     placement.node = top.chosen();

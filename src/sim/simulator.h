@@ -1,8 +1,9 @@
 #pragma once
 // Replays a pod sequence on a simulated cluster with the extender's own decision code, in process:
-// the same checkFit and scoreNode the HTTP verbs call, on NodeStates built from labels-v1 nodes,
-// with the GPUs a pod takes predicted as the NVIDIA device plugin picks them (predictAllocation).
-// No departures: pods stay where they land. Deterministic for a seed.
+// the same checkFit and prioritizeNodes (scoreNode, then the wire scale over the feasible nodes)
+// the HTTP verbs call, on NodeStates built from labels-v1 nodes, with the GPUs a pod takes
+// predicted as the NVIDIA device plugin picks them (predictAllocation). No departures: pods stay
+// where they land. Deterministic for a seed.
 #include <cstdint>
 #include <span>
 #include <vector>

@@ -58,7 +58,6 @@ TEST_CASE("worked example: 2-GPU pod on a DGX-1V with GPUs 2 and 5 used", "[prio
   CHECK(terms.packing == 900);
   CHECK(terms.migFit == -1);
   CHECK(scoreNode(demand, *state, policy) == 93);
-  CHECK(toExtenderScore(93) == 9);
 }
 
 TEST_CASE("strictly better links score strictly higher after 0..10 scaling", "[prioritize]") {
@@ -81,7 +80,7 @@ TEST_CASE("strictly better links score strictly higher after 0..10 scaling", "[p
   // Each class step is 60 * 200 / 1200 = 10 points: 100, 90, ..., 40.
   CHECK(scores == std::vector<int>{100, 90, 80, 70, 60, 50, 40});
   for (std::size_t i = 0; i + 1 < scores.size(); ++i) {
-    CHECK(toExtenderScore(scores[i]) > toExtenderScore(scores[i + 1]));
+    CHECK(scores[i] > scores[i + 1]);
   }
 }
 
@@ -99,7 +98,7 @@ TEST_CASE("a 1-GPU pod does not break up an NVLink pair", "[prioritize]") {
   // paired = (60*1200 + 10*1200 + 30*(525+188)) * 100 / 120000 = 87.8 -> 88
   CHECK(apart == 98);
   CHECK(paired == 88);
-  CHECK(toExtenderScore(apart) > toExtenderScore(paired));
+  CHECK(apart > paired);
 }
 
 TEST_CASE("a 1-GPU pod takes from a fragment, not from a whole NVLink node", "[prioritize]") {
@@ -116,7 +115,7 @@ TEST_CASE("a 1-GPU pod takes from a fragment, not from a whole NVLink node", "[p
   CHECK(twoFree == 88);
   CHECK(threeFree == 86);
   CHECK(empty == 76);
-  CHECK(toExtenderScore(threeFree) > toExtenderScore(empty));
+  CHECK(threeFree > empty);
 }
 
 TEST_CASE("binpack prefers the nearly full node, spread the empty one", "[prioritize]") {
@@ -129,14 +128,14 @@ TEST_CASE("binpack prefers the nearly full node, spread the empty one", "[priori
   // 600 * 1/8 = 75; the 8-GPU NVLink set is gone (job size 8 of 35 lost): 200 * 27/35 = 154.
   // 30 * (1200 - 229) / 1200 = 24 points.
   CHECK(fullBinpack - emptyBinpack >= 10);
-  CHECK(toExtenderScore(fullBinpack) > toExtenderScore(emptyBinpack));
+  CHECK(fullBinpack > emptyBinpack);
 
   // Spread: 1200 * free GPUs after placement / 8: 1050 vs 0, 26 points.
   const PodInfo spreadPod = testing::makeGpuPod("p", 1, {{"gputopo.dev/strategy", "spread"}});
   const int fullSpread = score(spreadPod, nearlyFull, policy);
   const int emptySpread = score(spreadPod, empty, policy);
   CHECK(emptySpread - fullSpread >= 10);
-  CHECK(toExtenderScore(emptySpread) > toExtenderScore(fullSpread));
+  CHECK(emptySpread > fullSpread);
 
   // The policy default applies to pods without the annotation.
   Policy spreading = defaultPolicy();
@@ -166,7 +165,7 @@ TEST_CASE("MIG fit quality prefers the fragmented GPU", "[prioritize][mig]") {
             policy);
   const int whole = score(
       pod, testing::makeDgxA100(FixtureState().withUsed("m0000000").withMig("10000000")), policy);
-  CHECK(toExtenderScore(fragmented) > toExtenderScore(whole));
+  CHECK(fragmented > whole);
 }
 
 TEST_CASE("scores stay in 0..100 on every capture and request size", "[prioritize]") {
@@ -191,22 +190,6 @@ TEST_CASE("scores stay in 0..100 on every capture and request size", "[prioritiz
         CHECK(s <= 100);
         CHECK((s == 0) == (k == 0 || k > state->freeCount));
       }
-    }
-  }
-}
-
-TEST_CASE("toExtenderScore rounds to 0..10 and keeps 10-point gaps strict", "[prioritize]") {
-  CHECK(toExtenderScore(0) == 0);
-  CHECK(toExtenderScore(4) == 0);
-  CHECK(toExtenderScore(5) == 1);
-  CHECK(toExtenderScore(94) == 9);
-  CHECK(toExtenderScore(95) == 10);
-  CHECK(toExtenderScore(100) == 10);
-  CHECK(toExtenderScore(-3) == 0);
-  CHECK(toExtenderScore(250) == 10);
-  for (int low = 0; low <= 90; ++low) {
-    for (int high = low + 10; high <= 100; ++high) {
-      CHECK(toExtenderScore(high) > toExtenderScore(low));
     }
   }
 }
