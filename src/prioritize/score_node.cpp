@@ -1,6 +1,7 @@
 #include "prioritize/score_node.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 
 #include "core/mig_plan.h"
@@ -47,17 +48,38 @@ int numaTerm(const GpuPick& pick, const NodeState& state) {
   return 0;
 }
 
-// Sum of the request sizes a..b (0 when b < a): all-NVLink job sizes a node stops being able to
-// host.
-int sizeSum(int a, int b) {
-  return b < a ? 0 : (a + b) * (b - a + 1) / 2;
+// The request sizes fragmentation is judged against, equally likely: the whole-GPU shapes that
+// dominate real traces (a node may be bigger; sizes above its GPU count can never use it).
+constexpr std::array<int, 4> kRequestSizes = {1, 2, 4, 8};
+// Preservation points per GPU made unusable for one request size.
+constexpr int kFragmentationCost = 25;
+
+// Whether `free` GPUs whose largest all-NVLink set is `clique` can host a request of `size` as well
+// as the empty node could: an all-NVLink set where the empty node's device-plugin pick of that size
+// is all-NVLink, else enough GPUs.
+bool hosts(const NodeState& state, int size, int free, int clique) {
+  if (size > free) {
+    return false;
+  }
+  const auto& capacity = *state.capacity;
+  const bool nvlinkWhenEmpty = size >= 2 && static_cast<std::size_t>(size) < capacity.size() &&
+                               capacity[static_cast<std::size_t>(size)].devicePluginWeakest ==
+                                   LinkClass::kNvlink;
+  return !nvlinkWhenEmpty || clique >= size;
 }
 
-// Binpack: half fullness after placement, half preservation of all-NVLink sets. A placement loses
-// the job sizes from max(k + 1, 2) up to the largest all-NVLink set the node had free that it can
-// no longer offer (sizes up to k are what the pod itself uses). No loss keeps the full 600; any
-// loss drops to at most 200, scaled down by how much was lost, so breaking an NVLink set always
-// costs at least 400 (10 points at the default weight). Spread: only emptiness after placement.
+// Free GPUs a request of `size` cannot use on this node (all of them, or none).
+int unusable(const NodeState& state, int size, int free, int clique) {
+  return hosts(state, size, free, clique) ? 0 : free;
+}
+
+// Binpack: half fullness after placement, half preservation. Preservation follows the change of
+// fragmentation in the spirit of FGD: delta = summed over the request sizes, the free GPUs that
+// size cannot use after placement minus before. It is negative when the pod takes GPUs the sizes
+// could not use well anyway (a leftover GPU, a broken NVLink set) and positive when it breaks a
+// set a larger request needed. preservation = 300 - 25 x delta, clamped to 0..600: one GPU made
+// unusable for one size costs 25 (0.6 points at the default weight). Spread: only emptiness after
+// placement.
 int wholePackingTerm(const PodDemand& demand, const GpuPick& pick, const NodeState& state) {
   if (state.gpuCount == 0) {
     return kHalf;
@@ -68,12 +90,15 @@ int wholePackingTerm(const PodDemand& demand, const GpuPick& pick, const NodeSta
     return kTermScale * freeAfter / state.gpuCount;
   }
   const int fullness = kHalf * (state.gpuCount - freeAfter) / state.gpuCount;
-  const int lost =
-      sizeSum(std::max({k + 1, pick.largestNvlinkCliqueAfter + 1, 2}), state.largestNvlinkClique);
-  const int maxLoss = sizeSum(2, state.gpuCount);
-  const int preservation =
-      lost == 0 || maxLoss == 0 ? kHalf : kHalf / 3 * (maxLoss - lost) / maxLoss;
-  return fullness + preservation;
+  if (state.capacity == nullptr) {
+    return fullness + kHalf / 2;
+  }
+  int delta = 0;
+  for (const int size : kRequestSizes) {
+    delta += unusable(state, size, freeAfter, pick.largestNvlinkCliqueAfter) -
+             unusable(state, size, state.freeCount, state.largestNvlinkClique);
+  }
+  return fullness + std::clamp(kHalf / 2 - kFragmentationCost * delta, 0, kHalf);
 }
 
 // MIG: half fullness of the node's MIG slices after placement (binpack) or emptiness (spread),

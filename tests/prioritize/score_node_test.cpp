@@ -46,21 +46,23 @@ NodeInfo twoGpuNode(char nvl, char pci) {
 TEST_CASE("worked example: 2-GPU pod on a DGX-1V with GPUs 2 and 5 used", "[prioritize]") {
   const Policy policy = defaultPolicy();
   // The device plugin picks {6,7} (NV2): link term 1200; NUMA 1 holds both: 1200. Packing:
-  // 4 of 8 used after placement, fullness 600 * 4/8 = 300; no free GPU loses its last free
-  // NVLink peer, preservation 600; packing 900.
-  // (60 * 1200 + 10 * 1200 + 30 * 900) * 100 / (100 * 1200) = 92.5 -> 93.
+  // 4 of 8 used after placement, fullness 600 * 4/8 = 300. Fragmentation over sizes 1, 2, 4, 8:
+  // free {0,1,3,4,6,7} -> {0,1,3,4}, largest all-NVLink set 3 before and after: sizes 1 and 2
+  // stay usable, size 4 (an NVLink quad when empty) and size 8 could use none of 6 and can use
+  // none of 4: delta -2 -2 = -4, preservation 300 + 100 = 400; packing 700.
+  // (60 * 1200 + 10 * 1200 + 30 * 700) * 100 / (100 * 1200) = 87.5 -> 88.
   const NodeInfo node = testing::makeDgx1Volta(FixtureState().withUsed("00100100"));
   const PodDemand demand = demandOf(testing::makeGpuPod("p", 2), policy);
   const auto state = buildNodeState(node, {}, policy);
   const ScoreTerms terms = scoreTerms(demand, *state);
   CHECK(terms.linkQuality == 1200);
   CHECK(terms.numaLocality == 1200);
-  CHECK(terms.packing == 900);
+  CHECK(terms.packing == 700);
   CHECK(terms.migFit == -1);
-  CHECK(scoreNode(demand, *state, policy) == 93);
+  CHECK(scoreNode(demand, *state, policy) == 88);
 }
 
-TEST_CASE("strictly better links score strictly higher after 0..10 scaling", "[prioritize]") {
+TEST_CASE("a strictly better link class scores 10 points higher", "[prioritize]") {
   const Policy policy = defaultPolicy();
   const PodInfo pod = testing::makeGpuPod("p", 2);
   // Best to worst; every other term is equal (both GPUs taken, one NUMA node).
@@ -77,8 +79,9 @@ TEST_CASE("strictly better links score strictly higher after 0..10 scaling", "[p
   for (const NodeInfo& node : nodes) {
     scores.push_back(score(pod, node, policy));
   }
-  // Each class step is 60 * 200 / 1200 = 10 points: 100, 90, ..., 40.
-  CHECK(scores == std::vector<int>{100, 90, 80, 70, 60, 50, 40});
+  // Each class step is 60 * 200 / 1200 = 10 points. Packing: full after placement (600), and the
+  // 2 free GPUs sizes 4 and 8 could not use are gone: delta -4, preservation 400; 95, 85, ..., 35.
+  CHECK(scores == std::vector<int>{95, 85, 75, 65, 55, 45, 35});
   for (std::size_t i = 0; i + 1 < scores.size(); ++i) {
     CHECK(scores[i] > scores[i + 1]);
   }
@@ -92,12 +95,14 @@ TEST_CASE("a 1-GPU pod does not break up an NVLink pair", "[prioritize]") {
   const int paired =
       score(pod, testing::makeDgx1Volta(FixtureState().withUsed("01101111")), policy);
   const int apart = score(pod, testing::makeDgx1Volta(FixtureState().withUsed("01111011")), policy);
-  // Both: link 1200, NUMA 1200, fullness 600 * 7/8 = 525. Preservation: apart 600; paired lost
-  // job size 2 of 2+3+...+8 = 35: 200 * 33/35 = 188.
-  // apart  = (60*1200 + 10*1200 + 30*(525+600)) * 100 / 120000 = 98.1 -> 98
-  // paired = (60*1200 + 10*1200 + 30*(525+188)) * 100 / 120000 = 87.8 -> 88
-  CHECK(apart == 98);
-  CHECK(paired == 88);
+  // Both: link 1200, NUMA 1200, fullness 600 * 7/8 = 525. Fragmentation over sizes 1, 2, 4, 8:
+  // paired: size 2 could use the pair and cannot use the one GPU left (+1), sizes 4 and 8 could
+  // use none of 2 and can use none of 1 (-1 each): delta -1, preservation 325. apart: size 2
+  // (all-NVLink when empty) could not use {0,5} either (-1): delta -3, preservation 375.
+  // apart  = (60*1200 + 10*1200 + 30*(525+375)) * 100 / 120000 = 92.5 -> 93
+  // paired = (60*1200 + 10*1200 + 30*(525+325)) * 100 / 120000 = 91.25 -> 91
+  CHECK(apart == 93);
+  CHECK(paired == 91);
   CHECK(apart > paired);
 }
 
@@ -105,16 +110,18 @@ TEST_CASE("a 1-GPU pod takes from a fragment, not from a whole NVLink node", "[p
   const Policy policy = defaultPolicy();
   const PodInfo pod = testing::makeGpuPod("p", 1);
   // DGX H100 (NVSwitch: every free set is all-NVLink). Link 1200 and NUMA 1200 everywhere.
-  // 2 free: fullness 525, loses job size 2: 200 * 33/35 = 188 -> 713 -> 87.8 -> 88.
-  // 3 free: fullness 450, loses job size 3: 200 * 32/35 = 182 -> 632 -> 85.8 -> 86.
-  // empty:  fullness 75, loses job size 8: 200 * 27/35 = 154 -> 229 -> 75.7 -> 76.
+  // Fragmentation over sizes 1, 2, 4, 8 (preservation 300 - 25 x delta):
+  // 2 free: fullness 525; size 2 loses its pair (+1), sizes 4 and 8 -1 each: delta -1, 325 -> 850
+  //         -> 91.25 -> 91.
+  // 3 free: fullness 450; sizes 4 and 8 -1 each: delta -2, 350 -> 800 -> 90.
+  // empty:  fullness 75; size 8 can no longer use the 7 left: delta +7, 125 -> 200 -> 75.
   const int twoFree = score(pod, testing::makeDgxH100(FixtureState().withUsed("11111100")), policy);
   const int threeFree =
       score(pod, testing::makeDgxH100(FixtureState().withUsed("11111000")), policy);
   const int empty = score(pod, testing::makeDgxH100(), policy);
-  CHECK(twoFree == 88);
-  CHECK(threeFree == 86);
-  CHECK(empty == 76);
+  CHECK(twoFree == 91);
+  CHECK(threeFree == 90);
+  CHECK(empty == 75);
   CHECK(threeFree > empty);
 }
 
@@ -124,9 +131,9 @@ TEST_CASE("binpack prefers the nearly full node, spread the empty one", "[priori
   const NodeInfo empty = testing::makeDgxH100();
   const int fullBinpack = score(testing::makeGpuPod("p", 1), nearlyFull, policy);
   const int emptyBinpack = score(testing::makeGpuPod("p", 1), empty, policy);
-  // Nearly full: fullness 600, nothing left to break, preservation 600: 1200. Empty: fullness
-  // 600 * 1/8 = 75; the 8-GPU NVLink set is gone (job size 8 of 35 lost): 200 * 27/35 = 154.
-  // 30 * (1200 - 229) / 1200 = 24 points.
+  // Nearly full: fullness 600; sizes 2, 4 and 8 could not use the last GPU (-3): preservation
+  // 375: 975. Empty: fullness 600 * 1/8 = 75; size 8 can no longer use the 7 left (+7): 125: 200.
+  // 30 * (975 - 200) / 1200 = 19 points.
   CHECK(fullBinpack - emptyBinpack >= 10);
   CHECK(fullBinpack > emptyBinpack);
 
