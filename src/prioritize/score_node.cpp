@@ -62,9 +62,9 @@ bool hosts(const NodeState& state, int size, int free, int clique) {
     return false;
   }
   const auto& capacity = *state.capacity;
-  const bool nvlinkWhenEmpty = size >= 2 && static_cast<std::size_t>(size) < capacity.size() &&
-                               capacity[static_cast<std::size_t>(size)].devicePluginWeakest ==
-                                   LinkClass::kNvlink;
+  const bool nvlinkWhenEmpty =
+      size >= 2 && static_cast<std::size_t>(size) < capacity.size() &&
+      capacity[static_cast<std::size_t>(size)].devicePluginWeakest == LinkClass::kNvlink;
   return !nvlinkWhenEmpty || clique >= size;
 }
 
