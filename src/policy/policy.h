@@ -52,6 +52,10 @@ struct Policy {
   // Multi-GPU pods without min-link or NUMA demands may land on nodes whose links are unknown (no
   // labels-v1, or malformed ones). 1-GPU pods always may; pods with such demands never may.
   bool allowMultiGpuOnUnknownTopology = true;
+  // Prioritize puts the best link class among a request's candidates first on the wire (weaker
+  // classes 0, at least two steps below); false: one min-max over all candidates' scores, so the
+  // weights trade link quality against packing.
+  bool linkFirst = true;
   // A MIG request may be met by creating an instance in unpartitioned slices (a MIG manager on the
   // node must then realise it), not only by a free existing instance.
   bool dynamicMig = false;

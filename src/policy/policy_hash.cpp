@@ -20,6 +20,7 @@ std::string canonicalPolicyText(const Policy& policy) {
   out << "weights.packing=" << policy.weights.packing << '\n';
   out << "weights.migFit=" << policy.weights.migFit << '\n';
   out << "unknownTopology.allowMultiGpu=" << policy.allowMultiGpuOnUnknownTopology << '\n';
+  out << "wireScale.linkFirst=" << policy.linkFirst << '\n';
   out << "mig.dynamic=" << policy.dynamicMig << '\n';
   for (std::size_t p = 0; p < policy.migProducts.size(); ++p) {
     const MigProduct& product = policy.migProducts[p];

@@ -51,7 +51,8 @@ class PolicyReader {
       return *error_;
     }
     allowKeys(root, "",
-              {"labelPrefix", "strategy", "linkScores", "weights", "unknownTopology", "mig"});
+              {"labelPrefix", "strategy", "linkScores", "weights", "unknownTopology", "wireScale",
+               "mig"});
     if (const YAML::Node n = root["labelPrefix"]) {
       readLabelPrefix(n, policy.labelPrefix);
     }
@@ -69,6 +70,12 @@ class PolicyReader {
         allowKeys(n, "unknownTopology", {"allowMultiGpu"});
         readBool(n["allowMultiGpu"], "unknownTopology.allowMultiGpu",
                  policy.allowMultiGpuOnUnknownTopology);
+      }
+    }
+    if (const YAML::Node n = root["wireScale"]) {
+      if (isMap(n, "wireScale")) {
+        allowKeys(n, "wireScale", {"linkFirst"});
+        readBool(n["linkFirst"], "wireScale.linkFirst", policy.linkFirst);
       }
     }
     if (const YAML::Node n = root["mig"]) {

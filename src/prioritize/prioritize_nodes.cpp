@@ -22,7 +22,7 @@ HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidat
     scores.push_back({node.name, rank.score, 0});
     ranked.push_back(rank);
   }
-  const std::vector<int> wire = wireScores(ranked);
+  const std::vector<int> wire = wireScores(ranked, policy.linkFirst);
   for (std::size_t i = 0; i < scores.size(); ++i) {
     scores[i].wire = wire[i];
   }

@@ -12,14 +12,14 @@ constexpr int kLinkGap = 2;
 
 }  // namespace
 
-std::vector<int> wireScores(std::span<const RankedScore> candidates) {
+std::vector<int> wireScores(std::span<const RankedScore> candidates, bool linkFirst) {
   std::vector<int> wire(candidates.size(), 0);
   int bestLink = -2;
   bool anyFits = false;
   for (const RankedScore& c : candidates) {
     if (c.fits) {
       anyFits = true;
-      bestLink = std::max(bestLink, c.linkQuality);
+      bestLink = std::max(bestLink, linkFirst ? c.linkQuality : -1);
     }
   }
   if (!anyFits) {
@@ -32,7 +32,7 @@ std::vector<int> wireScores(std::span<const RankedScore> candidates) {
     if (!c.fits) {
       continue;
     }
-    if (c.linkQuality != bestLink) {
+    if (linkFirst && c.linkQuality != bestLink) {
       weakerLinkFits = true;
       continue;
     }
@@ -42,7 +42,7 @@ std::vector<int> wireScores(std::span<const RankedScore> candidates) {
   const int bottom = weakerLinkFits ? kLinkGap : 0;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const RankedScore& c = candidates[i];
-    if (!c.fits || c.linkQuality != bestLink) {
+    if (!c.fits || (linkFirst && c.linkQuality != bestLink)) {
       continue;
     }
     if (high == low) {

@@ -22,6 +22,8 @@ struct RankedScore {
   int score = 0;         // 0..100
 };
 
-std::vector<int> wireScores(std::span<const RankedScore> candidates);
+// linkFirst false: one min-max over all fitting candidates (the link class counts only through
+// the score).
+std::vector<int> wireScores(std::span<const RankedScore> candidates, bool linkFirst = true);
 
 }  // namespace gte

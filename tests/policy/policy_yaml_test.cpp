@@ -46,6 +46,7 @@ strategy: spread
 linkScores: {nvlinkPerLink: 250}
 weights: {packing: 0}
 unknownTopology: {allowMultiGpu: false}
+wireScale: {linkFirst: false}
 mig:
   dynamic: true
   products:
@@ -62,6 +63,7 @@ mig:
   CHECK(parsed->weights.packing == 0);
   CHECK(parsed->weights.linkQuality == 60);
   CHECK_FALSE(parsed->allowMultiGpuOnUnknownTopology);
+  CHECK_FALSE(parsed->linkFirst);
   CHECK(parsed->dynamicMig);
   REQUIRE(parsed->migProducts.size() == 1);
   CHECK(parsed->migProducts[0].profiles[0].starts == std::vector<int>{0, 2, 4, 6});
@@ -90,6 +92,7 @@ TEST_CASE("validation errors name the key path", "[policy][yaml]") {
       {"linkScores: [1, 2]", "linkScores: must be a mapping"},
       {"unknownTopology: {allowMultiGpu: maybe}",
        "unknownTopology.allowMultiGpu: must be true or false"},
+      {"wireScale: {linkFirst: perhaps}", "wireScale.linkFirst: must be true or false"},
       {"mig: {dynamic: yes please}", "mig.dynamic: must be true or false"},
       {"mig: {products: {}}", "mig.products: must be a sequence"},
       {"mig: {products: [{name: X, models: [X]}]}",

@@ -50,3 +50,10 @@ TEST_CASE("a single candidate or identical candidates get 10; non-fitting ones 0
   CHECK(wireScores(c) == std::vector<int>{10, 0, 10});
   CHECK(wireScores(std::vector<RankedScore>{RankedScore{}}) == std::vector<int>{0});
 }
+
+TEST_CASE("linkFirst off: one min-max over every fitting candidate's score") {
+  // The PCIe node's higher score wins: the weights, not the link class, decide.
+  const std::vector<RankedScore> c = {fits(1000, 90), fits(1200, 77), fits(1200, 85),
+                                      RankedScore{}};
+  CHECK(wireScores(c, false) == std::vector<int>{10, 0, 6, 0});
+}
