@@ -6,6 +6,7 @@
 //                [--pods PATH | --synthetic MIX] [--choosers LIST] [--seeds 42,43,44]
 //                [--target 130] [--extender-weight 12] [--policy FILE]
 //                [--csv PATH] [--json PATH] [--curve PATH] [--label TEXT]
+//                [--cpu-pods least-allocated|most-allocated]
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -33,10 +34,13 @@ constexpr std::string_view kUsage =
     "                    [--pods PATH | --synthetic MIX] [--choosers LIST] [--seeds 42,43,44]\n"
     "                    [--target 130] [--extender-weight 12] [--policy FILE]\n"
     "                    [--csv PATH] [--json PATH] [--curve PATH] [--label TEXT]\n"
+    "                    [--cpu-pods least-allocated|most-allocated]\n"
     "  SPEC     built-in templates and counts, e.g. hgx-a100:16,dgx1v:16,pcie4:8,pcie2:32\n"
     "  MIX      share of pods per GPU count, e.g. 0:10,1:50,2:15,4:10,8:15\n"
     "  LIST     extender[+least-allocated|+most-allocated|+none], least-allocated,\n"
-    "           most-allocated-gpu, best-fit, random (comma-separated)\n";
+    "           most-allocated-gpu, best-fit, random (comma-separated)\n"
+    "  --cpu-pods  under the extender choosers, place pods without GPUs by this in-tree strategy\n"
+    "           (the default scheduler's) instead of the extender scheduler's profile\n";
 
 struct Options {
   std::string cluster = "hgx-a100:12,dgx1v:12,pcie4:8,pcie2:24,pcie1:4";
@@ -54,6 +58,7 @@ struct Options {
   std::string json;
   std::string curve;
   std::string label;
+  std::string cpuPods;
 };
 
 std::vector<std::string> splitList(const std::string& text) {
@@ -114,6 +119,8 @@ bool parseArgs(int argc, char** argv, Options& options) {
       options.curve = value;
     } else if (arg == "--label") {
       options.label = value;
+    } else if (arg == "--cpu-pods") {
+      options.cpuPods = value;
     } else {
       return false;
     }
@@ -265,6 +272,13 @@ int main(int argc, char** argv) {
     for (const std::string& chooser : splitList(options.choosers)) {
       SimOptions sim;
       sim.extenderWeight = options.extenderWeight;
+      if (!options.cpuPods.empty()) {
+        sim.cpuPodsInTree = inTreeFromName(options.cpuPods);
+        if (!sim.cpuPodsInTree) {
+          std::cerr << "gte_simulate: --cpu-pods: unknown '" << options.cpuPods << "'\n" << kUsage;
+          return 2;
+        }
+      }
       if (!chooserOptions(chooser, sim)) {
         std::cerr << "gte_simulate: --choosers: unknown '" << chooser << "'\n" << kUsage;
         return 2;

@@ -72,6 +72,9 @@ std::int64_t nodeScore(const SimNode& node, const SimPod& pod, const PodDemand& 
   const NodeLoad load = loadAfter(node, pod);
   switch (options.chooser) {
     case Chooser::kExtender:
+      if (demand.gpus == 0 && options.cpuPodsInTree) {
+        return inTreeScore(*options.cpuPodsInTree, load);
+      }
       return inTreeScore(options.inTree, load) +
              static_cast<std::int64_t>(wire) * options.extenderWeight * 10;
     case Chooser::kLeastAllocated:

@@ -5,6 +5,7 @@
 // predicted as the NVIDIA device plugin picks them (predictAllocation). No departures: pods stay
 // where they land. Deterministic for a seed.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -19,7 +20,10 @@ namespace gte::sim {
 
 struct SimOptions {
   Chooser chooser = Chooser::kExtender;
-  InTree inTree = InTree::kLeastAllocated;          // next to the extender only
+  InTree inTree = InTree::kLeastAllocated;  // next to the extender only
+  // Pods without GPUs under the extender choosers: scored by `inTree` (nullopt), or by this
+  // strategy when the default scheduler places them (the chart's scheduler serves opted-in pods).
+  std::optional<InTree> cpuPodsInTree;
   int extenderWeight = 12;                          // the chart's default
   std::uint64_t seed = 1;                           // tie-breaking
   std::vector<int> fragmentationAt = {50, 70, 90};  // arrived % of capacity

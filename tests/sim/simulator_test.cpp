@@ -136,3 +136,21 @@ TEST_CASE("allocated GPUs never exceed capacity and grow only by placed pods") {
   }
   CHECK(r.run.capacityGpus == 98);
 }
+
+TEST_CASE("pods without GPUs follow the default scheduler's strategy when asked to") {
+  // A 1-GPU pod fills node 0's CPU a little; then a CPU-only pod. MostAllocated (the extender
+  // scheduler's profile) packs it next to the GPU pod; the default scheduler's LeastAllocated
+  // spreads it to the empty node.
+  const auto nodes = parseClusterSpec("pcie2:2");
+  REQUIRE(nodes.ok());
+  const std::vector<SimPod> pods = {{"gpu", 16000, 65536, 1}, {"cpu", 2000, 4096, 0}};
+  SimOptions options;
+  options.inTree = InTree::kMostAllocated;
+  options.fragmentationAt = {};
+  const SimRun packed = simulate(*nodes, pods, defaultPolicy(), options);
+  options.cpuPodsInTree = InTree::kLeastAllocated;
+  const SimRun spread = simulate(*nodes, pods, defaultPolicy(), options);
+  REQUIRE(packed.placements[0].node == spread.placements[0].node);
+  CHECK(packed.placements[1].node == packed.placements[0].node);
+  CHECK(spread.placements[1].node != spread.placements[0].node);
+}
