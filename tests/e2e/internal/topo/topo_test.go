@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-const captures = "../../../../data/topologies"
+// captures is tests/data/topologies, seen from this package directory (tests/e2e/internal/topo).
+const captures = "../../../data/topologies"
 
 func mustParse(t *testing.T, name string) *Matrix {
 	t.Helper()
