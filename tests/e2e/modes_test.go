@@ -24,8 +24,9 @@ var modesByName = map[string]mode{
 	"cache": {name: "cache", cache: true},
 }
 
-// extenderWeight makes the extender's score dominate the in-tree plugins' (about 12 is the
-// crossover, see extender-protocol.md section 3.4).
+// extenderWeight makes the extender's score dominate the in-tree plugins': kube-scheduler adds
+// score x weight x 10 per extender, and the default in-tree plugins sum to about 1200 at most, so
+// about 12 is the crossover.
 const extenderWeight = 12
 
 // managedResources are the resources that make kube-scheduler call the extender for a pod. The MIG
