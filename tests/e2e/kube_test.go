@@ -108,8 +108,9 @@ func (s *scenarioEnv) waitSchedulerLog(msg, key, name string) {
 
 // waitExtenderCaughtUp waits, in cache mode, until the extender's cache holds exactly the nodes and
 // pods the API server has and no reservation is pending: its watch has then seen every creation
-// and deletion so far. Scenarios only add or only delete between two waits, so equal counts mean
-// equal contents. A no-op without a cache of its own.
+// and deletion so far. Equal counts mean equal contents only if the scenario changed the cluster in
+// one direction since the last wait (only added, or only deleted) and the gauge had shown the
+// state in between (see deletePodAndWait). A no-op without a cache of its own.
 func (s *scenarioEnv) waitExtenderCaughtUp() {
 	s.t.Helper()
 	if err := s.extenderCaughtUp(); err != nil {
@@ -394,8 +395,14 @@ func (s *scenarioEnv) deletePod(pod string) {
 
 // deletePodAndWait deletes a bound pod and waits until it is gone and both kube-scheduler and (in
 // cache mode) the extender have seen it go, so the next pod sees its GPUs free everywhere.
+//
+// The extender's cache gauge is sampled every 2 s, so a pod created, bound and deleted between two
+// samples never shows in it: a gauge equal to the API server's counts after the deletion could be
+// the sample from before the pod existed. Waiting first until the gauge counts the pod makes the
+// later drop a proof that the deletion was seen.
 func (s *scenarioEnv) deletePodAndWait(pod string) {
 	s.t.Helper()
+	s.waitExtenderCaughtUp()
 	s.deletePod(pod)
 	err := s.poll(seenTimeout, func(ctx context.Context) (bool, error) {
 		_, err := client.CoreV1().Pods(namespace).Get(ctx, pod, metav1.GetOptions{})
