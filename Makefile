@@ -6,7 +6,7 @@ LISTEN ?= 127.0.0.1:8888
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 BIN := $(BUILD_DIR)/bin/gpu-topology-extender
 
-.PHONY: all deps configure build run test unit e2e asan tsan bench format format-check clean
+.PHONY: all deps configure build run test unit e2e e2e-control asan tsan bench format format-check clean
 
 all: build
 
@@ -31,6 +31,11 @@ unit: build
 
 e2e: build
 	@tests/e2e/run.sh
+
+# The placement scenarios against a GPU-blind no-op extender: succeeds when every one of them
+# fails (docs/testing.md, "Control mode"). A demonstration, not part of `make test`.
+e2e-control:
+	@GTE_E2E_CONTROL=noop tests/e2e/run.sh
 
 asan: deps
 	@cmake --preset asan >/dev/null && cmake --build --preset asan -j $(JOBS)

@@ -6,9 +6,9 @@
 namespace gte {
 namespace {
 
-// All six products share the GA100/GH100 8-slice geometry (gpu-topology.md §2.2-2.3); only the
-// memory in the profile names differs. `mem` lists the GiB suffixes for 1g, 1g rev2 (two memory
-// slices), 2g, 3g, 4g and 7g.
+// All six products share the GA100/GH100 8-slice geometry (as `nvidia-smi mig -lgipp` prints it on
+// A100 and H100; docs/configuration.md); only the memory in the profile names differs. `mem` lists
+// the GiB suffixes for 1g, 1g rev2 (two memory slices), 2g, 3g, 4g and 7g.
 struct ProfileMemory {
   int oneSlice;
   int oneSliceRev2;

@@ -10,7 +10,8 @@ namespace gte {
 
 Policy defaultPolicy();
 
-// MIG geometry of A100-40GB, A100-80GB, H100 (80GB), H100 NVL, H200 and B200 (gpu-topology.md §2).
+// MIG geometry of A100-40GB, A100-80GB, H100 (80GB), H100 NVL, H200 and B200
+// (docs/configuration.md, "Built-in products").
 std::vector<MigProduct> defaultMigProducts();
 
 }  // namespace gte

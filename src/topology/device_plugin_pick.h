@@ -1,8 +1,9 @@
 #pragma once
 // Predicts which GPUs the NVIDIA device plugin hands a pod: go-gpuallocator's best-effort policy
-// (gpu-topology.md §4.4). It does not take the best set; it takes the best-scoring *partition* of
-// all available GPUs (padded to a multiple of the request size) into groups of that size, then the
-// best group of that partition, the first enumerated on ties; size 1 takes the first available.
+// (its GetPreferredAllocation). It does not take the best set; it takes the best-scoring
+// *partition* of all available GPUs (padded to a multiple of the request size) into groups of that
+// size, then the best group of that partition, the first enumerated on ties; size 1 takes the first
+// available.
 //
 // Upstream enumerates every partition (2 million for 16 GPUs and size 2). This gives the same
 // answer by memoising the best score of each remaining-GPU subset and then walking the partitions

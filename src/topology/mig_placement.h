@@ -1,7 +1,8 @@
 #pragma once
 // MIG placement on one GPU's 8 memory slices. A GPU instance occupies [start, start + slices);
-// a profile fits only at a legal start none of whose slices is occupied (labels-v1, gpu-topology.md
-// §2.5). Counting free slices is not enough: 1g@0 + 1g@5 leaves six free slices and no 3g.
+// a profile fits only at a legal start none of whose slices is occupied (docs/labels-v1.md, "MIG
+// instance tokens"). Counting free slices is not enough: 1g@0 + 1g@5 leaves six free slices and no
+// 3g.
 #include <cstdint>
 #include <optional>
 #include <vector>

@@ -25,9 +25,10 @@ const (
 	pollInterval = 250 * time.Millisecond
 	// bindTimeout bounds the wait for one pod; kube-scheduler's longest retry backoff is 10 s.
 	bindTimeout = 90 * time.Second
-	// settle gives a cache-mode extender time to see objects through its watch before
-	// kube-scheduler asks about them (the scheduler's informer may be faster).
-	settle = 2 * time.Second
+	// seenTimeout bounds the wait for kube-scheduler's informer and the extender's watch to reflect
+	// an object the harness created or deleted. They usually take milliseconds (the extender's
+	// cache gauges up to its 2 s metrics interval); the bound is for a machine under heavy load.
+	seenTimeout = 90 * time.Second
 )
 
 // gpuImage is never pulled: there is no kubelet.
@@ -55,38 +56,90 @@ func apiContext() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), apiTimeout)
 }
 
-// createNodes creates the nodes with a Ready condition and capacity, then waits for a cache-mode
-// extender to catch up.
+// createNodes creates the nodes with a Ready condition and capacity, then waits until
+// kube-scheduler and, in cache mode, the extender have seen every one of them: a pod created
+// before that could be placed among the nodes seen so far, which is not what a scenario asserts.
 func (s *scenarioEnv) createNodes(specs ...nodeSpec) {
 	s.t.Helper()
+	var names []string
 	for _, spec := range specs {
 		node, err := spec.build(s.name)
 		if err != nil {
 			s.t.Fatalf("node %s: %v", spec.name, err)
 		}
 		s.createNode(node)
+		names = append(names, node.Name)
 	}
-	if s.mode.mode.cache {
-		time.Sleep(settle)
+	for _, name := range names {
+		s.waitSchedulerLog("Add event for node", "node", name)
 	}
+	s.waitExtenderCaughtUp()
 }
 
+// createNode creates the node with its status in one request, as a kubelet registers a node: the
+// scheduler's informer then sees capacity and the Ready condition in the same event as the node.
 func (s *scenarioEnv) createNode(node *corev1.Node) {
 	s.t.Helper()
 	ctx, cancel := apiContext()
 	defer cancel()
-	nodes := client.CoreV1().Nodes()
-	status := node.Status
-	created, err := nodes.Create(ctx, node, metav1.CreateOptions{})
+	created, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 	if err != nil {
 		s.t.Fatalf("create node %s: %v", node.Name, err)
 	}
 	s.nodes = append(s.nodes, node.Name)
-	// The status subresource is ignored on create; a kubelet would set it next, so do that here.
-	created.Status = status
-	if _, err := nodes.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-		s.t.Fatalf("update status of node %s: %v", node.Name, err)
+	if len(created.Status.Allocatable) == 0 {
+		s.t.Fatalf("node %s: kube-apiserver dropped the status on create", node.Name)
 	}
+}
+
+// waitSchedulerLog waits until kube-scheduler (at --v=3) has logged msg for the object named name,
+// e.g. `"Add event for node" node="cache-x-dgx1v"`: its informer has handled that event.
+func (s *scenarioEnv) waitSchedulerLog(msg, key, name string) {
+	s.t.Helper()
+	field := key + `="` + name + `"`
+	err := s.poll(seenTimeout, func(context.Context) (bool, error) {
+		return anyLineContains(s.mode.scheduler.Grep(msg), field), nil
+	})
+	if err != nil {
+		s.t.Fatalf("kube-scheduler did not log %q for %s within %s (see %s): %v",
+			msg, field, seenTimeout, s.mode.scheduler.LogPath, err)
+	}
+}
+
+// waitExtenderCaughtUp waits, in cache mode, until the extender's cache holds exactly the nodes and
+// pods the API server has and no reservation is pending: its watch has then seen every creation
+// and deletion so far. Equal counts mean equal contents only if the scenario changed the cluster in
+// one direction since the last wait (only added, or only deleted) and the gauge had shown the
+// state in between (see deletePodAndWait). A no-op without a cache of its own.
+func (s *scenarioEnv) waitExtenderCaughtUp() {
+	s.t.Helper()
+	if err := s.extenderCaughtUp(); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *scenarioEnv) extenderCaughtUp() error {
+	if !s.mode.watchesCluster() {
+		return nil
+	}
+	var last string
+	err := s.poll(seenTimeout, func(ctx context.Context) (bool, error) {
+		want, err := apiObjectCounts(ctx)
+		if err != nil {
+			return false, err
+		}
+		got, err := extenderCacheCounts(ctx, s.mode.metricsURL)
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		last = fmt.Sprintf("extender cache %v, API server %v", got, want)
+		return got == want, nil
+	})
+	if err != nil {
+		return fmt.Errorf("extender cache did not catch up within %s (last: %s): %w", seenTimeout, last, err)
+	}
+	return nil
 }
 
 // newPod returns a pod of this scenario requesting count of resource (requests = limits).
@@ -262,8 +315,9 @@ func (s *scenarioEnv) cleanup() {
 	if err != nil {
 		s.t.Errorf("scenario %s: objects still present after cleanup: %v", s.name, err)
 	}
-	if s.mode.mode.cache {
-		time.Sleep(settle) // let the extender's watch see the deletions
+	// The next scenario's counts start from here.
+	if err := s.extenderCaughtUp(); err != nil {
+		s.t.Errorf("after cleanup: %v", err)
 	}
 }
 
@@ -314,7 +368,11 @@ func (s *scenarioEnv) describePod(ctx context.Context, name string) string {
 			fmt.Fprintf(&b, "event %s %s x%d: %s\n", e.Type, e.Reason, e.Count, e.Message)
 		}
 	}
-	for _, proc := range []*cluster.Process{s.mode.scheduler, s.mode.extender} {
+	procs := []*cluster.Process{s.mode.scheduler}
+	if s.mode.extender != nil {
+		procs = append(procs, s.mode.extender)
+	}
+	for _, proc := range procs {
 		all := proc.Grep(name)
 		lines := all[max(0, len(all)-maxLines):]
 		fmt.Fprintf(&b, "---- %s (%s): last %d of %d lines mentioning the pod\n%s\n",
@@ -335,11 +393,18 @@ func (s *scenarioEnv) deletePod(pod string) {
 	}
 }
 
-// deletePodAndWait deletes a pod and waits until it is gone, so the next pod sees its GPUs free.
+// deletePodAndWait deletes a bound pod and waits until it is gone and both kube-scheduler and (in
+// cache mode) the extender have seen it go, so the next pod sees its GPUs free everywhere.
+//
+// The extender's cache gauge is sampled every 2 s, so a pod created, bound and deleted between two
+// samples never shows in it: a gauge equal to the API server's counts after the deletion could be
+// the sample from before the pod existed. Waiting first until the gauge counts the pod makes the
+// later drop a proof that the deletion was seen.
 func (s *scenarioEnv) deletePodAndWait(pod string) {
 	s.t.Helper()
+	s.waitExtenderCaughtUp()
 	s.deletePod(pod)
-	err := s.poll(30*time.Second, func(ctx context.Context) (bool, error) {
+	err := s.poll(seenTimeout, func(ctx context.Context) (bool, error) {
 		_, err := client.CoreV1().Pods(namespace).Get(ctx, pod, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, nil
@@ -349,16 +414,15 @@ func (s *scenarioEnv) deletePodAndWait(pod string) {
 	if err != nil {
 		s.t.Fatalf("pod %s not gone: %v", pod, err)
 	}
-	if s.mode.mode.cache {
-		time.Sleep(settle)
-	}
+	s.waitSchedulerLog("Delete event for scheduled pod", "pod", namespace+"/"+pod)
+	s.waitExtenderCaughtUp()
 }
 
 // processStates says, for each process of the run, whether it runs or how it ended; a control
 // plane that died mid-scenario otherwise shows up only as "connection refused".
 func processStates(env *modeEnv) string {
 	var parts []string
-	for _, p := range append([]*cluster.Process{env.extender, env.scheduler}, cp.Processes()...) {
+	for _, p := range env.processes() {
 		state := "running"
 		if exited(p) {
 			state = fmt.Sprintf("EXITED (%v), see %s", p.ExitErr(), p.LogPath)

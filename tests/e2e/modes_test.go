@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,8 +25,9 @@ var modesByName = map[string]mode{
 	"cache": {name: "cache", cache: true},
 }
 
-// extenderWeight makes the extender's score dominate the in-tree plugins' (about 12 is the
-// crossover, see extender-protocol.md section 3.4).
+// extenderWeight makes the extender's score dominate the in-tree plugins': kube-scheduler adds
+// score x weight x 10 per extender, and the default in-tree plugins sum to about 1200 at most, so
+// about 12 is the crossover.
 const extenderWeight = 12
 
 // managedResources are the resources that make kube-scheduler call the extender for a pod. The MIG
@@ -41,10 +43,28 @@ var managedResources = []string{
 
 // modeEnv is the extender and scheduler of one mode.
 type modeEnv struct {
-	mode      mode
-	extender  *cluster.Process
-	scheduler *cluster.Process
+	mode mode
+	// extender is the extender under test; nil in control mode, where noop answers instead.
+	extender *cluster.Process
+	noop     *noopExtender
+	// metricsURL is the extender's GET /metrics; empty in control mode.
+	metricsURL string
+	scheduler  *cluster.Process
 }
+
+// processes lists the child processes a scenario depends on: the extender under test (none in
+// control mode), kube-scheduler and the control plane.
+func (m *modeEnv) processes() []*cluster.Process {
+	var out []*cluster.Process
+	if m.extender != nil {
+		out = append(out, m.extender)
+	}
+	return append(append(out, m.scheduler), cp.Processes()...)
+}
+
+// watchesCluster reports whether the mode's extender keeps its own cache of nodes and pods, which
+// the scenarios must then wait on before asking it anything.
+func (m *modeEnv) watchesCluster() bool { return m.mode.cache && m.extender != nil }
 
 // startMode starts the extender and a kube-scheduler that calls it; both are stopped when t ends.
 func startMode(t *testing.T, m mode) (*modeEnv, error) {
@@ -55,20 +75,34 @@ func startMode(t *testing.T, m mode) (*modeEnv, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	opts := cluster.ExtenderOptions{Binary: cfg.extender, Policy: cfg.policy}
-	if m.cache {
-		opts.Kubeconfig = cp.Kubeconfig
+	env := &modeEnv{mode: m}
+	var prefix string
+	if cfg.control == "noop" {
+		noop, p, err := startNoopExtender()
+		if err != nil {
+			return nil, err
+		}
+		t.Cleanup(noop.Stop)
+		env.noop, prefix = noop, p
+	} else {
+		opts := cluster.ExtenderOptions{Binary: cfg.extender, Policy: cfg.policy}
+		if m.cache {
+			opts.Kubeconfig = cp.Kubeconfig
+		}
+		ext, p, err := cluster.StartExtender(ctx, dir, opts)
+		if err != nil {
+			return nil, err
+		}
+		t.Cleanup(func() { ext.Stop(10 * time.Second) })
+		env.extender, prefix = ext, p
+		env.metricsURL = strings.TrimSuffix(p, "/scheduler") + "/metrics"
 	}
-	ext, prefix, err := cluster.StartExtender(ctx, dir, opts)
-	if err != nil {
-		return nil, err
-	}
-	t.Cleanup(func() { ext.Stop(10 * time.Second) })
 
 	schedCfg := cluster.SchedulerConfig(cp.Kubeconfig, cluster.Extender{
 		URLPrefix:        prefix,
 		NodeCacheCapable: m.cache,
-		Bind:             m.cache,
+		// The control cannot bind; kube-scheduler's DefaultBinder does.
+		Bind:             m.cache && env.extender != nil,
 		Weight:           extenderWeight,
 		ManagedResources: managedResources,
 	})
@@ -77,5 +111,6 @@ func startMode(t *testing.T, m mode) (*modeEnv, error) {
 		return nil, err
 	}
 	t.Cleanup(func() { sched.Stop(10 * time.Second) })
-	return &modeEnv{mode: m, extender: ext, scheduler: sched}, nil
+	env.scheduler = sched
+	return env, nil
 }

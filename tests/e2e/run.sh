@@ -8,6 +8,10 @@
 #
 # Env: GTE_BINARY, GTE_POLICY, GTE_E2E_MODES (nodes,cache), GTE_E2E_KEEP_LOGS=1, E2E_BIN_DIR;
 #      extra arguments are passed to `go test` (e.g. -run 'TestE2E/nodes/').
+#
+# GTE_E2E_CONTROL=noop runs the placement scenarios against a GPU-blind no-op extender instead of
+# the extender under test, to show that none of them can pass by luck: the run succeeds when every
+# one of them FAILS (docs/testing.md, "Control mode"). Not part of `make test`.
 set -euo pipefail
 
 e2e_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -20,8 +24,9 @@ if ! command -v go >/dev/null; then
 fi
 export GOFLAGS="-mod=mod -buildvcs=false"
 
+control=${GTE_E2E_CONTROL:-}
 extender=${GTE_BINARY:-$repo_root/build/bin/gpu-topology-extender}
-if [[ ! -x $extender ]]; then
+if [[ -z $control && ! -x $extender ]]; then
   echo "e2e: extender not found at $extender; build it first (or set GTE_BINARY)" >&2
   echo "E2E: 0 passed, 1 failed"
   exit 1
@@ -42,10 +47,17 @@ set -e
 scenario_line='^[[:space:]]*--- %s: TestE2E/[^/[:space:]]+/[^/[:space:]]+ '
 passed=$(grep -cE "$(printf "$scenario_line" PASS)" "$out" || true)
 failed=$(grep -cE "$(printf "$scenario_line" FAIL)" "$out" || true)
+scenarios_failed=$failed
 # A failure outside any scenario (control plane did not start, a unit test of the harness failed,
 # a timeout) still has to show up in the count.
 if ((rc != 0 && failed == 0)); then
   failed=1
 fi
 echo "E2E: $passed passed, $failed failed"
+if [[ -n $control ]]; then
+  # Inverted: a placement scenario that passes against the blind control could pass by luck.
+  echo "E2E control ($control): $scenarios_failed placement scenario(s) failed as they must, $passed passed"
+  if ((passed == 0 && scenarios_failed > 0)); then exit 0; fi
+  exit 1
+fi
 ((rc == 0 && failed == 0))

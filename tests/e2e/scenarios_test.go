@@ -19,24 +19,30 @@ import (
 type scenario struct {
 	name string
 	run  func(s *scenarioEnv)
+	// blindPass is the chance that a GPU-blind extender (keeps every node, scores all alike) passes
+	// the scenario. With an extender configured, kube-scheduler v1.37 gives every scored node a
+	// random tie-breaker (schedule_one.go, prioritizeNodes), so among equally scored nodes it picks
+	// one uniformly at random, whatever the order the nodes were created in. A placement scenario
+	// therefore offers n equally attractive nodes to a blind extender and repeats the placement k
+	// times: it passes blind with chance (1/n)^k, kept below 1%. 0: a blind extender always fails.
+	// 1: not a placement scenario (a safety check that any sane extender passes); the control mode
+	// skips these.
+	blindPass float64
 }
 
-// Placement scenarios create the node the pod should land on last. kube-scheduler v1.37 takes the
-// best score from a heap built in node-list order, with no random tie-break, so equal scores go to
-// an earlier node: an extender that does not tell the nodes apart fails these scenarios every time
-// instead of passing by luck.
 var scenarios = []scenario{
-	{"nvlink-beats-spread", nvlinkBeatsSpread},
-	{"keep-nvlink-pair", keepNVLinkPair},
-	{"mig-legal-placement", migLegalPlacement},
-	{"too-few-free-gpus", tooFewFreeGPUs},
-	{"malformed-labels", malformedLabels},
-	{"burst-50", burst50},
-	{"back-to-back-100", backToBack100},
+	{"nvlink-beats-spread", nvlinkBeatsSpread, nvlinkBeatsSpreadOdds},
+	{"keep-nvlink-pair", keepNVLinkPair, keepNVLinkPairOdds},
+	{"mig-legal-placement", migLegalPlacement, 0},
+	{"too-few-free-gpus", tooFewFreeGPUs, 0},
+	{"malformed-labels", malformedLabels, malformedLabelsOdds},
+	{"burst-50", burst50, 1},
+	{"back-to-back-100", backToBack100, 1},
 }
 
 // TestE2E runs every scenario in every selected mode. If a mode cannot start, its scenarios still
-// appear, failed, so the pass/fail count stays comparable between runs.
+// appear, failed, so the pass/fail count stays comparable between runs. In control mode
+// (GTE_E2E_CONTROL=noop) only the scenarios a blind extender should fail run.
 func TestE2E(t *testing.T) {
 	for _, m := range cfg.modes {
 		t.Run(m.name, func(t *testing.T) {
@@ -46,11 +52,17 @@ func TestE2E(t *testing.T) {
 			}
 			for _, sc := range scenarios {
 				t.Run(sc.name, func(t *testing.T) {
+					if cfg.control != "" && sc.blindPass >= 1 {
+						t.Skipf("control mode: not a placement scenario")
+					}
 					if env == nil {
 						t.Fatalf("mode %s did not start (see the error above)", m.name)
 					}
 					if !processAlive(env) {
 						t.Fatalf("a process died before this scenario: %s", processStates(env))
+					}
+					if cfg.control != "" {
+						t.Logf("control mode: a GPU-blind extender passes this with chance %.2f%%", 100*sc.blindPass)
 					}
 					sc.run(newScenarioEnv(t, env, sc.name))
 				})
@@ -61,8 +73,7 @@ func TestE2E(t *testing.T) {
 
 // processAlive reports whether every process the scenario depends on is still running.
 func processAlive(env *modeEnv) bool {
-	procs := append([]*cluster.Process{env.extender, env.scheduler}, cp.Processes()...)
-	for _, p := range procs {
+	for _, p := range env.processes() {
 		if exited(p) {
 			return false
 		}
@@ -80,43 +91,56 @@ func exited(p *cluster.Process) bool {
 }
 
 // nvlinkBeatsSpread: 2- and 4-GPU pods go to the DGX-1V, whose free GPUs include NVLink-connected
-// pairs and a fully NVLinked quad, not to either RTX 4090 box, which has more free GPUs but connects
-// every pair only across the CPU interconnect (SYS). The pods run one after the other.
+// pairs and a fully NVLinked quad, not to any of four RTX 4090 boxes, which have more free GPUs but
+// connect every pair only across the CPU interconnect (SYS). The pods run one after the other:
+// 2, 4, 2, 4 GPUs. A blind extender picks among 5 equal nodes 4 times: (1/5)^4 = 0.16%.
+const nvlinkBeatsSpreadOdds = 1.0 / (5 * 5 * 5 * 5)
+
 func nvlinkBeatsSpread(s *scenarioEnv) {
-	s.createNodes(
-		nodeSpec{name: "rtx-a", capture: rtx4090},
-		nodeSpec{name: "rtx-b", capture: rtx4090},
-		nodeSpec{name: "dgx1v", capture: dgx1V, state: topo.State{Used: "00000100"}},
-	)
+	var specs []nodeSpec
+	for _, name := range []string{"rtx-a", "rtx-b", "rtx-c", "rtx-d"} {
+		specs = append(specs, nodeSpec{name: name, capture: rtx4090})
+	}
+	s.createNodes(append(specs, nodeSpec{name: "dgx1v", capture: dgx1V, state: topo.State{Used: "00000100"}})...)
 	want := s.name + "-dgx1v"
-	for _, gpus := range []int64{2, 4} {
-		pod := s.newPod(fmt.Sprintf("gpu%d", gpus), "nvidia.com/gpu", gpus)
-		s.createPod(pod)
-		s.expectBoundTo(pod.Name, want)
-		s.deletePodAndWait(pod.Name)
+	for i, gpus := range []int64{2, 4, 2, 4} {
+		s.expectPlacedAndDelete(s.newPod(fmt.Sprintf("gpu%d-%d", gpus, i), "nvidia.com/gpu", gpus), want)
 	}
 }
 
 // keepNVLinkPair: a 1-GPU pod takes the lone free GPU of one node rather than break the last free
-// NVLink pair (GPUs 0 and 1) of any of three others.
+// NVLink pair (GPUs 0 and 1) of any of five others. Three pods, one after the other; a blind
+// extender picks among 6 equal nodes 3 times: (1/6)^3 = 0.46%.
+const keepNVLinkPairOdds = 1.0 / (6 * 6 * 6)
+
 func keepNVLinkPair(s *scenarioEnv) {
 	pair := topo.State{Used: "00111111"}
-	s.createNodes(
-		nodeSpec{name: "pair-a", capture: dgx1V, state: pair},
-		nodeSpec{name: "pair-b", capture: dgx1V, state: pair},
-		nodeSpec{name: "pair-c", capture: dgx1V, state: pair},
-		nodeSpec{name: "lone", capture: dgx1V, state: topo.State{Used: "11111110"}},
-	)
-	pod := s.newPod("gpu1", "nvidia.com/gpu", 1)
+	var specs []nodeSpec
+	for _, name := range []string{"pair-a", "pair-b", "pair-c", "pair-d", "pair-e"} {
+		specs = append(specs, nodeSpec{name: name, capture: dgx1V, state: pair})
+	}
+	s.createNodes(append(specs, nodeSpec{name: "lone", capture: dgx1V, state: topo.State{Used: "11111110"}})...)
+	for i := range 3 {
+		s.expectPlacedAndDelete(s.newPod(fmt.Sprintf("gpu1-%d", i), "nvidia.com/gpu", 1), s.name+"-lone")
+	}
+}
+
+// expectPlacedAndDelete creates the pod, asserts it is bound to want, then deletes it and waits
+// until everyone has seen it go, so the next trial starts from the same free GPUs.
+func (s *scenarioEnv) expectPlacedAndDelete(pod *corev1.Pod, want string) {
+	s.t.Helper()
 	s.createPod(pod)
-	s.expectBoundTo(pod.Name, s.name+"-lone")
+	s.expectBoundTo(pod.Name, want)
+	s.deletePodAndWait(pod.Name)
 }
 
 // migLegalPlacement: a 3g.40gb pod goes to the A100 whose GPU 0 holds a free 3g instance at slice 4,
-// not to the two A100s whose GPU 0 has more free capacity by count (free 1g instances at slices 0
+// not to the five A100s whose GPU 0 has more free capacity by count (free 1g instances at slices 0
 // and 5, six slices unpartitioned) but no legal 3g placement: 3g starts at slice 0 or 4 and spans
-// four slices. All three advertise one nvidia.com/mig-3g.40gb, so only the extender can tell them
-// apart. A second pod pinned to a fragmented node must stay Pending with the extender's MIG reason.
+// four slices. All six advertise one nvidia.com/mig-3g.40gb, so only the extender can tell them
+// apart. Three pods one after the other: a blind extender passes that part with chance
+// (1/6)^3 = 0.46%. Then a pod pinned to a fragmented node must stay Pending with the extender's MIG
+// reason, which a blind extender never passes (it binds the pod): blind chance 0.
 func migLegalPlacement(s *scenarioEnv) {
 	mig := func(name, tokens string) nodeSpec {
 		return nodeSpec{
@@ -125,14 +149,14 @@ func migLegalPlacement(s *scenarioEnv) {
 			state: topo.State{Used: "m1111111", MIG: "10000000", MIGGIs: map[int]string{0: tokens}},
 		}
 	}
-	s.createNodes(
-		mig("frag-a", "00f05f"),
-		mig("frag-b", "00f05f"),
-		mig("fits", "00u01u24f"),
-	)
-	pod := s.newPod("mig3g", "nvidia.com/mig-3g.40gb", 1)
-	s.createPod(pod)
-	s.expectBoundTo(pod.Name, s.name+"-fits")
+	var specs []nodeSpec
+	for _, name := range []string{"frag-a", "frag-b", "frag-c", "frag-d", "frag-e"} {
+		specs = append(specs, mig(name, "00f05f"))
+	}
+	s.createNodes(append(specs, mig("fits", "00u01u24f"))...)
+	for i := range 3 {
+		s.expectPlacedAndDelete(s.newPod(fmt.Sprintf("mig3g-%d", i), "nvidia.com/mig-3g.40gb", 1), s.name+"-fits")
+	}
 
 	pinned := s.newPod("mig3g-pinned", "nvidia.com/mig-3g.40gb", 1)
 	pinned.Spec.NodeSelector["kubernetes.io/hostname"] = s.name + "-frag-a"
@@ -142,7 +166,8 @@ func migLegalPlacement(s *scenarioEnv) {
 
 // tooFewFreeGPUs: both nodes advertise 8 allocatable GPUs, so kube-scheduler's own fit check passes,
 // but their labels show at most 4 usable (used or unhealthy GPUs). A 6-GPU pod stays Pending and the
-// extender's reason reaches the FailedScheduling event.
+// extender's reason reaches the FailedScheduling event. A blind extender lets the pod bind: blind
+// chance 0.
 func tooFewFreeGPUs(s *scenarioEnv) {
 	s.createNodes(
 		nodeSpec{name: "dgx1v", capture: dgx1V, state: topo.State{Used: "11100000", Health: "11111110"}},
@@ -155,27 +180,41 @@ func tooFewFreeGPUs(s *scenarioEnv) {
 
 // malformedLabels: nodes whose labels-v1 values are malformed in different ways must not crash the
 // extender or attract a 2-GPU pod; the pod binds to the one well-labelled node, and the extender
-// logs a line naming each malformed node.
+// logs a line naming each malformed node. Three pods one after the other among 8 nodes: a blind
+// extender passes with chance (1/8)^3 = 0.20%.
+const malformedLabelsOdds = 1.0 / (8 * 8 * 8)
+
 func malformedLabels(s *scenarioEnv) {
 	bad := map[string]func(l map[string]string){
-		"nvl-short": func(l map[string]string) { l[key("nvl")] = l[key("nvl")][1:] },
-		"pci-char":  func(l map[string]string) { l[key("pci")] = "X" + l[key("pci")][1:] },
-		"n-wrong":   func(l map[string]string) { l[key("n")] = "9" },
-		"used-long": func(l map[string]string) { l[key("used")] += "0" },
+		"nvl-short":   func(l map[string]string) { l[key("nvl")] = l[key("nvl")][1:] },
+		"pci-char":    func(l map[string]string) { l[key("pci")] = "X" + l[key("pci")][1:] },
+		"n-wrong":     func(l map[string]string) { l[key("n")] = "9" },
+		"used-long":   func(l map[string]string) { l[key("used")] += "0" },
+		"v-two":       func(l map[string]string) { l[key("v")] = "2" },
+		"gen-word":    func(l map[string]string) { l[key("gen")] = "soon" },
+		"fabric-ring": func(l map[string]string) { l[key("fabric")] = "ring" },
 	}
 	var specs []nodeSpec
 	for name, mutate := range bad {
 		specs = append(specs, nodeSpec{name: name, capture: dgx1V, mutate: mutate})
 	}
 	s.createNodes(append(specs, nodeSpec{name: "good", capture: dgx1V})...)
-	pod := s.newPod("gpu2", "nvidia.com/gpu", 2)
-	s.createPod(pod)
-	s.expectBoundTo(pod.Name, s.name+"-good")
+	for i := range 3 {
+		s.expectPlacedAndDelete(s.newPod(fmt.Sprintf("gpu2-%d", i), "nvidia.com/gpu", 2), s.name+"-good")
+	}
+	if s.mode.extender == nil {
+		return // control mode: the no-op logs nothing
+	}
 
+	// The line comes from the extender's cluster observer (cache mode), which runs on an interval,
+	// or from the request that first carried the node (nodes mode): wait for it.
 	for name := range bad {
 		node := s.name + "-" + name
-		if !anyLineContains(s.mode.extender.Grep(node), logMalformedLabels) {
-			s.t.Errorf("extender log has no line naming %s and containing %q", node, logMalformedLabels)
+		err := s.poll(seenTimeout, func(context.Context) (bool, error) {
+			return anyLineContains(s.mode.extender.Grep(node), logMalformedLabels), nil
+		})
+		if err != nil {
+			s.t.Errorf("extender log has no line naming %s and containing %q within %s", node, logMalformedLabels, seenTimeout)
 		}
 	}
 	if exited(s.mode.extender) {

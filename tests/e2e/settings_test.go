@@ -16,6 +16,10 @@ type settings struct {
 	topologies string // GTE_TOPOLOGIES: nvidia-smi topo -m captures
 	modes      []mode // GTE_E2E_MODES: comma-separated mode names
 	keepLogs   bool   // GTE_E2E_KEEP_LOGS=1 keeps the log directory of a passing run
+	// control (GTE_E2E_CONTROL): "" runs the extender under test; "noop" runs the GPU-blind
+	// control extender instead (noop_extender_test.go), against which every placement scenario
+	// must fail. A demonstration, never part of `make test`.
+	control string
 }
 
 func loadSettings() (settings, error) {
@@ -31,6 +35,10 @@ func loadSettings() (settings, error) {
 		policy:     envOr("GTE_POLICY", filepath.Join(root, "config", "scheduler-policy.yaml")),
 		topologies: envOr("GTE_TOPOLOGIES", filepath.Join(root, "tests", "data", "topologies")),
 		keepLogs:   os.Getenv("GTE_E2E_KEEP_LOGS") == "1",
+		control:    os.Getenv("GTE_E2E_CONTROL"),
+	}
+	if s.control != "" && s.control != "noop" {
+		return s, fmt.Errorf("GTE_E2E_CONTROL: unknown control %q (known: noop)", s.control)
 	}
 	for _, p := range []*string{&s.binDir, &s.extender, &s.policy, &s.topologies} {
 		if *p, err = filepath.Abs(*p); err != nil {

@@ -105,7 +105,8 @@ NodeInfo makeDgx1Pascal(const FixtureState& state) {
   machine.gpus = 8;
   machine.model = "Tesla-P100-SXM2-16GB";
   machine.fabric = "mesh";
-  // NV1 inside each quad and between GPU i and i+4 (gpu-topology.md F1-P).
+  // NV1 inside each quad and between GPU i and i+4 (go-gpuallocator's DGX-1 Pascal fixture;
+  // tests/data/topologies/dgx1-p100-nvlink-only.topo).
   machine.nvl =
       pairString(8, [](int i, int j) { return (i / 4 == j / 4 || j == i + 4) ? '1' : '0'; });
   // PIX for (0,2),(1,3),(4,6),(5,7); PHB for other same-socket pairs; SYS across sockets.

@@ -39,7 +39,7 @@ TEST_CASE("best sets on a DGX-1V", "[topology][best-set]") {
   // Policy scores equal upstream's on a mesh: {2,3} and {6,7} are NV2+PIX = 250.
   CHECK(findBestSet(table, allGpus(8), 2).gpus == (bitOf(2) | bitOf(3)));
   CHECK(findBestSet(table, allGpus(8), 2).score == 250);
-  // Quad {0,1,2,3}: 150+130+230+230+130+250 = 1120, the maximum (placement-quality.md §2.4).
+  // Quad {0,1,2,3}: 150+130+230+230+130+250 = 1120, the maximum over all 70 quads.
   CHECK(findBestSet(table, allGpus(8), 4).gpus == 0x0Fu);
   CHECK(findBestSet(table, allGpus(8), 4).score == 1120);
   CHECK(table.weakestLink(0x0Fu) == LinkClass::kNvlink);

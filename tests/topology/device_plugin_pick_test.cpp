@@ -1,5 +1,6 @@
 // The NVIDIA device plugin's pick (go-gpuallocator best-effort): upstream's own test vectors on
-// the DGX-1V fixture (gpu-topology.md §4.4), then agreement with a literal exhaustive port.
+// the DGX-1V fixture (gpuallocator/besteffort_test.go), then agreement with a literal exhaustive
+// port.
 #include <catch2/catch_test_macros.hpp>
 
 #include <random>
@@ -42,7 +43,7 @@ std::vector<int> gpusOf(GpuMask mask) {
 
 TEST_CASE("DGX-1V pair scores equal the go-gpuallocator fixture", "[topology][device-plugin]") {
   const PairTable table = tableOf(testing::makeDgx1Volta());
-  // Row 0 of the matrix in gpu-topology.md §4.4: NV1+PIX 150, NV1+PHB 130, NV2+PHB 230,
+  // Row 0 of go-gpuallocator's DGX-1V pair-score matrix: NV1+PIX 150, NV1+PHB 130, NV2+PHB 230,
   // NV2+SYS 210, SYS 10.
   const std::vector<int> row0 = {0, 150, 130, 230, 210, 10, 10, 10};
   const std::vector<int> row2 = {130, 230, 0, 250, 10, 10, 110, 10};

@@ -22,7 +22,7 @@ SliceMask occupiedBy(const std::vector<MigInstance>& instances) {
 
 TEST_CASE("same free-slice count, different answers", "[topology][mig]") {
   const MigProfile& threeG = *a100().findByName("3g.20gb");
-  // gpu-topology.md §2.5 rows 1 and 2: both leave six free memory slices.
+  // 1g@0+1g@5 and 1g@0+1g@1 both leave six free memory slices; only the second leaves a 3g start.
   const SliceMask oneGAt0And5 =
       occupiedBy({{'0', 0, MigInstanceState::kUsed}, {'0', 5, MigInstanceState::kUsed}});
   const SliceMask oneGAt0And1 =
@@ -35,7 +35,7 @@ TEST_CASE("same free-slice count, different answers", "[topology][mig]") {
   CHECK(placed->start == 4);
 }
 
-TEST_CASE("feasible starts per occupancy (gpu-topology.md §2.5)", "[topology][mig]") {
+TEST_CASE("feasible starts per occupancy", "[topology][mig]") {
   struct Case {
     const char* what;
     std::vector<MigInstance> instances;

@@ -6,6 +6,7 @@ import (
 	"testing"
 )
 
+// captures is tests/data/topologies, seen from this package directory (tests/e2e/internal/topo).
 const captures = "../../../data/topologies"
 
 func mustParse(t *testing.T, name string) *Matrix {
@@ -17,8 +18,8 @@ func mustParse(t *testing.T, name string) *Matrix {
 	return m
 }
 
-// The DGX-1V capture must give the spec's worked example, except `pci`, which a `topo -m`
-// capture cannot fill for NVLinked pairs.
+// The DGX-1V capture must give the worked example of docs/labels-v1.md, except `pci`, which a
+// `topo -m` capture cannot fill for NVLinked pairs.
 func TestDGX1VMatchesSpecExample(t *testing.T) {
 	m := mustParse(t, "dgx1-v100-cubemesh.topo")
 	l, err := Labels(m, State{Model: "Tesla-V100-SXM2-16GB", Used: "00100100"}, "")
