@@ -7,6 +7,7 @@
 
 #include "agent/agent_options.h"
 #include "agent/discover_command.h"
+#include "agent/run_command.h"
 
 namespace {
 
@@ -32,8 +33,7 @@ int main(int argc, char** argv) {
       std::cout << "gpu-topology-agent " << GTE_VERSION << " (" << GTE_GIT_REV << ")\n";
       return kExitOk;
     case AgentCommand::kRun:
-      std::cerr << "gpu-topology-agent: run is not available in this build\n";
-      return kExitFailed;
+      return runDaemon(*invocation);
     case AgentCommand::kHelp:
       std::cout << invocation->helpText;
       return kExitOk;
