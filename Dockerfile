@@ -25,11 +25,13 @@ RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGTE_GIT_REV=${GTE_
 
 FROM ${RUNTIME_IMAGE}
 # libcpprest2.10 pulls libssl3, libbrotli1 and zlib1g; libboost-graph1.74.0 pulls
-# libboost-regex1.74.0 and libicu72. ca-certificates: for --kubeconfig files that rely on the
+# libboost-regex1.74.0 and libicu72; libgrpc++1.51 and libprotobuf32 are the agent's kubelet
+# PodResources client. ca-certificates: for --kubeconfig files that rely on the
 # system trust store (--in-cluster uses the service-account CA).
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         libcpprest2.10 libyaml-cpp0.7 libboost-graph1.74.0 libssl3 ca-certificates \
+        libgrpc++1.51 libprotobuf32 \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 65532 gte \
  && useradd --system --uid 65532 --gid 65532 --no-create-home --home-dir /nonexistent \

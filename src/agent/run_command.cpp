@@ -13,6 +13,7 @@
 #include "agent/agent_loop.h"
 #include "agent/discover_command.h"
 #include "agent/node_publisher.h"
+#include "agent/pod_resources_client.h"
 #include "k8s/api_client.h"
 #include "k8s/in_cluster_config.h"
 #include "k8s/kubeconfig_file.h"
@@ -135,7 +136,12 @@ int runDaemon(const AgentInvocation& invocation) {
     int exitCode = kExitFailed;
     return discoverNode(source, policy, exitCode);
   };
-  AgentLoop loop(discover, nullptr, publisher.get(), policy,
+  // Usage from the kubelet unless --used gives it (tests, dry runs).
+  AgentLoop::UsageFn usage;
+  if (!source.used) {
+    usage = [socket = run.podResourcesSocket]() { return listAllocatedGpuDevices(socket); };
+  }
+  AgentLoop loop(discover, usage, publisher.get(), policy,
                  AgentLoop::Settings{run.minInterval, source.nvml}, metrics, std::cout);
   log::info("agent started", {{"node", run.node}, {"dry_run", run.dryRun ? "true" : "false"}});
   int exitCode = kExitOk;

@@ -181,7 +181,8 @@ TEST_CASE("API server down: keeps running, counts, writes once it is back", "[ag
 
 TEST_CASE("labels the agent no longer produces are removed", "[agent][loop]") {
   Harness h;
-  h.server.labels.insert_or_assign("gputopo.dev/mig1", std::string("00f"));  // left by an earlier layout
+  h.server.labels.insert_or_assign("gputopo.dev/mig1",
+                                   std::string("00f"));  // left by an earlier layout
   h.loop.pass(kT0);
   CHECK(h.server.labels.count("gputopo.dev/mig1") == 0);
 }
