@@ -33,6 +33,7 @@ var scenarios = []scenario{
 	{"malformed-labels", malformedLabels},
 	{"burst-50", burst50},
 	{"back-to-back-100", backToBack100},
+	{"agent-labels-node", agentLabelsNode}, // agent_test.go
 }
 
 // TestE2E runs every scenario in every selected mode. If a mode cannot start, its scenarios still

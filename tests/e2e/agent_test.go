@@ -1,0 +1,109 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"gpu-topology-extender/tests/e2e/internal/topo"
+)
+
+// The node agent under test and the fake libnvidia-ml.so.1 the C++ test tree builds
+// (tests/agent/fake_nvml); GTE_AGENT_BINARY and GTE_FAKE_NVML override them.
+func agentPaths() (agent, fakeNVML string) {
+	agent = envOr("GTE_AGENT_BINARY", filepath.Join(cfg.repoRoot, "build", "bin", "gpu-topology-agent"))
+	fakeNVML = envOr("GTE_FAKE_NVML", filepath.Join(cfg.repoRoot, "build", "fake-nvml", "libnvidia-ml.so.1"))
+	return agent, fakeNVML
+}
+
+// The DGX-1V the fake NVML serves: its NVLink pairs (hybrid cube-mesh) and health (GPU 5 has
+// page retirement pending).
+const (
+	fakeDGX1VNVLinks = "1122000210200200100001112212"
+	fakeDGX1VHealth  = "11111011"
+)
+
+// agentLabelsNode: gpu-topology-agent, discovering a DGX-1V through the fake NVML, publishes the
+// labels of a node that has none, against the real kube-apiserver; a 2-GPU pod then lands on that
+// node, on an NVLink pair, rather than on an RTX 4090 box (all pairs SYS) that was created first
+// and would win a tie.
+func agentLabelsNode(s *scenarioEnv) {
+	agent, fakeNVML := agentPaths()
+	for _, f := range []string{agent, fakeNVML} {
+		if _, err := os.Stat(f); err != nil {
+			s.t.Fatalf("%v (build the C++ tree first: cmake --build build)", err)
+		}
+	}
+	s.createNodes(
+		nodeSpec{name: "rtx", capture: rtx4090},
+		nodeSpec{name: "agent", capture: dgx1V, mutate: withoutTopologyLabels},
+	)
+	node := s.name + "-agent"
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, agent, "run", "--node", node, "--kubeconfig", cp.Kubeconfig,
+		"--once", "--listen", "", "--nvml-lib", fakeNVML, "--used", "00000000")
+	cmd.Env = append(os.Environ(), "GTE_FAKE_NVML_MACHINE=dgx1v")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("gpu-topology-agent run --once: %v\n%s", err, out)
+	}
+
+	actx, acancel := apiContext()
+	defer acancel()
+	got, err := client.CoreV1().Nodes().Get(actx, node, metav1.GetOptions{})
+	if err != nil {
+		s.t.Fatalf("node %s: %v", node, err)
+	}
+	want := map[string]string{
+		key("v"): "1", key("n"): "8", key("fabric"): "mesh", key("nvl"): fakeDGX1VNVLinks,
+		key("pci"): "PHHSSSSHHSSSSPSSSSSSSSPHHHHP", key("health"): fakeDGX1VHealth,
+		key("used"): "00000000", key("model"): "Tesla-V100-SXM2-16GB",
+	}
+	for k, v := range want {
+		if got.Labels[k] != v {
+			s.t.Errorf("node %s label %s = %q, want %q", node, k, got.Labels[k], v)
+		}
+	}
+	if s.mode.mode.cache {
+		time.Sleep(settle) // the extender's watch sees the new labels
+	}
+
+	pod := s.newPod("gpu2", "nvidia.com/gpu", 2)
+	s.createPod(pod)
+	s.expectBoundTo(pod.Name, node)
+	p, err := client.CoreV1().Pods(namespace).Get(actx, pod.Name, metav1.GetOptions{})
+	if err != nil {
+		s.t.Fatalf("pod %s: %v", pod.Name, err)
+	}
+	if v, ok := p.Annotations[key("gpus")]; ok {
+		idx, err := gpuIndices(v)
+		if err != nil || len(idx) != 2 {
+			s.t.Fatalf("pod %s annotated %q: %v", pod.Name, v, err)
+		}
+		i, j := idx[0], idx[1]
+		if i > j {
+			i, j = j, i
+		}
+		k := i*(2*8-i-1)/2 + (j - i - 1)
+		if fakeDGX1VNVLinks[k] == '0' {
+			s.t.Errorf("pod %s got GPUs %d and %d, which share no NVLink", pod.Name, i, j)
+		}
+	}
+}
+
+// withoutTopologyLabels removes what the harness would publish, leaving the node as a fresh GPU
+// node before any agent ran.
+func withoutTopologyLabels(labels map[string]string) {
+	for k := range labels {
+		if strings.HasPrefix(k, topo.DefaultPrefix) {
+			delete(labels, k)
+		}
+	}
+}
