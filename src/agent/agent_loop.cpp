@@ -52,6 +52,9 @@ Result<StringMap> AgentLoop::desiredLabels(Clock::time_point now) {
       log::debug("allocated device not on this node's GPUs", {{"device", id}});
     }
   }
+  for (const std::string& mismatch : placementMismatches(*discovery, policy_.migProducts)) {
+    log::warn("MIG placements differ from the extender's table", {{"detail", mismatch}});
+  }
   auto labels = publishableLabels(*discovery, unixSeconds(now), policy_);
   if (!labels.ok()) {
     metrics_.discoveryFailed(labels.error().message, false);

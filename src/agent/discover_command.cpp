@@ -85,6 +85,10 @@ int runDiscover(const AgentInvocation& invocation, std::ostream& out, std::ostre
     err << discovery.error().message << '\n';
     return exitCode;
   }
+  // The extender plans MIG with its own product table; say so when the driver disagrees.
+  for (const std::string& mismatch : placementMismatches(*discovery, policy.migProducts)) {
+    err << "warning: " << mismatch << '\n';
+  }
   auto labels = publishableLabels(*discovery, invocation.generation.value_or(unixNow()), policy);
   if (!labels.ok()) {
     err << labels.error().message << '\n';

@@ -123,3 +123,24 @@ TEST_CASE("NVML: a missing library or a failing init is a clear error", "[agent]
 
 }  // namespace
 }  // namespace gte::agent
+
+namespace gte::agent {
+namespace {
+
+TEST_CASE("driver placements that differ from the extender's MIG table are reported",
+          "[agent][nvml]") {
+  Discovery d;
+  d.topology = emptyTopology(1);
+  d.topology.model = "NVIDIA-A100-SXM4-80GB";
+  d.placements = {{ProfilePlacements{'2', 9, 4, {0, 4}}, ProfilePlacements{'1', 14, 2, {0, 2}},
+                   ProfilePlacements{'c', 99, 4, {0}}}};
+  const auto mismatches = placementMismatches(d, defaultPolicy().migProducts);
+  REQUIRE(mismatches.size() == 2);
+  CHECK_THAT(mismatches[0], ContainsSubstring("GPU 0 profile ID 14 (code 1): driver placements "
+                                              "differ from the extender's table for 2g.20gb"));
+  CHECK_THAT(mismatches[1], ContainsSubstring("profile ID 99 (code c): not in the extender's MIG "
+                                              "table"));
+}
+
+}  // namespace
+}  // namespace gte::agent
