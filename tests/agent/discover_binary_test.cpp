@@ -92,3 +92,36 @@ TEST_CASE("bad flags exit 64", "[agent][binary]") {
 
 }  // namespace
 }  // namespace gte::agent
+
+namespace gte::agent {
+namespace {
+
+TEST_CASE("run --dry-run --once prints the labels it would write", "[agent][binary]") {
+  const Outcome out =
+      runAgent("", "run --node n1 --dry-run --once --listen '' --used 0100 --topo-file " +
+                       kTopologies + "g6e-l40sx4-node.topo --model 'NVIDIA L40S'");
+  CHECK(out.exitCode == 0);
+  CHECK_THAT(out.output, ContainsSubstring("gputopo.dev/used=0100\n"));
+  CHECK_THAT(out.output, ContainsSubstring("gputopo.dev/pci=NNNNNN\n"));
+}
+
+TEST_CASE("run --once without a driver fails the pass and writes nothing", "[agent][binary]") {
+  const Outcome out = runAgent("",
+                               "run --node n1 --dry-run --once --listen '' --used 0 --nvml-lib "
+                               "/nonexistent/libnvidia-ml.so.1");
+  CHECK(out.exitCode == 1);
+  CHECK_THAT(out.output, ContainsSubstring("discovery failed; writing nothing"));
+  CHECK_THAT(out.output, !ContainsSubstring("gputopo.dev/"));
+}
+
+TEST_CASE("run --once without the kubelet socket fails the pass", "[agent][binary]") {
+  const Outcome out = runAgent("",
+                               "run --node n1 --dry-run --once --listen '' "
+                               "--pod-resources-socket /nonexistent/kubelet.sock --topo-file " +
+                                   kTopologies + "g6e-l40sx4-node.topo");
+  CHECK(out.exitCode == 1);
+  CHECK_THAT(out.output, ContainsSubstring("usage read failed; writing nothing"));
+}
+
+}  // namespace
+}  // namespace gte::agent
