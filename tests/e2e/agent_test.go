@@ -2,13 +2,16 @@ package e2e
 
 import (
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"google.golang.org/grpc"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	podresources "k8s.io/kubelet/pkg/apis/podresources/v1"
 
 	"gpu-topology-extender/tests/e2e/internal/topo"
 )
@@ -28,10 +31,42 @@ const (
 	fakeDGX1VHealth  = "11111011"
 )
 
-// agentLabelsNode: gpu-topology-agent, discovering a DGX-1V through the fake NVML, publishes the
-// labels of a node that has none, against the real kube-apiserver; a 2-GPU pod then lands on that
-// node, on an NVLink pair, rather than on an RTX 4090 box (all pairs SYS) that was created first
-// and would win a tie.
+// fakeKubelet answers the kubelet's PodResources List: one pod holding GPU 2 of the fake DGX-1V
+// (by UUID, as the NVIDIA device plugin reports it) and one holding another vendor's device.
+type fakeKubelet struct {
+	podresources.UnimplementedPodResourcesListerServer
+}
+
+func (fakeKubelet) List(context.Context, *podresources.ListPodResourcesRequest) (*podresources.ListPodResourcesResponse, error) {
+	pod := func(name, resource, id string) *podresources.PodResources {
+		return &podresources.PodResources{Name: name, Namespace: "default",
+			Containers: []*podresources.ContainerResources{{Name: "main",
+				Devices: []*podresources.ContainerDevices{{ResourceName: resource, DeviceIds: []string{id}}}}}}
+	}
+	return &podresources.ListPodResourcesResponse{PodResources: []*podresources.PodResources{
+		pod("trainer", "nvidia.com/gpu", "GPU-dgx1v-2"),
+		pod("nic-user", "example.com/nic", "nic0"),
+	}}, nil
+}
+
+// startFakeKubelet serves fakeKubelet on a unix socket until the scenario ends.
+func startFakeKubelet(s *scenarioEnv) string {
+	socket := filepath.Join(logDir, s.name+"-kubelet.sock")
+	lis, err := net.Listen("unix", socket)
+	if err != nil {
+		s.t.Fatalf("fake kubelet socket: %v", err)
+	}
+	server := grpc.NewServer()
+	podresources.RegisterPodResourcesListerServer(server, fakeKubelet{})
+	go server.Serve(lis)
+	s.t.Cleanup(server.Stop)
+	return socket
+}
+
+// agentLabelsNode: gpu-topology-agent, discovering a DGX-1V through the fake NVML and its usage
+// through a fake kubelet PodResources socket, publishes the labels of a node that has none, against
+// the real kube-apiserver; a 2-GPU pod then lands on that node, on an NVLink pair, rather than on
+// an RTX 4090 box (all pairs SYS) that was created first and would win a tie.
 func agentLabelsNode(s *scenarioEnv) {
 	agent, fakeNVML := agentPaths()
 	for _, f := range []string{agent, fakeNVML} {
@@ -48,7 +83,7 @@ func agentLabelsNode(s *scenarioEnv) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, agent, "run", "--node", node, "--kubeconfig", cp.Kubeconfig,
-		"--once", "--listen", "", "--nvml-lib", fakeNVML, "--used", "00000000")
+		"--once", "--listen", "", "--nvml-lib", fakeNVML, "--pod-resources-socket", startFakeKubelet(s))
 	cmd.Env = append(os.Environ(), "GTE_FAKE_NVML_MACHINE=dgx1v")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -64,7 +99,7 @@ func agentLabelsNode(s *scenarioEnv) {
 	want := map[string]string{
 		key("v"): "1", key("n"): "8", key("fabric"): "mesh", key("nvl"): fakeDGX1VNVLinks,
 		key("pci"): "PHHSSSSHHSSSSPSSSSSSSSPHHHHP", key("health"): fakeDGX1VHealth,
-		key("used"): "00000000", key("model"): "Tesla-V100-SXM2-16GB",
+		key("used"): "00100000", key("model"): "Tesla-V100-SXM2-16GB",
 	}
 	for k, v := range want {
 		if got.Labels[k] != v {
@@ -94,6 +129,12 @@ func agentLabelsNode(s *scenarioEnv) {
 		k := i*(2*8-i-1)/2 + (j - i - 1)
 		if fakeDGX1VNVLinks[k] == '0' {
 			s.t.Errorf("pod %s got GPUs %d and %d, which share no NVLink", pod.Name, i, j)
+		}
+		s.t.Logf("pod %s got GPUs %d and %d of %s", pod.Name, i, j, node)
+		for _, g := range idx {
+			if g == 2 || g == 5 {
+				s.t.Errorf("pod %s got GPU %d (2 is in use per the kubelet, 5 unhealthy)", pod.Name, g)
+			}
 		}
 	}
 }
