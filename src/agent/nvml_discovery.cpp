@@ -192,8 +192,11 @@ class NvmlDiscoverer {
     if (enabled) {
       topo.used[i] = GpuUse::kMigMode;
     }
-    readProfiles(i, enabled);
-    if (enabled) {
+    // While a mode change is pending the instances are about to go (or not yet usable):
+    // labels-v1 carries `p` and no `mig<i>` tokens then.
+    const bool settled = enabled && current == pending;
+    readProfiles(i, settled);
+    if (settled) {
       readMigDevices(i);
     }
     return Ok{};

@@ -4,7 +4,8 @@
 //                call: an older driver), no NUMA call (sysfs fallback), GPU 5 with page
 //                retirement pending (unhealthy)
 //   hgx-h100     8x H100 80GB HBM3, 18 NVLinks each to 4 NVSwitches (5/4/4/5), GPU 3 with a row
-//                remapping failure (unhealthy), MIG capable but disabled
+//                remapping failure (unhealthy), MIG capable but disabled; GPU 7 with MIG
+//                being enabled (change pending)
 //   dgx-a100-mig 8x A100-SXM4-80GB, 12 NVLinks each to 6 NVSwitches, GPUs 0 and 1 in MIG mode with
 //                the GPU instances of the labels-v1 spec's worked example
 // Facts: the NVLink pairs of the DGX-1V capture, the PCIe levels of go-gpuallocator's DGX-1V
@@ -52,6 +53,7 @@ struct Gpu {
   int numa = -1;
   bool migCapable = false;
   bool migEnabled = false;
+  bool migPending = false;  // a mode change waits for a GPU reset
   std::vector<Link> links;
   std::vector<Instance> instances;
   std::vector<Handle> migHandles;
@@ -143,6 +145,7 @@ Machine hgxH100() {
     }
   }
   m.gpus[3].remapFailure = true;
+  m.gpus[7].migPending = true;  // MIG being turned on, reset pending
   m.ancestor = [](int a, int b) { return a / 4 == b / 4 ? 40 : 50; };
   return m;
 }
@@ -349,7 +352,8 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetMigMode(nvmlDev
   const Gpu* gpu = gpuOf(device);
   if (gpu == nullptr) return kInvalid;
   if (!gpu->migCapable) return kNotSupported;
-  *current = *pending = gpu->migEnabled ? 1 : 0;
+  *current = gpu->migEnabled ? 1 : 0;
+  *pending = gpu->migEnabled != gpu->migPending ? 1 : 0;
   return kOk;
 }
 
