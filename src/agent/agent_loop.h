@@ -30,14 +30,13 @@ struct PassOutcome {
 
 class AgentLoop {
  public:
-  // `nvml` tells the metrics whether a discovery failure came from NVML.
   using DiscoverFn = std::function<Result<Discovery>()>;
   // Device ids allocated to pods; an empty function means usage comes with the discovery.
   using UsageFn = std::function<Result<std::vector<std::string>>()>;
 
   struct Settings {
     std::chrono::milliseconds minInterval{10'000};
-    bool nvml = true;
+    bool nvml = true;  // discovery failures count as NVML errors too
   };
 
   // `publisher` null: dry run, the labels are printed to `dryRunOut` when they change.

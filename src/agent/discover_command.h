@@ -14,12 +14,6 @@ inline constexpr int kExitFailed = 1;
 inline constexpr int kExitBadCapture = 2;
 inline constexpr int kExitUsage = 64;
 
-// A discovery failure and the exit code it maps to.
-struct DiscoveryFailure {
-  int exitCode = kExitFailed;
-  std::string message;
-};
-
 // Runs the discovery the source options select (NVML or text captures) and applies --used.
 // Text capture errors exit 2; everything else 1.
 Result<Discovery> discoverNode(const SourceOptions& source, const Policy& policy,

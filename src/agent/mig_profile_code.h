@@ -12,7 +12,5 @@ namespace gte::agent {
 // "3g.*" + 4 -> '2', "4g.*" + 4 -> '3', "7g.*" + 8 -> '4'. nullopt for anything else.
 std::optional<char> profileCode(std::string_view profileName, int memorySlices);
 
-// The NVML profile constants the agent asks the driver about, in base 36 as above.
-inline constexpr int kNvmlProfileConstants[] = {0, 1, 2, 3, 4, 7, 9};
 
 }  // namespace gte::agent
