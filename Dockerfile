@@ -20,29 +20,35 @@ COPY . .
 ARG GTE_GIT_REV=unknown
 RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGTE_GIT_REV=${GTE_GIT_REV} \
         -DGTE_BUILD_TESTS=OFF -DGTE_BUILD_BENCH=OFF \
- && cmake --build build --target gpu-topology-extender \
- && strip --strip-unneeded build/bin/gpu-topology-extender
+ && cmake --build build --target gpu-topology-extender gpu-topology-agent \
+ && strip --strip-unneeded build/bin/gpu-topology-extender build/bin/gpu-topology-agent
 
 FROM ${RUNTIME_IMAGE}
 # libcpprest2.10 pulls libssl3, libbrotli1 and zlib1g; libboost-graph1.74.0 pulls
-# libboost-regex1.74.0 and libicu72. ca-certificates: for --kubeconfig files that rely on the
+# libboost-regex1.74.0 and libicu72; libgrpc++1.51 and libprotobuf32 are the agent's kubelet
+# PodResources client. ca-certificates: for --kubeconfig files that rely on the
 # system trust store (--in-cluster uses the service-account CA).
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         libcpprest2.10 libyaml-cpp0.7 libboost-graph1.74.0 libssl3 ca-certificates \
+        libgrpc++1.51 libprotobuf32 \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 65532 gte \
  && useradd --system --uid 65532 --gid 65532 --no-create-home --home-dir /nonexistent \
         --shell /usr/sbin/nologin gte
 
 COPY --from=builder /src/build/bin/gpu-topology-extender /usr/local/bin/gpu-topology-extender
+# The node agent (DaemonSet, chart value agent.enabled). It loads libnvidia-ml.so.1 at run time
+# (the NVIDIA container runtime mounts it), so the image needs no driver.
+COPY --from=builder /src/build/bin/gpu-topology-agent /usr/local/bin/gpu-topology-agent
 # The default policy, so the default CMD works without a mounted ConfigMap. The Helm chart mounts
 # its own ConfigMap over this directory.
 COPY --from=builder /src/config/scheduler-policy.yaml /etc/gpu-topology-extender/scheduler-policy.yaml
 
 # Fail the build, not the pod, when a shared library is missing.
-RUN ! ldd /usr/local/bin/gpu-topology-extender | grep 'not found' \
- && /usr/local/bin/gpu-topology-extender version
+RUN ! ldd /usr/local/bin/gpu-topology-extender /usr/local/bin/gpu-topology-agent | grep 'not found' \
+ && /usr/local/bin/gpu-topology-extender version \
+ && /usr/local/bin/gpu-topology-agent version
 
 # glibc creates up to 8 malloc arenas per core; with cpprest's worker threads that bloats RSS.
 ENV MALLOC_ARENA_MAX=2

@@ -38,6 +38,7 @@ var scenarios = []scenario{
 	{"malformed-labels", malformedLabels, malformedLabelsOdds},
 	{"burst-50", burst50, 1},
 	{"back-to-back-100", backToBack100, 1},
+	{"agent-labels-node", agentLabelsNode, 0.5}, // agent_test.go
 }
 
 // TestE2E runs every scenario in every selected mode. If a mode cannot start, its scenarios still

@@ -14,7 +14,7 @@ render "$work/default.yaml"
 render "$work/all-on.yaml" -f "$ops_dir/values-all-on.yaml"
 
 kinds() { grep -E '^kind: ' "$1" | sort | uniq | tr '\n' ' '; }
-for kind in Deployment Service ServiceAccount ClusterRole ClusterRoleBinding ConfigMap; do
+for kind in Deployment DaemonSet Service ServiceAccount ClusterRole ClusterRoleBinding ConfigMap; do
   grep -qx "kind: $kind" "$work/default.yaml" || fail "default render lacks a $kind: $(kinds "$work/default.yaml")"
 done
 for kind in PrometheusRule ServiceMonitor; do
@@ -36,4 +36,8 @@ grep -q 'ignorable must be false while scheduler.extender.bind is true' <<<"$out
   fail "the ignorable+bind refusal does not say why: $out"
 "$helm_bin" template gte "$chart" --set scheduler.extender.ignorable=true \
   --set scheduler.extender.bind=false >/dev/null || fail "ignorable without bind must render"
+# The node agent is on by default and can be switched off.
+if "$helm_bin" template gte "$chart" --set agent.enabled=false | grep -qx 'kind: DaemonSet'; then
+  fail "agent.enabled=false still renders the agent DaemonSet"
+fi
 echo "chart: lint --strict and template pass with default and all-on values"

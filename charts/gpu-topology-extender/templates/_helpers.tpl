@@ -135,3 +135,19 @@ metrics.alerts.latencySeconds sets the threshold. */}}
 {{- divf $secs 2 }}
 {{- end }}
 {{- end }}
+
+{{/* The node agent's objects. */}}
+{{- define "gte.agent.fullname" -}}
+{{- printf "%s-agent" (include "gte.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "gte.agent.labels" -}}
+{{ include "gte.commonLabels" . }}
+{{ include "gte.agent.selectorLabels" . }}
+{{- end }}
+
+{{- define "gte.agent.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "gte.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: agent
+{{- end }}

@@ -1,0 +1,118 @@
+#include "agent/agent_loop.h"
+
+#include <ostream>
+
+#include "agent/publishable_labels.h"
+#include "agent/usage.h"
+#include "log/logger.h"
+
+namespace gte::agent {
+namespace {
+
+std::int64_t unixSeconds(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
+}
+
+// Equal facts: every label but `gen`.
+bool sameFacts(const StringMap& a, const StringMap& b, const std::string& prefix) {
+  const std::string gen = prefix + "gen";
+  StringMap x = a, y = b;
+  x.erase(gen);
+  y.erase(gen);
+  return x == y;
+}
+
+}  // namespace
+
+AgentLoop::AgentLoop(DiscoverFn discover, UsageFn usage, NodePublisher* publisher, Policy policy,
+                     Settings settings, AgentMetrics& metrics, std::ostream& dryRunOut)
+    : discover_(std::move(discover)),
+      usage_(std::move(usage)),
+      publisher_(publisher),
+      policy_(std::move(policy)),
+      settings_(settings),
+      metrics_(metrics),
+      dryRunOut_(dryRunOut) {}
+
+Result<StringMap> AgentLoop::desiredLabels(Clock::time_point now) {
+  auto discovery = discover_();
+  if (!discovery.ok()) {
+    metrics_.discoveryFailed(discovery.error().message, settings_.nvml);
+    log::error("discovery failed; writing nothing", {{"error", discovery.error().message}});
+    return discovery.error();
+  }
+  if (usage_) {
+    auto ids = usage_();
+    if (!ids.ok()) {
+      metrics_.usageFailed(ids.error().message);
+      log::error("usage read failed; writing nothing", {{"error", ids.error().message}});
+      return ids.error();
+    }
+    for (const std::string& id : applyDeviceIds(*discovery, *ids)) {
+      log::debug("allocated device not on this node's GPUs", {{"device", id}});
+    }
+  }
+  for (const std::string& mismatch : placementMismatches(*discovery, policy_.migProducts)) {
+    log::warn("MIG placements differ from the extender's table", {{"detail", mismatch}});
+  }
+  auto labels = publishableLabels(*discovery, unixSeconds(now), policy_);
+  if (!labels.ok()) {
+    metrics_.discoveryFailed(labels.error().message, false);
+    log::error("discovered labels rejected; writing nothing", {{"error", labels.error().message}});
+  }
+  return labels;
+}
+
+PassOutcome AgentLoop::pass(Clock::time_point now) {
+  auto desired = desiredLabels(now);
+  if (!desired.ok()) {
+    return PassOutcome{};
+  }
+  return publish(*desired, now);
+}
+
+PassOutcome AgentLoop::publish(const StringMap& desired, Clock::time_point now) {
+  PassOutcome outcome;
+  const bool changed = !lastPublished_ || !sameFacts(*lastPublished_, desired, policy_.labelPrefix);
+  if (lastWrite_ && now - *lastWrite_ < settings_.minInterval) {
+    if (changed) {
+      outcome.retryAt = *lastWrite_ + settings_.minInterval;  // rate limit: one write per interval
+    }
+    outcome.ok = true;
+    metrics_.passSucceeded(unixSeconds(now));
+    return outcome;
+  }
+  if (publisher_ == nullptr) {
+    if (changed) {
+      for (const auto& [key, value] : desired) {
+        dryRunOut_ << key << '=' << value << '\n';
+      }
+      dryRunOut_ << std::flush;
+      lastWrite_ = now;
+      lastPublished_ = desired;
+      outcome.wrote = true;
+    }
+    outcome.ok = true;
+    metrics_.passSucceeded(unixSeconds(now));
+    return outcome;
+  }
+  // The Node is read every pass: another writer (a person, a reinstall) may have changed it.
+  auto wrote = publisher_->publish(desired);
+  if (!wrote.ok()) {
+    metrics_.apiFailed(wrote.error().message);
+    log::error("publishing labels failed; will retry", {{"error", wrote.error().message}});
+    return outcome;
+  }
+  lastPublished_ = desired;
+  if (*wrote) {
+    lastWrite_ = now;
+    metrics_.labelsWritten();
+    log::info("labels published", {{"gen", desired.at(policy_.labelPrefix + "gen")}});
+  }
+  outcome.ok = true;
+  outcome.wrote = *wrote;
+  metrics_.passSucceeded(unixSeconds(now));
+  return outcome;
+}
+
+}  // namespace gte::agent

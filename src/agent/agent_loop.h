@@ -1,0 +1,63 @@
+#pragma once
+// One publishing pass of the daemon, clock injected: discover, read usage, build the labels, and
+// merge-patch the Node when a fact changed, at most once per min-interval. A failed discovery or
+// usage read writes nothing (the labels already on the Node stay, and their `gen` says how old
+// they are); every failure is counted and kept as the last error for /healthz.
+#include <chrono>
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/agent_metrics.h"
+#include "agent/discovery.h"
+#include "agent/node_publisher.h"
+#include "base/result.h"
+#include "model/string_map.h"
+#include "policy/policy.h"
+
+namespace gte::agent {
+
+using Clock = std::chrono::system_clock;
+
+struct PassOutcome {
+  bool ok = false;     // discovered and published (or nothing to change)
+  bool wrote = false;  // a patch was accepted
+  // A change waits for the rate limit: run the next pass no later than this.
+  std::optional<Clock::time_point> retryAt;
+};
+
+class AgentLoop {
+ public:
+  using DiscoverFn = std::function<Result<Discovery>()>;
+  // Device ids allocated to pods; an empty function means usage comes with the discovery.
+  using UsageFn = std::function<Result<std::vector<std::string>>()>;
+
+  struct Settings {
+    std::chrono::milliseconds minInterval{10'000};
+    bool nvml = true;  // discovery failures count as NVML errors too
+  };
+
+  // `publisher` null: dry run, the labels are printed to `dryRunOut` when they change.
+  AgentLoop(DiscoverFn discover, UsageFn usage, NodePublisher* publisher, Policy policy,
+            Settings settings, AgentMetrics& metrics, std::ostream& dryRunOut);
+
+  PassOutcome pass(Clock::time_point now);
+
+ private:
+  Result<StringMap> desiredLabels(Clock::time_point now);
+  PassOutcome publish(const StringMap& desired, Clock::time_point now);
+
+  DiscoverFn discover_;
+  UsageFn usage_;
+  NodePublisher* publisher_;
+  Policy policy_;
+  Settings settings_;
+  AgentMetrics& metrics_;
+  std::ostream& dryRunOut_;
+  std::optional<Clock::time_point> lastWrite_;
+  std::optional<StringMap> lastPublished_;
+};
+
+}  // namespace gte::agent

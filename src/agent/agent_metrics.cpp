@@ -1,0 +1,79 @@
+#include "agent/agent_metrics.h"
+
+namespace gte::agent {
+namespace {
+
+void family(std::string& out, const char* name, const char* type, const char* help,
+            const std::string& value) {
+  out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" +
+         name + " " + value + "\n";
+}
+
+}  // namespace
+
+void AgentMetrics::passSucceeded(std::int64_t unixSeconds) {
+  lastSuccess_.store(unixSeconds);
+  setError("");
+}
+
+void AgentMetrics::discoveryFailed(const std::string& error, bool nvml) {
+  ++discoveryErrors_;
+  if (nvml) {
+    ++nvmlErrors_;
+  }
+  setError(error);
+}
+
+void AgentMetrics::usageFailed(const std::string& error) {
+  ++usageErrors_;
+  setError(error);
+}
+
+void AgentMetrics::apiFailed(const std::string& error) {
+  ++apiErrors_;
+  setError(error);
+}
+
+void AgentMetrics::labelsWritten() {
+  ++writes_;
+}
+
+void AgentMetrics::setError(const std::string& error) {
+  std::lock_guard lock(mutex_);
+  lastError_ = error;
+}
+
+std::string AgentMetrics::lastError() const {
+  std::lock_guard lock(mutex_);
+  return lastError_;
+}
+
+bool AgentMetrics::healthy(std::int64_t nowUnix, std::int64_t staleAfterSeconds) const {
+  const std::int64_t last = lastSuccess_.load();
+  return last > 0 && nowUnix - last <= staleAfterSeconds;
+}
+
+std::string AgentMetrics::render() const {
+  std::string out;
+  family(out, "gte_agent_last_success_timestamp_seconds", "gauge",
+         "Unix time of the last pass that discovered and published (or found nothing to change).",
+         std::to_string(lastSuccess_.load()));
+  family(out, "gte_agent_discovery_errors_total", "counter",
+         "Passes whose discovery failed (NVML, captures, labels the extender would reject).",
+         std::to_string(discoveryErrors_.load()));
+  family(out, "gte_agent_nvml_errors_total", "counter",
+         "Discovery failures that came from NVML (library missing, init or query failed).",
+         std::to_string(nvmlErrors_.load()));
+  family(out, "gte_agent_usage_errors_total", "counter",
+         "Passes whose usage read (kubelet PodResources) failed; nothing is written then.",
+         std::to_string(usageErrors_.load()));
+  family(out, "gte_agent_api_errors_total", "counter",
+         "Failed reads or patches of the Node at the API server.",
+         std::to_string(apiErrors_.load()));
+  family(out, "gte_agent_label_writes_total", "counter",
+         "Merge patches of the Node's labels the API server accepted.",
+         std::to_string(writes_.load()));
+  return out;
+}
+
+}  // namespace gte::agent

@@ -1,0 +1,43 @@
+#pragma once
+// What the agent exposes on /metrics and /healthz. Counters are atomics written by the publishing
+// loop and read by HTTP threads; the last error text sits behind a mutex.
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+namespace gte::agent {
+
+class AgentMetrics {
+ public:
+  void passSucceeded(std::int64_t unixSeconds);
+  void discoveryFailed(const std::string& error, bool nvml);
+  void usageFailed(const std::string& error);
+  void apiFailed(const std::string& error);
+  void labelsWritten();
+
+  std::int64_t lastSuccess() const { return lastSuccess_.load(); }
+  std::uint64_t writes() const { return writes_.load(); }
+  std::uint64_t discoveryErrors() const { return discoveryErrors_.load(); }
+  std::uint64_t nvmlErrors() const { return nvmlErrors_.load(); }
+  std::uint64_t apiErrors() const { return apiErrors_.load(); }
+  std::string lastError() const;
+
+  // Healthy once a pass succeeded within `staleAfterSeconds` of `nowUnix`.
+  bool healthy(std::int64_t nowUnix, std::int64_t staleAfterSeconds) const;
+  // Prometheus text exposition format 0.0.4.
+  std::string render() const;
+
+ private:
+  void setError(const std::string& error);
+  std::atomic<std::int64_t> lastSuccess_{0};
+  std::atomic<std::uint64_t> writes_{0};
+  std::atomic<std::uint64_t> discoveryErrors_{0};
+  std::atomic<std::uint64_t> nvmlErrors_{0};
+  std::atomic<std::uint64_t> usageErrors_{0};
+  std::atomic<std::uint64_t> apiErrors_{0};
+  mutable std::mutex mutex_;
+  std::string lastError_;
+};
+
+}  // namespace gte::agent

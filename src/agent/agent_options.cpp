@@ -1,0 +1,258 @@
+#include "agent/agent_options.h"
+
+#include <charconv>
+
+namespace gte::agent {
+namespace {
+
+Error usage(const std::string& what) {
+  return invalidArgument(what);
+}
+
+class ArgReader {
+ public:
+  explicit ArgReader(const std::vector<std::string>& args) : args_(args) {}
+  bool done() const { return next_ >= args_.size(); }
+  const std::string& take() { return args_[next_++]; }
+  // The value of `--flag V` or `--flag=V`.
+  Result<std::string> value(const std::string& flag, const std::string& arg) {
+    const std::size_t eq = arg.find('=');
+    if (eq != std::string::npos) {
+      return arg.substr(eq + 1);
+    }
+    if (done()) {
+      return usage(flag + " needs a value");
+    }
+    return take();
+  }
+
+ private:
+  const std::vector<std::string>& args_;
+  std::size_t next_ = 0;
+};
+
+std::string flagName(const std::string& arg) {
+  return arg.substr(0, arg.find('='));
+}
+
+// Flags shared by discover and run. Returns false when `flag` is not one of them.
+Result<bool> sourceFlag(const std::string& flag, const std::string& arg, ArgReader& in,
+                        SourceOptions& source) {
+  const auto set = [&](std::string& field) -> Result<bool> {
+    auto v = in.value(flag, arg);
+    if (!v.ok()) {
+      return v.error();
+    }
+    field = *v;
+    return true;
+  };
+  if (flag == "--nvml") {
+    source.nvml = true;
+    return true;
+  }
+  if (flag == "--nvml-lib") return set(source.nvmlLib);
+  if (flag == "--topo-file") return set(source.topoFile);
+  if (flag == "--topo-mp-file") return set(source.topoMpFile);
+  if (flag == "--mig-file") return set(source.migFile);
+  if (flag == "--model") return set(source.model);
+  if (flag == "--label-prefix") return set(source.labelPrefix);
+  if (flag == "--used") {
+    auto v = in.value(flag, arg);
+    if (!v.ok()) {
+      return v.error();
+    }
+    source.used = *v;
+    return true;
+  }
+  return false;
+}
+
+Status finishSource(SourceOptions& source) {
+  if (!source.topoFile.empty()) {
+    source.nvml = false;
+  } else if (!source.topoMpFile.empty() || !source.migFile.empty()) {
+    return usage("--topo-mp-file and --mig-file need --topo-file");
+  }
+  if (source.labelPrefix.empty() || source.labelPrefix.back() != '/') {
+    return usage("--label-prefix must end with '/'");
+  }
+  return Ok{};
+}
+
+Result<std::int64_t> parseInt(const std::string& flag, const std::string& text) {
+  std::int64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || value < 0) {
+    return usage(flag + ": not a non-negative integer: '" + text + "'");
+  }
+  return value;
+}
+
+Result<AgentInvocation> parseDiscover(ArgReader& in) {
+  AgentInvocation out;
+  out.command = AgentCommand::kDiscover;
+  while (!in.done()) {
+    const std::string& arg = in.take();
+    const std::string flag = flagName(arg);
+    auto handled = sourceFlag(flag, arg, in, out.source);
+    if (!handled.ok()) {
+      return handled.error();
+    }
+    if (*handled) {
+      continue;
+    }
+    if (flag == "--gen") {
+      auto v = in.value(flag, arg);
+      if (!v.ok()) return v.error();
+      auto gen = parseInt(flag, *v);
+      if (!gen.ok()) return gen.error();
+      out.generation = *gen;
+      continue;
+    }
+    return usage("discover: unknown flag " + flag);
+  }
+  if (auto status = finishSource(out.source); !status.ok()) {
+    return status.error();
+  }
+  return out;
+}
+
+Result<bool> runFlag(const std::string& flag, const std::string& arg, ArgReader& in,
+                     RunOptions& run) {
+  const auto text = [&]() { return in.value(flag, arg); };
+  if (flag == "--node" || flag == "--kubeconfig" || flag == "--listen" ||
+      flag == "--pod-resources-socket" || flag == "--log-level") {
+    auto v = text();
+    if (!v.ok()) return v.error();
+    if (flag == "--node") run.node = *v;
+    if (flag == "--kubeconfig") {
+      run.kubeconfig = *v;
+      run.access = ClusterAccess::kKubeconfig;
+    }
+    if (flag == "--listen") run.listen = *v;
+    if (flag == "--pod-resources-socket") run.podResourcesSocket = *v;
+    if (flag == "--log-level") run.logLevel = *v;
+    return true;
+  }
+  if (flag == "--interval" || flag == "--min-interval") {
+    auto v = text();
+    if (!v.ok()) return v.error();
+    auto d = parseDuration(*v);
+    if (!d.ok()) return usage(flag + ": " + d.error().message);
+    (flag == "--interval" ? run.interval : run.minInterval) = *d;
+    return true;
+  }
+  if (flag == "--in-cluster") {
+    run.access = ClusterAccess::kInCluster;
+    return true;
+  }
+  if (flag == "--dry-run") {
+    run.dryRun = true;
+    return true;
+  }
+  if (flag == "--cleanup") {
+    run.cleanup = true;
+    return true;
+  }
+  if (flag == "--once") {
+    run.once = true;
+    return true;
+  }
+  return false;
+}
+
+Result<AgentInvocation> parseRun(ArgReader& in, const std::optional<std::string>& nodeNameEnv) {
+  AgentInvocation out;
+  out.command = AgentCommand::kRun;
+  while (!in.done()) {
+    const std::string& arg = in.take();
+    const std::string flag = flagName(arg);
+    auto source = sourceFlag(flag, arg, in, out.source);
+    if (!source.ok()) return source.error();
+    if (*source) continue;
+    auto run = runFlag(flag, arg, in, out.run);
+    if (!run.ok()) return run.error();
+    if (*run) continue;
+    return usage("run: unknown flag " + flag);
+  }
+  if (auto status = finishSource(out.source); !status.ok()) {
+    return status.error();
+  }
+  if (out.run.node.empty() && nodeNameEnv) {
+    out.run.node = *nodeNameEnv;
+  }
+  if (out.run.node.empty()) {
+    return usage("run: --node (or the NODE_NAME environment variable) is required");
+  }
+  if (out.run.access == ClusterAccess::kNone && !out.run.dryRun) {
+    return usage("run: --kubeconfig or --in-cluster is required unless --dry-run");
+  }
+  if (out.run.interval < out.run.minInterval) {
+    return usage("run: --interval must not be shorter than --min-interval");
+  }
+  if (out.run.interval.count() <= 0) {
+    return usage("run: --interval must be positive");
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::chrono::milliseconds> parseDuration(const std::string& text) {
+  std::int64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || value < 0) {
+    return usage("not a duration: '" + text + "' (want e.g. 30s, 500ms, 1m)");
+  }
+  const std::string unit(ptr, text.data() + text.size());
+  std::int64_t factor = 0;
+  if (unit == "ms") factor = 1;
+  if (unit == "s") factor = 1000;
+  if (unit == "m") factor = 60'000;
+  if (unit == "h") factor = 3'600'000;
+  if (factor == 0) {
+    return usage("not a duration: '" + text + "' (units ms, s, m, h)");
+  }
+  return std::chrono::milliseconds(value * factor);
+}
+
+Result<AgentInvocation> parseAgentCommandLine(const std::vector<std::string>& args,
+                                              const std::optional<std::string>& nodeNameEnv) {
+  AgentInvocation help;
+  help.helpText = agentHelp();
+  if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+    return help;
+  }
+  ArgReader in(args);
+  const std::string command = in.take();
+  if (command == "discover") return parseDiscover(in);
+  if (command == "run") return parseRun(in, nodeNameEnv);
+  if (command == "version") {
+    AgentInvocation out;
+    out.command = AgentCommand::kVersion;
+    return out;
+  }
+  return usage("unknown command '" + command + "' (want discover, run or version)");
+}
+
+std::string agentHelp() {
+  return R"(gpu-topology-agent: publishes this node's GPU topology as gputopo.dev/* labels (labels-v1).
+
+Commands:
+  discover [--nvml | --topo-file F [--topo-mp-file F] [--mig-file F]] [--model M] [--used BITS]
+           [--gen UNIX_SECONDS] [--nvml-lib PATH] [--label-prefix P]
+      Prints the labels it would write, one key=value per line, sorted by key. Exit codes: 0 ok,
+      1 discovery failed (no NVML, NVML error, labels the extender would reject), 2 a capture it
+      cannot read (one line: file:line: what), 64 bad flags.
+  run --node NAME [--kubeconfig F | --in-cluster] [--interval 30s] [--min-interval 10s]
+      [--dry-run] [--cleanup] [--once] [--listen ADDR] [--pod-resources-socket PATH]
+      [discovery flags as for discover]
+      The daemon: discover, read usage, merge-patch the node's labels when a value changes (at most
+      one write per --min-interval); /healthz and /metrics on --listen (default :9464, "" to
+      disable). NODE_NAME is used when --node is absent. --cleanup removes every label under the
+      prefix and exits.
+  version
+)";
+}
+
+}  // namespace gte::agent

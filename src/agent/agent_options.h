@@ -1,0 +1,62 @@
+#pragma once
+// Command-line parsing for `gpu-topology-agent discover|run|version`. Pure, so every flag and
+// every error is unit-tested; the environment (NODE_NAME) is passed in.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+
+namespace gte::agent {
+
+enum class AgentCommand { kDiscover, kRun, kVersion, kHelp };
+
+// Where discovery reads from: NVML (the default) or nvidia-smi text captures.
+struct SourceOptions {
+  bool nvml = true;
+  std::string nvmlLib = "libnvidia-ml.so.1";  // dlopen name or path
+  std::string topoFile;                       // set: text mode
+  std::string topoMpFile;
+  std::string migFile;
+  std::string model;                // text mode: product name (sanitised like GFD)
+  std::optional<std::string> used;  // per-GPU usage instead of PodResources
+  std::string labelPrefix = "gputopo.dev/";
+};
+
+enum class ClusterAccess { kNone, kKubeconfig, kInCluster };
+
+struct RunOptions {
+  std::string node;
+  ClusterAccess access = ClusterAccess::kNone;
+  std::string kubeconfig;
+  std::chrono::milliseconds interval{30'000};
+  std::chrono::milliseconds minInterval{10'000};
+  bool dryRun = false;
+  bool cleanup = false;
+  bool once = false;             // one pass, then exit (tests, debugging)
+  std::string listen = ":9464";  // empty: no HTTP endpoint
+  std::string podResourcesSocket = "/var/lib/kubelet/pod-resources/kubelet.sock";
+  std::string logLevel = "info";
+};
+
+struct AgentInvocation {
+  AgentCommand command = AgentCommand::kHelp;
+  SourceOptions source;
+  RunOptions run;
+  std::optional<std::int64_t> generation;  // discover --gen: fixed `gen` for reproducible output
+  std::string helpText;
+};
+
+// argv without the program name; `nodeNameEnv` is NODE_NAME (downward API), used when --node is
+// absent. Errors name the flag.
+Result<AgentInvocation> parseAgentCommandLine(const std::vector<std::string>& args,
+                                              const std::optional<std::string>& nodeNameEnv);
+
+// "30s", "10s", "1m", "500ms", "2h".
+Result<std::chrono::milliseconds> parseDuration(const std::string& text);
+
+std::string agentHelp();
+
+}  // namespace gte::agent

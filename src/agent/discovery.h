@@ -1,0 +1,47 @@
+#pragma once
+// What one discovery pass found on this node: the topology as labels-v1 will carry it, plus the
+// device identities that usage (kubelet PodResources) refers to. Filled by the NVML path or from
+// nvidia-smi text captures; usage is applied afterwards.
+#include <string>
+#include <vector>
+
+#include "policy/mig_product.h"
+#include "topology/gpu_topology.h"
+
+namespace gte::agent {
+
+// A MIG device (GPU instance) as the device plugin hands it to pods: by UUID ("MIG-..."); text
+// captures know none.
+struct MigDeviceId {
+  std::string uuid;
+  int gpu = 0;
+  int start = 0;  // first memory slice of its GPU instance
+};
+
+// The placements the driver allows for one GPU-instance profile on one GPU.
+struct ProfilePlacements {
+  char code = '0';    // labels-v1 profile code
+  int profileId = 0;  // the driver's profile ID (what nvidia-smi shows)
+  int size = 0;       // memory slices
+  std::vector<int> starts;
+  friend bool operator==(const ProfilePlacements&, const ProfilePlacements&) = default;
+};
+
+struct Discovery {
+  GpuTopology topology;               // every GPU free, every MIG instance free
+  std::vector<std::string> gpuUuids;  // per GPU ("GPU-..."); empty for text captures
+  std::vector<std::string> busIds;    // per GPU ("00000000:07:00.0"); empty for text captures
+  std::vector<MigDeviceId> migDevices;
+  std::vector<std::vector<ProfilePlacements>> placements;  // per GPU; NVML, MIG-capable GPUs only
+};
+
+// A topology of `n` GPUs with every per-GPU and per-pair vector sized and set to "unknown / free".
+GpuTopology emptyTopology(int n);
+
+// Where the driver's possible placements disagree with the extender's MIG product table for this
+// model (which is what the extender plans with): one line per profile. Empty when they agree or
+// the driver reported none.
+std::vector<std::string> placementMismatches(const Discovery& discovery,
+                                             const std::vector<MigProduct>& products);
+
+}  // namespace gte::agent

@@ -1,0 +1,70 @@
+#include "agent/node_publisher.h"
+
+#include "agent/label_patch.h"
+#include "model/node_info.h"
+
+namespace gte::agent {
+namespace {
+
+Error httpError(const std::string& what, const k8s::HttpResponse& response) {
+  const ErrorCode code = response.status >= 500 || response.status == 429
+                             ? ErrorCode::kUnavailable
+                             : ErrorCode::kFailedPrecondition;
+  return Error{code, what + ": HTTP " + std::to_string(response.status) + ": " +
+                         response.body.substr(0, 300)};
+}
+
+}  // namespace
+
+Result<StringMap> NodePublisher::currentLabels() {
+  auto response = api_.send("GET", "/api/v1/nodes/" + node_);
+  if (!response.ok()) {
+    return response.error();
+  }
+  if (!response->success()) {
+    return httpError("GET node " + node_, *response);
+  }
+  auto node = parseNodeJson(response->body);
+  if (!node.ok()) {
+    return node.error();
+  }
+  return node->labels;
+}
+
+Result<bool> NodePublisher::patch(const std::string& body) {
+  auto response =
+      api_.send("PATCH", "/api/v1/nodes/" + node_, body, "application/merge-patch+json");
+  if (!response.ok()) {
+    return response.error();
+  }
+  if (!response->success()) {
+    return httpError("PATCH node " + node_, *response);
+  }
+  return true;
+}
+
+Result<bool> NodePublisher::publish(const StringMap& desired) {
+  auto current = currentLabels();
+  if (!current.ok()) {
+    return current.error();
+  }
+  const auto body = labelPatch(*current, desired, prefix_);
+  if (!body) {
+    return false;
+  }
+  return patch(*body);
+}
+
+Result<bool> NodePublisher::cleanup() {
+  auto current = currentLabels();
+  if (!current.ok()) {
+    return current.error();
+  }
+  const auto body = cleanupPatch(*current, prefix_);
+  if (!body) {
+    return false;
+  }
+  return patch(*body);
+}
+
+}  // namespace gte::agent

@@ -1,0 +1,31 @@
+#pragma once
+// Reads this agent's Node and merge-patches its labels through the extender's API client
+// (k8s::ApiTransport). Only `metadata.labels` under the prefix is ever touched.
+#include <string>
+
+#include "base/result.h"
+#include "k8s/api_transport.h"
+#include "model/string_map.h"
+
+namespace gte::agent {
+
+class NodePublisher {
+ public:
+  NodePublisher(k8s::ApiTransport& api, std::string node, std::string prefix)
+      : api_(api), node_(std::move(node)), prefix_(std::move(prefix)) {}
+
+  // True when a patch was sent and accepted; false when the Node already carries these facts.
+  Result<bool> publish(const StringMap& desired);
+  // Removes every label under the prefix. True when there was something to remove.
+  Result<bool> cleanup();
+
+ private:
+  Result<StringMap> currentLabels();
+  Result<bool> patch(const std::string& body);
+
+  k8s::ApiTransport& api_;
+  std::string node_;
+  std::string prefix_;
+};
+
+}  // namespace gte::agent

@@ -1,0 +1,85 @@
+#include "agent/usage.h"
+
+#include <charconv>
+
+namespace gte::agent {
+namespace {
+
+bool migEnabled(const Discovery& d, std::size_t gpu) {
+  return d.topology.migMode[gpu] == MigMode::kEnabled ||
+         d.topology.migMode[gpu] == MigMode::kPending;
+}
+
+bool markMigDevice(Discovery& d, const std::string& id) {
+  for (const MigDeviceId& device : d.migDevices) {
+    if (device.uuid != id) {
+      continue;
+    }
+    for (MigInstance& instance : d.topology.migInstances[static_cast<std::size_t>(device.gpu)]) {
+      if (instance.start == device.start) {
+        instance.state = MigInstanceState::kUsed;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool markGpu(Discovery& d, const std::string& id) {
+  std::size_t gpu = d.gpuUuids.size();
+  for (std::size_t i = 0; i < d.gpuUuids.size(); ++i) {
+    if (!d.gpuUuids[i].empty() && d.gpuUuids[i] == id) {
+      gpu = i;
+    }
+  }
+  if (gpu == d.gpuUuids.size()) {
+    int index = -1;
+    const auto [ptr, ec] = std::from_chars(id.data(), id.data() + id.size(), index);
+    if (ec != std::errc() || ptr != id.data() + id.size() || index < 0 ||
+        index >= d.topology.gpuCount) {
+      return false;
+    }
+    gpu = static_cast<std::size_t>(index);
+  }
+  if (gpu >= static_cast<std::size_t>(d.topology.gpuCount) || migEnabled(d, gpu)) {
+    return false;  // a whole-GPU id for a MIG-mode GPU cannot be a live allocation
+  }
+  d.topology.used[gpu] = GpuUse::kAllocated;
+  return true;
+}
+
+}  // namespace
+
+Status applyUsedBits(Discovery& discovery, std::string_view bits) {
+  GpuTopology& topo = discovery.topology;
+  if (bits.size() != static_cast<std::size_t>(topo.gpuCount)) {
+    return invalidArgument("--used has " + std::to_string(bits.size()) +
+                           " characters, want one per GPU (" + std::to_string(topo.gpuCount) + ")");
+  }
+  for (std::size_t i = 0; i < bits.size(); ++i) {
+    const char bit = bits[i];
+    const bool mig = migEnabled(discovery, i);
+    if (bit == '1' && !mig) {
+      topo.used[i] = GpuUse::kAllocated;
+    } else if (bit == '0' || (bit == 'm' && mig)) {
+      continue;
+    } else {
+      return invalidArgument("--used character '" + std::string(1, bit) + "' for GPU " +
+                             std::to_string(i) +
+                             (mig ? " (MIG enabled: want m or 0)" : " (want 0 or 1)"));
+    }
+  }
+  return Ok{};
+}
+
+std::vector<std::string> applyDeviceIds(Discovery& discovery, const std::vector<std::string>& ids) {
+  std::vector<std::string> unmatched;
+  for (const std::string& id : ids) {
+    if (!markMigDevice(discovery, id) && !markGpu(discovery, id)) {
+      unmatched.push_back(id);
+    }
+  }
+  return unmatched;
+}
+
+}  // namespace gte::agent

@@ -1,0 +1,214 @@
+// The publishing loop against a scripted API server (FakeTransport): writes only on change, at most
+// once per min-interval, `gen` = discovery time, nothing written when discovery fails or the API
+// server is down (and the error is exposed), and --cleanup removes the agent's labels only.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <sstream>
+
+#include "agent/agent_loop.h"
+#include "agent/node_publisher.h"
+#include "k8s/fake_transport.h"
+#include "policy/default_policy.h"
+
+namespace gte::agent {
+namespace {
+
+using Catch::Matchers::ContainsSubstring;
+using namespace std::chrono_literals;
+
+// A tiny API server: one Node whose labels PATCH merges into.
+struct FakeNodeServer {
+  StringMap labels = {{"kubernetes.io/hostname", "n1"}};
+  bool down = false;
+  testing::FakeTransport transport;
+
+  FakeNodeServer() {
+    transport.onSend = [this](const testing::RecordedRequest& r) -> Result<k8s::HttpResponse> {
+      if (down) {
+        return Error{ErrorCode::kUnavailable, "connection refused"};
+      }
+      if (r.path != "/api/v1/nodes/n1") {
+        return k8s::HttpResponse{404, "{}"};
+      }
+      if (r.method == "PATCH") {
+        applyMergePatch(r.body);
+      }
+      std::string body = R"({"metadata":{"name":"n1","labels":{)";
+      bool first = true;
+      for (const auto& [k, v] : labels) {
+        if (!first) body.append(",");
+        body.append("\"").append(k).append("\":\"").append(v).append("\"");
+        first = false;
+      }
+      body.append("}}}");
+      return k8s::HttpResponse{200, body};
+    };
+  }
+
+  // Enough of RFC 7386 for flat string/null label maps.
+  void applyMergePatch(const std::string& body) {
+    const std::string start = R"("labels":{)";
+    std::size_t pos = body.find(start) + start.size();
+    while (body[pos] == '"') {
+      const std::size_t keyEnd = body.find('"', pos + 1);
+      const std::string key = body.substr(pos + 1, keyEnd - pos - 1);
+      pos = keyEnd + 2;  // past `":`
+      if (body.compare(pos, 4, "null") == 0) {
+        labels.erase(key);
+        pos += 4;
+      } else {
+        const std::size_t valueEnd = body.find('"', pos + 1);
+        labels.insert_or_assign(key, body.substr(pos + 1, valueEnd - pos - 1));
+        pos = valueEnd + 1;
+      }
+      if (body[pos] == ',') ++pos;
+    }
+  }
+
+  int patches() const {
+    int n = 0;
+    for (const auto& r : transport.requests())
+      n += r.method == "PATCH";
+    return n;
+  }
+};
+
+Discovery twoGpus(const std::string& used) {
+  Discovery d;
+  d.topology = emptyTopology(2);
+  d.topology.linksKnown = true;
+  d.topology.nvlinks = {4};
+  d.topology.pcie = {PcieLevel::kPhb};
+  d.topology.numa = {0, 0};
+  d.topology.fabric = "mesh";
+  for (std::size_t i = 0; i < 2; ++i) {
+    d.topology.used[i] = used[i] == '1' ? GpuUse::kAllocated : GpuUse::kFree;
+  }
+  return d;
+}
+
+struct Harness {
+  FakeNodeServer server;
+  NodePublisher publisher{server.transport, "n1", "gputopo.dev/"};
+  AgentMetrics metrics;
+  std::ostringstream dryRun;
+  std::string used = "00";
+  bool discoveryFails = false;
+  AgentLoop loop{[this]() -> Result<Discovery> {
+                   if (discoveryFails) {
+                     return Error{ErrorCode::kUnavailable, "nvmlInit_v2: Driver Not Loaded (9)"};
+                   }
+                   return twoGpus(used);
+                 },
+                 nullptr,
+                 &publisher,
+                 defaultPolicy(),
+                 AgentLoop::Settings{10s, true},
+                 metrics,
+                 dryRun};
+};
+
+const Clock::time_point kT0 = Clock::time_point(std::chrono::seconds(1764670000));
+
+TEST_CASE("first pass writes every label with gen = discovery time", "[agent][loop]") {
+  Harness h;
+  const PassOutcome out = h.loop.pass(kT0);
+  CHECK(out.ok);
+  CHECK(out.wrote);
+  CHECK(h.server.labels.at("gputopo.dev/gen") == "1764670000");
+  CHECK(h.server.labels.at("gputopo.dev/nvl") == "4");
+  CHECK(h.server.labels.at("gputopo.dev/used") == "00");
+  CHECK(h.server.labels.at("kubernetes.io/hostname") == "n1");  // other labels untouched
+  CHECK(h.metrics.writes() == 1);
+  CHECK(h.metrics.lastSuccess() == 1764670000);
+}
+
+TEST_CASE("no write while nothing but the time changes", "[agent][loop]") {
+  Harness h;
+  h.loop.pass(kT0);
+  const PassOutcome out = h.loop.pass(kT0 + 30s);
+  CHECK(out.ok);
+  CHECK_FALSE(out.wrote);
+  CHECK(h.server.patches() == 1);
+  CHECK(h.server.labels.at("gputopo.dev/gen") == "1764670000");
+}
+
+TEST_CASE("a change within min-interval waits, then is written", "[agent][loop]") {
+  Harness h;
+  h.loop.pass(kT0);
+  h.used = "01";
+  const PassOutcome early = h.loop.pass(kT0 + 3s);
+  CHECK_FALSE(early.wrote);
+  REQUIRE(early.retryAt);
+  CHECK(*early.retryAt == kT0 + 10s);
+  CHECK(h.server.labels.at("gputopo.dev/used") == "00");
+  const PassOutcome later = h.loop.pass(kT0 + 10s);
+  CHECK(later.wrote);
+  CHECK(h.server.labels.at("gputopo.dev/used") == "01");
+  CHECK(h.server.labels.at("gputopo.dev/gen") == "1764670010");
+  CHECK(h.server.patches() == 2);
+}
+
+TEST_CASE("failed discovery writes nothing and is exposed", "[agent][loop]") {
+  Harness h;
+  h.loop.pass(kT0);
+  h.discoveryFails = true;
+  const PassOutcome out = h.loop.pass(kT0 + 30s);
+  CHECK_FALSE(out.ok);
+  CHECK(h.server.patches() == 1);
+  CHECK(h.server.labels.at("gputopo.dev/used") == "00");
+  CHECK(h.metrics.discoveryErrors() == 1);
+  CHECK(h.metrics.nvmlErrors() == 1);
+  CHECK_THAT(h.metrics.lastError(), ContainsSubstring("Driver Not Loaded"));
+  CHECK_THAT(h.metrics.render(), ContainsSubstring("gte_agent_nvml_errors_total 1\n"));
+}
+
+TEST_CASE("API server down: keeps running, counts, writes once it is back", "[agent][loop]") {
+  Harness h;
+  h.server.down = true;
+  const PassOutcome down = h.loop.pass(kT0);
+  CHECK_FALSE(down.ok);
+  CHECK(h.metrics.apiErrors() == 1);
+  CHECK_FALSE(h.metrics.healthy(1764670000, 90));
+  CHECK_THAT(h.metrics.lastError(), ContainsSubstring("connection refused"));
+  h.server.down = false;
+  const PassOutcome back = h.loop.pass(kT0 + 30s);
+  CHECK(back.wrote);
+  CHECK(h.metrics.healthy(1764670030, 90));
+  CHECK(h.server.labels.count("gputopo.dev/v") == 1);
+}
+
+TEST_CASE("labels the agent no longer produces are removed", "[agent][loop]") {
+  Harness h;
+  h.server.labels.insert_or_assign("gputopo.dev/mig1",
+                                   std::string("00f"));  // left by an earlier layout
+  h.loop.pass(kT0);
+  CHECK(h.server.labels.count("gputopo.dev/mig1") == 0);
+}
+
+TEST_CASE("cleanup removes the prefix's labels only", "[agent][loop]") {
+  Harness h;
+  h.loop.pass(kT0);
+  auto removed = h.publisher.cleanup();
+  REQUIRE(removed.ok());
+  CHECK(*removed);
+  CHECK(h.server.labels == StringMap{{"kubernetes.io/hostname", "n1"}});
+  auto again = h.publisher.cleanup();
+  REQUIRE(again.ok());
+  CHECK_FALSE(*again);
+}
+
+TEST_CASE("dry run prints changed labels instead of writing", "[agent][loop]") {
+  AgentMetrics metrics;
+  std::ostringstream out;
+  AgentLoop loop([] { return Result<Discovery>(twoGpus("10")); }, nullptr, nullptr, defaultPolicy(),
+                 AgentLoop::Settings{10s, true}, metrics, out);
+  CHECK(loop.pass(kT0).wrote);
+  CHECK_THAT(out.str(), ContainsSubstring("gputopo.dev/used=10\n"));
+  CHECK_FALSE(loop.pass(kT0 + 30s).wrote);
+  CHECK(metrics.writes() == 0);
+}
+
+}  // namespace
+}  // namespace gte::agent

@@ -1,0 +1,83 @@
+// Command-line parsing of gpu-topology-agent: every flag and error a user can hit.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include "agent/agent_options.h"
+
+namespace gte::agent {
+namespace {
+
+using Catch::Matchers::ContainsSubstring;
+using namespace std::chrono_literals;
+
+Result<AgentInvocation> parse(std::vector<std::string> args,
+                              std::optional<std::string> nodeEnv = std::nullopt) {
+  return parseAgentCommandLine(args, nodeEnv);
+}
+
+TEST_CASE("discover: text captures switch NVML off", "[agent][options]") {
+  auto inv = parse({"discover", "--topo-file", "a", "--topo-mp-file=b", "--mig-file", "c",
+                    "--model", "M", "--used", "0101", "--gen", "42"});
+  REQUIRE(inv.ok());
+  CHECK(inv->command == AgentCommand::kDiscover);
+  CHECK_FALSE(inv->source.nvml);
+  CHECK(inv->source.topoMpFile == "b");
+  CHECK(inv->source.used == "0101");
+  CHECK(inv->generation == 42);
+  auto nvml = parse({"discover", "--nvml", "--nvml-lib", "/x/libnvidia-ml.so.1"});
+  REQUIRE(nvml.ok());
+  CHECK(nvml->source.nvml);
+  CHECK(nvml->source.nvmlLib == "/x/libnvidia-ml.so.1");
+}
+
+TEST_CASE("discover: errors name the flag", "[agent][options]") {
+  CHECK_THAT(parse({"discover", "--mig-file", "c"}).error().message,
+             ContainsSubstring("need --topo-file"));
+  CHECK_THAT(parse({"discover", "--topo-file"}).error().message,
+             ContainsSubstring("--topo-file needs a value"));
+  CHECK_THAT(parse({"discover", "--bogus"}).error().message,
+             ContainsSubstring("unknown flag --bogus"));
+  CHECK_THAT(parse({"discover", "--gen", "x"}).error().message, ContainsSubstring("--gen"));
+  CHECK_THAT(parse({"discover", "--label-prefix", "x.dev"}).error().message,
+             ContainsSubstring("must end with '/'"));
+}
+
+TEST_CASE("run: node from the flag or NODE_NAME, durations, access", "[agent][options]") {
+  auto inv = parse({"run", "--in-cluster", "--interval", "1m", "--min-interval=500ms", "--listen",
+                    "127.0.0.1:9000"},
+                   "node-from-env");
+  REQUIRE(inv.ok());
+  CHECK(inv->run.node == "node-from-env");
+  CHECK(inv->run.access == ClusterAccess::kInCluster);
+  CHECK(inv->run.interval == 60s);
+  CHECK(inv->run.minInterval == 500ms);
+  CHECK(inv->run.listen == "127.0.0.1:9000");
+  auto flag = parse({"run", "--node", "n1", "--kubeconfig", "k", "--cleanup"}, "other");
+  REQUIRE(flag.ok());
+  CHECK(flag->run.node == "n1");
+  CHECK(flag->run.kubeconfig == "k");
+  CHECK(flag->run.cleanup);
+  CHECK(flag->run.interval == 30s);
+  CHECK(flag->run.minInterval == 10s);
+}
+
+TEST_CASE("run: errors", "[agent][options]") {
+  CHECK_THAT(parse({"run", "--in-cluster"}).error().message, ContainsSubstring("NODE_NAME"));
+  CHECK_THAT(parse({"run", "--node", "n"}).error().message,
+             ContainsSubstring("--kubeconfig or --in-cluster"));
+  CHECK(parse({"run", "--node", "n", "--dry-run"}).ok());
+  CHECK_THAT(parse({"run", "--node", "n", "--dry-run", "--interval", "5s"}).error().message,
+             ContainsSubstring("--interval must not be shorter than --min-interval"));
+  CHECK_THAT(parse({"run", "--node", "n", "--dry-run", "--interval", "5x"}).error().message,
+             ContainsSubstring("units ms, s, m, h"));
+}
+
+TEST_CASE("help, version and unknown commands", "[agent][options]") {
+  CHECK(parse({})->command == AgentCommand::kHelp);
+  CHECK_THAT(parse({"--help"})->helpText, ContainsSubstring("discover"));
+  CHECK(parse({"version"})->command == AgentCommand::kVersion);
+  CHECK_THAT(parse({"serve"}).error().message, ContainsSubstring("unknown command 'serve'"));
+}
+
+}  // namespace
+}  // namespace gte::agent

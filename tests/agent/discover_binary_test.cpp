@@ -1,0 +1,127 @@
+// The gpu-topology-agent binary: `discover` output and exit codes as a user sees them, including
+// NVML loaded through LD_LIBRARY_PATH like the driver's library on a GPU node.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace gte::agent {
+namespace {
+
+using Catch::Matchers::ContainsSubstring;
+
+const std::string kTopologies = std::string(GTE_TEST_DATA_DIR) + "/topologies/";
+const std::string kAgentData = std::string(GTE_TEST_DATA_DIR) + "/agent/";
+
+struct Outcome {
+  int exitCode = -1;
+  std::string output;  // stdout and stderr
+};
+
+Outcome runAgent(const std::string& prefix, const std::string& args) {
+  const std::string command = prefix + " " + GTE_AGENT_BINARY + " " + args + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  Outcome out;
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), static_cast<int>(buffer.size()), pipe) != nullptr) {
+    out.output += buffer.data();
+  }
+  const int status = ::pclose(pipe);
+  out.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+TEST_CASE("discover --topo-file prints sorted key=value lines and exits 0", "[agent][binary]") {
+  const Outcome out = runAgent("", "discover --topo-file " + kTopologies +
+                                       "g6e-l40sx4-node.topo --model 'NVIDIA L40S' --gen 7");
+  CHECK(out.exitCode == 0);
+  CHECK(out.output ==
+        "gputopo.dev/fabric=none\n"
+        "gputopo.dev/gen=7\n"
+        "gputopo.dev/health=1111\n"
+        "gputopo.dev/mig=nnnn\n"
+        "gputopo.dev/model=NVIDIA-L40S\n"
+        "gputopo.dev/n=4\n"
+        "gputopo.dev/numa=0000\n"
+        "gputopo.dev/nvl=000000\n"
+        "gputopo.dev/pci=NNNNNN\n"
+        "gputopo.dev/used=0000\n"
+        "gputopo.dev/v=1\n");
+}
+
+TEST_CASE("a partial capture exits 2 with one line: file, line, what", "[agent][binary]") {
+  const Outcome out =
+      runAgent("", "discover --topo-file " + kTopologies + "dgx2-v100-nvswitch-partial.topo");
+  CHECK(out.exitCode == 2);
+  CHECK(out.output == kTopologies +
+                          "dgx2-v100-nvswitch-partial.topo:6: GPU4 row ends in an ellipsis "
+                          "(partial capture)\n");
+  const Outcome mig =
+      runAgent("", "discover --topo-file " + kTopologies + "hgx-a100-nvswitch.topo --mig-file " +
+                       kAgentData + "dgx-a100-mig-partial.txt");
+  CHECK(mig.exitCode == 2);
+  CHECK(mig.output == kAgentData +
+                          "dgx-a100-mig-partial.txt:11: table ends without its closing border "
+                          "(partial capture)\n");
+}
+
+TEST_CASE("discover --nvml through LD_LIBRARY_PATH", "[agent][binary]") {
+  const Outcome out =
+      runAgent("GTE_FAKE_NVML_MACHINE=hgx-h100 LD_LIBRARY_PATH=" + std::string(GTE_FAKE_NVML_DIR),
+               "discover --nvml --gen 1");
+  CHECK(out.exitCode == 0);
+  CHECK_THAT(out.output, ContainsSubstring("gputopo.dev/fabric=nvsw4\n"));
+  CHECK_THAT(out.output, ContainsSubstring("gputopo.dev/nvl=iiiiiiiiiiiiiiiiiiiiiiiiiiii\n"));
+}
+
+TEST_CASE("discover --nvml without a driver exits 1 with the reason", "[agent][binary]") {
+  const Outcome out = runAgent("LD_LIBRARY_PATH=/nonexistent",
+                               "discover --nvml-lib /nonexistent/libnvidia-ml.so.1");
+  CHECK(out.exitCode == 1);
+  CHECK_THAT(out.output, ContainsSubstring("cannot load /nonexistent/libnvidia-ml.so.1"));
+}
+
+TEST_CASE("bad flags exit 64", "[agent][binary]") {
+  CHECK(runAgent("", "discover --bogus").exitCode == 64);
+}
+
+}  // namespace
+}  // namespace gte::agent
+
+namespace gte::agent {
+namespace {
+
+TEST_CASE("run --dry-run --once prints the labels it would write", "[agent][binary]") {
+  const Outcome out =
+      runAgent("", "run --node n1 --dry-run --once --listen '' --used 0100 --topo-file " +
+                       kTopologies + "g6e-l40sx4-node.topo --model 'NVIDIA L40S'");
+  CHECK(out.exitCode == 0);
+  CHECK_THAT(out.output, ContainsSubstring("gputopo.dev/used=0100\n"));
+  CHECK_THAT(out.output, ContainsSubstring("gputopo.dev/pci=NNNNNN\n"));
+}
+
+TEST_CASE("run --once without a driver fails the pass and writes nothing", "[agent][binary]") {
+  const Outcome out = runAgent("",
+                               "run --node n1 --dry-run --once --listen '' --used 0 --nvml-lib "
+                               "/nonexistent/libnvidia-ml.so.1");
+  CHECK(out.exitCode == 1);
+  CHECK_THAT(out.output, ContainsSubstring("discovery failed; writing nothing"));
+  CHECK_THAT(out.output, !ContainsSubstring("gputopo.dev/"));
+}
+
+TEST_CASE("run --once without the kubelet socket fails the pass", "[agent][binary]") {
+  const Outcome out = runAgent("",
+                               "run --node n1 --dry-run --once --listen '' "
+                               "--pod-resources-socket /nonexistent/kubelet.sock --topo-file " +
+                                   kTopologies + "g6e-l40sx4-node.topo");
+  CHECK(out.exitCode == 1);
+  CHECK_THAT(out.output, ContainsSubstring("usage read failed; writing nothing"));
+}
+
+}  // namespace
+}  // namespace gte::agent
