@@ -76,6 +76,17 @@ std::string ExtenderProcess::log() const {
   return ss.str();
 }
 
+void ExtenderProcess::signal(int sig) {
+  if (running()) ::kill(pid_, sig);
+}
+
+int ExtenderProcess::waitExit() {
+  for (int i = 0; i < 200 && running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (running()) return -1;
+  return WIFEXITED(exitStatus_) ? WEXITSTATUS(exitStatus_) : 128 + WTERMSIG(exitStatus_);
+}
+
 int ExtenderProcess::terminate() {
   if (pid_ <= 0) return -1;
   int status = exitStatus_;
