@@ -3,6 +3,7 @@
 // keeps serving other clients. Limits are set small by flag so each case finishes quickly; the
 // test client's 10 s socket timeout bounds every wait.
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <catch2/catch_test_macros.hpp>
 #include <chrono>
@@ -313,4 +314,30 @@ TEST_CASE("With a cluster cache, full Node bodies and oversized requests are ref
   const auto two =
       httpRequest(ext.port(), "POST", "/scheduler/filter", namesArgs({"dgx1", "pcie4"}));
   CHECK(contains(two.body, R"("NodeNames":["dgx1","pcie4"])"));
+}
+
+TEST_CASE("At the open-file limit accept pauses and resumes; open connections are still served") {
+  rlimit saved{};
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &saved) == 0);
+  rlimit low = saved;
+  low.rlim_cur = 64;  // inherited by the extender only: restored right after the start
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &low) == 0);
+  ExtenderProcess ext({});
+  ::setrlimit(RLIMIT_NOFILE, &saved);
+  REQUIRE(ext.running());
+  auto first = servedConnection(ext.port());
+  REQUIRE(first);
+  std::vector<std::unique_ptr<HttpConnection>> flood;
+  for (int i = 0; i < 100; ++i)
+    flood.push_back(std::make_unique<HttpConnection>(ext.port()));
+  bool backedOff = false;
+  for (int i = 0; i < 500 && !backedOff; ++i) {
+    backedOff = contains(ext.log(), "accept failed; retrying shortly");
+    if (!backedOff) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(backedOff);
+  CHECK(first->request("GET", "/healthz").status == 200);
+  flood.clear();
+  CHECK(servedConnection(ext.port()) != nullptr);
+  CHECK(ext.running());
 }
