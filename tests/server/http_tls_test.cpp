@@ -89,7 +89,7 @@ TEST_CASE("HTTPS offers only forward-secret AEAD suites on TLS 1.2") {
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("--tls-client-ca: only clients with a certificate from that CA are served") {
+TEST_CASE("Client certificates (--tls-client-ca): only those from that CA are served") {
   char tmpl[] = "/tmp/gte-mtls-XXXXXX";
   const std::string dir = ::mkdtemp(tmpl);
   const std::string ossl = "cd " + dir + " && openssl ";
