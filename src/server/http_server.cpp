@@ -438,12 +438,13 @@ void HttpServer::Impl::onAccept(const error_code& ec, tcp::socket socket) {
   error_code ignored;
   socket.set_option(tcp::no_delay(true), ignored);
   // A connection over the cap is closed when its session is dropped here, unanswered.
+  // run() starts on the session's own strand, where a concurrent drain() is also posted.
   if (tls) {
     auto s = std::make_shared<Session<TlsStream>>(*this, std::move(socket), *tls);
-    if (admit(s)) s->run();
+    if (admit(s)) net::dispatch(s->executor(), [s] { s->run(); });
   } else {
     auto s = std::make_shared<Session<PlainStream>>(*this, std::move(socket));
-    if (admit(s)) s->run();
+    if (admit(s)) net::dispatch(s->executor(), [s] { s->run(); });
   }
   accept();
 }
