@@ -184,14 +184,14 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   const ServerOptions& options() const { return server_.options; }
   Router& router() { return server_.router; }
 
-  // Waits for the first byte of the next request under the idle timeout (a fresh connection gets
-  // the request timeout: one that never speaks is not an idle keep-alive client).
   // Bytes of a next request are here: buffered, or in the socket and not yet read.
   bool requestArriving() {
     error_code ec;
     return buffer_.size() > 0 || (lowest().socket().available(ec) > 0 && !ec);
   }
 
+  // Waits for the first byte of the next request under the idle timeout (a fresh connection gets
+  // the request timeout: one that never speaks is not an idle keep-alive client).
   void awaitRequest() {
     if ((draining_ || server_.draining) && !requestArriving()) return close();
     if (buffer_.size() > 0) return readHeader();  // a pipelined request is already here
