@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -51,9 +52,15 @@ ExtenderProcess::ExtenderProcess(std::vector<std::string> extraArgs) {
     ::_exit(127);
   }
   ::close(logFd);
+  // Over HTTPS a plain /healthz never answers: there, a listening port is the signal (the
+  // certificate is loaded before the server listens).
+  const bool tls = std::find(extraArgs.begin(), extraArgs.end(), "--tls-cert") != extraArgs.end();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   while (std::chrono::steady_clock::now() < deadline && running()) {
-    if (httpRequest(port_, "GET", "/healthz").status == 200) return;
+    if (tls ? HttpConnection(port_).connected()
+            : httpRequest(port_, "GET", "/healthz").status == 200) {
+      return;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "extender_process.h"
+#include "http_test_client.h"
 #include "support/free_port.h"
 
 using gte::testing::ExtenderProcess;
@@ -106,11 +107,18 @@ TEST_CASE("Client certificates (--tls-client-ca): only those from that CA are se
                      "-out client.crt")
               .first == 0);
   // A certificate signed by another CA (the server's own self-signed one) must not pass.
-  const int probePort = gte::testing::freePort();
+  const std::uint16_t probePort = gte::testing::freePort();
   ExtenderProcess ext({"--tls-cert", dir + "/tls.crt", "--tls-key", dir + "/tls.key",
                        "--tls-client-ca", dir + "/ca.crt", "--metrics-listen",
                        "127.0.0.1:" + std::to_string(probePort)});
   REQUIRE(ext.running());
+  // The probe port opens just after the main one.
+  bool probeUp = false;
+  for (int i = 0; i < 250 && !probeUp; ++i) {
+    probeUp = gte::testing::httpRequest(probePort, "GET", "/healthz").status == 200;
+    if (!probeUp) ::usleep(20'000);
+  }
+  REQUIRE(probeUp);
   const std::string url = "https://127.0.0.1:" + std::to_string(ext.port()) + "/healthz";
   const std::string curl = "curl -s --max-time 5 --cacert " + dir + "/tls.crt ";
   CHECK(run(curl + url).first != 0);
@@ -125,5 +133,21 @@ TEST_CASE("Client certificates (--tls-client-ca): only those from that CA are se
   CHECK(run(plain + "/healthz").second == "200");
   CHECK(run(plain + "/metrics").second == "200");
   CHECK(run(plain + "/scheduler/filter -d '{}'").second == "404");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("A TLS handshake that never starts is closed after --tls-handshake-timeout") {
+  char tmpl[] = "/tmp/gte-tls-XXXXXX";
+  const std::string dir = ::mkdtemp(tmpl);
+  const std::string cert = dir + "/tls.crt";
+  const std::string key = dir + "/tls.key";
+  REQUIRE(run("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -keyout " +
+              key + " -out " + cert)
+              .first == 0);
+  ExtenderProcess ext({"--tls-cert", cert, "--tls-key", key, "--tls-handshake-timeout", "300ms"});
+  REQUIRE(ext.running());
+  gte::testing::HttpConnection silent(ext.port());  // TCP only: no ClientHello ever comes
+  REQUIRE(silent.connected());
+  CHECK(silent.waitClosed());
   std::filesystem::remove_all(dir);
 }
