@@ -63,15 +63,16 @@ std::string_view reasonPhrase(int status) {
   return {reason.data(), reason.size()};
 }
 
-// The whole answer (status line, headers, body) in one buffer: one write, one syscall.
-std::string serialize(const Reply& reply, bool keepAlive, bool http10) {
+// The whole answer (status line, headers, body) in one buffer: one write, one syscall. A HEAD
+// answer has no body and no Content-Length (the router dropped the body it would describe).
+std::string serialize(const Reply& reply, bool keepAlive, bool http10, bool head) {
   std::string out;
   out.reserve(160 + reply.body.size());
   out.append("HTTP/1.1 ").append(std::to_string(reply.status)).append(" ");
   out.append(reasonPhrase(reply.status)).append("\r\nContent-Type: ").append(reply.contentType);
   for (const auto& [name, value] : reply.headers)
     out.append("\r\n").append(name).append(": ").append(value);
-  out.append("\r\nContent-Length: ").append(std::to_string(reply.body.size()));
+  if (!head) out.append("\r\nContent-Length: ").append(std::to_string(reply.body.size()));
   if (!keepAlive) {
     out.append("\r\nConnection: close");
   } else if (http10) {
@@ -209,6 +210,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   }
 
   void readHeader() {
+    method_.clear();
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(options().maxHeaderBytes));
     parser_->body_limit(options().maxBodyBytes);  // also checks Content-Length before the body
@@ -304,7 +306,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
 
   void write(Reply reply, bool keepAlive) {
     keepAlive_ = keepAlive && !draining_ && !server_.draining;
-    out_ = serialize(reply, keepAlive_, http10_);
+    out_ = serialize(reply, keepAlive_, http10_, method_ == "HEAD");
     lowest().expires_after(options().requestTimeout);
     net::async_write(stream_, net::buffer(out_),
                      [self = this->shared_from_this()](const error_code& ec, std::size_t) {

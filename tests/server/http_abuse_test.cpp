@@ -220,6 +220,18 @@ TEST_CASE("Pipelined requests in one segment are answered in order") {
   CHECK(contains(third.body, R"("version":)"));
 }
 
+TEST_CASE("HEAD answers the status without a body; the connection stays usable") {
+  ExtenderProcess ext({});
+  REQUIRE(ext.running());
+  HttpConnection c(ext.port());
+  REQUIRE(c.sendRaw(header("HEAD", "/healthz", "") + header("GET", "/healthz", "")));
+  const auto head = c.readResponse();
+  CHECK(head.status == 200);
+  CHECK(head.body.empty());
+  CHECK_FALSE(contains(head.headers, "Content-Length"));
+  CHECK(c.readResponse().body == "ok\n");
+}
+
 TEST_CASE("Negative, doubled or conflicting Content-Length is a 400 and a closed connection") {
   ExtenderProcess ext({});
   REQUIRE(ext.running());
