@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-const captures = "../../../../data/topologies"
+const captures = "../../../data/topologies"
 
 func mustParse(t *testing.T, name string) *Matrix {
 	t.Helper()
