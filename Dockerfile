@@ -56,4 +56,5 @@ ENV MALLOC_ARENA_MAX=2
 USER 65532:65532
 EXPOSE 8888
 ENTRYPOINT ["/usr/local/bin/gpu-topology-extender"]
-CMD ["serve", "--in-cluster", "--policy", "/etc/gpu-topology-extender/scheduler-policy.yaml"]
+# The binary listens on loopback by default; in a container the port must be reachable.
+CMD ["serve", "--listen", "0.0.0.0:8888", "--in-cluster", "--policy", "/etc/gpu-topology-extender/scheduler-policy.yaml"]

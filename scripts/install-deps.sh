@@ -8,7 +8,7 @@ PROM_VERSION=1.0.2
 PROM_SHA256=65838fed64c4667140a574b78eb9f5c995bab80d575b082c9c677c6795c3c607
 PROM_PREFIX=${PROM_PREFIX:-/usr/local}
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config git curl ca-certificates
-  libcpprest-dev libssl-dev nlohmann-json3-dev libboost-graph-dev libyaml-cpp-dev openssl
+  libcpprest-dev libssl-dev nlohmann-json3-dev libboost-dev libboost-graph-dev libyaml-cpp-dev openssl
   clang-format prometheus python3 python3-yaml
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler)
 

@@ -15,20 +15,67 @@ Result<std::uint64_t> parseUnsigned(std::string_view flag, std::string_view text
   return v;
 }
 
-Status parseListen(std::string_view text, ServeOptions& o) {
+// "250ms", "30s", "2m": a whole number and a unit.
+Result<std::chrono::milliseconds> parseDuration(std::string_view flag, std::string_view text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9')
+    ++digits;
+  const std::string_view unit = text.substr(digits);
+  std::uint64_t scale = 0;
+  if (unit == "ms") scale = 1;
+  if (unit == "s") scale = 1000;
+  if (unit == "m") scale = 60'000;
+  std::uint64_t n = 0;
+  const auto res = std::from_chars(text.data(), text.data() + digits, n);
+  if (digits == 0 || scale == 0 || res.ec != std::errc{} || n > 86'400'000 / scale) {
+    return invalidArgument(std::string(flag) +
+                           ": expected a duration like 500ms, 30s or 2m, got \"" +
+                           std::string(text) + "\"");
+  }
+  return std::chrono::milliseconds(static_cast<std::int64_t>(n * scale));
+}
+
+// A positive duration flag.
+Status setDuration(std::string_view flag, const std::string& value, std::chrono::milliseconds& out,
+                   bool allowZero = false) {
+  auto d = parseDuration(flag, value);
+  if (!d) return std::move(d).error();
+  if (!allowZero && d->count() == 0) return invalidArgument(std::string(flag) + ": must be > 0");
+  out = *d;
+  return Ok{};
+}
+
+// A count flag within [min, max].
+Status setCount(std::string_view flag, const std::string& value, std::size_t& out,
+                std::uint64_t min, std::uint64_t max) {
+  auto n = parseUnsigned(flag, value);
+  if (!n) return std::move(n).error();
+  if (*n < min || *n > max) {
+    return invalidArgument(std::string(flag) + ": must be " + std::to_string(min) + "-" +
+                           std::to_string(max));
+  }
+  out = static_cast<std::size_t>(*n);
+  return Ok{};
+}
+
+Status parseListen(std::string_view flag, std::string_view text, std::string& outHost,
+                   std::uint16_t& outPort) {
   const auto colon = text.rfind(':');
   if (colon == std::string_view::npos) {
-    return invalidArgument("--listen: expected HOST:PORT, got \"" + std::string(text) + "\"");
+    return invalidArgument(std::string(flag) + ": expected HOST:PORT, got \"" + std::string(text) +
+                           "\"");
   }
   std::string_view host = text.substr(0, colon);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);  // [::1]:8888
   }
-  auto port = parseUnsigned("--listen", text.substr(colon + 1));
+  auto port = parseUnsigned(flag, text.substr(colon + 1));
   if (!port) return std::move(port).error();
-  if (*port == 0 || *port > 65535) return invalidArgument("--listen: port must be 1-65535");
-  o.host = host.empty() ? "0.0.0.0" : std::string(host);
-  o.port = static_cast<std::uint16_t>(*port);
+  if (*port == 0 || *port > 65535) {
+    return invalidArgument(std::string(flag) + ": port must be 1-65535");
+  }
+  outHost = host.empty() ? "0.0.0.0" : std::string(host);  // ":8888": every interface
+  outPort = static_cast<std::uint16_t>(*port);
   return Ok{};
 }
 
@@ -42,7 +89,8 @@ Status setCluster(ServeOptions& o, ClusterSource source) {
 
 // Applies one flag that takes a value.
 Status applyValueFlag(std::string_view flag, const std::string& value, ServeOptions& o) {
-  if (flag == "--listen") return parseListen(value, o);
+  if (flag == "--listen") return parseListen(flag, value, o.host, o.port);
+  if (flag == "--metrics-listen") return parseListen(flag, value, o.metricsHost, o.metricsPort);
   if (flag == "--path-prefix") {
     if (!value.empty() && value.front() != '/') {
       return invalidArgument("--path-prefix: must start with '/'");
@@ -72,6 +120,20 @@ Status applyValueFlag(std::string_view flag, const std::string& value, ServeOpti
     o.tlsKeyFile = value;
     return Ok{};
   }
+  if (flag == "--tls-client-ca") {
+    o.tlsClientCaFile = value;
+    return Ok{};
+  }
+  if (flag == "--max-header-bytes") return setCount(flag, value, o.maxHeaderBytes, 1024, 1 << 20);
+  if (flag == "--max-connections") return setCount(flag, value, o.maxConnections, 1, 1'000'000);
+  if (flag == "--max-nodes-per-request") {
+    return setCount(flag, value, o.maxNodesPerRequest, 1, 1'000'000);
+  }
+  if (flag == "--decision-threads") return setCount(flag, value, o.decisionThreads, 1, 256);
+  if (flag == "--request-timeout") return setDuration(flag, value, o.requestTimeout);
+  if (flag == "--idle-timeout") return setDuration(flag, value, o.idleTimeout);
+  if (flag == "--tls-handshake-timeout") return setDuration(flag, value, o.tlsHandshakeTimeout);
+  if (flag == "--shutdown-grace") return setDuration(flag, value, o.shutdownGrace, true);
   if (flag == "--max-body-bytes") {
     auto n = parseUnsigned(flag, value);
     if (!n) return std::move(n).error();
@@ -97,10 +159,14 @@ Status applyValueFlag(std::string_view flag, const std::string& value, ServeOpti
 }
 
 bool takesValue(std::string_view flag) {
-  return flag == "--listen" || flag == "--path-prefix" || flag == "--policy" ||
-         flag == "--kubeconfig" || flag == "--cluster-file" || flag == "--tls-cert" ||
-         flag == "--tls-key" || flag == "--max-body-bytes" || flag == "--log-level" ||
-         flag == "--threads";
+  return flag == "--listen" || flag == "--metrics-listen" || flag == "--path-prefix" ||
+         flag == "--policy" || flag == "--kubeconfig" || flag == "--cluster-file" ||
+         flag == "--tls-cert" || flag == "--tls-key" || flag == "--max-body-bytes" ||
+         flag == "--log-level" || flag == "--threads" || flag == "--tls-client-ca" ||
+         flag == "--max-header-bytes" || flag == "--max-connections" ||
+         flag == "--max-nodes-per-request" || flag == "--decision-threads" ||
+         flag == "--request-timeout" || flag == "--idle-timeout" ||
+         flag == "--tls-handshake-timeout" || flag == "--shutdown-grace";
 }
 
 Result<Invocation> parseServe(const std::vector<std::string>& args) {
@@ -134,6 +200,9 @@ Result<Invocation> parseServe(const std::vector<std::string>& args) {
   if (o.tlsCertFile.empty() != o.tlsKeyFile.empty()) {
     return invalidArgument("--tls-cert and --tls-key must be given together");
   }
+  if (!o.tlsClientCaFile.empty() && o.tlsCertFile.empty()) {
+    return invalidArgument("--tls-client-ca needs --tls-cert and --tls-key");
+  }
   return inv;
 }
 
@@ -151,7 +220,13 @@ std::string topLevelHelp() {
 
 std::string serveHelp() {
   return "Usage: gpu-topology-extender serve [flags]\n\n"
-         "  --listen HOST:PORT        address to serve on (default 0.0.0.0:8888)\n"
+         "  --listen HOST:PORT        address to serve on (default 127.0.0.1:8888; the Helm "
+         "chart\n"
+         "                            passes 0.0.0.0:PORT)\n"
+         "  --metrics-listen HOST:PORT  also serve /healthz, /readyz, /metrics and /version "
+         "(only)\n"
+         "                            on this plain-HTTP address, e.g. for probes when the main\n"
+         "                            port requires client certificates (default: none)\n"
          "  --path-prefix PATH        URL prefix of the verbs (default /scheduler):\n"
          "                            POST PATH/filter, PATH/prioritize, PATH/bind, PATH/preempt\n"
          "  --policy FILE             scheduler policy YAML, reloaded when it changes\n"
@@ -165,10 +240,25 @@ std::string serveHelp() {
          "                            Without any of these three, decisions come from the Nodes "
          "in\n"
          "                            each request (nodeCacheCapable: false).\n"
-         "  --tls-cert FILE --tls-key FILE   serve HTTPS (TLS 1.2+, HTTP/1.1)\n"
+         "  --tls-cert FILE --tls-key FILE   serve HTTPS (TLS 1.2+, ECDHE with AES-GCM or "
+         "ChaCha20, HTTP/1.1)\n"
+         "  --tls-client-ca FILE      require client certificates signed by this CA (PEM)\n"
          "  --max-body-bytes N        largest request body accepted (default 67108864)\n"
+         "  --max-header-bytes N      largest request header accepted (default 16384)\n"
+         "  --max-connections N       concurrent connections; more are closed at once (default "
+         "512)\n"
+         "  --max-nodes-per-request N nodes or preemption candidates in one request (default "
+         "10000)\n"
+         "  --request-timeout D       time to receive a request and send its answer (default 30s)\n"
+         "  --idle-timeout D          keep-alive connection idle time (default 120s)\n"
+         "  --tls-handshake-timeout D (default 10s)\n"
+         "  --shutdown-grace D        on SIGTERM, time to finish requests in flight (default 20s)\n"
          "  --log-level LEVEL         debug, info, warn or error (default info)\n"
-         "  --threads N               HTTP worker threads (default: one per core, at least 2)\n";
+         "  --threads N               I/O threads: connections, probes, metrics (default: one per\n"
+         "                            core, at least 2)\n"
+         "  --decision-threads N      threads deciding filter/prioritize/preempt/bind (default: "
+         "--threads)\n"
+         "Durations: a whole number with ms, s or m (500ms, 30s, 2m).\n";
 }
 
 Result<Invocation> parseCommandLine(const std::vector<std::string>& args) {

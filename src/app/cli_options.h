@@ -1,6 +1,7 @@
 #pragma once
 // Command-line parsing for `gpu-topology-extender serve|version`. Pure, so every flag and every
 // error message is unit-tested.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -15,8 +16,14 @@ enum class Command { kServe, kVersion, kHelp };
 enum class ClusterSource { kNone, kKubeconfig, kInCluster, kClusterFile };
 
 struct ServeOptions {
-  std::string host = "0.0.0.0";
+  // Loopback unless told otherwise: the verbs include bind, which acts with the extender's
+  // cluster-wide service account. The Helm chart passes --listen 0.0.0.0:PORT.
+  std::string host = "127.0.0.1";
   std::uint16_t port = 8888;
+  // --metrics-listen: a second, plain-HTTP listener with only the probes, /metrics and /version
+  // (for kubelet and Prometheus when the main port requires client certificates). Empty: none.
+  std::string metricsHost;
+  std::uint16_t metricsPort = 0;
   std::string pathPrefix = "/scheduler";
   std::string policyFile;  // empty: the built-in default policy
   ClusterSource cluster = ClusterSource::kNone;
@@ -24,10 +31,19 @@ struct ServeOptions {
   std::string clusterFile;
   std::string tlsCertFile;
   std::string tlsKeyFile;
+  std::string tlsClientCaFile;  // --tls-client-ca: require client certificates signed by it
   // Sized for 5,000 full Node objects with images (~3.3 KB each without, up to ~10 KB with).
   std::size_t maxBodyBytes = 64 * 1024 * 1024;
   std::string logLevel = "info";
-  std::size_t threads = 0;  // 0: one per core, at least 2
+  std::size_t threads = 0;          // I/O threads; 0: one per core, at least 2
+  std::size_t decisionThreads = 0;  // 0: same as threads
+  std::size_t maxHeaderBytes = 16 * 1024;
+  std::size_t maxConnections = 512;
+  std::size_t maxNodesPerRequest = 10000;
+  std::chrono::milliseconds requestTimeout{30'000};
+  std::chrono::milliseconds idleTimeout{120'000};
+  std::chrono::milliseconds tlsHandshakeTimeout{10'000};
+  std::chrono::milliseconds shutdownGrace{20'000};
 };
 
 struct Invocation {

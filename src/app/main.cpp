@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "app/cli_options.h"
 #include "app/cluster_wiring.h"
 #include "app/version.h"
+#include "k8s/api_client.h"
 #include "log/logger.h"
 #include "metrics/metrics.h"
 #include "policy/default_policy.h"
@@ -52,12 +54,44 @@ void onPolicyEvent(metrics::Metrics& metrics, const PolicyReloadEvent& event) {
   }
 }
 
+server::ServerOptions serverOptions(const app::ServeOptions& options, std::size_t threads) {
+  server::ServerOptions s;
+  s.host = options.host;
+  s.port = options.port;
+  s.tlsCertFile = options.tlsCertFile;
+  s.tlsKeyFile = options.tlsKeyFile;
+  s.tlsClientCaFile = options.tlsClientCaFile;
+  s.maxHeaderBytes = options.maxHeaderBytes;
+  s.maxBodyBytes = options.maxBodyBytes;
+  s.maxConnections = options.maxConnections;
+  s.requestTimeout = options.requestTimeout;
+  s.idleTimeout = options.idleTimeout;
+  s.tlsHandshakeTimeout = options.tlsHandshakeTimeout;
+  s.ioThreads = threads;
+  s.decisionThreads = options.decisionThreads ? options.decisionThreads : threads;
+  return s;
+}
+
+server::ServerOptions probeServerOptions(const app::ServeOptions& options) {
+  server::ServerOptions s;
+  s.host = options.metricsHost;
+  s.port = options.metricsPort;
+  s.maxHeaderBytes = options.maxHeaderBytes;
+  s.maxBodyBytes = 64 * 1024;
+  s.maxConnections = 64;
+  s.requestTimeout = options.requestTimeout;
+  s.idleTimeout = options.idleTimeout;
+  s.ioThreads = 1;
+  s.decisionThreads = 1;
+  return s;
+}
+
 int serve(const app::ServeOptions& options) {
   const sigset_t signals = blockShutdownSignals();
   const std::size_t threads = options.threads
                                   ? options.threads
                                   : std::max<std::size_t>(2, std::thread::hardware_concurrency());
-  server::initializeThreadPool(threads);
+  k8s::initializeClientThreadPool(threads);
   log::Level level = log::Level::kInfo;
   log::parseLevel(options.logLevel, level);
   log::setLevel(level);
@@ -102,25 +136,44 @@ int serve(const app::ServeOptions& options) {
                                                       kObserveInterval);
   }
   ExtenderService service(currentPolicy, cluster->backend.get(), &metrics);
-  server::Router router(options.pathPrefix, service, &metrics, app::versionJson());
-  server::ServerOptions serverOptions;
-  serverOptions.host = options.host;
-  serverOptions.port = options.port;
-  serverOptions.tlsCertFile = options.tlsCertFile;
-  serverOptions.tlsKeyFile = options.tlsKeyFile;
-  serverOptions.maxBodyBytes = options.maxBodyBytes;
-  server::HttpServer server(serverOptions, router);
+  server::RouterOptions limits;
+  limits.maxNodesPerRequest = options.maxNodesPerRequest;
+  limits.namesOnly = options.cluster != app::ClusterSource::kNone;
+  server::Router router(options.pathPrefix, service, &metrics, app::versionJson(), limits);
+  server::HttpServer server(serverOptions(options, threads), router);
   if (auto s = server.start(); !s) {
     std::fprintf(stderr, "gpu-topology-extender: %s\n", s.error().message.c_str());
     return 1;
+  }
+  // The probe/metrics port: plain HTTP, no verbs, small limits, one thread.
+  server::RouterOptions probeOnly;
+  probeOnly.serveVerbs = false;
+  server::Router probeRouter(options.pathPrefix, service, &metrics, app::versionJson(), probeOnly);
+  std::unique_ptr<server::HttpServer> probeServer;
+  if (options.metricsPort != 0) {
+    probeServer = std::make_unique<server::HttpServer>(probeServerOptions(options), probeRouter);
+    if (auto s = probeServer->start(); !s) {
+      std::fprintf(stderr, "gpu-topology-extender: --metrics-listen: %s\n",
+                   s.error().message.c_str());
+      return 1;
+    }
   }
   log::info("gpu-topology-extender serving", {{"version", app::kVersion},
                                               {"prefix", options.pathPrefix},
                                               {"threads", std::to_string(threads)}});
   int sig = 0;
   sigwait(&signals, &sig);
-  log::info("shutting down", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
-  server.stop(std::chrono::seconds(10));
+  log::info("shutting down: draining requests in flight",
+            {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"},
+             {"grace_ms", std::to_string(options.shutdownGrace.count())}});
+  probeRouter.setDraining(true);  // kubelet's readiness probe may be on the probe port
+  if (!server.stop(options.shutdownGrace)) {
+    // A decision is still running on a worker thread: exit without unwinding under it.
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
+  log::info("drained; exiting");
+  if (probeServer) probeServer->stop(std::chrono::seconds(1));
   if (store) store->stop();
   observer.reset();
   cluster->backend.reset();

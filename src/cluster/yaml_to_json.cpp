@@ -2,17 +2,46 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <regex>
+#include <cstddef>
 
 #include "json/json_writer.h"
 
 namespace gte::cluster {
 namespace {
 
+bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// Advances `i` past a run of digits; false if there was none.
+bool skipDigits(const std::string& text, std::size_t& i) {
+  const std::size_t start = i;
+  while (i < text.size() && isDigit(text[i]))
+    ++i;
+  return i > start;
+}
+
+// JSON's number grammar, -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, by hand: std::regex
+// recurses per character and overflows the stack on a scalar of some 30,000 digits. YAML forms
+// outside the grammar (0x1f, .inf, 1_000) stay strings.
 bool isPlainNumber(const std::string& text) {
-  // JSON's number grammar; YAML forms outside it (0x1f, .inf, 1_000) stay strings.
-  static const std::regex kNumber(R"(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?)");
-  return std::regex_match(text, kNumber);
+  std::size_t i = 0;
+  if (i < text.size() && text[i] == '-') ++i;
+  if (i < text.size() && text[i] == '0') {
+    ++i;
+  } else if (i >= text.size() || !skipDigits(text, i)) {
+    return false;
+  }
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    if (!skipDigits(text, i)) return false;
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (!skipDigits(text, i)) return false;
+  }
+  return i == text.size();
 }
 
 void appendScalar(std::string& out, const YAML::Node& node) {

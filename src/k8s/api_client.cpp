@@ -1,6 +1,7 @@
 #include "k8s/api_client.h"
 
 #include <cpprest/http_client.h>
+#include <pplx/threadpool.h>
 
 #include <boost/asio/ssl.hpp>
 #include <exception>
@@ -169,6 +170,10 @@ Result<HttpResponse> ApiClient::stream(const std::string& path,
     if (cancel.cancelled()) return Error{ErrorCode::kUnavailable, "watch cancelled"};
     return transportError("GET " + path, e);
   }
+}
+
+void initializeClientThreadPool(std::size_t threads) {
+  crossplat::threadpool::initialize_with_threads(threads);
 }
 
 }  // namespace gte::k8s

@@ -3,6 +3,7 @@
 // certificates, and a rotating bearer token. cpprest headers stay in api_client.cpp (compile
 // firewall).
 #include <chrono>
+#include <cstddef>
 #include <memory>
 
 #include "base/result.h"
@@ -45,5 +46,9 @@ class ApiClient final : public ApiTransport {
   explicit ApiClient(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// Sizes cpprest's shared thread pool, which completes the API client's I/O; must run first thing
+// in main(), before any cpprest use (its default of 40 threads costs memory on small machines).
+void initializeClientThreadPool(std::size_t threads);
 
 }  // namespace gte::k8s

@@ -3,13 +3,18 @@
 #include "cluster/gpu_annotation.h"
 #include "json/json_writer.h"
 #include "k8s/cache_sinks.h"
+#include "k8s/object_name.h"
+#include "k8s/query_escape.h"
 #include "log/logger.h"
 
 namespace gte::k8s {
 namespace {
 
+// The names were validated (bind), and are percent-encoded as path segments all the same: a path
+// is built from them and must never change shape whatever they hold.
 std::string podPath(const BindRequest& request) {
-  return "/api/v1/namespaces/" + request.podNamespace + "/pods/" + request.podName;
+  return "/api/v1/namespaces/" + queryEscape(request.podNamespace) + "/pods/" +
+         queryEscape(request.podName);
 }
 
 std::string podName(const BindRequest& request) {
@@ -103,6 +108,14 @@ void PodBinder::annotate(const BindRequest& request, const Allocation& allocatio
 }
 
 Status PodBinder::bind(const BindRequest& request) {
+  if (!isDns1123Label(request.podNamespace)) {
+    return invalidArgument("invalid pod namespace \"" + request.podNamespace.substr(0, 80) +
+                           "\": not a DNS-1123 label");
+  }
+  if (!isDns1123Subdomain(request.podName)) {
+    return invalidArgument("invalid pod name \"" + request.podName.substr(0, 80) +
+                           "\": not a DNS-1123 subdomain");
+  }
   auto observed = fetchPod(request);
   if (!observed) return std::move(observed).error();
   const std::string uid = observed->pod.uid;

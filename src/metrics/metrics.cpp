@@ -19,8 +19,9 @@ constexpr std::array<const char*, 5> kVerbNames = {"filter", "prioritize", "bind
                                                    "other"};
 // The status codes the server answers; anything else is counted as "other".
 constexpr std::array<int, 7> kCodes = {200, 400, 404, 405, 413, 500, 503};
-constexpr std::array<const char*, 4> kRejectReasons = {"body_too_large", "malformed_json",
-                                                       "bad_request", "other"};
+constexpr std::array<const char*, 9> kRejectReasons = {
+    "body_too_large",   "header_too_large",   "malformed_json", "bad_request", "request_timeout",
+    "connection_limit", "full_nodes_refused", "too_many_nodes", "other"};
 
 constexpr std::array<const char*, 2> kResourceNames = {"nodes", "pods"};
 constexpr std::array<const char*, static_cast<std::size_t>(NvlinkSetClass::kCount)> kSetClassNames =

@@ -1,6 +1,9 @@
 #pragma once
-// The HTTP/1.1 transport (cpprestsdk http_listener) in front of the Router. cpprest headers stay in
-// http_server.cpp (each TU that includes them costs ~10 s and 700 MB to compile).
+// The HTTP/1.1 transport (Boost.Beast over Asio) in front of the Router. Every resource a client
+// can make the server hold has an explicit limit: header bytes, body bytes (checked against
+// Content-Length before the body is read, and while reading chunked bodies), time to receive a
+// request, idle keep-alive time, TLS handshake time and concurrent connections. Beast and Asio
+// headers stay in http_server.cpp.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -16,33 +19,42 @@ class Router;
 struct ServerOptions {
   std::string host = "0.0.0.0";
   std::uint16_t port = 8888;
-  std::string tlsCertFile;  // both set: HTTPS (TLS 1.2+), HTTP/1.1 only
+  std::string tlsCertFile;  // both set: HTTPS (TLS 1.2+, ECDHE + AEAD suites), HTTP/1.1 only
   std::string tlsKeyFile;
+  std::string tlsClientCaFile;  // set: every client must present a certificate signed by it
+  std::size_t maxHeaderBytes = 16 * 1024;
   std::size_t maxBodyBytes = 64 * 1024 * 1024;
+  std::size_t maxConnections = 512;
+  // Time to receive one request (header and body) once its first byte arrived, and to send the
+  // answer: a slow client cannot hold a connection longer than this per request.
+  std::chrono::milliseconds requestTimeout{30'000};
   // Kept above kube-scheduler's 90 s idle-connection timeout so the server never closes a
   // keep-alive connection the client is about to reuse.
-  std::chrono::seconds idleTimeout{120};
+  std::chrono::milliseconds idleTimeout{120'000};
+  std::chrono::milliseconds tlsHandshakeTimeout{10'000};
+  std::size_t ioThreads = 2;        // accept, read, write, and the probes (/healthz, /metrics, ...)
+  std::size_t decisionThreads = 2;  // filter, prioritize, preempt and bind run here only
 };
 
 class HttpServer {
  public:
-  HttpServer(ServerOptions options, const Router& router);
+  HttpServer(ServerOptions options, Router& router);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
   // Binds and starts serving; an error (port in use, bad certificate) is returned, not thrown.
   Status start();
-  // Stops accepting and closes; gives up waiting after `deadline`.
-  void stop(std::chrono::milliseconds deadline);
+  // Graceful stop: /readyz fails, no new connections are accepted, idle keep-alive connections
+  // are closed, requests already being received or decided are answered (with Connection: close).
+  // Returns true when every connection finished within `deadline`; false means some were cut off
+  // and a decision may still be running on a worker thread (the caller should exit at once).
+  bool stop(std::chrono::milliseconds deadline);
+
+  struct Impl;  // defined in http_server.cpp; public so its connection sessions can name it
 
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// Sizes cpprest's shared thread pool; must run first thing in main(), before any cpprest use
-// (its default of 40 threads costs throughput and memory on small machines).
-void initializeThreadPool(std::size_t threads);
 
 }  // namespace gte::server

@@ -4,6 +4,7 @@
 
 #include "log/logger.h"
 #include "metrics/metrics.h"
+#include "server/request_shape.h"
 #include "service/extender_service.h"
 #include "wire/extender_results.h"
 #include "wire/reason.h"
@@ -48,11 +49,12 @@ Reply textReply(int status, std::string body,
 }  // namespace
 
 Router::Router(std::string prefix, const ExtenderService& service, metrics::Metrics* metrics,
-               std::string versionJson)
+               std::string versionJson, RouterOptions options)
     : prefix_(stripTrailingSlashes(std::move(prefix))),
       service_(service),
       metrics_(metrics),
-      versionJson_(std::move(versionJson)) {}
+      versionJson_(std::move(versionJson)),
+      options_(options) {}
 
 bool Router::acceptsBody(std::string_view method, std::string_view path) const {
   return method == "POST" && findVerb(stripQuery(path)) != nullptr;
@@ -77,6 +79,7 @@ void Router::dispatch(std::string_view method, std::string_view rawPath, std::st
 }
 
 const VerbRoute* Router::findVerb(std::string_view path) const {
+  if (!options_.serveVerbs) return nullptr;
   if (!path.starts_with(prefix_) || path.size() <= prefix_.size() + 1 ||
       path[prefix_.size()] != '/') {
     return nullptr;
@@ -107,6 +110,10 @@ Reply Router::route(std::string_view method, std::string_view rawPath,
       reply.headers.emplace_back("Allow", "POST");
     } else {
       ServiceReply sr;
+      if (auto refusal = refuseShape(v->verb, body)) {
+        observe(v->verb, refusal->status, started);
+        return std::move(*refusal);
+      }
       switch (v->verb) {
         case Verb::kFilter:
           sr = service_.filter(body);
@@ -138,8 +145,7 @@ Reply Router::route(std::string_view method, std::string_view rawPath,
     reply = service_.healthy(&why) ? textReply(200, "ok\n")
                                    : textReply(503, "unhealthy: " + why + "\n");
   } else if (path == "/readyz") {
-    reply =
-        service_.ready(&why) ? textReply(200, "ok\n") : textReply(503, "not ready: " + why + "\n");
+    reply = readiness();
   } else if (path == "/metrics") {
     reply = textReply(200, metrics_ ? metrics_->serialize() : std::string(),
                       "text/plain; version=0.0.4; charset=utf-8");
@@ -157,6 +163,49 @@ Reply Router::route(std::string_view method, std::string_view rawPath,
   }
   if (method == "HEAD") reply.body.clear();
   return reply;
+}
+
+Reply Router::readiness() const {
+  if (draining_) return textReply(503, "not ready: shutting down\n");
+  std::string why;
+  return service_.ready(&why) ? textReply(200, "ok\n") : textReply(503, "not ready: " + why + "\n");
+}
+
+std::optional<Reply> Router::refuseShape(Verb verb, std::string_view body) const {
+  if (verb == Verb::kBind) return std::nullopt;
+  const auto shape = scanRequestShape(body, options_.maxNodesPerRequest);
+  if (!shape) return std::nullopt;  // malformed: the verb's parser says precisely how
+  std::string why;
+  std::string_view reason;
+  if (options_.namesOnly && shape->fullNodes && verb != Verb::kPreempt) {
+    reason = "full_nodes_refused";
+    why =
+        "gpu-topology: full Node objects refused: this extender reads nodes from its cluster "
+        "cache; configure kube-scheduler with nodeCacheCapable: true";
+  } else if (shape->nodes > options_.maxNodesPerRequest) {
+    reason = "too_many_nodes";
+    why = "gpu-topology: request names more than " + std::to_string(options_.maxNodesPerRequest) +
+          " nodes (--max-nodes-per-request)";
+  } else {
+    return std::nullopt;
+  }
+  log::warn("request refused", {{"reason", reason}, {"error", why}});
+  if (metrics_) metrics_->countRejectedRequest(reason);
+  // Filter reports errors in its Error field with HTTP 200 (kube-scheduler shows no body of a
+  // non-200 answer); prioritize and preempt have no such field.
+  if (verb == Verb::kFilter) return textReply(200, wire::writeFilterError(why), "application/json");
+  return jsonError(400, why);
+}
+
+Reply Router::headerTooLarge(std::size_t limit) const {
+  log::warn("request header too large", {{"limit_bytes", std::to_string(limit)}});
+  if (metrics_) metrics_->countRejectedRequest("header_too_large");
+  return jsonError(431, "request header exceeds the limit of " + std::to_string(limit) +
+                            " bytes (--max-header-bytes)");
+}
+
+void Router::countRejected(std::string_view reason) const {
+  if (metrics_) metrics_->countRejectedRequest(reason);
 }
 
 Reply Router::tooLarge(std::string_view path, std::size_t limit) const {

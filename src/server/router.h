@@ -1,9 +1,12 @@
 #pragma once
 // Maps (method, path, body) to a reply: the extender verbs under the path prefix, plus health,
-// readiness, metrics and version. Pure: the cpprest transport in http_server.cpp calls it, and the
+// readiness, metrics and version. No sockets: the transport in http_server.cpp calls it, and the
 // routing tests call it directly.
+#include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,11 +31,22 @@ struct Reply {
   std::vector<std::pair<std::string, std::string>> headers;
 };
 
+struct RouterOptions {
+  // false: only /healthz, /livez, /readyz, /metrics and /version (the --metrics-listen port).
+  bool serveVerbs = true;
+  // Nodes (Nodes.items or NodeNames) or preemption candidates in one request.
+  std::size_t maxNodesPerRequest = 10000;
+  // A cluster cache serves the nodes (kube-scheduler runs with nodeCacheCapable: true): full Node
+  // objects, which would make the extender build node states from whatever a caller sends, are
+  // refused.
+  bool namesOnly = false;
+};
+
 class Router {
  public:
   // `prefix` like "/scheduler" (trailing slashes are stripped; "" or "/" serve verbs at the root).
   Router(std::string prefix, const ExtenderService& service, metrics::Metrics* metrics,
-         std::string versionJson);
+         std::string versionJson, RouterOptions options = {});
 
   // What the transport calls: bind completes later on another thread (it may wait on the API
   // server, which must not hold a cpprest pool thread); everything else calls `done` at once.
@@ -41,6 +55,12 @@ class Router {
   // Replies used by the transport before a body is read.
   Reply tooLarge(std::string_view path, std::size_t limit) const;
   Reply badRequest(std::string_view path, std::string_view why) const;
+  Reply headerTooLarge(std::size_t limit) const;
+  // A connection dropped without an answer (timeout, connection cap), counted by reason.
+  void countRejected(std::string_view reason) const;
+
+  // Graceful shutdown: from now on /readyz fails, so load balancers stop sending new work.
+  void setDraining(bool draining) { draining_ = draining; }
 
   // True for paths whose POST bodies should be read at all (anything else is answered at once).
   bool acceptsBody(std::string_view method, std::string_view path) const;
@@ -50,11 +70,16 @@ class Router {
   Reply route(std::string_view method, std::string_view path, std::string_view body) const;
   const VerbRoute* findVerb(std::string_view path) const;
   void observe(metrics::Verb verb, int status, std::chrono::steady_clock::time_point started) const;
+  // A refusal when the body asks for more than the limits allow; nullopt to go ahead.
+  std::optional<Reply> refuseShape(metrics::Verb verb, std::string_view body) const;
+  Reply readiness() const;
 
   std::string prefix_;
   const ExtenderService& service_;
   metrics::Metrics* metrics_;
   std::string versionJson_;
+  RouterOptions options_;
+  std::atomic<bool> draining_{false};
 };
 
 }  // namespace server

@@ -10,7 +10,7 @@ TEST_CASE("serve defaults match the documented ones") {
   auto inv = parseCommandLine({"serve"});
   REQUIRE(inv.ok());
   CHECK(inv->command == Command::kServe);
-  CHECK(inv->serve.host == "0.0.0.0");
+  CHECK(inv->serve.host == "127.0.0.1");
   CHECK(inv->serve.port == 8888);
   CHECK(inv->serve.pathPrefix == "/scheduler");
   CHECK(inv->serve.cluster == ClusterSource::kNone);
@@ -37,6 +37,57 @@ TEST_CASE("serve flags, with and without '='") {
   CHECK(v6->serve.host == "::1");
 }
 
+TEST_CASE("transport limits, timeouts and the probe port") {
+  auto defaults = parseCommandLine({"serve"});
+  REQUIRE(defaults.ok());
+  CHECK(defaults->serve.maxHeaderBytes == 16384);
+  CHECK(defaults->serve.maxConnections == 512);
+  CHECK(defaults->serve.maxNodesPerRequest == 10000);
+  CHECK(defaults->serve.requestTimeout == std::chrono::seconds(30));
+  CHECK(defaults->serve.idleTimeout == std::chrono::seconds(120));
+  CHECK(defaults->serve.tlsHandshakeTimeout == std::chrono::seconds(10));
+  CHECK(defaults->serve.shutdownGrace == std::chrono::seconds(20));
+  CHECK(defaults->serve.metricsPort == 0);
+
+  auto inv = parseCommandLine({"serve",
+                               "--max-header-bytes",
+                               "4096",
+                               "--max-connections=8",
+                               "--max-nodes-per-request",
+                               "100",
+                               "--request-timeout",
+                               "500ms",
+                               "--idle-timeout",
+                               "2m",
+                               "--tls-handshake-timeout",
+                               "3s",
+                               "--shutdown-grace",
+                               "0ms",
+                               "--decision-threads",
+                               "3",
+                               "--tls-cert",
+                               "c",
+                               "--tls-key",
+                               "k",
+                               "--tls-client-ca",
+                               "ca",
+                               "--metrics-listen",
+                               ":9090"});
+  REQUIRE(inv.ok());
+  const auto& o = inv->serve;
+  CHECK(o.maxHeaderBytes == 4096);
+  CHECK(o.maxConnections == 8);
+  CHECK(o.maxNodesPerRequest == 100);
+  CHECK(o.requestTimeout == std::chrono::milliseconds(500));
+  CHECK(o.idleTimeout == std::chrono::minutes(2));
+  CHECK(o.tlsHandshakeTimeout == std::chrono::seconds(3));
+  CHECK(o.shutdownGrace == std::chrono::milliseconds(0));
+  CHECK(o.decisionThreads == 3);
+  CHECK(o.tlsClientCaFile == "ca");
+  CHECK(o.metricsHost == "0.0.0.0");
+  CHECK(o.metricsPort == 9090);
+}
+
 TEST_CASE("bad command lines name the flag") {
   struct Case {
     std::vector<std::string> args;
@@ -52,6 +103,13 @@ TEST_CASE("bad command lines name the flag") {
       {{"serve", "--max-body-bytes", "12x"}, "not a number"},
       {{"serve", "--log-level", "loud"}, "--log-level"},
       {{"serve", "--path-prefix", "noslash"}, "--path-prefix"},
+      {{"serve", "--idle-timeout", "30"}, "500ms, 30s or 2m"},
+      {{"serve", "--request-timeout", "1h"}, "--request-timeout"},
+      {{"serve", "--request-timeout", "0s"}, "must be > 0"},
+      {{"serve", "--max-connections", "0"}, "--max-connections: must be 1-"},
+      {{"serve", "--max-header-bytes", "100"}, "--max-header-bytes"},
+      {{"serve", "--tls-client-ca", "ca.pem"}, "needs --tls-cert"},
+      {{"serve", "--metrics-listen", "9090"}, "--metrics-listen"},
       {{"frobnicate"}, "unknown command"},
   };
   for (const auto& c : cases) {

@@ -1,5 +1,6 @@
 // --cluster-file: JSON and YAML, List / array / multi-document forms, errors naming the item.
 #include "cluster/cluster_file.h"
+#include "cluster/yaml_to_json.h"
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -118,4 +119,16 @@ TEST_CASE("cluster file: errors name the item index") {
     REQUIRE_FALSE(contents.ok());
     CHECK(contents.error().message.find("/nonexistent/cluster.yaml") != std::string::npos);
   }
+}
+
+TEST_CASE("cluster file: YAML scalars are typed by JSON's number grammar, whatever their length") {
+  using gte::cluster::yamlDocumentsToJson;
+  auto typed = yamlDocumentsToJson("a: 12\nb: -0.5e3\nc: 0x1f\nd: 012\ne: 1.\nf: '-'\ng: 1e\n");
+  REQUIRE(typed.ok());
+  CHECK(typed->at(0) == R"({"a":12,"b":-0.5e3,"c":"0x1f","d":"012","e":"1.","f":"-","g":"1e"})");
+  // A 40,000-character scalar (digits, then letters) used to overflow std::regex's recursion.
+  const std::string digits(40000, '7');
+  auto longNumber = yamlDocumentsToJson("a: " + digits + "\nb: " + digits + "x\n");
+  REQUIRE(longNumber.ok());
+  CHECK(longNumber->at(0) == "{\"a\":" + digits + ",\"b\":\"" + digits + "x\"}");
 }

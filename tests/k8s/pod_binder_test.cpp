@@ -162,3 +162,26 @@ TEST_CASE("bind: refused before any Binding when the pod no longer fits or is an
   CHECK(f.calls() == std::vector<std::string>{"GET " + kPodPath});
   CHECK(f.state->reservationCount() == 0);
 }
+
+TEST_CASE("bind: a namespace or name that is not a Kubernetes object name never reaches the API") {
+  Fixture f;
+  const auto bad = GENERATE(
+      BindRequest{"train", "../../nodes", "u1", "a"}, BindRequest{"train/binding", "ml", "u1", "a"},
+      BindRequest{"train?dryRun=All", "ml", "u1", "a"}, BindRequest{"Train", "ml", "u1", "a"},
+      BindRequest{"", "ml", "u1", "a"}, BindRequest{"train", std::string(64, 'a'), "u1", "a"});
+  CAPTURE(bad.podName, bad.podNamespace);
+  const auto status = f.binder.bind(bad);
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.error().code == ErrorCode::kInvalidArgument);
+  CHECK(f.transport->requests().empty());
+}
+
+TEST_CASE("bind: dotted pod names (DNS-1123 subdomains) are accepted") {
+  Fixture f;
+  f.transport->onSend = [](const RecordedRequest& r) -> Result<HttpResponse> {
+    if (r.method == "GET") return ok(podJson("a"));
+    return ok("{}");
+  };
+  CHECK(f.binder.bind(BindRequest{"train.v2-0", "ml", "u1", "a"}).ok());
+  CHECK(f.calls().front() == "GET /api/v1/namespaces/ml/pods/train.v2-0");
+}

@@ -40,4 +40,28 @@ grep -q 'ignorable must be false while scheduler.extender.bind is true' <<<"$out
 if "$helm_bin" template gte "$chart" --set agent.enabled=false | grep -qx 'kind: DaemonSet'; then
   fail "agent.enabled=false still renders the agent DaemonSet"
 fi
+# Who may call: a NetworkPolicy by default; the verbs port admits the chart's scheduler pods.
+grep -qx "kind: NetworkPolicy" "$work/default.yaml" || fail "default render lacks the NetworkPolicy"
+grep -q 'app.kubernetes.io/component: scheduler' "$work/default.yaml" ||
+  fail "the NetworkPolicy does not admit the chart's scheduler pods"
+if "$helm_bin" template gte "$chart" --set scheduler.enabled=false >/dev/null 2>&1; then
+  fail "a NetworkPolicy with no scheduler peers rendered (it would block every caller)"
+fi
+# Client certificates: the extender requires them, the scheduler presents them, probes use the
+# plain metrics port; without a metrics port the chart refuses (kubelet has no certificate).
+grep -q -- '--tls-client-ca=' "$work/all-on.yaml" || fail "all-on render lacks --tls-client-ca"
+grep -q 'certFile: /etc/gpu-topology-scheduler/client-tls/tls.crt' "$work/all-on.yaml" ||
+  fail "all-on scheduler config lacks the client certificate"
+if "$helm_bin" template gte "$chart" -f "$ops_dir/values-all-on.yaml" --set extender.metricsPort= \
+  >/dev/null 2>&1; then
+  fail "tls.clientAuth without a metrics port rendered (kubelet probes would fail)"
+fi
+# Graceful shutdown: preStop sleep, then --shutdown-grace, both inside the grace period.
+grep -q -- '--shutdown-grace=20s' "$work/default.yaml" || fail "default render lacks --shutdown-grace"
+grep -q 'terminationGracePeriodSeconds: 30' "$work/default.yaml" ||
+  fail "default terminationGracePeriodSeconds is not preStop 5 + grace 20 + 5"
+grep -q 'command: \["sleep", "5"\]' "$work/default.yaml" || fail "default render lacks the preStop sleep"
+if "$helm_bin" template gte "$chart" --set terminationGracePeriodSeconds=10 >/dev/null 2>&1; then
+  fail "a termination grace period shorter than preStop + drain rendered"
+fi
 echo "chart: lint --strict and template pass with default and all-on values"

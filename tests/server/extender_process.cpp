@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -51,9 +52,15 @@ ExtenderProcess::ExtenderProcess(std::vector<std::string> extraArgs) {
     ::_exit(127);
   }
   ::close(logFd);
+  // Over HTTPS a plain /healthz never answers: there, a listening port is the signal (the
+  // certificate is loaded before the server listens).
+  const bool tls = std::find(extraArgs.begin(), extraArgs.end(), "--tls-cert") != extraArgs.end();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   while (std::chrono::steady_clock::now() < deadline && running()) {
-    if (httpRequest(port_, "GET", "/healthz").status == 200) return;
+    if (tls ? HttpConnection(port_).connected()
+            : httpRequest(port_, "GET", "/healthz").status == 200) {
+      return;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
@@ -74,6 +81,17 @@ std::string ExtenderProcess::log() const {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+void ExtenderProcess::signal(int sig) {
+  if (running()) ::kill(pid_, sig);
+}
+
+int ExtenderProcess::waitExit() {
+  for (int i = 0; i < 200 && running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (running()) return -1;
+  return WIFEXITED(exitStatus_) ? WEXITSTATUS(exitStatus_) : 128 + WTERMSIG(exitStatus_);
 }
 
 int ExtenderProcess::terminate() {

@@ -23,6 +23,11 @@ class ExtenderProcess {
   std::string log() const;
   // SIGTERM and wait; returns the exit status (or -1).
   int terminate();
+  pid_t pid() const { return pid_; }
+  // Sends a signal and returns at once.
+  void signal(int sig);
+  // Waits up to ~10 s for the process to exit; returns its exit status, or -1 if it did not.
+  int waitExit();
 
  private:
   pid_t pid_ = -1;

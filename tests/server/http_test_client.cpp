@@ -2,12 +2,14 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -107,6 +109,28 @@ HttpResponse HttpConnection::request(std::string_view method, std::string_view p
   req.append(body);
   if (!sendRaw(req)) return {};
   return readResponse();
+}
+
+bool HttpConnection::waitClosed() {
+  if (fd_ < 0) return true;
+  buffer_.clear();
+  char chunk[65536];
+  for (;;) {
+    const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
+    if (n == 0) return true;
+    if (n < 0) return errno != EAGAIN && errno != EWOULDBLOCK;  // reset: closed; timeout: open
+  }
+}
+
+bool HttpConnection::readable(int timeoutMs) {
+  if (!buffer_.empty()) return true;
+  pollfd p{fd_, POLLIN, 0};
+  return ::poll(&p, 1, timeoutMs) > 0;
+}
+
+void HttpConnection::close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
 }
 
 HttpResponse httpRequest(std::uint16_t port, std::string_view method, std::string_view path,

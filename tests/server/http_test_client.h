@@ -27,6 +27,12 @@ class HttpConnection {
   HttpResponse readResponse();
   HttpResponse request(std::string_view method, std::string_view path, std::string_view body = {},
                        std::string_view extraHeaders = {});
+  // True once the server has closed the connection (anything it still sends is dropped); false
+  // if it is still open when the socket timeout (10 s) passes.
+  bool waitClosed();
+  // True when bytes or a close are waiting to be read, within `timeoutMs`.
+  bool readable(int timeoutMs = 0);
+  void close();
 
  private:
   int fd_ = -1;

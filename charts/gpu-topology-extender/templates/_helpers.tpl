@@ -105,12 +105,22 @@ app.kubernetes.io/component: scheduler
 {{- printf "%s://%s:%d%s" $scheme (include "gte.serviceHost" .) (int .Values.service.port) .Values.extender.pathPrefix }}
 {{- end }}
 
-{{/* A probe from values, with scheme HTTPS when the extender serves TLS. Argument: (list $ probe). */}}
+{{/* A probe from values. On the metrics port (plain HTTP) as given; on the main port with scheme
+HTTPS when the extender serves TLS. Without a metrics port, probes go to the main port. A main
+port that requires client certificates cannot be probed by kubelet. Argument: (list $ probe). */}}
 {{- define "gte.probe" -}}
 {{- $root := index . 0 }}
 {{- $probe := deepCopy (index . 1) }}
-{{- if and $root.Values.tls.enabled (hasKey $probe "httpGet") }}
+{{- if hasKey $probe "httpGet" }}
+{{- if and (eq (toString $probe.httpGet.port) "metrics") (not $root.Values.extender.metricsPort) }}
+{{- $_ := set $probe.httpGet "port" "http" }}
+{{- end }}
+{{- if and $root.Values.tls.enabled (eq (toString $probe.httpGet.port) "http") }}
+{{- if $root.Values.tls.clientAuth.enabled }}
+{{- fail "tls.clientAuth.enabled needs extender.metricsPort: kubelet probes carry no client certificate" }}
+{{- end }}
 {{- $_ := set $probe.httpGet "scheme" "HTTPS" }}
+{{- end }}
 {{- end }}
 {{- toYaml $probe }}
 {{- end }}
@@ -150,4 +160,24 @@ metrics.alerts.latencySeconds sets the threshold. */}}
 app.kubernetes.io/name: {{ include "gte.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/component: agent
+{{- end }}
+
+{{/* Time between SIGTERM's predecessor (preStop) and SIGKILL: the preStop sleep, the drain, and 5 s
+to spare. An explicit value smaller than the first two is an error. */}}
+{{- define "gte.terminationGracePeriodSeconds" -}}
+{{- $needed := add (int64 .Values.lifecycle.preStopSleepSeconds) (int64 .Values.extender.shutdownGraceSeconds) }}
+{{- if .Values.terminationGracePeriodSeconds }}
+{{- if lt (int64 .Values.terminationGracePeriodSeconds) (int64 (add $needed 1)) }}
+{{- fail (printf "terminationGracePeriodSeconds must exceed lifecycle.preStopSleepSeconds + extender.shutdownGraceSeconds (%d)" $needed) }}
+{{- end }}
+{{- .Values.terminationGracePeriodSeconds | int64 }}
+{{- else }}
+{{- add $needed 5 }}
+{{- end }}
+{{- end }}
+
+{{/* The CA that signs kube-scheduler's client certificate: tls.clientAuth.caSecret.name, else the
+CA Secret of the server certificate. */}}
+{{- define "gte.clientCaSecretName" -}}
+{{- default (include "gte.caSecretName" .) .Values.tls.clientAuth.caSecret.name }}
 {{- end }}
