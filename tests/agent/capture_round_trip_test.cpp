@@ -45,6 +45,7 @@ GpuTopology readBack(const StringMap& labels, const Policy& policy) {
 std::vector<std::string> captureFiles() {
   std::vector<std::string> files;
   for (const auto& entry : std::filesystem::directory_iterator(kTopologies)) {
+    if (entry.path().extension() != ".topo") continue;  // the folder's README is no capture
     files.push_back(entry.path().filename().string());
   }
   std::sort(files.begin(), files.end());
