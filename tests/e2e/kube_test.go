@@ -154,7 +154,7 @@ func (s *scenarioEnv) newPod(name, res string, count int64) *corev1.Pod {
 			Labels:    map[string]string{scenarioLabel: s.name},
 		},
 		Spec: corev1.PodSpec{
-			SchedulerName:                 corev1.DefaultSchedulerName,
+			SchedulerName:                 s.mode.schedulerName,
 			NodeSelector:                  map[string]string{scenarioLabel: s.name},
 			TerminationGracePeriodSeconds: &zero,
 			Containers: []corev1.Container{{

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	corev1 "k8s.io/api/core/v1"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,11 +19,15 @@ type mode struct {
 	// (nodeCacheCapable: true, bindVerb: bind). Otherwise it decides from the Node objects in each
 	// request (nodeCacheCapable: false) and kube-scheduler's DefaultBinder binds.
 	cache bool
+	// chart: as cache, but kube-scheduler runs with the KubeSchedulerConfiguration the Helm chart
+	// renders (chart_mode_test.go), and pods use the chart's schedulerName.
+	chart bool
 }
 
 var modesByName = map[string]mode{
 	"nodes": {name: "nodes"},
 	"cache": {name: "cache", cache: true},
+	"chart": {name: "chart", cache: true, chart: true},
 }
 
 // extenderWeight makes the extender's score dominate the in-tree plugins': kube-scheduler adds
@@ -50,6 +55,8 @@ type modeEnv struct {
 	// metricsURL is the extender's GET /metrics; empty in control mode.
 	metricsURL string
 	scheduler  *cluster.Process
+	// schedulerName is what the mode's pods set in spec.schedulerName.
+	schedulerName string
 }
 
 // processes lists the child processes a scenario depends on: the extender under test (none in
@@ -98,6 +105,25 @@ func startMode(t *testing.T, m mode) (*modeEnv, error) {
 		env.metricsURL = strings.TrimSuffix(p, "/scheduler") + "/metrics"
 	}
 
+	env.schedulerName = corev1.DefaultSchedulerName
+	if m.chart {
+		chart, err := renderChartScheduler(prefix, cp.Kubeconfig)
+		if err != nil {
+			return nil, err
+		}
+		if chart.leaseNamespace != "" {
+			if err := ensureNamespace(ctx, chart.leaseNamespace); err != nil {
+				return nil, err
+			}
+		}
+		sched, err := cluster.StartScheduler(ctx, cfg.binDir, dir, dir, chart.config)
+		if err != nil {
+			return nil, err
+		}
+		t.Cleanup(func() { sched.Stop(10 * time.Second) })
+		env.scheduler, env.schedulerName = sched, chart.schedulerName
+		return env, nil
+	}
 	schedCfg := cluster.SchedulerConfig(cp.Kubeconfig, cluster.Extender{
 		URLPrefix:        prefix,
 		NodeCacheCapable: m.cache,

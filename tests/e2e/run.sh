@@ -6,7 +6,7 @@
 #   E2E: N passed, M failed
 # counting one result per (mode, scenario) subtest, and exits non-zero if anything failed.
 #
-# Env: GTE_BINARY, GTE_POLICY, GTE_E2E_MODES (nodes,cache), GTE_E2E_KEEP_LOGS=1, E2E_BIN_DIR;
+# Env: GTE_BINARY, GTE_POLICY, GTE_E2E_MODES (nodes,cache,chart), GTE_E2E_KEEP_LOGS=1, E2E_BIN_DIR;
 #      extra arguments are passed to `go test` (e.g. -run 'TestE2E/nodes/').
 #
 # GTE_E2E_CONTROL=noop runs the placement scenarios against a GPU-blind no-op extender instead of

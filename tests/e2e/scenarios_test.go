@@ -38,7 +38,8 @@ var scenarios = []scenario{
 	{"malformed-labels", malformedLabels, malformedLabelsOdds},
 	{"burst-50", burst50, 1},
 	{"back-to-back-100", backToBack100, 1},
-	{"agent-labels-node", agentLabelsNode, 0.5}, // agent_test.go
+	{"agent-labels-node", agentLabelsNode, 0.5},          // agent_test.go
+	{"chart-manifests-dry-run", chartManifestsDryRun, 1}, // chart_manifests_test.go
 }
 
 // TestE2E runs every scenario in every selected mode. If a mode cannot start, its scenarios still

@@ -45,7 +45,7 @@ func loadSettings() (settings, error) {
 			return s, err
 		}
 	}
-	s.modes, err = parseModes(envOr("GTE_E2E_MODES", "nodes,cache"))
+	s.modes, err = parseModes(envOr("GTE_E2E_MODES", "nodes,cache,chart"))
 	return s, err
 }
 
@@ -55,7 +55,7 @@ func parseModes(list string) ([]mode, error) {
 		name = strings.TrimSpace(name)
 		m, ok := modesByName[name]
 		if !ok {
-			return nil, fmt.Errorf("GTE_E2E_MODES: unknown mode %q (known: nodes, cache)", name)
+			return nil, fmt.Errorf("GTE_E2E_MODES: unknown mode %q (known: nodes, cache, chart)", name)
 		}
 		out = append(out, m)
 	}
