@@ -9,6 +9,9 @@ set -euo pipefail
 
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin_dir=${HELM_BIN_DIR:-$repo_root/build/tools-bin}
+# `go install` accepts only an absolute GOBIN; callers may pass a path relative to their cwd.
+mkdir -p "$bin_dir"
+bin_dir=$(cd "$bin_dir" && pwd)
 version=${HELM_VERSION:-v4.3.2}
 command -v go >/dev/null || export PATH="/usr/local/go/bin:$PATH"
 if ! command -v go >/dev/null; then

@@ -6,6 +6,8 @@ set -uo pipefail
 build_dir=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+# Absolute from here on: tools such as `go install` (GOBIN) refuse relative paths.
+case $build_dir in /*) ;; *) build_dir="$root/$build_dir" ;; esac
 
 jobs=$(nproc 2>/dev/null || echo 2)
 # The real kube-apiserver the cluster-backend integration test (ctest) and the end-to-end suite
