@@ -70,17 +70,9 @@ type chartScheduler struct {
 // renderChartScheduler renders the scheduler ConfigMap and rewrites the extender URL and the
 // kubeconfig.
 func renderChartScheduler(urlPrefix, kubeconfig string) (chartScheduler, error) {
-	// The default values plus the MIG resources the fixtures advertise, as an admin of a MIG
-	// cluster sets them: kube-scheduler calls the extender only for pods requesting a managed
-	// resource, so without them MIG pods would be placed blind.
-	var mig []string
-	for _, r := range managedResources {
-		if strings.HasPrefix(r, "nvidia.com/mig-") {
-			mig = append(mig, fmt.Sprintf("%q", r))
-		}
-	}
-	out, err := helmTemplate("--show-only", "templates/scheduler-configmap.yaml",
-		"--set-json", "scheduler.extender.migResources=["+strings.Join(mig, ",")+"]")
+	// The default values, unchanged: an admin who installs the chart as it comes must get MIG pods
+	// routed to the extender too (kube-scheduler calls it only for managed resources).
+	out, err := helmTemplate("--show-only", "templates/scheduler-configmap.yaml")
 	if err != nil {
 		return chartScheduler{}, err
 	}
@@ -100,6 +92,10 @@ func renderChartScheduler(urlPrefix, kubeconfig string) (chartScheduler, error) 
 	rendered, _ := ext["urlPrefix"].(string)
 	if !strings.Contains(rendered, "."+chartNamespace+".svc") {
 		return chartScheduler{}, fmt.Errorf("rendered urlPrefix %q is not the in-cluster Service", rendered)
+	}
+	if missing := unmanagedFixtureResources(ext); len(missing) > 0 {
+		return chartScheduler{}, fmt.Errorf("the chart's default managedResources lack %v, which the fixtures' nodes advertise: "+
+			"kube-scheduler would place those pods without the extender", missing)
 	}
 	ext["urlPrefix"] = urlPrefix
 	config["clientConnection"] = map[string]any{"kubeconfig": kubeconfig}
@@ -121,6 +117,27 @@ func renderChartScheduler(urlPrefix, kubeconfig string) (chartScheduler, error) 
 	}
 	s.config = string(text)
 	return s, nil
+}
+
+// unmanagedFixtureResources lists the GPU and MIG resources the fixtures advertise that the rendered
+// extender does not manage.
+func unmanagedFixtureResources(ext map[string]any) []string {
+	managed := map[string]bool{}
+	list, _ := ext["managedResources"].([]any)
+	for _, item := range list {
+		if r, _ := item.(map[string]any); r != nil {
+			if name, _ := r["name"].(string); name != "" {
+				managed[name] = true
+			}
+		}
+	}
+	var missing []string
+	for _, r := range managedResources {
+		if !managed[r] {
+			missing = append(missing, r)
+		}
+	}
+	return missing
 }
 
 // ensureNamespace creates a namespace unless it exists.

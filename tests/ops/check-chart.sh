@@ -64,4 +64,19 @@ grep -q 'command: \["sleep", "5"\]' "$work/default.yaml" || fail "default render
 if "$helm_bin" template gte "$chart" --set terminationGracePeriodSeconds=10 >/dev/null 2>&1; then
   fail "a termination grace period shorter than preStop + drain rendered"
 fi
+# In-tree packing: the scheduler profile scores NodeResourcesFit MostAllocated over the GPU
+# resource too, unless the user's own pluginConfig configures NodeResourcesFit.
+sched_config() { "$helm_bin" template gte "$chart" --show-only templates/scheduler-configmap.yaml "$@"; }
+default_config=$(sched_config) || fail "rendering the scheduler ConfigMap"
+grep -q 'type: MostAllocated' <<<"$default_config" || fail "default profile does not set MostAllocated"
+grep -q -- '- name: nvidia.com/gpu' <<<"$default_config" || fail "default strategy does not weigh nvidia.com/gpu"
+own=$(sched_config --set-json 'scheduler.profile={"pluginConfig":[{"name":"NodeResourcesFit","args":{"scoringStrategy":{"type":"LeastAllocated"}}}]}') ||
+  fail "rendering with the user's NodeResourcesFit"
+[ "$(grep -c 'name: NodeResourcesFit' <<<"$own")" = 1 ] || fail "the user's NodeResourcesFit was duplicated"
+grep -q 'type: MostAllocated' <<<"$own" && fail "the chart's strategy overrode the user's NodeResourcesFit"
+sched_config --set scheduler.scoringStrategy.type= | grep -q 'name: NodeResourcesFit' &&
+  fail "scoringStrategy.type \"\" still renders NodeResourcesFit"
+# MIG pods reach the extender with the default values: every MIG resource is managed.
+grep -q -- '- name: nvidia.com/mig-3g.40gb' <<<"$default_config" ||
+  fail "default managedResources lack the MIG resources"
 echo "chart: lint --strict and template pass with default and all-on values"
