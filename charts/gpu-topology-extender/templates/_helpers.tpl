@@ -86,8 +86,28 @@ app.kubernetes.io/component: scheduler
 {{- default (printf "%s-policy" (include "gte.fullname" .)) .Values.existingPolicyConfigMap }}
 {{- end }}
 
+{{/* The server certificate's Secret: tls.secretName, else the chart's generated one
+(tls.generate). */}}
 {{- define "gte.tlsSecretName" -}}
-{{- required "tls.secretName is required when tls.enabled is true" .Values.tls.secretName }}
+{{- if .Values.tls.secretName }}
+{{- .Values.tls.secretName }}
+{{- else if .Values.tls.generate }}
+{{- printf "%s-tls" (include "gte.fullname" .) }}
+{{- else }}
+{{- fail "tls.secretName is required when tls.enabled is true and tls.generate is false" }}
+{{- end }}
+{{- end }}
+
+{{/* kube-scheduler's client certificate Secret: tls.clientAuth.clientSecret, else the chart's
+generated one (tls.generate). */}}
+{{- define "gte.clientSecretName" -}}
+{{- if .Values.tls.clientAuth.clientSecret }}
+{{- .Values.tls.clientAuth.clientSecret }}
+{{- else if .Values.tls.generate }}
+{{- printf "%s-scheduler-client-tls" (include "gte.fullname" .) }}
+{{- else }}
+{{- fail "tls.clientAuth.clientSecret is required when tls.clientAuth.enabled is true and tls.generate is false" }}
+{{- end }}
 {{- end }}
 
 {{- define "gte.caSecretName" -}}
