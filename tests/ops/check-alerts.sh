@@ -5,8 +5,6 @@
 source "$(dirname "$0")/ops_lib.sh"
 need "$helm_bin"
 need promtool
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 render "$work/rule.yaml" -f "$ops_dir/values-all-on.yaml" --show-only templates/prometheusrule.yaml
 python3 "$ops_dir/prometheusrule_groups.py" "$work/rule.yaml" "$work/rules.yaml" ||

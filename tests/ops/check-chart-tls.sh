@@ -9,13 +9,6 @@ binary=${1:?usage: check-chart-tls.sh EXTENDER_BINARY}
 need "$binary"
 need curl
 need "$helm_bin"
-work=$(mktemp -d)
-pid=""
-cleanup() {
-  [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
 
 values=(--set tls.enabled=true --set tls.generate=true --set tls.clientAuth.enabled=true
   --set extender.metricsPort=9090)
@@ -37,7 +30,7 @@ PY
 grep -q 'secretName: gte-gpu-topology-extender-scheduler-client-tls' "$work/rendered.yaml" ||
   fail "the scheduler does not mount the generated client certificate"
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(free_port)
 "$binary" serve --listen "127.0.0.1:$port" --tls-cert "$work/server-tls.crt" \
   --tls-key "$work/server-tls.key" --tls-client-ca "$work/server-ca.crt" >"$work/extender.log" 2>&1 &
 pid=$!

@@ -4,8 +4,6 @@
 # optional object appears when its switch is on.
 source "$(dirname "$0")/ops_lib.sh"
 need "$helm_bin"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 "$helm_bin" lint --strict "$chart" || fail "helm lint --strict (default values)"
 "$helm_bin" lint --strict "$chart" -f "$ops_dir/values-all-on.yaml" || fail "helm lint --strict (all on)"

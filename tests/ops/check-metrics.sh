@@ -9,16 +9,8 @@ need "$binary"
 need promtool
 need curl
 need "$helm_bin"
-work=$(mktemp -d)
-pid=""
-cleanup() {
-  [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
 
-# Port 0 is not an option for the flag; pick a free one.
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(free_port)
 "$binary" serve --listen "127.0.0.1:$port" --policy "$repo_root/config/scheduler-policy.yaml" \
   --cluster-file "$repo_root/tests/golden/cluster.yaml" >"$work/extender.log" 2>&1 &
 pid=$!

@@ -19,3 +19,16 @@ render() {
   "$helm_bin" template gte "$chart" --namespace gpu-system "$@" >"$out" ||
     fail "helm template $* failed"
 }
+# A scratch folder for the check, and the background process it may start (its pid in $pid):
+# both are gone when the check exits, however it exits.
+work=$(mktemp -d)
+pid=""
+cleanup() {
+  [[ -n $pid ]] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+# A free loopback port (the extender's --listen takes no port 0).
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
