@@ -6,7 +6,7 @@ LISTEN ?= 127.0.0.1:8888
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 BIN := $(BUILD_DIR)/bin/gpu-topology-extender
 
-.PHONY: all deps configure build run test unit e2e e2e-control asan tsan bench format format-check clean
+.PHONY: all deps configure build run test unit e2e e2e-control asan tsan bench soak format format-check clean
 
 all: build
 
@@ -54,6 +54,11 @@ bench: build
 	@echo "== $(BUILD_DIR)/bin/gte_simulate (synthetic)"; $(BUILD_DIR)/bin/gte_simulate
 	@if [ -n "$(OPENB_PODS)" ]; then echo "== $(BUILD_DIR)/bin/gte_simulate (openb)"; \
 	  $(BUILD_DIR)/bin/gte_simulate --pods "$(OPENB_PODS)" --openb-nodes "$(OPENB_NODES)"; fi
+
+# A fixed request rate with label churn for SOAK_MINUTES (bench/soak.py; docs/performance.md).
+SOAK_MINUTES ?= 10
+soak: build
+	@bench/soak.py $(BIN) --minutes $(SOAK_MINUTES)
 
 format:
 	@git ls-files '*.h' '*.cpp' | xargs clang-format -i
