@@ -190,6 +190,10 @@ const MigProduct* migTemplateProduct(const Policy& policy) {
 bool loadTrace(const Options& options, const Policy& policy, std::int64_t capacityGpus,
                std::vector<SimPod>& trace) {
   if (!options.pods.empty()) {
+    if (options.migShare > 0) {
+      std::cerr << "gte_simulate: --mig-share applies to the synthetic generator, not --pods\n";
+      return false;
+    }
     std::string text;
     if (!readFile(options.pods, text)) {
       std::cerr << "gte_simulate: cannot read " << options.pods << "\n";

@@ -200,3 +200,21 @@ TEST_CASE("report: MIG metrics and the MIG table only for runs with MIG pods") {
   writeTable(plainTable, std::span<const LabelledRun>(&plain, 1));
   CHECK(plainTable.str().find("(MIG)") == std::string::npos);
 }
+
+TEST_CASE("slice counts include compute: seven 1g instances leave slice 7 free but no 1g room") {
+  CHECK(computeSlices(*a100().findByName("1g.10gb")) == 1);
+  CHECK(computeSlices(*a100().findByName("1g.20gb")) == 1);
+  CHECK(computeSlices(*a100().findByName("3g.40gb")) == 3);
+  CHECK(computeSlices(*a100().findByName("7g.80gb")) == 7);
+  const Policy policy = dynamicMigPolicy();
+  NodeUsage usage;
+  for (int start = 0; start < 7; ++start) {
+    usage.mig.push_back({0, "1g.10gb", start});
+  }
+  const auto state = buildNodeState(
+      makeTemplateNode(*findNodeTemplate("a100-pcie-mig"), "a", policy.labelPrefix), usage, policy);
+  CHECK(freeMigSlices(*state) == 1);
+  // One free memory slice, no free compute slice: the counts do not add up, so a failed 1g here
+  // is a full GPU, not the trap.
+  CHECK_FALSE(sliceCountsFit(*state, *a100().findByName("1g.10gb")));
+}
