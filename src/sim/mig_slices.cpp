@@ -45,6 +45,17 @@ bool sliceCountsFit(const NodeState& state, const MigProfile& profile) noexcept 
   return false;
 }
 
+bool freeInstanceExists(const NodeState& state, const MigProfile& profile) noexcept {
+  for (const std::vector<MigInstance>& free : state.migFreeInstances) {
+    for (const MigInstance& instance : free) {
+      if (instance.profileCode == profile.code) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 int freeMigSlices(const NodeState& state) noexcept {
   int free = 0;
   for (std::size_t gpu = 0; gpu < state.migUsable.size(); ++gpu) {

@@ -19,6 +19,10 @@ int computeSlices(const MigProfile& profile) noexcept;
 // compute slices, wherever they lie.
 bool sliceCountsFit(const NodeState& state, const MigProfile& profile) noexcept;
 
+// A free existing instance of the profile on the node: with static MIG layouts (`mig.dynamic`
+// off) all a scheduler sees, as the device plugin's `nvidia.com/mig-<profile>` count.
+bool freeInstanceExists(const NodeState& state, const MigProfile& profile) noexcept;
+
 // Free memory slices over the node's MIG-enabled, healthy GPUs.
 int freeMigSlices(const NodeState& state) noexcept;
 

@@ -69,9 +69,11 @@ bool gpusFit(const SimNode& node, const SimPod& pod, const PodDemand& demand, co
     return checkFit(demand, *node.state, policy).fits();
   }
   if (!demand.mig.empty()) {
-    // A MIG-naive scheduler counts slices; where they lie it does not know.
+    // A MIG-naive scheduler counts slices; where they lie it does not know. Without dynamic MIG
+    // it sees the free instances per profile, which is exact.
     const MigProfile* profile = migProfileOn(node, pod);
-    return profile != nullptr && sliceCountsFit(*node.state, *profile);
+    return profile != nullptr && (policy.dynamicMig ? sliceCountsFit(*node.state, *profile)
+                                                    : freeInstanceExists(*node.state, *profile));
   }
   return node.state->freeCount >= demand.gpus;  // kube-scheduler sees the count only
 }
