@@ -59,8 +59,13 @@ bool freeInstanceExists(const NodeState& state, const MigProfile& profile) noexc
 int freeMigSlices(const NodeState& state) noexcept {
   int free = 0;
   for (std::size_t gpu = 0; gpu < state.migUsable.size(); ++gpu) {
-    if (state.migUsable[gpu]) {
-      free += freeMemorySlices(state.migOccupied[gpu]);
+    if (!state.migUsable[gpu]) {
+      continue;
+    }
+    free += freeMemorySlices(state.migOccupied[gpu]);
+    for (const MigInstance& instance : state.migFreeInstances[gpu]) {
+      const MigProfile* profile = state.migProduct->findByCode(instance.profileCode);
+      free += profile == nullptr ? 0 : profile->slices;
     }
   }
   return free;

@@ -15,15 +15,16 @@ inline constexpr int kMigComputeSlices = 7;
 // N of an "Ng.*" profile name; 1 when the name does not start that way.
 int computeSlices(const MigProfile& profile) noexcept;
 
-// Some MIG-enabled, healthy GPU of the node has at least the profile's free memory slices and free
-// compute slices, wherever they lie.
+// Some MIG-enabled, healthy GPU of the node has at least the profile's unpartitioned memory slices
+// (covered by no instance) and free compute slices, wherever they lie.
 bool sliceCountsFit(const NodeState& state, const MigProfile& profile) noexcept;
 
 // A free existing instance of the profile on the node: with static MIG layouts (`mig.dynamic`
 // off) all a scheduler sees, as the device plugin's `nvidia.com/mig-<profile>` count.
 bool freeInstanceExists(const NodeState& state, const MigProfile& profile) noexcept;
 
-// Free memory slices over the node's MIG-enabled, healthy GPUs.
+// Memory slices no pod holds over the node's MIG-enabled, healthy GPUs: unpartitioned ones and
+// those of free instances.
 int freeMigSlices(const NodeState& state) noexcept;
 
 }  // namespace gte::sim

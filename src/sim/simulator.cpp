@@ -69,11 +69,11 @@ bool gpusFit(const SimNode& node, const SimPod& pod, const PodDemand& demand, co
     return checkFit(demand, *node.state, policy).fits();
   }
   if (!demand.mig.empty()) {
-    // A MIG-naive scheduler counts slices; where they lie it does not know. Without dynamic MIG
-    // it sees the free instances per profile, which is exact.
+    // A MIG-naive scheduler sees the free instances per profile (the device plugin's counts,
+    // exact) and, with dynamic MIG, counts unpartitioned slices: where they lie it does not know.
     const MigProfile* profile = migProfileOn(node, pod);
-    return profile != nullptr && (policy.dynamicMig ? sliceCountsFit(*node.state, *profile)
-                                                    : freeInstanceExists(*node.state, *profile));
+    return profile != nullptr && (freeInstanceExists(*node.state, *profile) ||
+                                  (policy.dynamicMig && sliceCountsFit(*node.state, *profile)));
   }
   return node.state->freeCount >= demand.gpus;  // kube-scheduler sees the count only
 }
@@ -162,9 +162,9 @@ bool place(SimNode& node, const SimPod& pod, const PodDemand& demand, const Poli
   return true;
 }
 
-// What the cluster offered a MIG pod when it arrived, whoever chooses: a GPU whose slice counts
-// cover the profile, and a legal free placement (the extender's fit check), on nodes whose CPU and
-// memory fit.
+// What the cluster offered a MIG pod when it arrived, whoever chooses: a GPU whose unpartitioned
+// slice counts cover the profile (with dynamic MIG only: else nothing creates an instance there),
+// and a legal free placement (the extender's fit check), on nodes whose CPU and memory fit.
 void noteMigOffer(std::span<const SimNode> nodes, const SimPod& pod, const PodDemand& demand,
                   const Policy& policy, PodPlacement& placement) {
   for (const SimNode& node : nodes) {
@@ -172,8 +172,8 @@ void noteMigOffer(std::span<const SimNode> nodes, const SimPod& pod, const PodDe
       continue;
     }
     const MigProfile* profile = migProfileOn(node, pod);
-    placement.migCountsFit =
-        placement.migCountsFit || (profile != nullptr && sliceCountsFit(*node.state, *profile));
+    placement.migCountsFit = placement.migCountsFit || (policy.dynamicMig && profile != nullptr &&
+                                                        sliceCountsFit(*node.state, *profile));
     placement.migLegal = placement.migLegal || checkFit(demand, *node.state, policy).fits();
   }
 }

@@ -46,8 +46,8 @@ struct PodPlacement {
   int migStart = -1;
   bool migInvalid = false;    // a MIG-naive chooser picked a node where the profile has no legal
                               // start: the instance cannot be created (node stays -1)
-  bool migCountsFit = false;  // some node (CPU and memory fitting) had a GPU whose free slice
-                              // counts cover the profile
+  bool migCountsFit = false;  // dynamic MIG: some node (CPU and memory fitting) had a GPU whose
+                              // unpartitioned slice counts cover the profile
   bool migLegal = false;      // some node (CPU and memory fitting) had a legal free placement
   std::int64_t arrivedSlices = 0;       // GPU demand in memory slices (8 per whole GPU), MIG too
   std::int64_t allocatedMigSlices = 0;  // memory slices of placed MIG instances

@@ -20,7 +20,7 @@ using namespace gte::sim;
 namespace {
 
 constexpr const char* kCluster =
-    "hgx-a100:2,hgx-a100-mig4:2,hgx-a100-mig:2,a100-pcie-mig:2,pcie2:2";
+    "hgx-a100:2,hgx-a100-mig4:2,hgx-a100-mig:2,hgx-a100-mig-balanced:1,a100-pcie-mig:2,pcie2:2";
 
 Policy dynamicMigPolicy() {
   Policy policy = defaultPolicy();
@@ -149,16 +149,23 @@ TEST_CASE("MIG: the same seed gives the same instances") {
   }
 }
 
-TEST_CASE("MIG: with mig.dynamic off, instances the templates lack cannot be placed") {
-  // The MIG templates publish no instances; without dynamic MIG only existing free instances fit,
-  // and the baselines see the free instance counts (none), so none is sent anywhere either.
+TEST_CASE("MIG: with mig.dynamic off, only the static layout's instances are taken") {
+  // Without dynamic MIG only existing free instances fit (the all-balanced node's), and the
+  // baselines see the free instance counts, which are exact: nothing is sent where it cannot run.
   for (const Chooser chooser : kAllChoosers) {
     INFO("chooser " << chooserName(chooser));
     const Replay r = replay(defaultPolicy(), chooser, 42);
+    for (std::size_t i = 0; i < r.arrivals.size(); ++i) {
+      const PodPlacement& placement = r.run.placements[i];
+      if (!r.arrivals[i].migProfile.empty() && placement.node >= 0) {
+        CHECK(r.nodes[static_cast<std::size_t>(placement.node)].machine->name ==
+              "hgx-a100-mig-balanced");
+      }
+    }
     const MigMetrics m = summarise(r.run, r.arrivals).mig;
-    CHECK(m.pods > 0);
-    CHECK(m.placed == 0);
+    CHECK(m.placed > 0);
+    CHECK(m.failed > 0);
     CHECK(m.invalid == 0);
-    CHECK(m.sliceUtilisation == 0.0);
+    CHECK(m.countsTrap == 0);
   }
 }

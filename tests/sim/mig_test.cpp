@@ -218,3 +218,32 @@ TEST_CASE("slice counts include compute: seven 1g instances leave slice 7 free b
   // is a full GPU, not the trap.
   CHECK_FALSE(sliceCountsFit(*state, *a100().findByName("1g.10gb")));
 }
+
+TEST_CASE("a static all-balanced layout: pods take its free instances, other profiles never fit") {
+  const Policy policy = dynamicMigPolicy();
+  const NodeTemplate& balanced = *findNodeTemplate("hgx-a100-mig-balanced");
+  const auto state =
+      buildNodeState(makeTemplateNode(balanced, "b", policy.labelPrefix), {}, policy);
+  REQUIRE(state->status == TopologyStatus::kKnown);
+  CHECK(state->migFreeInstances[0].size() == 4);
+  CHECK(freeMigSlices(*state) == 64);  // every slice in a free instance, none unpartitioned
+  const MigProfile& fourG = *a100().findByName("4g.40gb");
+  CHECK_FALSE(sliceCountsFit(*state, fourG));
+  CHECK_FALSE(freeInstanceExists(*state, fourG));
+  CHECK(freeInstanceExists(*state, *a100().findByName("3g.40gb")));
+  // A 3g and a 1g take instances of the layout; a 4g fits none, whoever chooses.
+  const std::vector<SimPod> pods = {migPod("a", "3g.40gb"), migPod("b", "1g.10gb"),
+                                    migPod("c", "4g.40gb")};
+  for (const Chooser chooser : {Chooser::kExtender, Chooser::kBestFit, Chooser::kRandom}) {
+    INFO("chooser " << chooserName(chooser));
+    const SimRun run = runOn("hgx-a100-mig-balanced:1", pods, chooser);
+    CHECK(run.placements[0].migStart == 4);  // the 3g instance
+    CHECK(run.placements[1].migStart <= 1);  // a 1g instance
+    CHECK(run.placements[2].node == -1);
+    CHECK(run.placements[2].feasibleNodes == 0);  // the baselines see instance counts: exact
+    const MigMetrics m = summarise(run, pods).mig;
+    CHECK(m.invalid == 0);
+    CHECK(m.countsTrap == 0);
+    CHECK(m.failed == 1);
+  }
+}
