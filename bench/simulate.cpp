@@ -39,15 +39,16 @@ constexpr std::string_view kUsage =
     "                    [--cpu-pods least-allocated|most-allocated]\n"
     "                    [--mig-share 0.3 [--mig-mix PROFILES]]\n"
     "  SPEC     built-in templates and counts, e.g. hgx-a100:16,dgx1v:16,pcie4:8,pcie2:32\n"
-    "           (MIG: hgx-a100-mig, hgx-a100-mig4, a100-pcie-mig)\n"
+    "           (MIG: hgx-a100-mig, hgx-a100-mig4, a100-pcie-mig; static layout:\n"
+    "           hgx-a100-mig-balanced)\n"
     "  MIX      share of pods per GPU count, e.g. 0:10,1:50,2:15,4:10,8:15\n"
     "  LIST     extender[+least-allocated|+most-allocated|+none], least-allocated,\n"
     "           most-allocated-gpu, best-fit, random (comma-separated)\n"
     "  --cpu-pods  under the extender choosers, place pods without GPUs by this in-tree strategy\n"
     "           (the default scheduler's) instead of the extender scheduler's profile\n"
     "  --mig-share  share of synthetic pods asking for one A100-80GB MIG instance, profiles\n"
-    "           drawn from --mig-mix; turns the policy's mig.dynamic on (the MIG templates have\n"
-    "           no instances: the MIG manager creates the one the scheduler places)\n";
+    "           drawn from --mig-mix; turns the policy's mig.dynamic on (MIG templates without\n"
+    "           a layout have no instances: the MIG manager creates the one the scheduler places)\n";
 
 struct Options {
   std::string cluster = "hgx-a100:12,dgx1v:12,pcie4:8,pcie2:24,pcie1:4";
