@@ -162,6 +162,9 @@ std::vector<std::pair<std::string, double>> flattenMetrics(const RunMetrics& met
   return out;
 }
 
+namespace {
+
+// One table: per scenario a heading, then per chooser the columns' mean ± sd over seeds.
 void writeColumns(std::ostream& out, std::span<const LabelledRun> runs, const Columns& columns,
                   const std::string& heading) {
   // (scenario, chooser) in first-seen order -> metric -> values over seeds.
@@ -203,6 +206,8 @@ void writeColumns(std::ostream& out, std::span<const LabelledRun> runs, const Co
     out << "\n";
   }
 }
+
+}  // namespace
 
 void writeTable(std::ostream& out, std::span<const LabelledRun> runs) {
   writeColumns(out, runs, tableColumns(), "");
