@@ -48,7 +48,8 @@ constexpr std::string_view kUsage =
     "           (the default scheduler's) instead of the extender scheduler's profile\n"
     "  --mig-share  share of synthetic pods asking for one A100-80GB MIG instance, profiles\n"
     "           drawn from --mig-mix; turns the policy's mig.dynamic on (MIG templates without\n"
-    "           a layout have no instances: the MIG manager creates the one the scheduler places)\n";
+    "           a layout have no instances: the MIG manager creates the one the scheduler "
+    "places)\n";
 
 struct Options {
   std::string cluster = "hgx-a100:12,dgx1v:12,pcie4:8,pcie2:24,pcie1:4";
