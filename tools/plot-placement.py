@@ -4,7 +4,8 @@ docs/placement-quality.md: one panel per scenario, the mean over seeds per choos
 
     tools/plot-placement.py CURVE.csv METRICS.csv OUT_PREFIX
 
-writes OUT_PREFIX-allocation.png and OUT_PREFIX-links.png. Needs python3-matplotlib (Debian).
+writes OUT_PREFIX-allocation.png and OUT_PREFIX-links.png, and OUT_PREFIX-mig.png when the run
+had MIG pods. Needs python3-matplotlib (Debian).
 """
 import csv
 import sys
@@ -72,12 +73,42 @@ def plot_links(metrics, out):
     fig.savefig(out, dpi=90)
 
 
+def plot_mig(metrics, out):
+    """MIG pods per chooser: accepted, first failure, trap and invalid rates, slices used."""
+    mig = {s: c for s, c in metrics.items()
+           if any("mig.pods" in by_metric for by_metric in c.values())}
+    if not mig:
+        return
+    names = [("mig.accepted", "MIG pods accepted %"),
+             ("mig.first_failure", "first MIG failure, % arrived"),
+             ("mig.trap_rate", "failed, slice counts added up, % of MIG pods"),
+             ("invalid_rate", "invalid placements, % of MIG pods"),
+             ("mig.slice_util", "MIG slices used %")]
+    fig, axes = plt.subplots(len(mig), len(names), figsize=(20, 3.6 * len(mig)), squeeze=False)
+    for row, (scenario, by_chooser) in zip(axes, mig.items()):
+        choosers = list(by_chooser)
+        for c in choosers:
+            by_metric = by_chooser[c]
+            by_metric["invalid_rate"] = [100 * i / p if p else 0.0 for i, p in
+                                         zip(by_metric["mig.invalid"], by_metric["mig.pods"])]
+        for ax, (metric, title) in zip(row, names):
+            values = [mean([v for v in by_chooser[c][metric] if v >= 0]) for c in choosers]
+            ax.barh(choosers, values)
+            ax.set_title(f"{title}\n{scenario}", fontsize=8)
+            ax.tick_params(labelsize=7)
+            ax.grid(True, axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out, dpi=90)
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     curve_path, metrics_path, prefix = sys.argv[1:]
     plot_allocation(read_curves(curve_path), prefix + "-allocation.png")
-    plot_links(read_metrics(metrics_path), prefix + "-links.png")
+    metrics = read_metrics(metrics_path)
+    plot_links(metrics, prefix + "-links.png")
+    plot_mig(metrics, prefix + "-mig.png")
 
 
 if __name__ == "__main__":

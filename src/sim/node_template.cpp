@@ -11,7 +11,7 @@ std::string repeat(std::size_t count, char c) {
   return std::string(count, c);
 }
 
-std::array<NodeTemplate, 5> makeTemplates() {
+std::array<NodeTemplate, 9> makeTemplates() {
   // HGX A100 8-GPU: NV12 between every pair through NVSwitch; pairs of GPUs share a PCIe switch
   // complex (PXB), NUMA 3,3,1,1,7,7,5,5 (AMD NPS4).
   NodeTemplate hgx{"hgx-a100",
@@ -22,7 +22,9 @@ std::array<NodeTemplate, 5> makeTemplates() {
                    "QSSSSSSSSSSSSQSSSSSSSSQSSSSQ",
                    "33117755",
                    128000,
-                   1048576};
+                   1048576,
+                   repeat(8, 'n'),
+                   ""};
   // DGX-1V: NV1/NV2 hybrid cube-mesh; every GPU lacks NVLink to three others.
   NodeTemplate dgx1v{"dgx1v",
                      8,
@@ -32,19 +34,47 @@ std::array<NodeTemplate, 5> makeTemplates() {
                      "PHHSSSSHHSSSSPSSSSSSSSPHHHHP",
                      "00001111",
                      80000,
-                     524288};
+                     524288,
+                     repeat(8, 'n'),
+                     ""};
   // PCIe-only T4 boxes: two GPUs under one PCIe switch; four as two PIX pairs on one host bridge.
-  NodeTemplate pcie2{"pcie2", 2, "Tesla-T4", "none", "0", "P", "00", 64000, 262144};
-  NodeTemplate pcie4{"pcie4", 4, "Tesla-T4", "none", "000000", "PHHHHP", "0000", 96000, 393216};
-  NodeTemplate pcie1{"pcie1", 1, "Tesla-T4", "none", "", "", "0", 32000, 131072};
-  return {hgx, dgx1v, pcie2, pcie4, pcie1};
+  NodeTemplate pcie2{"pcie2", 2, "Tesla-T4", "none", "0", "P", "00", 64000, 262144, "nn", ""};
+  NodeTemplate pcie4{"pcie4", 4,     "Tesla-T4", "none", "000000", "PHHHHP",
+                     "0000",  96000, 393216,     "nnnn", ""};
+  NodeTemplate pcie1{"pcie1", 1, "Tesla-T4", "none", "", "", "0", 32000, 131072, "n", ""};
+  // The HGX A100 with MIG mode on for every GPU, or for GPUs 4-7 only (0-3 stay whole GPUs, an
+  // NVLink quad), as operators split a node between training and inference.
+  NodeTemplate hgxMig = hgx;
+  hgxMig.name = "hgx-a100-mig";
+  hgxMig.mig = repeat(8, '1');
+  NodeTemplate hgxMig4 = hgx;
+  hgxMig4.name = "hgx-a100-mig4";
+  hgxMig4.mig = "00001111";
+  // Every GPU in the `all-balanced` layout of NVIDIA's MIG manager for A100-80GB: two 1g.10gb,
+  // one 2g.20gb, one 3g.40gb, placed as the driver fills slices from the top (3g at 4, 2g at 2,
+  // 1g at 1 and 0).
+  NodeTemplate hgxMigBalanced = hgxMig;
+  hgxMigBalanced.name = "hgx-a100-mig-balanced";
+  hgxMigBalanced.migLayout = "00f01f12f24f";
+  // One A100 80GB PCIe card with MIG on: the smallest MIG machine, for worked examples.
+  NodeTemplate a100PcieMig{
+      "a100-pcie-mig", 1, "NVIDIA-A100-80GB-PCIe", "none", "", "", "0", 32000, 131072, "1", ""};
+  return {hgx, dgx1v, pcie2, pcie4, pcie1, hgxMig, hgxMig4, hgxMigBalanced, a100PcieMig};
 }
 
 }  // namespace
 
 std::span<const NodeTemplate> builtinNodeTemplates() {
-  static const std::array<NodeTemplate, 5> templates = makeTemplates();
+  static const std::array<NodeTemplate, 9> templates = makeTemplates();
   return templates;
+}
+
+int NodeTemplate::migGpus() const noexcept {
+  int count = 0;
+  for (const char mode : mig) {
+    count += mode == '1' ? 1 : 0;
+  }
+  return count;
 }
 
 const NodeTemplate* findNodeTemplate(std::string_view name) {
@@ -73,10 +103,19 @@ NodeInfo makeTemplateNode(const NodeTemplate& machine, const std::string& nodeNa
   put("pci", machine.pci);
   put("numa", machine.numa);
   put("health", std::string(n, '1'));
-  put("used", std::string(n, '0'));
-  put("mig", std::string(n, 'n'));
+  std::string used(n, '0');
+  for (std::size_t gpu = 0; gpu < n && gpu < machine.mig.size(); ++gpu) {
+    if (machine.mig[gpu] == '1') {
+      used[gpu] = 'm';  // in MIG mode, the instances in `mig<i>` (no key: none yet)
+      if (!machine.migLayout.empty()) {
+        put("mig" + std::to_string(gpu), machine.migLayout);
+      }
+    }
+  }
+  put("used", used);
+  put("mig", machine.mig);
   put("gen", "1");
-  node.allocatable.set(std::string(kGpuResource), Quantity::fromUnits(machine.gpus));
+  node.allocatable.set(std::string(kGpuResource), Quantity::fromUnits(machine.wholeGpus()));
   return node;
 }
 

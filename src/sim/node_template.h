@@ -1,7 +1,10 @@
 #pragma once
 // The machines a simulated cluster is made of, as the node agent would label them (labels-v1), so
 // the simulator decides on exactly the NodeInfo a real node publishes. The link strings follow real
-// captures: an HGX/DGX A100 (NVSwitch), a DGX-1V (hybrid cube-mesh), and PCIe-only T4 boxes.
+// captures: an HGX/DGX A100 (NVSwitch), a DGX-1V (hybrid cube-mesh), and PCIe-only T4 boxes. The
+// MIG templates are A100-80GB machines with MIG mode on for some or all GPUs, either with no GPU
+// instance created yet (the MIG manager creates the one the scheduler places: policy
+// `mig.dynamic`) or with a static layout a MIG manager created ahead of time.
 #include <span>
 #include <string>
 #include <string_view>
@@ -11,7 +14,7 @@
 namespace gte::sim {
 
 struct NodeTemplate {
-  std::string name;  // "hgx-a100", "dgx1v", "pcie2", "pcie4", "pcie1"
+  std::string name;  // "hgx-a100", "dgx1v", "pcie2", "pcie4", "pcie1", "hgx-a100-mig", ...
   int gpus = 0;
   std::string model;   // labels-v1 `model`
   std::string fabric;  // labels-v1 `fabric`
@@ -20,6 +23,11 @@ struct NodeTemplate {
   std::string numa;           // one character per GPU
   std::int64_t cpuMilli = 0;  // default capacity when the cluster description gives none
   std::int64_t memoryMib = 0;
+  std::string mig;        // labels-v1 `mig`, one character per GPU: `n`, `0` or `1` (MIG enabled)
+  std::string migLayout;  // labels-v1 `mig<i>` tokens (all free) of every MIG GPU; "" for none
+
+  int migGpus() const noexcept;                                // GPUs with MIG mode on
+  int wholeGpus() const noexcept { return gpus - migGpus(); }  // what nvidia.com/gpu counts
 };
 
 std::span<const NodeTemplate> builtinNodeTemplates();
@@ -27,7 +35,8 @@ std::span<const NodeTemplate> builtinNodeTemplates();
 // nullptr when no built-in template has that name.
 const NodeTemplate* findNodeTemplate(std::string_view name);
 
-// A labels-v1 node of this template with every GPU healthy and free, allocatable nvidia.com/gpu.
+// A labels-v1 node of this template with every GPU healthy and free (MIG GPUs with the template's
+// layout, all instances free), allocatable nvidia.com/gpu the GPUs not in MIG mode.
 NodeInfo makeTemplateNode(const NodeTemplate& machine, const std::string& nodeName,
                           const std::string& labelPrefix);
 

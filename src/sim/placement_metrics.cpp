@@ -19,6 +19,36 @@ SizeMetrics& sizeEntry(std::vector<SizeMetrics>& sizes, int gpus) {
   return sizes.back();
 }
 
+MigMetrics::Profile& profileEntry(std::vector<MigMetrics::Profile>& profiles,
+                                  const std::string& name) {
+  const auto found = std::find_if(profiles.begin(), profiles.end(),
+                                  [&](const MigMetrics::Profile& p) { return p.name == name; });
+  if (found != profiles.end()) {
+    return *found;
+  }
+  profiles.push_back(MigMetrics::Profile{name, 0, 0});
+  return profiles.back();
+}
+
+void countMigPod(MigMetrics& mig, const SimRun& run, const SimPod& pod,
+                 const PodPlacement& placement) {
+  ++mig.pods;
+  MigMetrics::Profile& profile = profileEntry(mig.byProfile, pod.migProfile);
+  ++profile.pods;
+  if (placement.node >= 0) {
+    ++mig.placed;
+    return;
+  }
+  ++mig.failed;
+  ++profile.failed;
+  mig.countsTrap += placement.migCountsFit ? 1 : 0;
+  mig.invalid += placement.migInvalid ? 1 : 0;
+  mig.lost += placement.migLegal ? 1 : 0;
+  if (mig.firstFailurePercent < 0) {
+    mig.firstFailurePercent = percentOf(placement.arrivedSlices, run.capacitySlices);
+  }
+}
+
 }  // namespace
 
 double allocationAt(const SimRun& run, int percent) {
@@ -39,6 +69,9 @@ RunMetrics summarise(const SimRun& run, std::span<const SimPod> arrivals) {
   for (std::size_t i = 0; i < run.placements.size() && i < arrivals.size(); ++i) {
     const PodPlacement& placement = run.placements[i];
     const int gpus = arrivals[i].gpus;
+    if (!arrivals[i].migProfile.empty()) {
+      countMigPod(metrics.mig, run, arrivals[i], placement);
+    }
     if (gpus == 0) {
       continue;
     }
@@ -60,6 +93,10 @@ RunMetrics summarise(const SimRun& run, std::span<const SimPod> arrivals) {
       size.fullyNvlink += placement.weakest == LinkClass::kNvlink ? 1 : 0;
       size.missed += placement.weakest < placement.bestOffered ? 1 : 0;
     }
+  }
+  if (!run.placements.empty()) {
+    metrics.mig.sliceUtilisation =
+        percentOf(run.placements.back().allocatedMigSlices, run.capacityMigSlices);
   }
   std::sort(metrics.bySize.begin(), metrics.bySize.end(),
             [](const SizeMetrics& a, const SizeMetrics& b) { return a.gpus < b.gpus; });

@@ -1,5 +1,6 @@
 #include "sim/run_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -45,9 +46,11 @@ struct Stat {
   }
 };
 
+using Columns = std::vector<std::pair<std::string, std::string>>;
+
 // Columns of the printed table, in order: (metric name in flattenMetrics, header).
-const std::vector<std::pair<std::string, std::string>>& tableColumns() {
-  static const std::vector<std::pair<std::string, std::string>> columns = {
+const Columns& tableColumns() {
+  static const Columns columns = {
       {"ar100", "AR100"},
       {"ar130", "AR130"},
       {"first_failure", "ff"},
@@ -59,6 +62,16 @@ const std::vector<std::pair<std::string, std::string>>& tableColumns() {
       {"k8.missed", "miss8%"},
       {"frag90.fgd", "frag90"},
       {"frag90.topology", "tfrag90"},
+  };
+  return columns;
+}
+
+// The MIG table, printed when the workload has MIG pods.
+const Columns& migColumns() {
+  static const Columns columns = {
+      {"mig.pods", "MIG pods"},    {"mig.accepted", "accepted%"}, {"mig.failed", "failed"},
+      {"mig.first_failure", "ff"}, {"mig.counts_trap", "trap"},   {"mig.trap_rate", "trap%"},
+      {"mig.invalid", "invalid"},  {"mig.lost", "lost"},          {"mig.slice_util", "slices%"},
   };
   return columns;
 }
@@ -97,6 +110,27 @@ std::string number(double value) {
   return text;
 }
 
+// Only for runs with MIG pods, so whole-GPU outputs keep their rows.
+void appendMigMetrics(std::vector<std::pair<std::string, double>>& out, const MigMetrics& mig) {
+  if (mig.pods == 0) {
+    return;
+  }
+  out.emplace_back("mig.pods", mig.pods);
+  out.emplace_back("mig.placed", mig.placed);
+  out.emplace_back("mig.accepted", ratio(mig.placed, mig.pods));
+  out.emplace_back("mig.failed", mig.failed);
+  out.emplace_back("mig.first_failure", mig.firstFailurePercent);
+  out.emplace_back("mig.counts_trap", mig.countsTrap);
+  out.emplace_back("mig.trap_rate", ratio(mig.countsTrap, mig.pods));
+  out.emplace_back("mig.invalid", mig.invalid);
+  out.emplace_back("mig.lost", mig.lost);
+  out.emplace_back("mig.slice_util", mig.sliceUtilisation);
+  for (const MigMetrics::Profile& profile : mig.byProfile) {
+    out.emplace_back("mig." + profile.name + ".pods", profile.pods);
+    out.emplace_back("mig." + profile.name + ".failed", profile.failed);
+  }
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, double>> flattenMetrics(const RunMetrics& metrics) {
@@ -117,6 +151,7 @@ std::vector<std::pair<std::string, double>> flattenMetrics(const RunMetrics& met
       out.emplace_back(k + "missed", ratio(size.missed, size.placed));
     }
   }
+  appendMigMetrics(out, metrics.mig);
   for (const Fragmentation& point : metrics.fragmentation) {
     char prefix[16];
     std::snprintf(prefix, sizeof prefix, "frag%d.", point.percent);
@@ -127,7 +162,11 @@ std::vector<std::pair<std::string, double>> flattenMetrics(const RunMetrics& met
   return out;
 }
 
-void writeTable(std::ostream& out, std::span<const LabelledRun> runs) {
+namespace {
+
+// One table: per scenario a heading, then per chooser the columns' mean ± sd over seeds.
+void writeColumns(std::ostream& out, std::span<const LabelledRun> runs, const Columns& columns,
+                  const std::string& heading) {
   // (scenario, chooser) in first-seen order -> metric -> values over seeds.
   std::vector<std::pair<std::string, std::string>> order;
   std::map<std::pair<std::string, std::string>, std::map<std::string, Stat>> stats;
@@ -140,7 +179,7 @@ void writeTable(std::ostream& out, std::span<const LabelledRun> runs) {
     for (const auto& [name, value] : flattenMetrics(run.metrics)) {
       byMetric[name].values.push_back(value);
     }
-    for (const auto& column : tableColumns()) {
+    for (const auto& column : columns) {
       byMetric[column.first];  // present even when the run has no such pods
     }
   }
@@ -149,10 +188,10 @@ void writeTable(std::ostream& out, std::span<const LabelledRun> runs) {
   for (const auto& key : order) {
     if (key.first != lastScenario) {
       lastScenario = key.first;
-      out << "\n== " << lastScenario << "\n";
+      out << "\n== " << lastScenario << heading << "\n";
       std::snprintf(cell, sizeof cell, "%-28s", "chooser");
       out << cell;
-      for (const auto& column : tableColumns()) {
+      for (const auto& column : columns) {
         std::snprintf(cell, sizeof cell, " %16s", column.second.c_str());
         out << cell;
       }
@@ -160,11 +199,22 @@ void writeTable(std::ostream& out, std::span<const LabelledRun> runs) {
     }
     std::snprintf(cell, sizeof cell, "%-28s", key.second.c_str());
     out << cell;
-    for (const auto& column : tableColumns()) {
+    for (const auto& column : columns) {
       std::snprintf(cell, sizeof cell, " %16s", stats[key][column.first].format().c_str());
       out << cell;
     }
     out << "\n";
+  }
+}
+
+}  // namespace
+
+void writeTable(std::ostream& out, std::span<const LabelledRun> runs) {
+  writeColumns(out, runs, tableColumns(), "");
+  const bool anyMig = std::any_of(runs.begin(), runs.end(),
+                                  [](const LabelledRun& run) { return run.metrics.mig.pods > 0; });
+  if (anyMig) {
+    writeColumns(out, runs, migColumns(), " (MIG)");
   }
 }
 

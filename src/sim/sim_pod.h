@@ -2,16 +2,34 @@
 // One pod of a simulated workload and one node of a simulated cluster, as the trace gives them.
 #include <cstdint>
 #include <string>
+#include <utility>
 
+#include "policy/mig_product.h"
 #include "sim/node_template.h"
 
 namespace gte::sim {
 
 struct SimPod {
+  SimPod() = default;
+  SimPod(std::string podName, std::int64_t cpu, std::int64_t memory, int wholeGpus,
+         std::string mig = {}, int slices = 0)
+      : name(std::move(podName)),
+        cpuMilli(cpu),
+        memoryMib(memory),
+        gpus(wholeGpus),
+        migProfile(std::move(mig)),
+        migSlices(slices) {}
+
   std::string name;
   std::int64_t cpuMilli = 0;
   std::int64_t memoryMib = 0;
   int gpus = 0;  // whole GPUs (a trace's fractional GPU counts as one whole GPU)
+  // One MIG instance of this profile ("3g.40gb"), or none; a pod asks for whole GPUs or MIG.
+  std::string migProfile;
+  int migSlices = 0;  // memory slices the profile occupies (its demand, 8 to a whole GPU)
+
+  // GPU demand in memory slices: a whole GPU is all 8 of its slices.
+  std::int64_t demandSlices() const noexcept;
 };
 
 struct SimNodeSpec {
@@ -20,5 +38,9 @@ struct SimNodeSpec {
   std::int64_t cpuMilli = 0;
   std::int64_t memoryMib = 0;
 };
+
+inline std::int64_t SimPod::demandSlices() const noexcept {
+  return static_cast<std::int64_t>(gpus) * kMigMemorySlices + migSlices;
+}
 
 }  // namespace gte::sim

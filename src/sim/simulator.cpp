@@ -7,6 +7,7 @@
 #include "core/fit.h"
 #include "core/predict_allocation.h"
 #include "prioritize/prioritize_nodes.h"
+#include "sim/mig_slices.h"
 
 namespace gte::sim {
 namespace {
@@ -50,20 +51,39 @@ bool resourcesFit(const SimNode& node, const SimPod& pod) {
          node.memoryRequested + pod.memoryMib <= node.spec->memoryMib;
 }
 
-bool gpusFit(const SimNode& node, const PodDemand& demand, const Policy& policy, Chooser chooser) {
-  if (demand.gpus == 0) {
+// The pod's MIG profile in this node's product table; nullptr for a node without MIG or a pod
+// without a MIG request.
+const MigProfile* migProfileOn(const SimNode& node, const SimPod& pod) {
+  if (pod.migProfile.empty() || !node.state->migProduct) {
+    return nullptr;
+  }
+  return node.state->migProduct->findByName(pod.migProfile);
+}
+
+bool gpusFit(const SimNode& node, const SimPod& pod, const PodDemand& demand, const Policy& policy,
+             Chooser chooser) {
+  if (demand.empty()) {
     return true;
   }
   if (chooser == Chooser::kExtender) {
     return checkFit(demand, *node.state, policy).fits();
   }
+  if (!demand.mig.empty()) {
+    // A MIG-naive scheduler sees the free instances per profile (the device plugin's counts,
+    // exact) and, with dynamic MIG, counts unpartitioned slices: where they lie it does not know.
+    const MigProfile* profile = migProfileOn(node, pod);
+    return profile != nullptr && (freeInstanceExists(*node.state, *profile) ||
+                                  (policy.dynamicMig && sliceCountsFit(*node.state, *profile)));
+  }
   return node.state->freeCount >= demand.gpus;  // kube-scheduler sees the count only
 }
 
+// nvidia.com/gpu as kube-scheduler sees it: the GPUs not in MIG mode.
 NodeLoad loadAfter(const SimNode& node, const SimPod& pod) {
-  return NodeLoad{node.spec->cpuMilli,  node.cpuRequested + pod.cpuMilli,
-                  node.spec->memoryMib, node.memoryRequested + pod.memoryMib,
-                  node.state->gpuCount, node.state->gpuCount - node.state->freeCount + pod.gpus};
+  return NodeLoad{
+      node.spec->cpuMilli,     node.cpuRequested + pod.cpuMilli,
+      node.spec->memoryMib,    node.memoryRequested + pod.memoryMib,
+      node.state->usableCount, node.state->usableCount - node.state->freeCount + pod.gpus};
 }
 
 // `wire` is the extender's 0..10 answer for this node (prioritizeNodes over the feasible nodes).
@@ -72,7 +92,7 @@ std::int64_t nodeScore(const SimNode& node, const SimPod& pod, const PodDemand& 
   const NodeLoad load = loadAfter(node, pod);
   switch (options.chooser) {
     case Chooser::kExtender:
-      if (demand.gpus == 0 && options.cpuPodsInTree) {
+      if (demand.empty() && options.cpuPodsInTree) {
         return inTreeScore(*options.cpuPodsInTree, load);
       }
       return inTreeScore(options.inTree, load) +
@@ -83,6 +103,11 @@ std::int64_t nodeScore(const SimNode& node, const SimPod& pod, const PodDemand& 
       return inTreeScore(InTree::kMostAllocated, load);
     case Chooser::kBestFit: {
       const std::int64_t cpuLeft = load.cpuCapacity - load.cpuRequested;
+      if (!demand.mig.empty()) {
+        // Fewest free MIG slices left, by count.
+        const std::int64_t slicesLeft = freeMigSlices(*node.state) - pod.migSlices;
+        return -(slicesLeft * 1'000'000'000 + cpuLeft);
+      }
       const std::int64_t gpuLeft = load.gpuCapacity - load.gpuRequested;
       return -(demand.gpus == 0 ? cpuLeft : gpuLeft * 1'000'000'000 + cpuLeft);
     }
@@ -107,22 +132,50 @@ SizeShares requestShares(std::span<const SimPod> arrivals) {
   return shares;
 }
 
-void place(SimNode& node, const SimPod& pod, const PodDemand& demand, const Policy& policy,
+// False when the pod cannot run there: a MIG instance with no legal free placement on the node
+// (only a MIG-naive chooser picks such a node). Nothing is taken then.
+bool place(SimNode& node, const SimPod& pod, const PodDemand& demand, const Policy& policy,
            PodPlacement& placement) {
+  if (demand.empty()) {
+    node.cpuRequested += pod.cpuMilli;
+    node.memoryRequested += pod.memoryMib;
+    return true;
+  }
+  const Allocation allocation = predictAllocation(demand, *node.state);
+  if (!allocation.complete) {
+    return false;
+  }
   node.cpuRequested += pod.cpuMilli;
   node.memoryRequested += pod.memoryMib;
-  if (demand.gpus == 0) {
-    return;
-  }
   if (demand.gpus >= 2) {
     placement.weakest = wholeGpuPick(demand, *node.state)->weakest;
   }
-  const Allocation allocation = predictAllocation(demand, *node.state);
   for (const int gpu : allocation.gpus) {
     placement.gpus |= GpuMask{1} << gpu;
   }
+  if (!allocation.mig.empty()) {
+    placement.migGpu = allocation.mig.front().gpu;
+    placement.migStart = allocation.mig.front().start;
+  }
   addToUsage(node.usage, allocation);
   node.state = rebuildNodeState(*node.labels, node.usage, policy);
+  return true;
+}
+
+// What the cluster offered a MIG pod when it arrived, whoever chooses: a GPU whose unpartitioned
+// slice counts cover the profile (with dynamic MIG only: else nothing creates an instance there),
+// and a legal free placement (the extender's fit check), on nodes whose CPU and memory fit.
+void noteMigOffer(std::span<const SimNode> nodes, const SimPod& pod, const PodDemand& demand,
+                  const Policy& policy, PodPlacement& placement) {
+  for (const SimNode& node : nodes) {
+    if (!resourcesFit(node, pod) || (placement.migCountsFit && placement.migLegal)) {
+      continue;
+    }
+    const MigProfile* profile = migProfileOn(node, pod);
+    placement.migCountsFit = placement.migCountsFit || (policy.dynamicMig && profile != nullptr &&
+                                                        sliceCountsFit(*node.state, *profile));
+    placement.migLegal = placement.migLegal || checkFit(demand, *node.state, policy).fits();
+  }
 }
 
 }  // namespace
@@ -143,7 +196,9 @@ SimRun simulate(std::span<const SimNodeSpec> cluster, std::span<const SimPod> ar
       shared.second = rebuildNodeState(*shared.first, NodeUsage{}, policy);
     }
     nodes.push_back(SimNode{&spec, shared.first.get(), shared.second, {}, 0, 0});
-    run.capacityGpus += shared.second->gpuCount;
+    run.capacityGpus += shared.second->usableCount;
+    run.capacitySlices += static_cast<std::int64_t>(shared.second->gpuCount) * kMigMemorySlices;
+    run.capacityMigSlices += shared.second->migSlicesTotal;
   }
   const SizeShares shares = requestShares(arrivals);
   std::size_t nextFragmentation = 0;
@@ -152,16 +207,21 @@ SimRun simulate(std::span<const SimNodeSpec> cluster, std::span<const SimPod> ar
   std::vector<NodeCandidate> candidates;
   std::int64_t arrived = 0;
   std::int64_t allocated = 0;
+  std::int64_t arrivedSlices = 0;
+  std::int64_t allocatedMigSlices = 0;
   for (const SimPod& pod : arrivals) {
     PodDemand demand;
     demand.gpus = pod.gpus;
+    if (!pod.migProfile.empty()) {
+      demand.mig.push_back(MigRequest{migResourceSuffix(pod.migProfile), 1});
+    }
     demand.strategy = policy.defaultStrategy;
     PodPlacement placement;
     feasible.clear();
     candidates.clear();
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       const SimNode& node = nodes[i];
-      if (!resourcesFit(node, pod) || !gpusFit(node, demand, policy, options.chooser)) {
+      if (!resourcesFit(node, pod) || !gpusFit(node, pod, demand, policy, options.chooser)) {
         continue;
       }
       feasible.push_back(i);
@@ -172,9 +232,12 @@ SimRun simulate(std::span<const SimNodeSpec> cluster, std::span<const SimPod> ar
       }
     }
     placement.feasibleNodes = static_cast<int>(feasible.size());
+    if (!demand.mig.empty()) {
+      noteMigOffer(nodes, pod, demand, policy, placement);
+    }
     // Pods without GPUs are not sent to the extender (managedResources): in-tree scores only.
     HostScores extender;
-    if (options.chooser == Chooser::kExtender && demand.gpus > 0) {
+    if (options.chooser == Chooser::kExtender && !demand.empty()) {
       extender = prioritizeNodes(&demand, candidates, policy);
     }
     TopNodes top(rng);
@@ -184,13 +247,21 @@ SimRun simulate(std::span<const SimNodeSpec> cluster, std::span<const SimPod> ar
                 nodeScore(nodes[feasible[j]], pod, demand, wire, options));
     }
     arrived += pod.gpus;
+    arrivedSlices += pod.demandSlices();
     placement.node = top.chosen();
     if (placement.node >= 0) {
-      place(nodes[static_cast<std::size_t>(placement.node)], pod, demand, policy, placement);
-      allocated += pod.gpus;
+      if (place(nodes[static_cast<std::size_t>(placement.node)], pod, demand, policy, placement)) {
+        allocated += pod.gpus;
+        allocatedMigSlices += pod.migSlices;
+      } else {
+        placement.migInvalid = true;
+        placement.node = -1;
+      }
     }
     placement.arrivedGpus = arrived;
     placement.allocatedGpus = allocated;
+    placement.arrivedSlices = arrivedSlices;
+    placement.allocatedMigSlices = allocatedMigSlices;
     run.placements.push_back(placement);
     while (nextFragmentation < options.fragmentationAt.size() &&
            arrived * 100 >= run.capacityGpus * options.fragmentationAt[nextFragmentation]) {

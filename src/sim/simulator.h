@@ -2,7 +2,10 @@
 // Replays a pod sequence on a simulated cluster with the extender's own decision code, in process:
 // the same checkFit and prioritizeNodes (scoreNode, then the wire scale over the feasible nodes)
 // the HTTP verbs call, on NodeStates built from labels-v1 nodes, with the GPUs a pod takes
-// predicted as the NVIDIA device plugin picks them (predictAllocation). No departures: pods stay
+// predicted as the NVIDIA device plugin picks them (predictAllocation). A MIG pod asks for one
+// instance: the extender places it with the same checkFit/prioritizeNodes and its MIG plan (GPU and
+// start slice), the baselines by slice counts alone (mig_slices.h), and a baseline's choice where
+// the profile has no legal start is recorded as invalid and takes nothing. No departures: pods stay
 // where they land. Deterministic for a seed.
 #include <cstdint>
 #include <optional>
@@ -38,10 +41,22 @@ struct PodPlacement {
   int feasibleNodes = 0;
   std::int64_t arrivedGpus = 0;    // GPU demand arrived so far, this pod included
   std::int64_t allocatedGpus = 0;  // GPUs allocated once this pod is placed
+  // MIG pods: where the instance went, and what the cluster offered when the pod arrived.
+  int migGpu = -1;
+  int migStart = -1;
+  bool migInvalid = false;    // a MIG-naive chooser picked a node where the profile has no legal
+                              // start: the instance cannot be created (node stays -1)
+  bool migCountsFit = false;  // dynamic MIG: some node (CPU and memory fitting) had a GPU whose
+                              // unpartitioned slice counts cover the profile
+  bool migLegal = false;      // some node (CPU and memory fitting) had a legal free placement
+  std::int64_t arrivedSlices = 0;       // GPU demand in memory slices (8 per whole GPU), MIG too
+  std::int64_t allocatedMigSlices = 0;  // memory slices of placed MIG instances
 };
 
 struct SimRun {
-  std::int64_t capacityGpus = 0;
+  std::int64_t capacityGpus = 0;         // whole GPUs (not in MIG mode)
+  std::int64_t capacitySlices = 0;       // every GPU's memory slices, MIG or not
+  std::int64_t capacityMigSlices = 0;    // memory slices of GPUs in MIG mode
   std::vector<PodPlacement> placements;  // one per arrival, in order
   std::vector<Fragmentation> fragmentation;
 };
