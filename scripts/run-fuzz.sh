@@ -27,6 +27,8 @@ cmake --build --preset fuzz -j "$JOBS" --target "${targets[@]}"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
+# llvm-symbolizer (package llvm-16) turns the findings' stack traces into file:line.
+export PATH=/usr/lib/llvm-16/bin:$PATH
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 
 failed=0
