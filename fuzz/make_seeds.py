@@ -3,6 +3,7 @@
 
 The seeds are committed (the corpus replay test reads them); rerun this after changing a fixture:
     python3 fuzz/make_seeds.py
+Files named finding-* are inputs a fuzz run found (each a regression input); they are kept.
 Sources: tests/golden (request bodies, the golden cluster), tests/data/clusters, config/
 (the shipped policy), and the inputs the unit tests of each parser use.
 """
@@ -20,9 +21,10 @@ PREFIX = "gputopo.dev/"
 
 def reset(name):
     d = CORPUS / name
-    if d.exists():
-        shutil.rmtree(d)
-    d.mkdir(parents=True)
+    d.mkdir(parents=True, exist_ok=True)
+    for f in d.iterdir():
+        if not f.name.startswith("finding-"):
+            f.unlink()
     return d
 
 
@@ -37,6 +39,12 @@ def verbs():
         verb = VERBS[name.split("-")[0]]
         names = 4 if "-names-" in name else 0
         write(d, name, bytes([verb | names]) + req.read_bytes().rstrip(b"\n"))
+    # A node whose labels are malformed falls back to allocatable; here a negative one.
+    doc = json.loads((ROOT / "tests/golden/cases/filter-nodes-2gpu.request.json").read_text())
+    for item in doc["Nodes"]["items"]:
+        if item["metadata"]["name"] == "broken":
+            item["status"]["allocatable"]["nvidia.com/gpu"] = "-2"
+    write(d, "filter-nodes-negative-allocatable", bytes([VERBS["filter"]]) + json.dumps(doc).encode())
 
 
 def quantity():
