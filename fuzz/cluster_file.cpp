@@ -24,7 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t nodes = parsed->nodes.size();
   gte::cluster::ClusterStateOptions options;
   // A fixed clock: the same input must take the same path on every run.
-  options.now = [] { return std::chrono::system_clock::time_point(std::chrono::seconds(1764670000)); };
+  options.now = [] {
+    return std::chrono::system_clock::time_point(std::chrono::seconds(1764670000));
+  };
   gte::cluster::StaticClusterBackend backend(std::move(*parsed), policy, options);
   const auto snapshot = backend.snapshot();
   check(snapshot != nullptr && snapshot->synced, "a loaded file publishes a synced snapshot");

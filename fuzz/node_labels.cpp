@@ -79,8 +79,8 @@ void checkState(const gte::NodeState& state) {
         "one capacity option per request size");
   for (std::size_t k = 1; k < state.whole.size(); ++k) {
     const gte::WholeGpuOptions& options = state.whole[k];
-    for (const gte::GpuPick* pick : {&options.devicePlugin, &options.numaAligned, &options.best,
-                                     &options.bestSingleNuma}) {
+    for (const gte::GpuPick* pick :
+         {&options.devicePlugin, &options.numaAligned, &options.best, &options.bestSingleNuma}) {
       check((pick->gpus & ~state.freeMask) == 0, "a pick takes free GPUs only");
       check(pick->gpus == 0 || std::popcount(pick->gpus) == static_cast<int>(k),
             "a pick for k GPUs has k GPUs");
@@ -122,6 +122,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Preempt's what-if: releasing what the usage took never leaves fewer GPUs free.
   const auto released = gte::rebuildNodeState(*built, {}, policy, usage);
   checkState(*released);
-  check((built->freeMask & ~released->freeMask) == 0, "releasing usage frees GPUs, never takes them");
+  check((built->freeMask & ~released->freeMask) == 0,
+        "releasing usage frees GPUs, never takes them");
   return 0;
 }

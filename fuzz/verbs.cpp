@@ -99,8 +99,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.now = [] {
       return std::chrono::system_clock::time_point(std::chrono::seconds(1764670000));
     };
-    cluster = std::make_unique<gte::cluster::StaticClusterBackend>(goldenCluster(), policy,
-                                                                   options);
+    cluster =
+        std::make_unique<gte::cluster::StaticClusterBackend>(goldenCluster(), policy, options);
   }
   const gte::ExtenderService service([] { return policy; }, cluster.get(), nullptr);
   const gte::ServiceReply reply = callVerb(service, verb, body);

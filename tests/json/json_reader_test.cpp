@@ -39,8 +39,8 @@ TEST_CASE("JsonReader accepts UTF-8 in strings and refuses bytes that are not UT
   CHECK(valid("\"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xF4\x8F\xBF\xBF\""));
   CHECK(valid("{\"\xC3\xA9\":\"\xED\x9F\xBF\"}"));  // U+D7FF, the last before the surrogates
   const char* const invalid[] = {
-      "\"kubeletEndpoi\xC3t\"",   // lead byte without its continuation (the fuzz finding)
-      "\"\x80\"",                 // stray continuation byte
+      "\"kubeletEndpoi\xC3t\"",  // lead byte without its continuation (the fuzz finding)
+      "\"\x80\"",                // stray continuation byte
       "\"\xC0\xAF\"",            // overlong '/'
       "\"\xE0\x80\xAF\"",        // overlong, three bytes
       "\"\xF0\x80\x80\xAF\"",    // overlong, four bytes
@@ -48,8 +48,8 @@ TEST_CASE("JsonReader accepts UTF-8 in strings and refuses bytes that are not UT
       "\"\xF4\x90\x80\x80\"",    // above U+10FFFF
       "\"\xF5\x80\x80\x80\"",    // no such lead byte
       "\"\xFF\"",
-      "\"\xE2\x82\"",            // cut short by the closing quote
-      "\"\xE2\x82",              // cut short by the end of input
+      "\"\xE2\x82\"",  // cut short by the closing quote
+      "\"\xE2\x82",    // cut short by the end of input
   };
   for (const char* text : invalid) {
     CAPTURE(text);
