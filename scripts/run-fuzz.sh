@@ -5,6 +5,8 @@
 # behaviour, a broken invariant, an input slower than FUZZ_INPUT_TIMEOUT seconds or one that needs
 # more than FUZZ_RSS_MB of memory; the input is left under build-fuzz/fuzz-run/<target>/.
 #   FUZZ_SECONDS   seconds per target (default 60)
+#   FUZZ_INPUT_TIMEOUT  seconds one input may take (default 10; node_labels and verbs:
+#                  FUZZ_SLOW_INPUT_TIMEOUT, default 60, see docs/testing.md, "Open findings")
 #   FUZZ_TARGETS   space-separated subset (default: all)
 #   JOBS           build parallelism
 set -euo pipefail
@@ -13,6 +15,7 @@ cd "$(dirname "$0")/.."
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 FUZZ_TARGETS=${FUZZ_TARGETS:-"verbs quantity node_labels policy_yaml cluster_file kubeconfig"}
 FUZZ_INPUT_TIMEOUT=${FUZZ_INPUT_TIMEOUT:-10}
+FUZZ_SLOW_INPUT_TIMEOUT=${FUZZ_SLOW_INPUT_TIMEOUT:-60}
 FUZZ_RSS_MB=${FUZZ_RSS_MB:-2048}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 BUILD_DIR=build-fuzz  # the preset's binaryDir
@@ -31,6 +34,17 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
 export PATH=/usr/lib/llvm-16/bin:$PATH
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 
+# A 16-GPU node of unknown topology takes seconds to build under ASan at -O1 (the device plugin's
+# pick replayed for every request size; about 40 ms in a release build), a known cost with its own
+# fix: the targets that build node states get more time per input, so that every run does not stop
+# at the first such node. An endless loop still fails them.
+inputTimeout() {
+  case "$1" in
+    node_labels | verbs) echo "$FUZZ_SLOW_INPUT_TIMEOUT" ;;
+    *) echo "$FUZZ_INPUT_TIMEOUT" ;;
+  esac
+}
+
 failed=0
 summary=$(printf '%-12s %7s %12s  %s' target seconds execs result)
 for t in $FUZZ_TARGETS; do
@@ -43,7 +57,7 @@ for t in $FUZZ_TARGETS; do
   start=$(date +%s)
   rc=0
   # The first corpus directory collects what the run finds; the committed seeds are read only.
-  "$BUILD_DIR/bin/fuzz_$t" -max_total_time="$FUZZ_SECONDS" -timeout="$FUZZ_INPUT_TIMEOUT" \
+  "$BUILD_DIR/bin/fuzz_$t" -max_total_time="$FUZZ_SECONDS" -timeout="$(inputTimeout "$t")" \
     -rss_limit_mb="$FUZZ_RSS_MB" -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
     "${dict[@]}" "$work/corpus" "fuzz/corpus/$t" >"$work/log" 2>&1 || rc=$?
   seconds=$(($(date +%s) - start))
