@@ -6,7 +6,7 @@ LISTEN ?= 127.0.0.1:8888
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 BIN := $(BUILD_DIR)/bin/gpu-topology-extender
 
-.PHONY: all deps configure build run test unit e2e e2e-control asan tsan bench soak format format-check clean
+.PHONY: all deps fuzz-deps configure build run test unit e2e e2e-control asan tsan fuzz bench soak format format-check clean
 
 all: build
 
@@ -45,6 +45,14 @@ tsan: deps
 	@cmake --preset tsan >/dev/null && cmake --build --preset tsan -j $(JOBS)
 	@ctest --preset tsan -j $(JOBS)
 
+# libFuzzer (clang, ASan + UBSan) over every parser that takes outside input, FUZZ_SECONDS per target
+# (default 60); fails on any finding. docs/testing.md, "Fuzzing".
+fuzz-deps: deps
+	@$(SUDO) scripts/install-fuzz-deps.sh
+
+fuzz: fuzz-deps
+	@JOBS=$(JOBS) scripts/run-fuzz.sh
+
 # The placement-quality simulator runs on a synthetic workload; pass an openb trace to replay it:
 #   make bench OPENB_PODS=path/openb_pod_list_multigpu50.csv OPENB_NODES=path/openb_node_list_gpu_node.csv
 OPENB_PODS ?=
@@ -67,4 +75,4 @@ format-check:
 	@git ls-files '*.h' '*.cpp' | xargs clang-format --dry-run --Werror
 
 clean:
-	@rm -rf $(BUILD_DIR) build-asan build-tsan build-debug
+	@rm -rf $(BUILD_DIR) build-asan build-tsan build-debug build-fuzz

@@ -1,8 +1,10 @@
 #include "cluster/yaml_to_json.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstddef>
+#include <sstream>
 
 #include "json/json_writer.h"
 
@@ -95,13 +97,57 @@ void appendNode(std::string& out, const YAML::Node& node) {
   }
 }
 
+// Remembers where the last document began; ignores everything else.
+class DocumentStart final : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override { mark_ = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+  const YAML::Mark& mark() const { return mark_; }
+
+ private:
+  YAML::Mark mark_ = YAML::Mark::null_mark();
+};
+
+// yaml-cpp 0.7 (Debian 12's) never returns from LoadAll on a stream where a document would start
+// with a token that cannot begin one (",", "[a], b", "- a\n,"): its parser reports an empty
+// document there without consuming the token, again and again, allocating each time (fixed
+// upstream after 0.7). fuzz_cluster_file found it. This pass reads the stream's events without
+// building anything and refuses a document that starts where the previous one did.
+Status documentsAdvance(const std::string& text) {
+  std::istringstream stream(text);
+  YAML::Parser parser(stream);
+  DocumentStart start;
+  int previous = -1;
+  while (parser.HandleNextDocument(start)) {
+    if (start.mark().pos == previous) {
+      return invalidArgument("YAML: error at line " + std::to_string(start.mark().line + 1) +
+                             ", column " + std::to_string(start.mark().column + 1) +
+                             ": no document can start here");
+    }
+    previous = start.mark().pos;
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> yamlDocumentsToJson(std::string_view text) {
   // yaml-cpp reports errors by exception; this runs at startup only.
   try {
+    const std::string yaml(text);
+    if (Status advances = documentsAdvance(yaml); !advances) return std::move(advances).error();
     std::vector<std::string> out;
-    for (const YAML::Node& document : YAML::LoadAll(std::string(text))) {
+    for (const YAML::Node& document : YAML::LoadAll(yaml)) {
       if (document.IsNull()) continue;  // an empty document between `---` separators
       std::string json;
       appendNode(json, document);

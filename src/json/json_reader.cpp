@@ -36,6 +36,38 @@ void appendUtf8(std::string& out, std::uint32_t cp) {
   }
 }
 
+// Length of the well-formed UTF-8 sequence (RFC 3629) that starts at text[pos], a byte >= 0x80;
+// 0 when there is none: a stray continuation byte, an overlong form, a UTF-16 surrogate, a code
+// point above U+10FFFF or a sequence cut short. JSON text is UTF-8 (RFC 8259 section 8.1), and the
+// wire layer echoes node objects byte for byte, so a byte that is not UTF-8 would make the answer
+// malformed too.
+std::size_t utf8SequenceLength(std::string_view text, std::size_t pos) noexcept {
+  const auto byteAt = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byteAt(pos);
+  std::size_t length = 0;
+  unsigned char low = 0x80;  // allowed range of the second byte
+  unsigned char high = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;   // overlong below U+0800
+    if (lead == 0xED) high = 0x9F;  // U+D800..U+DFFF are surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;   // overlong below U+10000
+    if (lead == 0xF4) high = 0x8F;  // above U+10FFFF
+  } else {
+    return 0;
+  }
+  if (text.size() - pos < length) return 0;
+  if (byteAt(pos + 1) < low || byteAt(pos + 1) > high) return 0;
+  for (std::size_t i = 2; i < length; ++i) {
+    if (byteAt(pos + i) < 0x80 || byteAt(pos + i) > 0xBF) return 0;
+  }
+  return length;
+}
+
 }  // namespace
 
 const char* kindName(Kind kind) noexcept {
@@ -177,6 +209,12 @@ bool JsonReader::scanString(std::string* out) {
       return true;
     }
     if (static_cast<unsigned char>(c) < 0x20) return failAt("control character in string");
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      const std::size_t length = utf8SequenceLength(text_, pos_);
+      if (length == 0) return failAt("invalid UTF-8 in string");
+      pos_ += length;
+      continue;
+    }
     if (c != '\\') {
       ++pos_;
       continue;

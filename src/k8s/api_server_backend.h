@@ -71,7 +71,7 @@ class ApiServerBackend final : public ClusterBackend {
 
   // bind() on a worker thread of the backend; `done` runs there (or at once, with an error, after
   // stop()).
-  void bindAsync(BindRequest request, std::function<void(Status)> done);
+  void bindAsync(BindRequest request, std::function<void(Status)> done) override;
   // The policy watcher's listener: re-derives every node.
   void setPolicy(PolicyConstSharedPtr policy) { state_->setPolicy(std::move(policy)); }
   const cluster::ClusterState& state() const { return *state_; }

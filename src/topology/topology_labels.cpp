@@ -416,6 +416,10 @@ Result<GpuTopology> readFallbackTopology(const NodeInfo& node) {
     topo.source = TopologySource::kFeatureDiscovery;
   }
   const std::int64_t gpus = count.value_or(0);
+  if (gpus < 0) {  // a Node object is outside input: allocatable may say anything
+    return invalidArgument("node " + node.name + ": a negative GPU count (" + std::to_string(gpus) +
+                           ")");
+  }
   if (gpus > kMaxGpus) {
     return invalidArgument("node " + node.name + ": " + std::to_string(gpus) +
                            " GPUs exceed the supported " + std::to_string(kMaxGpus));

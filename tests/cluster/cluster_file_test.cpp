@@ -132,3 +132,22 @@ TEST_CASE("cluster file: YAML scalars are typed by JSON's number grammar, whatev
   REQUIRE(longNumber.ok());
   CHECK(longNumber->at(0) == "{\"a\":" + digits + ",\"b\":\"" + digits + "x\"}");
 }
+
+// Found by fuzz_cluster_file: yaml-cpp 0.7's LoadAll never returned (and kept allocating) on a
+// stream where a document would start with a ','. Each is now an error; the multi-document test
+// above shows empty documents between separators are still fine.
+TEST_CASE("cluster file: a document that cannot start is an error, not a hang") {
+  using gte::cluster::yamlDocumentsToJson;
+  for (const char* text : {",", ",ind:<: ta", "[a], b", "- a\n,", "a: 1\n---\n,"}) {
+    CAPTURE(text);
+    auto converted = yamlDocumentsToJson(text);
+    REQUIRE_FALSE(converted.ok());
+    CHECK(converted.error().message.find("no document can start here") != std::string::npos);
+  }
+  auto located = parseClusterDocument("kind: List\nitems: []\n---\n  ,\n");
+  REQUIRE_FALSE(located.ok());
+  CHECK(located.error().message.find("line 4, column 3") != std::string::npos);
+  auto fine = yamlDocumentsToJson("---\n---\na: 1\n---\n");
+  REQUIRE(fine.ok());
+  CHECK(*fine == std::vector<std::string>{R"({"a":1})"});
+}

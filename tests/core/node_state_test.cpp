@@ -181,5 +181,28 @@ TEST_CASE("nodes without labels-v1 or GPUs", "[snapshot][node-state]") {
   CHECK(none->whole.size() == 1);
 }
 
+// Found by fuzz_node_labels (the extender ended on a full-Node request carrying such a node).
+TEST_CASE("a negative allocatable GPU count yields a node without GPUs", "[snapshot][node-state]") {
+  const Policy policy = defaultPolicy();
+  NodeInfo node;
+  node.name = "neg";
+  node.labels["nvidia.com/gpu.product"] = "NVIDIA-A10";
+  node.allocatable.set("nvidia.com/gpu", Quantity::fromUnits(-2));
+  const auto fallback = buildNodeState(node, {}, policy);
+  CHECK(fallback->status == TopologyStatus::kUnknown);
+  CHECK_THAT(fallback->topologyError, ContainsSubstring("negative GPU count"));
+  CHECK(fallback->gpuCount == 0);
+  CHECK(fallback->freeCount == 0);
+
+  // Malformed labels-v1 fall back to the same count.
+  NodeInfo labelled = testing::makeDgx1Volta(FixtureState().withName("neg-v1"));
+  labelled.labels["gputopo.dev/pci"] = "PHH";
+  labelled.allocatable.set("nvidia.com/gpu", Quantity::fromUnits(-2));
+  const auto malformed = buildNodeState(labelled, {}, policy);
+  CHECK(malformed->status == TopologyStatus::kMalformed);
+  CHECK(malformed->gpuCount == 0);
+  CHECK(malformed->whole.size() == 1);
+}
+
 }  // namespace
 }  // namespace gte

@@ -33,6 +33,37 @@ TEST_CASE("JsonReader accepts valid documents and rejects malformed ones") {
   CHECK_FALSE(valid(R"({'a':1})"));
 }
 
+// Found by fuzz_verbs: a full-Node filter request with the byte 0xC3 inside a key of a node was
+// accepted, and the node, echoed byte for byte, made the answer invalid JSON.
+TEST_CASE("JsonReader accepts UTF-8 in strings and refuses bytes that are not UTF-8") {
+  CHECK(valid("\"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \xF4\x8F\xBF\xBF\""));
+  CHECK(valid("{\"\xC3\xA9\":\"\xED\x9F\xBF\"}"));  // U+D7FF, the last before the surrogates
+  const char* const invalid[] = {
+      "\"kubeletEndpoi\xC3t\"",  // lead byte without its continuation (the fuzz finding)
+      "\"\x80\"",                // stray continuation byte
+      "\"\xC0\xAF\"",            // overlong '/'
+      "\"\xE0\x80\xAF\"",        // overlong, three bytes
+      "\"\xF0\x80\x80\xAF\"",    // overlong, four bytes
+      "\"\xED\xA0\x80\"",        // U+D800, a surrogate
+      "\"\xF4\x90\x80\x80\"",    // above U+10FFFF
+      "\"\xF5\x80\x80\x80\"",    // no such lead byte
+      "\"\xFF\"",
+      "\"\xE2\x82\"",  // cut short by the closing quote
+      "\"\xE2\x82",    // cut short by the end of input
+  };
+  for (const char* text : invalid) {
+    CAPTURE(text);
+    JsonReader r(text);
+    CHECK_FALSE(r.skipValue());
+    CHECK(r.error().find("invalid UTF-8 in string") != std::string::npos);
+  }
+  std::string key;
+  JsonReader r("{\"n\xC3t\":1}");
+  REQUIRE(r.beginObject());
+  CHECK_FALSE(r.nextKey(key));
+  CHECK(r.error().find("invalid UTF-8 in string at offset 3") != std::string::npos);
+}
+
 TEST_CASE("JsonReader refuses nesting deeper than its limit") {
   std::string deep(200, '[');
   deep += std::string(200, ']');

@@ -260,6 +260,16 @@ TEST_CASE("nodes without labels-v1 fall back to GFD labels and allocatable", "[t
     CHECK(topo->source == TopologySource::kNone);
     CHECK(topo->gpuCount == 0);
   }
+  // Found by fuzz_node_labels: a count of -2 became a vector size of 2^64 - 2 and the
+  // length_error it threw ended the process.
+  SECTION("a negative allocatable count is an error, not a huge GPU array") {
+    NodeInfo node;
+    node.name = "neg";
+    node.allocatable.set(std::string(kGpuResource), Quantity::fromUnits(-2));
+    const Result<GpuTopology> topo = readTopology(node, policy);
+    REQUIRE_FALSE(topo.ok());
+    CHECK_THAT(topo.error().message, ContainsSubstring("node neg: a negative GPU count (-2)"));
+  }
   SECTION("a malformed GFD count is an error naming the key") {
     NodeInfo node = testing::makeGfdNode("gfd", 4, "NVIDIA-L40S");
     node.labels["nvidia.com/gpu.count"] = "four";

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora under fuzz/corpus/ from the repository's test fixtures.
+
+The seeds are committed (the corpus replay test reads them); rerun this after changing a fixture:
+    python3 fuzz/make_seeds.py
+Files named finding-* are inputs a fuzz run found (each a regression input); they are kept.
+Sources: tests/golden (request bodies, the golden cluster), tests/data/clusters, config/
+(the shipped policy), and the inputs the unit tests of each parser use.
+"""
+import json
+import pathlib
+import shutil
+
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "fuzz" / "corpus"
+VERBS = {"filter": 0, "prioritize": 1, "preempt": 2, "bind": 3}
+PREFIX = "gputopo.dev/"
+
+
+def reset(name):
+    d = CORPUS / name
+    d.mkdir(parents=True, exist_ok=True)
+    for f in d.iterdir():
+        if not f.name.startswith("finding-"):
+            f.unlink()
+    return d
+
+
+def write(d, name, data):
+    (d / name).write_bytes(data if isinstance(data, bytes) else data.encode())
+
+
+def verbs():
+    d = reset("verbs")
+    for req in sorted((ROOT / "tests/golden/cases").glob("*.request.json")):
+        name = req.name[: -len(".request.json")]
+        verb = VERBS[name.split("-")[0]]
+        names = 4 if "-names-" in name else 0
+        write(d, name, bytes([verb | names]) + req.read_bytes().rstrip(b"\n"))
+    # A node whose labels are malformed falls back to allocatable; here a negative one.
+    doc = json.loads((ROOT / "tests/golden/cases/filter-nodes-2gpu.request.json").read_text())
+    for item in doc["Nodes"]["items"]:
+        if item["metadata"]["name"] == "broken":
+            item["status"]["allocatable"]["nvidia.com/gpu"] = "-2"
+    write(d, "filter-nodes-negative-allocatable", bytes([VERBS["filter"]]) + json.dumps(doc).encode())
+
+
+def quantity():
+    d = reset("quantity")
+    texts = ["8", "+1", "01", "0", "-2", "100m", "1.5", ".5", "5.", "1n", "1u", "1k", "1M", "1G",
+             "1T", "1P", "1E", "1E3", "2e0", "5e-3", "1.5e3", "1Ki", "1.5Gi", "1Ei", "1.5Mi",
+             "0.0000000001", "-0.0000000001", "1.0000000001", "1500m", "-1500m", "80Gi",
+             "9223372036854775807", "1e1000", "99999999999999999999999999999999999999"]
+    for i, t in enumerate(texts):
+        write(d, f"q{i:02d}", t)
+
+
+def cluster_nodes():
+    for path in [ROOT / "tests/golden/cluster.yaml", *sorted((ROOT / "tests/data/clusters").glob("*.yaml"))]:
+        doc = yaml.safe_load(path.read_text())
+        for item in doc["items"]:
+            if item.get("kind") == "Node":
+                yield item
+
+
+def node_labels():
+    d = reset("node_labels")
+    for node in cluster_nodes():
+        lines = []
+        for k, v in node["metadata"].get("labels", {}).items():
+            key = k[len(PREFIX):] if k.startswith(PREFIX) else k
+            lines.append(f"{key}={v}")
+        for k, v in node.get("status", {}).get("allocatable", {}).items():
+            lines.append(f"@{k}={v}")
+        write(d, node["metadata"]["name"], "\n".join(lines) + "\n")
+    # The same DGX-1 with usage the extender adds on top of the labels.
+    dgx1 = (d / "dgx1").read_text()
+    write(d, "dgx1-usage", dgx1 + "!gpu=0\n!gpu=3\n!unknown=2\n")
+    a100 = (d / "a100").read_text()
+    write(d, "a100-mig-usage", a100 + "!mig=0,1g.10gb,6\n!mig=1,3g.40gb,4\n!unschedulable=\n")
+
+
+def policy_yaml():
+    d = reset("policy_yaml")
+    shutil.copy(ROOT / "config/scheduler-policy.yaml", d / "shipped")
+    write(d, "overrides", """labelPrefix: topo.example.com/
+strategy: spread
+linkScores: {nvlinkPerLink: 250}
+weights: {packing: 0}
+unknownTopology: {allowMultiGpu: false}
+wireScale: {linkFirst: false}
+mig:
+  dynamic: true
+  products:
+    - name: A30
+      models: [A30]
+      profiles:
+        - {name: 1g.6gb, code: "0", slices: 2, starts: [0, 2, 4, 6], maxInstances: 4}
+""")
+    write(d, "weights", "weights: {linkQuality: 1000, numaLocality: 0, packing: 5, migFit: 7}\n")
+
+
+def cluster_file():
+    d = reset("cluster_file")
+    shutil.copy(ROOT / "tests/golden/cluster.yaml", d / "golden.yaml")
+    for path in sorted((ROOT / "tests/data/clusters").glob("*.yaml")):
+        shutil.copy(path, d / path.name)
+    doc = yaml.safe_load((ROOT / "tests/data/clusters/a100-pcie-bind-race.yaml").read_text())
+    write(d, "bind-race.json", json.dumps(doc))
+    write(d, "array.json", json.dumps(doc["items"]))
+    write(d, "stream.yaml", "\n---\n".join(yaml.safe_dump(i) for i in doc["items"]))
+
+
+def kubeconfig():
+    d = reset("kubeconfig")
+    write(d, "two-contexts", """apiVersion: v1
+kind: Config
+current-context: dev
+clusters:
+- name: prod-cluster
+  cluster:
+    server: https://10.0.0.1:6443/
+    certificate-authority-data: Q0EtUEVN
+- name: dev-cluster
+  cluster:
+    server: https://127.0.0.1:6443
+    insecure-skip-tls-verify: true
+contexts:
+- name: prod
+  context: {cluster: prod-cluster, user: prod-admin, namespace: ml}
+- name: dev
+  context: {cluster: dev-cluster, user: dev-user}
+users:
+- name: prod-admin
+  user:
+    client-certificate-data: Q0VSVC1QRU0=
+    client-key-data: S0VZLVBFTQ==
+- name: dev-user
+  user:
+    token: s3cr3t
+""")
+    write(d, "certs", """current-context: prod
+clusters:
+- name: c
+  cluster: {server: "https://10.0.0.1:6443", certificate-authority: ca.crt}
+contexts:
+- name: prod
+  context: {cluster: c, user: u}
+users:
+- name: u
+  user: {client-certificate-data: Q0VSVC1QRU0=, client-key-data: S0VZLVBFTQ==, tokenFile: token}
+""")
+    write(d, "exec", """current-context: x
+clusters: [{name: c, cluster: {server: "https://h"}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+users: [{name: u, user: {exec: {command: aws}}}]
+""")
+
+
+if __name__ == "__main__":
+    verbs()
+    quantity()
+    node_labels()
+    policy_yaml()
+    cluster_file()
+    kubeconfig()

@@ -1,0 +1,111 @@
+// Request bodies through the full verb path: ExtenderService as the HTTP router calls it (parse,
+// resolve nodes, decide, write), for filter, prioritize, preempt and bind, with no cluster (full
+// Node objects in the request) and with the golden cluster cache (tests/golden/cluster.yaml, node
+// names in the request). Whatever the body, the answer is one HTTP status and one well-formed JSON
+// document, and bind answers exactly once.
+//
+// "Well-formed" is checked with nlohmann's parser (independent of the extender's own reader), after
+// every \u escape of a UTF-16 surrogate is replaced by \u0000: JSON's grammar allows a lone
+// surrogate escape (Go decodes it as U+FFFD, and the extender echoes node objects byte for byte),
+// but nlohmann refuses one.
+//
+// Input: the first byte picks the verb (bits 0-1: filter, prioritize, preempt, bind) and the mode
+// (bit 2 set: the cluster cache); the rest is the request body.
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "cluster/cluster_file.h"
+#include "cluster/static_cluster_backend.h"
+#include "fuzz_check.h"
+#include "policy/default_policy.h"
+#include "service/extender_service.h"
+
+namespace {
+
+using gte::fuzz::check;
+
+const gte::cluster::ClusterFileContents& goldenCluster() {
+  static const gte::cluster::ClusterFileContents contents = [] {
+    std::ifstream in(GTE_SOURCE_DIR "/tests/golden/cluster.yaml", std::ios::binary);
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    auto parsed = gte::cluster::parseClusterDocument(text);
+    check(parsed.ok() && !parsed->nodes.empty(), "tests/golden/cluster.yaml loads");
+    return std::move(*parsed);
+  }();
+  return contents;
+}
+
+bool isHex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+// Keeps the length and the grammar: "\uD83D" becomes "\u0000", inside or outside a string.
+std::string withoutSurrogateEscapes(std::string text) {
+  for (std::size_t i = 0; i + 6 <= text.size(); ++i) {
+    if (text[i] != '\\' || text[i + 1] != 'u') continue;
+    const char high = text[i + 2];
+    const char next = text[i + 3];
+    const bool surrogate = (high == 'd' || high == 'D') &&
+                           ((next >= '8' && next <= '9') || (next >= 'a' && next <= 'f') ||
+                            (next >= 'A' && next <= 'F'));
+    if (surrogate && isHex(text[i + 4]) && isHex(text[i + 5])) text.replace(i + 2, 4, "0000");
+  }
+  return text;
+}
+
+gte::ServiceReply callVerb(const gte::ExtenderService& service, int verb, std::string_view body) {
+  switch (verb) {
+    case 0:
+      return service.filter(body);
+    case 1:
+      return service.prioritize(body);
+    case 2:
+      return service.preempt(body);
+    default: {
+      gte::ServiceReply reply;
+      int answers = 0;
+      service.bind(body, [&](gte::ServiceReply r) {
+        reply = std::move(r);
+        ++answers;
+      });
+      // Neither backend here waits on an API server, so the answer comes inline.
+      check(answers == 1, "bind answers exactly once");
+      return reply;
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const auto policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
+  if (size == 0) return 0;
+  const int verb = data[0] & 3;
+  const bool namesMode = (data[0] & 4) != 0;
+  const std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
+
+  // A fresh cluster and service per input: bind changes the cluster, and the full-Node memo would
+  // carry one input's nodes into the next.
+  std::unique_ptr<gte::cluster::StaticClusterBackend> cluster;
+  if (namesMode) {
+    gte::cluster::ClusterStateOptions options;
+    options.now = [] {
+      return std::chrono::system_clock::time_point(std::chrono::seconds(1764670000));
+    };
+    cluster =
+        std::make_unique<gte::cluster::StaticClusterBackend>(goldenCluster(), policy, options);
+  }
+  const gte::ExtenderService service([] { return policy; }, cluster.get(), nullptr);
+  const gte::ServiceReply reply = callVerb(service, verb, body);
+  check(reply.status >= 200 && reply.status < 600, "the answer has an HTTP status");
+  check(nlohmann::json::accept(withoutSurrogateEscapes(reply.body)),
+        "the answer is one well-formed JSON document");
+  return 0;
+}
