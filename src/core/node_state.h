@@ -64,14 +64,12 @@ struct MigProfileFit {
   bool possibleWhenEmpty = false;  // some GPU could host it once its pods are gone
 };
 
+// Member order matters: a request reads the first members of thousands of states (checkFit and
+// scoreTerms for whole GPUs, down to topology.linksKnown), so they come first and share one or two
+// cache lines; the rest is read only for MIG, preempt, bind and diagnostics.
 struct NodeState {
-  std::string name;
   TopologyStatus status = TopologyStatus::kUnknown;
-  std::string topologyError;  // set for kMalformed
-  GpuTopology topology;       // as read (fallback counts when malformed)
   bool unschedulable = false;
-  std::int64_t allocatableGpus = -1;  // status.allocatable nvidia.com/gpu; -1 when absent
-
   int gpuCount = 0;     // whole GPUs on the node
   int usableCount = 0;  // healthy, not in MIG mode: what could ever be handed out whole
   int freeCount = 0;
@@ -84,6 +82,11 @@ struct NodeState {
   // Index k, 0..usableCount (0 unused). Depends on labels and policy only, so states that differ
   // in usage alone share one table.
   std::shared_ptr<const std::vector<CapacityOptions>> capacity;
+  GpuTopology topology;  // as read (fallback counts when malformed); linksKnown is its first line
+
+  std::string name;
+  std::string topologyError;  // set for kMalformed
+  std::int64_t allocatableGpus = -1;  // status.allocatable nvidia.com/gpu; -1 when absent
 
   // MIG (labels-v1 nodes with a product table entry).
   std::optional<MigProduct> migProduct;

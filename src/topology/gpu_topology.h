@@ -51,10 +51,10 @@ constexpr int pairCount(int n) noexcept {
 
 struct GpuTopology {
   TopologySource source = TopologySource::kNone;
+  bool linksKnown = false;  // false for the fallbacks: every pair is LinkClass::kUnknown
   int gpuCount = 0;
-  std::string model;                  // sanitised product name; empty when unknown
-  std::string fabric;                 // labels-v1 `fabric`; empty when unknown
-  bool linksKnown = false;            // false for the fallbacks: every pair is LinkClass::kUnknown
+  std::string model;   // sanitised product name; empty when unknown
+  std::string fabric;  // labels-v1 `fabric`; empty when unknown
   std::vector<std::uint8_t> nvlinks;  // per pair: NVLink count
   std::vector<PcieLevel> pcie;        // per pair
   std::vector<int> numa;              // per GPU; -1 unknown

@@ -1,5 +1,7 @@
 #include "wire/extender_results.h"
 
+#include <charconv>
+
 #include "json/json_writer.h"
 
 namespace gte::wire {
@@ -12,15 +14,26 @@ void writeFailedMap(json::JsonWriter& w, const std::vector<FailedNode>& failed) 
   w.endObject();
 }
 
+// Bytes of the quoted strings and separators the answer will hold, so that it is written into
+// one allocation (escapes aside).
+std::size_t filterResultSize(const FilterResult& result) {
+  std::size_t bytes = 160 + result.error.size();
+  for (const auto raw : result.keptNodes)
+    bytes += raw.size() + 1;
+  for (const auto name : result.keptNames)
+    bytes += name.size() + 3;
+  for (const auto* failed : {&result.failed, &result.failedUnresolvable}) {
+    for (const FailedNode& f : *failed)
+      bytes += f.name.size() + f.reason.size() + 6;
+  }
+  return bytes;
+}
+
 }  // namespace
 
 std::string writeFilterResult(const FilterResult& result) {
   std::string out;
-  std::size_t rawBytes = 0;
-  for (auto raw : result.keptNodes)
-    rawBytes += raw.size() + 1;
-  out.reserve(rawBytes + 64 * (result.keptNames.size() + result.failed.size() +
-                               result.failedUnresolvable.size() + 2));
+  out.reserve(filterResultSize(result));
   json::JsonWriter w(out);
   w.beginObject();
   // Exactly one of Nodes / NodeNames is non-null: a null pair would reject every node.
@@ -69,21 +82,28 @@ std::string writeFilterError(std::string_view message) {
   return out;
 }
 
+// [{"Host":"a","Score":10},...]: one entry per node of the request, written with fixed pieces
+// rather than through JsonWriter, since the keys never need escaping.
 std::string writeHostPriorityList(const std::vector<HostPriority>& list) {
+  constexpr std::string_view kHost = R"({"Host":)";
+  constexpr std::string_view kScore = R"(,"Score":)";
+  std::size_t bytes = 2;
+  for (const auto& hp : list)
+    bytes += kHost.size() + hp.host.size() + 2 + kScore.size() + 24;
   std::string out;
-  out.reserve(list.size() * 48 + 2);
-  json::JsonWriter w(out);
-  w.beginArray();
+  out.reserve(bytes);
+  out.push_back('[');
   for (const auto& hp : list) {
-    w.element()
-        .beginObject()
-        .key("Host")
-        .string(hp.host)
-        .key("Score")
-        .integer(hp.score)
-        .endObject();
+    if (out.size() > 1) out.push_back(',');
+    out.append(kHost);
+    json::appendQuoted(out, hp.host);
+    out.append(kScore);
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, hp.score).ptr;
+    out.append(digits, end);
+    out.push_back('}');
   }
-  w.endArray();
+  out.push_back(']');
   return out;
 }
 
