@@ -77,6 +77,11 @@ struct NodeState {
   GpuMask freeMask = 0;
   int largestNvlinkDomain = 0;  // largest NVLink-connected group of free GPUs
   int largestNvlinkClique = 0;  // largest all-pairs-NVLink set of free GPUs
+  // Facts scoreTerms needs, folded out of `topology` and `capacity` so it reads none of them:
+  // GPUs whose NUMA node is unknown (every GPU unless the topology is kKnown), and bit s set when
+  // the empty node's device-plugin pick of s >= 2 GPUs is all-NVLink (capacity[s]).
+  GpuMask numaUnknownGpus = 0;
+  std::uint32_t nvlinkWhenEmptySizes = 0;
 
   std::vector<WholeGpuOptions> whole;  // index k, 0..freeCount (0 unused)
   // Index k, 0..usableCount (0 unused). Depends on labels and policy only, so states that differ
