@@ -14,11 +14,15 @@
 #include <string>
 #include <vector>
 
+#include "core/pod_demand.h"
+#include "filter/filter_nodes.h"
 #include "policy/default_policy.h"
+#include "prioritize/prioritize_nodes.h"
 #include "service/cluster_backend.h"
 #include "service/extender_service.h"
 #include "snapshot/cluster_snapshot_builder.h"
 #include "wire/extender_args.h"
+#include "wire/extender_results.h"
 
 namespace {
 
@@ -200,6 +204,32 @@ int main(int argc, char** argv) {
            (void)namesMode.filter(namesBody);
            (void)namesMode.prioritize(namesBody);
          }));
+
+  // The phases of one NodeNames request, each alone.
+  const auto args = gte::wire::parseExtenderArgs(namesBody);
+  const auto demand = gte::parsePodDemand(args->pod, *policy);
+  std::vector<gte::NodeCandidate> candidates;
+  for (const std::string& name : *args->nodeNames)
+    candidates.push_back({name, snapshot->find(name), {}});
+  report("  phase: parse the names body", repeat(iterations, [&] {
+           if (!gte::wire::parseExtenderArgs(namesBody)) std::abort();
+         }));
+  report("  phase: look every name up in the snapshot", repeat(iterations, [&] {
+           std::size_t found = 0;
+           for (const std::string& name : *args->nodeNames)
+             found += snapshot->find(name) != nullptr ? 1 : 0;
+           if (found != candidates.size()) std::abort();
+         }));
+  report("  phase: filterNodes (checkFit per node)",
+         repeat(iterations, [&] { (void)gte::filterNodes(demand, candidates, *policy); }));
+  const gte::HostScores scores = gte::prioritizeNodes(&*demand, candidates, *policy);
+  report("  phase: prioritizeNodes (scoreTerms per node)",
+         repeat(iterations, [&] { (void)gte::prioritizeNodes(&*demand, candidates, *policy); }));
+  std::vector<gte::wire::HostPriority> list;
+  for (const gte::HostScore& score : scores)
+    list.push_back({score.host, score.wire});
+  report("  phase: write the HostPriorityList",
+         repeat(iterations, [&] { (void)gte::wire::writeHostPriorityList(list); }));
   const double oneNode = millis([&] {
     gte::NodeCharges charges;
     charges.put(gte::PodCharge{"pod", true, gte::Allocation{true, {0, 1}, {}}, 0});

@@ -50,9 +50,7 @@ FilterResult filterNodes(const Result<PodDemand>& demand, std::span<const NodeCa
   FilterResult result;
   result.nodes.reserve(nodes.size());
   ReasonTable reasons(result.reasons);
-  const std::int64_t k = demand ? demand->gpus : 0;
   for (const NodeCandidate& node : nodes) {
-    prefetchAhead(nodes, node, k);
     if (!demand) {
       result.nodes.push_back({Verdict::kUnresolvable, reasons.forText(demand.error().message)});
     } else if (node.state == nullptr) {

@@ -11,9 +11,7 @@ HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidat
   scores.reserve(nodes.size());
   std::vector<RankedScore> ranked;
   ranked.reserve(nodes.size());
-  const std::int64_t k = demand != nullptr ? demand->gpus : 0;
   for (const NodeCandidate& node : nodes) {
-    prefetchAhead(nodes, node, k);
     RankedScore rank;
     if (demand != nullptr && node.state != nullptr && !demand->empty()) {
       const ScoreTerms terms = scoreTerms(*demand, *node.state);
