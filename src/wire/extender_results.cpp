@@ -1,5 +1,6 @@
 #include "wire/extender_results.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "json/json_writer.h"
@@ -7,10 +8,21 @@
 namespace gte::wire {
 namespace {
 
+// Most failed nodes of a request share a few reasons: each distinct text is quoted once.
 void writeFailedMap(json::JsonWriter& w, const std::vector<FailedNode>& failed) {
+  std::vector<std::pair<std::string_view, std::string>> quoted;
   w.beginObject();
-  for (const auto& f : failed)
-    w.key(f.name).string(f.reason);
+  for (const auto& f : failed) {
+    auto it = std::find_if(quoted.begin(), quoted.end(), [&](const auto& q) {
+      return q.first.data() == f.reason.data() && q.first.size() == f.reason.size();
+    });
+    if (it == quoted.end()) {
+      std::string text;
+      json::appendQuoted(text, f.reason);
+      it = quoted.emplace(quoted.end(), f.reason, std::move(text));
+    }
+    w.key(f.name).rawValue(it->second);
+  }
   w.endObject();
 }
 
