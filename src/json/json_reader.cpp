@@ -1,7 +1,6 @@
 #include "json/json_reader.h"
 
 #include <charconv>
-#include <cstring>
 
 namespace gte::json {
 namespace {
@@ -36,35 +35,6 @@ void appendUtf8(std::string& out, std::uint32_t cp) {
     out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
   }
 }
-
-// Bytes of a word, each repeated 8 times, for the tests below.
-constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
-
-// Whether any byte of `word` is zero, or below 0x20 (exact for "any"; which byte is not needed).
-constexpr bool anyByteBelow(std::uint64_t word, std::uint64_t bound) noexcept {
-  return ((word - kOnes * bound) & ~word & kHighBits) != 0;
-}
-
-// Skips whole 8-byte words holding no '"', '\\' or control character: the caller's byte loop then
-// goes on from a position at most 7 bytes before the byte that ends the run. Full-Node bodies are
-// mostly long strings (image names, digests, label values), where this halves the scan.
-std::size_t skipPlainWords(std::string_view text, std::size_t pos) noexcept {
-  while (pos + 8 <= text.size()) {
-    std::uint64_t word;
-    std::memcpy(&word, text.data() + pos, 8);
-    if (anyByteBelow(word ^ (kOnes * '"'), 1) || anyByteBelow(word ^ (kOnes * '\\'), 1) ||
-        anyByteBelow(word, 0x20)) {
-      break;
-    }
-    pos += 8;
-  }
-  return pos;
-}
-
-// Plain bytes of a run scanned one by one before switching to whole words: most keys and node
-// names are shorter, and for them the byte loop alone is faster.
-constexpr std::size_t kByteLoopRun = 16;
 
 }  // namespace
 
@@ -213,7 +183,6 @@ bool JsonReader::scanString(std::string* out) {
     if (static_cast<unsigned char>(c) < 0x20) return failAt("control character in string");
     if (c != '\\') {
       ++pos_;
-      if (pos_ - runStart == kByteLoopRun) pos_ = skipPlainWords(text_, pos_);
       continue;
     }
     if (out) out->append(text_.substr(runStart, pos_ - runStart));
