@@ -14,6 +14,17 @@ TEST_CASE("Filter result in names mode uses Go field names and null Nodes") {
         R"("FailedAndUnresolvableNodes":{"c":"node has no GPUs"},"Error":""})");
 }
 
+TEST_CASE("Filter result repeats a shared reason for every node and escapes it") {
+  FilterResult r;
+  r.reasonTexts = {"gpu-topology: \"min-link\" unmet", "gpu-topology: too few GPUs"};
+  r.failed = {{"a", r.reasonTexts[0]}, {"b", r.reasonTexts[1]}, {"c", r.reasonTexts[0]}};
+  r.failedUnresolvable = {{"d", r.reasonTexts[0]}};
+  CHECK(writeFilterResult(r) ==
+        R"({"Nodes":null,"NodeNames":[],"FailedNodes":{"a":"gpu-topology: \"min-link\" unmet",)"
+        R"("b":"gpu-topology: too few GPUs","c":"gpu-topology: \"min-link\" unmet"},)"
+        R"("FailedAndUnresolvableNodes":{"d":"gpu-topology: \"min-link\" unmet"},"Error":""})");
+}
+
 TEST_CASE("Filter result in full-Node mode echoes raw nodes byte for byte") {
   FilterResult r;
   r.nodesMode = true;
