@@ -375,9 +375,10 @@ int main(int argc, char** argv) {
       const double ext99 = p99Of(seen, "extender", nodes, verb);
       const double beast99 = p99Of(seen, "floor", nodes, verb);
       const double cpprest99 = p99Of(seen, "cpprest", nodes, verb);
-      std::printf("%5d nodes %-10s extender %7.3f ms  floor %7.3f ms  cpprest floor %7.3f ms  "
-                  "extender/cpprest %.2f\n",
-                  nodes, verb, ext99, beast99, cpprest99, cpprest99 > 0 ? ext99 / cpprest99 : 0.0);
+      std::printf(
+          "%5d nodes %-10s extender %7.3f ms  floor %7.3f ms  cpprest floor %7.3f ms  "
+          "extender/cpprest %.2f\n",
+          nodes, verb, ext99, beast99, cpprest99, cpprest99 > 0 ? ext99 / cpprest99 : 0.0);
     }
   }
   return 0;

@@ -6,9 +6,9 @@
 // form to profile (`perf record -g build/bin/bench_request_path 5000 2000 names`).
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <random>
 #include <string>
@@ -140,8 +140,8 @@ Stats repeat(int iterations, F&& f) {
 }
 
 void report(const char* what, Stats s) {
-  std::printf("%-44s median %8.2f ms   p90 %8.2f ms   cpu median %8.3f ms\n", what, s.median,
-              s.p90, s.cpuMedian);
+  std::printf("%-44s median %8.2f ms   p90 %8.2f ms   cpu median %8.3f ms\n", what, s.median, s.p90,
+              s.cpuMedian);
 }
 
 }  // namespace

@@ -33,7 +33,8 @@ int main(int argc, char** argv) {
     request.reply(status_codes::OK, "ok\n", "text/plain");
   });
   listener.support(methods::POST, [](http_request request) {
-    const std::string body = request.extract_utf8string(true).get();  // read whole, as a server must
+    const std::string body =
+        request.extract_utf8string(true).get();  // read whole, as a server must
     request.reply(status_codes::OK, body.empty() ? "" : kAnswer, "application/json");
   });
   listener.open().wait();

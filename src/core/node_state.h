@@ -90,7 +90,7 @@ struct NodeState {
   GpuTopology topology;  // as read (fallback counts when malformed); linksKnown is its first line
 
   std::string name;
-  std::string topologyError;  // set for kMalformed
+  std::string topologyError;          // set for kMalformed
   std::int64_t allocatableGpus = -1;  // status.allocatable nvidia.com/gpu; -1 when absent
 
   // MIG (labels-v1 nodes with a product table entry).

@@ -6,11 +6,11 @@
 // without allocation.
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <cstdint>
 #include <utility>
 
 #include "core/node_state.h"

@@ -34,7 +34,7 @@ std::string writeFilterResult(const FilterResult& result);
 std::string writeFilterError(std::string_view message);
 
 struct HostPriority {
-  std::string_view host;  // a view, like FailedNode::name
+  std::string_view host;   // a view, like FailedNode::name
   std::int64_t score = 0;  // 0..10 (MaxExtenderPriority)
 };
 

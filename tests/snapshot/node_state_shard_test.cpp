@@ -49,7 +49,7 @@ TEST_CASE("prefixes, extensions and unknown names find nothing", "[snapshot][sha
   const NodeStateShard shard = shardOf({"node-1", "node-10", "a"});
   CHECK(find(shard, "node-1")->name == "node-1");
   CHECK(find(shard, "node-10")->name == "node-10");
-  CHECK(find(shard, "node-")  == nullptr);
+  CHECK(find(shard, "node-") == nullptr);
   CHECK(find(shard, "node-100") == nullptr);
   CHECK(find(shard, "node-2") == nullptr);  // same length as node-1
   CHECK(find(shard, "") == nullptr);
