@@ -201,6 +201,9 @@ class NodeStateBuilder {
       options.best = describe(free, best.gpus);
       options.bestScore = best.score;
       options.bestSingleNuma = describe(free, bestSingleNumaSet(free, k).gpus);
+      if (static_cast<std::size_t>(k) < NodeState::kInlinePicks) {
+        state_.devicePluginPicks[static_cast<std::size_t>(k)] = options.devicePlugin;
+      }
     }
   }
 

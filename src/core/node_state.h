@@ -2,6 +2,8 @@
 // Everything the decision core needs about one node, precomputed when the node or its usage
 // changes so that filter and prioritize do O(1) lookups per node. Immutable and
 // shared as std::shared_ptr<const NodeState>.
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -88,6 +90,11 @@ struct NodeState {
   // in usage alone share one table.
   std::shared_ptr<const std::vector<CapacityOptions>> capacity;
   GpuTopology topology;  // as read (fallback counts when malformed); linksKnown is its first line
+  // whole[k].devicePlugin for k < kInlinePicks (k <= freeCount; the rest left empty), copied here
+  // so that the per-request loops read a node's pick at a fixed offset from the state instead of
+  // through `whole` (a second, dependent cache miss per node).
+  static constexpr std::size_t kInlinePicks = 9;
+  std::array<GpuPick, kInlinePicks> devicePluginPicks{};
 
   std::string name;
   std::string topologyError;          // set for kMalformed
