@@ -5,8 +5,9 @@
 //
 //   build/bin/bench_http [seconds-per-run] [nodes]
 // With `nodes` (100, 1000 or 5000) only that cluster size runs in names mode. A second floor,
-// http_floor_cpprest (cpprestsdk's listener, which the extender used before Beast), runs beside
-// the Beast one; the last lines give the extender's p99 against both.
+// http_floor_cpprest (cpprestsdk's listener parsing each body with nlohmann, which is what the
+// extender's listener was before Beast), runs beside the Beast one; the last lines give the
+// extender's p99 against both.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
