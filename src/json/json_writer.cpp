@@ -44,6 +44,13 @@ void appendEscape(std::string& out, unsigned char c) {
 
 }  // namespace
 
+bool quotesVerbatim(std::string_view value) noexcept {
+  for (const char c : value) {
+    if (kNeedsEscape[static_cast<unsigned char>(c)]) return false;
+  }
+  return true;
+}
+
 // Node names and reasons almost never need escaping: one table lookup per byte, then the whole
 // run is appended at once. Responses list every node of a request, so this is on the hot path.
 void appendQuoted(std::string& out, std::string_view value) {

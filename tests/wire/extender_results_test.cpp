@@ -38,6 +38,10 @@ TEST_CASE("Prioritize answers a bare array of HostPriority") {
   CHECK(writeHostPriorityList({{"a", 10}, {"b", 0}}) ==
         R"([{"Host":"a","Score":10},{"Host":"b","Score":0}])");
   CHECK(writeHostPriorityList({}) == "[]");
+  // A name that needs escaping (never a valid node name, but the answer must stay JSON).
+  CHECK(writeHostPriorityList({{"a", 1}, {"b\"c", 2}}) ==
+        R"([{"Host":"a","Score":1},{"Host":"b\"c","Score":2}])");
+  CHECK(writeHostPriorityList({{"x", -3}}) == R"([{"Host":"x","Score":-3}])");
 }
 
 TEST_CASE("Bind and preempt results") {
