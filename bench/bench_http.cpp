@@ -3,7 +3,11 @@
 // server with no logic (http_floor_server) side by side, over 1 and 8 keep-alive connections.
 // Prints p50/p90/p99 latency and requests per second; figures in docs/performance.md.
 //
-//   build/bin/bench_http [seconds-per-run]
+//   build/bin/bench_http [seconds-per-run] [nodes]
+// With `nodes` (100, 1000 or 5000) only that cluster size runs in names mode. A second floor,
+// http_floor_cpprest (cpprestsdk's listener parsing each body with nlohmann, which is what the
+// extender's listener was before Beast), runs beside the Beast one; the last lines give the
+// extender's p99 against both.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -282,18 +286,55 @@ void row(const char* server, const char* mode, int nodes, const char* verb, int 
   std::fflush(stdout);
 }
 
+// p99 at one connection per (server, nodes, verb), for the ratios printed at the end.
+struct OneConnection {
+  std::string server;
+  int nodes;
+  std::string verb;
+  double p99;
+};
+
+void floorRows(const char* label, const std::string& binary, int nodes, const std::string& body,
+               double seconds, std::vector<OneConnection>& seen) {
+  const char* verbs[] = {"filter", "prioritize"};
+  const auto port = freePort();
+  Process floor = start({binary, std::to_string(port)}, port);
+  for (const char* verb : verbs) {
+    const std::string request = postRequest(std::string("/scheduler/") + verb, body);
+    for (const int c : {1, 8}) {
+      const Result r = load(port, request, c, seconds);
+      row(label, "names", nodes, verb, c, r);
+      if (c == 1) seen.push_back({label, nodes, verb, r.p99});
+    }
+  }
+  stop(floor);
+}
+
+double p99Of(const std::vector<OneConnection>& seen, const std::string& server, int nodes,
+             const std::string& verb) {
+  for (const auto& s : seen) {
+    if (s.server == server && s.nodes == nodes && s.verb == verb) return s.p99;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 3.0;
+  const int onlyNodes = argc > 2 ? std::atoi(argv[2]) : 0;  // 0: 100, 1,000 and 5,000
   const std::string dir = selfDir();
   std::printf(
       "| server | mode | nodes | verb | conns | p50 ms | p90 ms | p99 ms | req/s | errors |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   const char* verbs[] = {"filter", "prioritize"};
-  const int connectionCounts[] = {1, 8};
-
+  std::vector<OneConnection> seen;
+  std::vector<int> sizes;
   for (const int nodes : {100, 1000, 5000}) {
+    if (onlyNodes == 0 || onlyNodes == nodes) sizes.push_back(nodes);
+  }
+
+  for (const int nodes : sizes) {
     const std::string cluster = writeClusterFile(nodes);
     const std::string body = namesBody(nodes);
     const auto port = freePort();
@@ -303,20 +344,16 @@ int main(int argc, char** argv) {
         port);
     for (const char* verb : verbs) {
       const std::string request = postRequest(std::string("/scheduler/") + verb, body);
-      for (const int c : connectionCounts)
-        row("extender", "names", nodes, verb, c, load(port, request, c, seconds));
+      for (const int c : {1, 8}) {
+        const Result r = load(port, request, c, seconds);
+        row("extender", "names", nodes, verb, c, r);
+        if (c == 1) seen.push_back({"extender", nodes, verb, r.p99});
+      }
     }
     stop(ext);
     std::remove(cluster.c_str());
-
-    const auto floorPort = freePort();
-    Process floor = start({dir + "/http_floor_server", std::to_string(floorPort)}, floorPort);
-    for (const char* verb : verbs) {
-      const std::string request = postRequest(std::string("/scheduler/") + verb, body);
-      for (const int c : connectionCounts)
-        row("floor", "names", nodes, verb, c, load(floorPort, request, c, seconds));
-    }
-    stop(floor);
+    floorRows("floor", dir + "/http_floor_server", nodes, body, seconds, seen);
+    floorRows("cpprest", dir + "/http_floor_cpprest", nodes, body, seconds, seen);
   }
 
   // Full-Node mode (nodeCacheCapable: false): 1,000 node objects in every request.
@@ -333,5 +370,17 @@ int main(int argc, char** argv) {
   stop(ext);
   std::printf("(full-Node body: %zu bytes; names body at 5,000 nodes: %zu bytes)\n", full.size(),
               namesBody(5000).size());
+  std::printf("\np99 at one connection, extender against both floors of this run:\n");
+  for (const int nodes : sizes) {
+    for (const char* verb : verbs) {
+      const double ext99 = p99Of(seen, "extender", nodes, verb);
+      const double beast99 = p99Of(seen, "floor", nodes, verb);
+      const double cpprest99 = p99Of(seen, "cpprest", nodes, verb);
+      std::printf(
+          "%5d nodes %-10s extender %7.3f ms  floor %7.3f ms  cpprest floor %7.3f ms  "
+          "extender/cpprest %.2f\n",
+          nodes, verb, ext99, beast99, cpprest99, cpprest99 > 0 ? ext99 / cpprest99 : 0.0);
+    }
+  }
   return 0;
 }

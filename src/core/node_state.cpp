@@ -76,6 +76,7 @@ class NodeStateBuilder {
     computeFreeGpus();
     computeWholeOptions();
     computeCapacity();
+    computeScoringFacts();
     computeMig();
   }
 
@@ -200,6 +201,9 @@ class NodeStateBuilder {
       options.best = describe(free, best.gpus);
       options.bestScore = best.score;
       options.bestSingleNuma = describe(free, bestSingleNumaSet(free, k).gpus);
+      if (static_cast<std::size_t>(k) < NodeState::kInlinePicks) {
+        state_.devicePluginPicks[static_cast<std::size_t>(k)] = options.devicePlugin;
+      }
     }
   }
 
@@ -229,6 +233,25 @@ class NodeStateBuilder {
       options.numaAlignedWeakest = describe(usable, aligned).weakest;
     }
     state_.capacity = std::move(capacity);
+  }
+
+  void computeScoringFacts() {
+    state_.numaUnknownGpus = ~GpuMask{0};
+    if (state_.status == TopologyStatus::kKnown) {
+      state_.numaUnknownGpus = 0;
+      for (int gpu = 0; gpu < 32; ++gpu) {
+        const auto at = static_cast<std::size_t>(gpu);
+        if (at >= topo_.numa.size() || topo_.numa[at] < 0) state_.numaUnknownGpus |= bitOf(gpu);
+      }
+    }
+    state_.nvlinkWhenEmptySizes = 0;
+    if (state_.capacity == nullptr) return;
+    const std::vector<CapacityOptions>& capacity = *state_.capacity;
+    for (std::size_t size = 2; size < capacity.size() && size < 32; ++size) {
+      if (capacity[size].devicePluginWeakest == LinkClass::kNvlink) {
+        state_.nvlinkWhenEmptySizes |= std::uint32_t{1} << size;
+      }
+    }
   }
 
   void computeMig() {

@@ -2,6 +2,8 @@
 // Everything the decision core needs about one node, precomputed when the node or its usage
 // changes so that filter and prioritize do O(1) lookups per node. Immutable and
 // shared as std::shared_ptr<const NodeState>.
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -64,14 +66,12 @@ struct MigProfileFit {
   bool possibleWhenEmpty = false;  // some GPU could host it once its pods are gone
 };
 
+// Member order matters: a request reads the first members of thousands of states (checkFit and
+// scoreTerms for whole GPUs, down to topology.linksKnown), so they come first and share one or two
+// cache lines; the rest is read only for MIG, preempt, bind and diagnostics.
 struct NodeState {
-  std::string name;
   TopologyStatus status = TopologyStatus::kUnknown;
-  std::string topologyError;  // set for kMalformed
-  GpuTopology topology;       // as read (fallback counts when malformed)
   bool unschedulable = false;
-  std::int64_t allocatableGpus = -1;  // status.allocatable nvidia.com/gpu; -1 when absent
-
   int gpuCount = 0;     // whole GPUs on the node
   int usableCount = 0;  // healthy, not in MIG mode: what could ever be handed out whole
   int freeCount = 0;
@@ -79,11 +79,26 @@ struct NodeState {
   GpuMask freeMask = 0;
   int largestNvlinkDomain = 0;  // largest NVLink-connected group of free GPUs
   int largestNvlinkClique = 0;  // largest all-pairs-NVLink set of free GPUs
+  // Facts scoreTerms needs, folded out of `topology` and `capacity` so it reads none of them:
+  // GPUs whose NUMA node is unknown (every GPU unless the topology is kKnown), and bit s set when
+  // the empty node's device-plugin pick of s >= 2 GPUs is all-NVLink (capacity[s]).
+  GpuMask numaUnknownGpus = 0;
+  std::uint32_t nvlinkWhenEmptySizes = 0;
 
   std::vector<WholeGpuOptions> whole;  // index k, 0..freeCount (0 unused)
   // Index k, 0..usableCount (0 unused). Depends on labels and policy only, so states that differ
   // in usage alone share one table.
   std::shared_ptr<const std::vector<CapacityOptions>> capacity;
+  GpuTopology topology;  // as read (fallback counts when malformed); linksKnown is its first line
+  // whole[k].devicePlugin for k < kInlinePicks (k <= freeCount; the rest left empty), copied here
+  // so that the per-request loops read a node's pick at a fixed offset from the state instead of
+  // through `whole` (a second, dependent cache miss per node).
+  static constexpr std::size_t kInlinePicks = 9;
+  std::array<GpuPick, kInlinePicks> devicePluginPicks{};
+
+  std::string name;
+  std::string topologyError;          // set for kMalformed
+  std::int64_t allocatableGpus = -1;  // status.allocatable nvidia.com/gpu; -1 when absent
 
   // MIG (labels-v1 nodes with a product table entry).
   std::optional<MigProduct> migProduct;

@@ -8,8 +8,10 @@ const GpuPick* wholeGpuPick(const PodDemand& demand, const NodeState& state) noe
   if (demand.gpus <= 0 || demand.gpus > state.freeCount) {
     return nullptr;
   }
-  const WholeGpuOptions& options = state.whole[static_cast<std::size_t>(demand.gpus)];
-  const GpuPick& pick = demand.singleNuma ? options.numaAligned : options.devicePlugin;
+  const auto k = static_cast<std::size_t>(demand.gpus);
+  const GpuPick& pick = demand.singleNuma             ? state.whole[k].numaAligned
+                        : k < NodeState::kInlinePicks ? state.devicePluginPicks[k]
+                                                      : state.whole[k].devicePlugin;
   return pick.gpus == 0 ? nullptr : &pick;
 }
 

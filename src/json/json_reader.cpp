@@ -164,6 +164,10 @@ bool JsonReader::beginArray() noexcept {
 }
 
 bool JsonReader::nextKey(std::string& key) {
+  return nextKeyInto(&key);
+}
+
+bool JsonReader::nextKeyInto(std::string* key) {
   if (!ok()) return false;
   const std::uint64_t bit = std::uint64_t{1} << (depth_ % 64);
   std::uint64_t& word = needComma_[depth_ / 64];
@@ -177,8 +181,8 @@ bool JsonReader::nextKey(std::string& key) {
   word |= bit;
   skipWhitespace();
   if (pos_ >= text_.size() || text_[pos_] != '"') return failAt("expected a string key");
-  key.clear();
-  if (!scanString(&key)) return false;
+  if (key != nullptr) key->clear();
+  if (!scanString(key)) return false;
   if (!expect(':')) return failAt("expected ':' after key");
   return true;
 }
@@ -355,10 +359,9 @@ bool JsonReader::readNull() noexcept {
 }
 
 bool JsonReader::skipContainer() {
-  std::string key;
   if (peek() == Kind::kObject) {
     if (!beginObject()) return false;
-    while (nextKey(key)) {
+    while (nextKeyInto(nullptr)) {  // keys are validated, not copied
       if (!skipValue()) return false;
     }
     return ok();

@@ -49,6 +49,7 @@ class JsonReader {
 
  private:
   void skipWhitespace() noexcept;
+  bool nextKeyInto(std::string* key);  // nullptr: the key is checked and skipped
   bool expect(char c) noexcept;
   bool scanString(std::string* out);
   bool scanNumber() noexcept;

@@ -1,41 +1,70 @@
 #include "json/json_writer.h"
 
+#include <array>
 #include <charconv>
 
 namespace gte::json {
 
-void appendQuoted(std::string& out, std::string_view value) {
+namespace {
+
+// Bytes a JSON string cannot hold as they are: control characters, '"' and '\\'.
+constexpr std::array<bool, 256> kNeedsEscape = [] {
+  std::array<bool, 256> table{};
+  for (int c = 0; c < 0x20; ++c)
+    table[static_cast<std::size_t>(c)] = true;
+  table['"'] = true;
+  table['\\'] = true;
+  return table;
+}();
+
+void appendEscape(std::string& out, unsigned char c) {
   static constexpr char kHex[] = "0123456789abcdef";
+  switch (c) {
+    case '"':
+      out.append("\\\"");
+      break;
+    case '\\':
+      out.append("\\\\");
+      break;
+    case '\n':
+      out.append("\\n");
+      break;
+    case '\r':
+      out.append("\\r");
+      break;
+    case '\t':
+      out.append("\\t");
+      break;
+    default:
+      out.append("\\u00");
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 0xF]);
+  }
+}
+
+}  // namespace
+
+bool quotesVerbatim(std::string_view value) noexcept {
+  for (const char c : value) {
+    if (kNeedsEscape[static_cast<unsigned char>(c)]) return false;
+  }
+  return true;
+}
+
+// Node names and reasons almost never need escaping: one table lookup per byte, then the whole
+// run is appended at once. Responses list every node of a request, so this is on the hot path.
+void appendQuoted(std::string& out, std::string_view value) {
   out.push_back('"');
+  const char* const data = value.data();
   std::size_t runStart = 0;
   for (std::size_t i = 0; i < value.size(); ++i) {
-    const auto c = static_cast<unsigned char>(value[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(value.substr(runStart, i - runStart));
+    const auto c = static_cast<unsigned char>(data[i]);
+    if (!kNeedsEscape[c]) continue;
+    out.append(data + runStart, i - runStart);
     runStart = i + 1;
-    switch (c) {
-      case '"':
-        out.append("\\\"");
-        break;
-      case '\\':
-        out.append("\\\\");
-        break;
-      case '\n':
-        out.append("\\n");
-        break;
-      case '\r':
-        out.append("\\r");
-        break;
-      case '\t':
-        out.append("\\t");
-        break;
-      default:
-        out.append("\\u00");
-        out.push_back(kHex[c >> 4]);
-        out.push_back(kHex[c & 0xF]);
-    }
+    appendEscape(out, c);
   }
-  out.append(value.substr(runStart));
+  out.append(data + runStart, value.size() - runStart);
   out.push_back('"');
 }
 

@@ -9,6 +9,8 @@ namespace gte::json {
 
 // Appends `value` as a quoted JSON string, escaping quotes, backslashes and control characters.
 void appendQuoted(std::string& out, std::string_view value);
+// Whether appendQuoted would write `value` between quotes unchanged (nothing to escape).
+bool quotesVerbatim(std::string_view value) noexcept;
 
 class JsonWriter {
  public:

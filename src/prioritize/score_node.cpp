@@ -39,11 +39,8 @@ int numaTerm(const GpuPick& pick, const NodeState& state) {
   if (pick.singleNuma) {
     return kTermScale;
   }
-  for (GpuMask rest = pick.gpus; rest != 0; rest &= rest - 1) {
-    const auto gpu = static_cast<std::size_t>(std::countr_zero(rest));
-    if (state.status != TopologyStatus::kKnown || state.topology.numa[gpu] < 0) {
-      return kHalf;  // cannot tell: between "local" and "spans NUMA nodes"
-    }
+  if ((pick.gpus & state.numaUnknownGpus) != 0) {
+    return kHalf;  // cannot tell: between "local" and "spans NUMA nodes"
   }
   return 0;
 }
@@ -61,10 +58,8 @@ bool hosts(const NodeState& state, int size, int free, int clique) {
   if (size > free) {
     return false;
   }
-  const auto& capacity = *state.capacity;
   const bool nvlinkWhenEmpty =
-      size >= 2 && static_cast<std::size_t>(size) < capacity.size() &&
-      capacity[static_cast<std::size_t>(size)].devicePluginWeakest == LinkClass::kNvlink;
+      size >= 2 && size < 32 && ((state.nvlinkWhenEmptySizes >> size) & 1U) != 0;
   return !nvlinkWhenEmpty || clique >= size;
 }
 

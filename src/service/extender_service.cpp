@@ -115,12 +115,13 @@ Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const ClusterBacke
   return fromSnapshot(*args.nodeNames, cluster);
 }
 
+// The answer views the request's names and `out.reasonTexts`: nothing is copied per node.
 wire::FilterResult toWire(const FilterResult& result, const Resolved& resolved) {
-  std::vector<std::string> reasons;
+  wire::FilterResult out;
+  std::vector<std::string>& reasons = out.reasonTexts;
   reasons.reserve(result.reasons.size());
   for (const std::string& text : result.reasons)
     reasons.push_back(wire::prefixedReason(text));
-  wire::FilterResult out;
   out.nodesMode = resolved.nodesMode;
   for (std::size_t i = 0; i < result.nodes.size(); ++i) {
     const NodeVerdict& verdict = result.nodes[i];
@@ -134,10 +135,10 @@ wire::FilterResult toWire(const FilterResult& result, const Resolved& resolved) 
         }
         break;
       case Verdict::kUnschedulable:
-        out.failed.push_back({std::string(name), reasons[verdict.reason]});
+        out.failed.push_back({name, reasons[verdict.reason]});
         break;
       case Verdict::kUnresolvable:
-        out.failedUnresolvable.push_back({std::string(name), reasons[verdict.reason]});
+        out.failedUnresolvable.push_back({name, reasons[verdict.reason]});
         break;
     }
   }
@@ -192,7 +193,7 @@ ServiceReply ExtenderService::prioritize(std::string_view body) const {
   std::vector<wire::HostPriority> list;
   list.reserve(scores.size());
   for (const HostScore& score : scores) {
-    list.push_back({std::string(score.host), score.wire});
+    list.push_back({score.host, score.wire});
   }
   return ServiceReply{200, wire::writeHostPriorityList(list)};
 }

@@ -125,8 +125,8 @@ NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(EntryMap&
   if (entries.empty()) {
     return nullptr;
   }
-  auto shard = std::make_shared<NodeStateIndex::Shard>();
-  shard->reserve(entries.size());
+  std::vector<NodeStateShard::Entry> states;
+  states.reserve(entries.size());
   for (auto& [name, entry] : entries) {
     if (entry.generation > builtGeneration_ || !entry.state) {
       // Labels are read once per change; a change of charges re-derives from the state already
@@ -138,9 +138,9 @@ NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(EntryMap&
     } else {
       ++stats_.shared;
     }
-    shard->emplace(name, entry.state);
+    states.emplace_back(name, entry.state);
   }
-  return shard;
+  return std::make_shared<const NodeStateShard>(std::move(states));
 }
 
 ClusterSnapshotConstSharedPtr ClusterSnapshotBuilder::build() {

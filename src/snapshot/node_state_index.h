@@ -2,17 +2,19 @@
 // The nodes of one ClusterSnapshot by name, split into a fixed number of shards by the name's
 // hash. Each shard is an immutable map shared by pointer, so a build that changed one node copies
 // only that node's shard (about nodes/64 entries) and takes every other shard over from the
-// previous snapshot. Lookups stay one hash and one map probe, without allocation.
+// previous snapshot. Lookups stay one hash and one probe of a flat table (node_state_shard.h),
+// without allocation.
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 
 #include "core/node_state.h"
+#include "snapshot/node_state_shard.h"
 
 namespace gte {
 
@@ -20,36 +22,31 @@ namespace gte {
 struct NodeNameHash {
   using is_transparent = void;
   std::size_t operator()(std::string_view name) const noexcept {
-    return std::hash<std::string_view>{}(name);
+    return static_cast<std::size_t>(nodeNameHash(name));
   }
 };
-
-using NodeStateMap =
-    std::unordered_map<std::string, NodeStateConstSharedPtr, NodeNameHash, std::equal_to<>>;
 
 class NodeStateIndex {
  public:
   static constexpr std::size_t kShardCount = 64;
-  using Shard = NodeStateMap;
+  using Shard = NodeStateShard;
   using ShardConstSharedPtr = std::shared_ptr<const Shard>;
 
   static std::size_t shardOf(std::string_view name) noexcept {
-    return NodeNameHash{}(name) % kShardCount;
+    return shardOfHash(nodeNameHash(name));
   }
 
   // nullptr when the node is not known.
   const NodeState* find(std::string_view name) const noexcept {
-    const Shard* shard = shards_[shardOf(name)].get();
-    if (shard == nullptr) return nullptr;
-    const auto it = shard->find(name);
-    return it == shard->end() ? nullptr : it->second.get();
+    const std::uint64_t hash = nodeNameHash(name);
+    const Shard* shard = shards_[shardOfHash(hash)].get();
+    return shard == nullptr ? nullptr : shard->find(name, hash);
   }
   // Null when the node is not known.
   NodeStateConstSharedPtr get(std::string_view name) const {
-    const Shard* shard = shards_[shardOf(name)].get();
-    if (shard == nullptr) return nullptr;
-    const auto it = shard->find(name);
-    return it == shard->end() ? nullptr : it->second;
+    const std::uint64_t hash = nodeNameHash(name);
+    const Shard* shard = shards_[shardOfHash(hash)].get();
+    return shard == nullptr ? nullptr : shard->get(name, hash);
   }
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
@@ -75,6 +72,10 @@ class NodeStateIndex {
   }
 
  private:
+  static std::size_t shardOfHash(std::uint64_t hash) noexcept {
+    return static_cast<std::size_t>(hash % kShardCount);
+  }
+
   std::array<ShardConstSharedPtr, kShardCount> shards_;
   std::size_t size_ = 0;
 };

@@ -51,16 +51,16 @@ constexpr int pairCount(int n) noexcept {
 
 struct GpuTopology {
   TopologySource source = TopologySource::kNone;
+  bool linksKnown = false;  // false for the fallbacks: every pair is LinkClass::kUnknown
   int gpuCount = 0;
-  std::string model;                  // sanitised product name; empty when unknown
-  std::string fabric;                 // labels-v1 `fabric`; empty when unknown
-  bool linksKnown = false;            // false for the fallbacks: every pair is LinkClass::kUnknown
-  std::vector<std::uint8_t> nvlinks;  // per pair: NVLink count
-  std::vector<PcieLevel> pcie;        // per pair
-  std::vector<int> numa;              // per GPU; -1 unknown
-  std::vector<GpuHealth> health;      // per GPU
-  std::vector<GpuUse> used;           // per GPU
-  std::vector<MigMode> migMode;       // per GPU
+  std::string model;                                   // sanitised product name; empty when unknown
+  std::string fabric;                                  // labels-v1 `fabric`; empty when unknown
+  std::vector<std::uint8_t> nvlinks;                   // per pair: NVLink count
+  std::vector<PcieLevel> pcie;                         // per pair
+  std::vector<int> numa;                               // per GPU; -1 unknown
+  std::vector<GpuHealth> health;                       // per GPU
+  std::vector<GpuUse> used;                            // per GPU
+  std::vector<MigMode> migMode;                        // per GPU
   std::vector<std::vector<MigInstance>> migInstances;  // per GPU, sorted by start
   std::vector<MigDeviceCount> migDeviceCounts;         // fallback sources only
   std::int64_t generation = 0;                         // labels-v1 `gen`; 0 when absent

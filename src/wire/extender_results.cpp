@@ -1,26 +1,51 @@
 #include "wire/extender_results.h"
 
+#include <algorithm>
+#include <charconv>
+
 #include "json/json_writer.h"
 
 namespace gte::wire {
 namespace {
 
+// Most failed nodes of a request share a few reasons: each distinct text is quoted once.
 void writeFailedMap(json::JsonWriter& w, const std::vector<FailedNode>& failed) {
+  std::vector<std::pair<std::string_view, std::string>> quoted;
   w.beginObject();
-  for (const auto& f : failed)
-    w.key(f.name).string(f.reason);
+  for (const auto& f : failed) {
+    auto it = std::find_if(quoted.begin(), quoted.end(), [&](const auto& q) {
+      return q.first.data() == f.reason.data() && q.first.size() == f.reason.size();
+    });
+    if (it == quoted.end()) {
+      std::string text;
+      json::appendQuoted(text, f.reason);
+      it = quoted.emplace(quoted.end(), f.reason, std::move(text));
+    }
+    w.key(f.name).rawValue(it->second);
+  }
   w.endObject();
+}
+
+// Bytes of the quoted strings and separators the answer will hold, so that it is written into
+// one allocation (escapes aside).
+std::size_t filterResultSize(const FilterResult& result) {
+  std::size_t bytes = 160 + result.error.size();
+  for (const auto raw : result.keptNodes)
+    bytes += raw.size() + 1;
+  for (const auto name : result.keptNames)
+    bytes += name.size() + 3;
+  for (const auto* failed : {&result.failed, &result.failedUnresolvable}) {
+    for (const FailedNode& f : *failed)
+      bytes += f.name.size() + f.reason.size() + 6;
+  }
+  return bytes;
 }
 
 }  // namespace
 
 std::string writeFilterResult(const FilterResult& result) {
   std::string out;
-  std::size_t rawBytes = 0;
-  for (auto raw : result.keptNodes)
-    rawBytes += raw.size() + 1;
-  out.reserve(rawBytes + 64 * (result.keptNames.size() + result.failed.size() +
-                               result.failedUnresolvable.size() + 2));
+  out.reserve(filterResultSize(result));
   json::JsonWriter w(out);
   w.beginObject();
   // Exactly one of Nodes / NodeNames is non-null: a null pair would reject every node.
@@ -69,21 +94,47 @@ std::string writeFilterError(std::string_view message) {
   return out;
 }
 
+// [{"Host":"a","Score":10},...]: one entry per node of the request (5,000 in a large cluster).
+// Node names never need escaping in practice (they are DNS subdomains): then every entry is copied
+// straight into one buffer sized up front; otherwise each name goes through appendQuoted.
 std::string writeHostPriorityList(const std::vector<HostPriority>& list) {
-  std::string out;
-  out.reserve(list.size() * 48 + 2);
-  json::JsonWriter w(out);
-  w.beginArray();
+  constexpr std::string_view kHost = R"({"Host":")";
+  constexpr std::string_view kScore = R"(","Score":)";
+  constexpr std::size_t kDigits = 20;  // an int64 with its sign
+  bool verbatim = true;
+  std::size_t bytes = 2;
   for (const auto& hp : list) {
-    w.element()
-        .beginObject()
-        .key("Host")
-        .string(hp.host)
-        .key("Score")
-        .integer(hp.score)
-        .endObject();
+    verbatim = verbatim && json::quotesVerbatim(hp.host);
+    bytes += 1 + kHost.size() + hp.host.size() + kScore.size() + kDigits + 1;
   }
-  w.endArray();
+  std::string out;
+  if (!verbatim) {
+    out.push_back('[');
+    for (const auto& hp : list) {
+      if (out.size() > 1) out.push_back(',');
+      out.append(R"({"Host":)");
+      json::appendQuoted(out, hp.host);
+      out.append(R"(,"Score":)");
+      char digits[kDigits + 4];
+      out.append(digits, std::to_chars(digits, digits + sizeof digits, hp.score).ptr);
+      out.push_back('}');
+    }
+    out.push_back(']');
+    return out;
+  }
+  out.resize(bytes);
+  char* p = out.data();
+  *p++ = '[';
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (i > 0) *p++ = ',';
+    p = std::copy(kHost.begin(), kHost.end(), p);
+    p = std::copy(list[i].host.begin(), list[i].host.end(), p);
+    p = std::copy(kScore.begin(), kScore.end(), p);
+    p = std::to_chars(p, p + kDigits, list[i].score).ptr;
+    *p++ = '}';
+  }
+  *p++ = ']';
+  out.resize(static_cast<std::size_t>(p - out.data()));
   return out;
 }
 

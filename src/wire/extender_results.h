@@ -8,9 +8,12 @@
 
 namespace gte::wire {
 
+// Names and reasons are views: a result lists every node of a request (5,000 in a large cluster)
+// and is written out at once, while the request, its nodes and `FilterResult::reasonTexts` are
+// still alive.
 struct FailedNode {
-  std::string name;
-  std::string reason;
+  std::string_view name;
+  std::string_view reason;
 };
 
 // ExtenderFilterResult. In full-Node mode `keptNodes` are the raw objects (echoed byte for byte)
@@ -18,10 +21,12 @@ struct FailedNode {
 struct FilterResult {
   bool nodesMode = false;
   std::vector<std::string_view> keptNodes;
-  std::vector<std::string> keptNames;
+  std::vector<std::string_view> keptNames;
   std::vector<FailedNode> failed;              // -> FailedNodes (preemption may help)
   std::vector<FailedNode> failedUnresolvable;  // -> FailedAndUnresolvableNodes
   std::string error;
+  // The distinct reason texts the failed nodes' views point into (few per request).
+  std::vector<std::string> reasonTexts;
 };
 
 std::string writeFilterResult(const FilterResult& result);
@@ -29,7 +34,7 @@ std::string writeFilterResult(const FilterResult& result);
 std::string writeFilterError(std::string_view message);
 
 struct HostPriority {
-  std::string host;
+  std::string_view host;   // a view, like FailedNode::name
   std::int64_t score = 0;  // 0..10 (MaxExtenderPriority)
 };
 

@@ -62,6 +62,31 @@ TEST_CASE("worked example: 2-GPU pod on a DGX-1V with GPUs 2 and 5 used", "[prio
   CHECK(scoreNode(demand, *state, policy) == 88);
 }
 
+// Two GPUs joined by NVLink with the given NUMA label (one character per GPU, 'Z' unknown).
+NodeInfo twoGpuNumaNode(const char* numa) {
+  testing::MachineLabels machine;
+  machine.gpus = 2;
+  machine.model = "test-gpu";
+  machine.fabric = "mesh";
+  machine.nvl = std::string(1, '1');
+  machine.pci = std::string(1, 'S');
+  machine.numa = numa;
+  return testing::makeLabelsV1Node(machine, FixtureState());
+}
+
+TEST_CASE("NUMA term: one node, two nodes, or a GPU whose node is unknown", "[prioritize]") {
+  const Policy policy = defaultPolicy();
+  const PodDemand demand = demandOf(testing::makeGpuPod("p", 2), policy);
+  const auto numaTermOn = [&](const char* numa) {
+    const auto state = buildNodeState(twoGpuNumaNode(numa), {}, policy);
+    return scoreTerms(demand, *state).numaLocality;
+  };
+  CHECK(numaTermOn("00") == 1200);  // both GPUs in NUMA node 0
+  CHECK(numaTermOn("01") == 0);     // spans two NUMA nodes
+  CHECK(numaTermOn("0Z") == 600);   // cannot tell: half
+  CHECK(numaTermOn("ZZ") == 600);
+}
+
 TEST_CASE("a strictly better link class scores 10 points higher", "[prioritize]") {
   const Policy policy = defaultPolicy();
   const PodInfo pod = testing::makeGpuPod("p", 2);
