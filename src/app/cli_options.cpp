@@ -213,7 +213,8 @@ Result<Invocation> parseServe(const std::vector<std::string>& args) {
 Status applyExplainFlag(std::string_view flag, const std::string& value, ExplainOptions& o) {
   if (flag == "--url") {
     if (!value.starts_with("http://")) {
-      return invalidArgument("--url: expected http://HOST:PORT (plain HTTP), got \"" + value + "\"");
+      return invalidArgument("--url: expected http://HOST:PORT (plain HTTP), got \"" + value +
+                             "\"");
     }
     o.url = value;
     return Ok{};

@@ -1,6 +1,6 @@
 #pragma once
-// Command-line parsing for `gpu-topology-extender serve|explain|version`. Pure, so every flag and every
-// error message is unit-tested.
+// Command-line parsing for `gpu-topology-extender serve|explain|version`. Pure, so every flag and
+// every error message is unit-tested.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -53,8 +53,8 @@ enum class OutputFormat { kTable, kJson };
 
 // `gpu-topology-extender explain --url URL --pod NAMESPACE/NAME [--top N] [-o table|json]`.
 struct ExplainOptions {
-  std::string url;  // http://HOST:PORT of a running extender (plain HTTP)
-  std::string pod;  // NAMESPACE/NAME
+  std::string url;      // http://HOST:PORT of a running extender (plain HTTP)
+  std::string pod;      // NAMESPACE/NAME
   std::size_t top = 0;  // 0: every node
   OutputFormat output = OutputFormat::kTable;
 };

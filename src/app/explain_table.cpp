@@ -180,7 +180,9 @@ int verdictRank(const std::string& verdict) {
   return 2;
 }
 
-std::string orDash(const std::string& s) { return s.empty() ? "-" : s; }
+std::string orDash(const std::string& s) {
+  return s.empty() ? "-" : s;
+}
 
 }  // namespace
 
@@ -226,7 +228,9 @@ Result<std::string> explainTable(std::string_view json, std::size_t top) {
     out.append(text).append("\n");
   }
   if (rows.size() < total) {
-    out.append("(").append(std::to_string(total - rows.size())).append(" more nodes not shown: --top ");
+    out.append("(")
+        .append(std::to_string(total - rows.size()))
+        .append(" more nodes not shown: --top ");
     out.append(std::to_string(top)).append(")\n");
   }
   return out;

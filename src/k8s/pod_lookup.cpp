@@ -10,8 +10,8 @@ Result<PodInfo> getPod(ApiTransport& transport, const std::string& ns, const std
   if (!isDns1123Label(ns) || !isDns1123Subdomain(name)) {
     return Error{ErrorCode::kInvalidArgument, "not a valid NAMESPACE/NAME: \"" + pod + "\""};
   }
-  auto response = transport.send("GET", "/api/v1/namespaces/" + queryEscape(ns) + "/pods/" +
-                                            queryEscape(name));
+  auto response =
+      transport.send("GET", "/api/v1/namespaces/" + queryEscape(ns) + "/pods/" + queryEscape(name));
   if (!response) return std::move(response).error();
   if (response->status == 404) {
     return Error{ErrorCode::kNotFound, "pod " + pod + " not found"};

@@ -40,14 +40,15 @@ ServiceReply ExtenderService::explain(std::string_view body) const {
 
 ServiceReply ExtenderService::explainPod(std::string_view podRef) const {
   if (!cluster_) {
-    return explainError(Error{ErrorCode::kFailedPrecondition,
-                              "explain of a pod by name needs a cluster cache (--kubeconfig, "
-                              "--in-cluster or --cluster-file); POST an ExtenderArgs body instead"});
+    return explainError(
+        Error{ErrorCode::kFailedPrecondition,
+              "explain of a pod by name needs a cluster cache (--kubeconfig, "
+              "--in-cluster or --cluster-file); POST an ExtenderArgs body instead"});
   }
   const auto slash = podRef.find('/');
   if (slash == std::string_view::npos || slash == 0 || slash + 1 == podRef.size()) {
-    return explainError(invalidArgument("pod: expected NAMESPACE/NAME, got \"" +
-                                        std::string(podRef) + "\""));
+    return explainError(
+        invalidArgument("pod: expected NAMESPACE/NAME, got \"" + std::string(podRef) + "\""));
   }
   const std::string ns(podRef.substr(0, slash));
   const std::string name(podRef.substr(slash + 1));

@@ -79,8 +79,8 @@ Result<Resolved> fromSnapshot(const std::vector<std::string>& names,
 }  // namespace
 
 Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const ClusterBackend* cluster,
-                              const PolicySource& policySource,
-                              NodeStateCache& cache, metrics::Metrics* metrics) {
+                              const PolicySource& policySource, NodeStateCache& cache,
+                              metrics::Metrics* metrics) {
   if (args.nodes) return fromNodeObjects(*args.nodes, policySource(), cache, metrics);
   return fromSnapshot(*args.nodeNames, cluster);
 }
@@ -92,9 +92,10 @@ Result<Resolved> resolveAllNodes(const ClusterBackend* cluster) {
   out.policy = (*loaded)->policy;
   out.snapshot = *loaded;
   out.candidates.reserve(out.snapshot->nodes.size());
-  out.snapshot->nodes.forEach([&out](const std::string& name, const NodeStateConstSharedPtr& state) {
-    out.candidates.push_back({name, state.get(), {}});
-  });
+  out.snapshot->nodes.forEach(
+      [&out](const std::string& name, const NodeStateConstSharedPtr& state) {
+        out.candidates.push_back({name, state.get(), {}});
+      });
   std::sort(out.candidates.begin(), out.candidates.end(),
             [](const NodeCandidate& a, const NodeCandidate& b) { return a.name < b.name; });
   return out;

@@ -50,7 +50,8 @@ constexpr Capture kCaptures[] = {
 std::vector<NodeInfo> captureNodes() {
   std::vector<NodeInfo> nodes;
   for (const Capture& c : kCaptures) {
-    auto text = gte::testing::readTextFile(std::string(GTE_TEST_DATA_DIR) + "/topologies/" + c.file);
+    auto text =
+        gte::testing::readTextFile(std::string(GTE_TEST_DATA_DIR) + "/topologies/" + c.file);
     REQUIRE(text.ok());
     gte::testing::TopoNodeOptions options;
     options.name = std::string(c.file).substr(0, std::string(c.file).find('.'));

@@ -33,11 +33,11 @@ struct Fixture {
                                     .withMigTokens(1, "00f01f02u03f04f05u06f")),
   };
   std::vector<gte::cluster::FilePod> filePods() const {
-    return {{gte::testing::makeGpuPod("four", 4), std::nullopt},
-            {gte::testing::makeGpuPod("eight", 8), std::nullopt},
-            {gte::testing::makeGpuPod("pair", 2, {{"gputopo.dev/min-link", "nvlink"}}),
-             std::nullopt},
-            {gte::testing::makeMigPod("mig", {{"3g.40gb", 1}}), std::nullopt}};
+    return {
+        {gte::testing::makeGpuPod("four", 4), std::nullopt},
+        {gte::testing::makeGpuPod("eight", 8), std::nullopt},
+        {gte::testing::makeGpuPod("pair", 2, {{"gputopo.dev/min-link", "nvlink"}}), std::nullopt},
+        {gte::testing::makeMigPod("mig", {{"3g.40gb", 1}}), std::nullopt}};
   }
   gte::cluster::StaticClusterBackend cluster{gte::cluster::ClusterFileContents{nodes, filePods()},
                                              policy};
