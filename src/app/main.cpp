@@ -123,7 +123,7 @@ int serve(const app::ServeOptions& options) {
   }
   auto currentPolicy = [&store, initial]() { return store ? store->current() : initial; };
 
-  auto cluster = app::makeClusterBackend(options, currentPolicy(), listeners);
+  auto cluster = app::makeClusterBackend(options, currentPolicy(), listeners, &metrics);
   if (!cluster) {
     std::fprintf(stderr, "gpu-topology-extender: cannot start: %s\n",
                  cluster.error().message.c_str());
