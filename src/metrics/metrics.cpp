@@ -90,8 +90,8 @@ struct Metrics::Impl {
               "under the cache's writer lock.")
           .Register(*registry)
           .Add({}, prometheus::Histogram::BucketBoundaries{0.0001, 0.00025, 0.0005, 0.001, 0.0025,
-                                                           0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-                                                           0.5, 1, 2.5});
+                                                           0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+                                                           1, 2.5});
   prometheus::Gauge& malformedNodes =
       prometheus::BuildGauge()
           .Name("gpu_topology_extender_nodes_topology_malformed")
