@@ -49,7 +49,8 @@ TEST_CASE("getPod: 404 is not found, 5xx unavailable, 403 a precondition; bad na
   status = 403;
   CHECK(gte::k8s::getPod(transport, "ml", "x").error().code == ErrorCode::kFailedPrecondition);
   const std::size_t sent = transport.requests().size();
-  CHECK(gte::k8s::getPod(transport, "ml", "../nodes").error().code == ErrorCode::kInvalidArgument);
+  CHECK(gte::k8s::getPod(transport, "ml", "x/y").error().code == ErrorCode::kInvalidArgument);
   CHECK(gte::k8s::getPod(transport, "ML", "x").error().code == ErrorCode::kInvalidArgument);
+  CHECK(gte::k8s::getPod(transport, "ml", "..").error().code == ErrorCode::kInvalidArgument);
   CHECK(transport.requests().size() == sent);
 }

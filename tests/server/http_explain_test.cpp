@@ -149,7 +149,7 @@ TEST_CASE("GET explain?pod= explains a pod of the cluster cache against every no
   CHECK(httpRequest(ext.port(), "GET", "/healthz").status == 200);
 }
 
-TEST_CASE("--disable-explain answers 404 on both explain paths; the verbs keep working") {
+TEST_CASE("Explain switched off by flag answers 404 on both paths; the verbs keep working") {
   ExtenderProcess ext({"--cluster-file", kClusterFile, "--disable-explain"});
   REQUIRE(ext.running());
   const std::string body = readFile(kCases + "filter-names-4gpu.request.json");
