@@ -14,8 +14,8 @@ using json::Kind;
 
 struct Row {
   std::string name, verdict, reason, link, numa, gpus;
+  std::string wire;  // wireScoreAfterFilter: what kube-scheduler's prioritize call gets
   std::int64_t score = 0;
-  std::int64_t wire = 0;
 };
 
 struct Document {
@@ -73,8 +73,10 @@ bool readNode(JsonReader& r, Row& row) {
       ok = readScalar(r, row.numa);
     } else if (key == "gpus") {
       ok = readInts(r, row.gpus);
-    } else if (key == "score" || key == "wireScore") {
-      ok = r.readInt64(key == "score" ? row.score : row.wire);
+    } else if (key == "wireScoreAfterFilter") {
+      ok = readScalar(r, row.wire);
+    } else if (key == "score") {
+      ok = r.readInt64(row.score);
     } else {
       ok = r.skipValue();
     }
@@ -194,6 +196,7 @@ Result<std::string> explainTable(std::string_view json, std::size_t top) {
     const int va = verdictRank(a.verdict), vb = verdictRank(b.verdict);
     if (va != vb) return va < vb;
     if (a.score != b.score) return a.score > b.score;
+    if (a.wire.size() != b.wire.size()) return a.wire.size() > b.wire.size();  // "10" > "9"
     if (a.wire != b.wire) return a.wire > b.wire;
     return a.name < b.name;
   });
@@ -203,7 +206,7 @@ Result<std::string> explainTable(std::string_view json, std::size_t top) {
   std::vector<std::vector<std::string>> cells;
   cells.push_back({"NODE", "VERDICT", "SCORE", "WIRE", "GPUS", "LINK", "NUMA", "REASON"});
   for (const Row& row : rows) {
-    cells.push_back({row.name, row.verdict, std::to_string(row.score), std::to_string(row.wire),
+    cells.push_back({row.name, row.verdict, std::to_string(row.score), orDash(row.wire),
                      orDash(row.gpus), orDash(row.link), orDash(row.numa), orDash(row.reason)});
   }
   std::vector<std::size_t> width(cells.front().size(), 0);

@@ -107,6 +107,12 @@ void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy)
   w.key("name").string(node.name).key("verdict").string(verdictName(node.verdict));
   w.key("reason").string(node.reason);
   w.key("score").integer(node.score).key("wireScore").integer(node.wireScore);
+  w.key("wireScoreAfterFilter");
+  if (node.wireScoreAfterFilter) {
+    w.integer(*node.wireScoreAfterFilter);
+  } else {
+    w.null();
+  }
   w.key("terms");
   writeTerms(w, node.terms, policy.weights);
   w.key("gpus").beginArray();

@@ -45,6 +45,13 @@ Explanation explainNodes(const Result<PodDemand>& demand, std::span<const NodeCa
   // The very calls the filter and prioritize verbs make.
   const FilterResult filtered = filterNodes(demand, nodes, policy);
   const HostScores scores = prioritizeNodes(demand ? &*demand : nullptr, nodes, policy);
+  // What kube-scheduler sends prioritize next: the nodes filter kept.
+  std::vector<NodeCandidate> kept;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (filtered.nodes[i].verdict == Verdict::kFit) kept.push_back(nodes[i]);
+  }
+  const HostScores keptScores = prioritizeNodes(demand ? &*demand : nullptr, kept, policy);
+  std::size_t nextKept = 0;
   Explanation out;
   out.nodes.reserve(nodes.size());
   for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -58,6 +65,7 @@ Explanation explainNodes(const Result<PodDemand>& demand, std::span<const NodeCa
     node.score = scores[i].score;
     node.wireScore = scores[i].wire;
     node.terms = scores[i].terms;
+    if (node.verdict == Verdict::kFit) node.wireScoreAfterFilter = keptScores[nextKept++].wire;
     if (demand && node.state != nullptr) addDetails(*demand, node);
     out.nodes.push_back(std::move(node));
   }

@@ -29,6 +29,10 @@ struct NodeExplanation {
   std::string reason;  // the text filter answers (with the wire prefix); empty for kFit
   int score = 0;       // 0..100, prioritizeNodes' score
   int wireScore = 0;   // 0..10, prioritizeNodes' wire score for this request's candidates
+  // prioritizeNodes' wire score over the candidates filter keeps, which is the request
+  // kube-scheduler sends prioritize after filter (before its own plugins drop any); nullopt for a
+  // node filter rejects.
+  std::optional<int> wireScoreAfterFilter;
   ScoreTerms terms;    // prioritizeNodes' terms (-1: does not apply)
   const NodeState* state = nullptr;  // null: unresolved (reason says why)
   Allocation allocation;             // predictAllocation: what the pod would get here

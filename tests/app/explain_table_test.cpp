@@ -13,6 +13,7 @@ std::string node(const std::string& name, const std::string& verdict, int score,
                  const std::string& gpus, const std::string& link, const std::string& reason) {
   return R"({"name":")" + name + R"(","verdict":")" + verdict + R"(","reason":")" + reason +
          R"(","score":)" + std::to_string(score) + R"(,"wireScore":)" + std::to_string(wire) +
+         R"(,"wireScoreAfterFilter":)" + (verdict == "fit" ? std::to_string(wire) : "null") +
          R"(,"terms":{},"gpus":[)" + gpus + R"(],"mig":[],"weakestLink":)" + link +
          R"(,"numaSpan":null,"best":null,"topology":"known","usableGpus":8,"freeGpus":4})";
 }
@@ -36,7 +37,7 @@ TEST_CASE("explain table: fit nodes first, then by score; --top cuts and says so
         "NODE  VERDICT        SCORE  WIRE  GPUS  LINK    NUMA  REASON\n"
         "high  fit            90     10    2,3   nvlink  -     -\n"
         "low   fit            40     0     0,1   pix     -     -\n"
-        "busy  unschedulable  95     0     -     -       -     gpu-topology: insufficient free "
+        "busy  unschedulable  95     -     -     -       -     gpu-topology: insufficient free "
         "GPUs\n");
   auto top = explainTable(doc, 1);
   REQUIRE(top.ok());

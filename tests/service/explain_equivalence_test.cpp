@@ -113,8 +113,9 @@ struct Tally {
 };
 
 // One request through the three endpoints; explain must agree with the other two on every node.
-void checkAgreement(const gte::ExtenderService& service, const std::string& body,
+void checkAgreement(const gte::ExtenderService& service, const PodInfo& pod,
                     const std::vector<NodeInfo>& nodes, bool namesMode, Tally& tally) {
+  const std::string body = namesMode ? namesBody(pod, nodes) : nodesBody(pod, nodes);
   const auto filterReply = service.filter(body);
   const auto prioritizeReply = service.prioritize(body);
   const auto explainReply = service.explain(body);
@@ -179,6 +180,28 @@ void checkAgreement(const gte::ExtenderService& service, const std::string& body
       ++tally.migPlacements;
     }
   }
+
+  // wireScoreAfterFilter: what prioritize answers when sent only the nodes filter kept, which is
+  // what kube-scheduler sends it.
+  std::vector<NodeInfo> keptNodes;
+  for (const NodeInfo& node : nodes) {
+    if (kept.count(node.name) == 1) keptNodes.push_back(node);
+  }
+  const auto keptReply =
+      service.prioritize(namesMode ? namesBody(pod, keptNodes) : nodesBody(pod, keptNodes));
+  REQUIRE(keptReply.status == 200);
+  std::map<std::string, int> keptWire;
+  for (const auto& host : json::parse(keptReply.body))
+    keptWire[host["Host"].get<std::string>()] = host["Score"].get<int>();
+  for (const json& node : explainedNodes) {
+    const std::string name = node["name"].get<std::string>();
+    CAPTURE(name);
+    if (kept.count(name) == 1) {
+      CHECK(node["wireScoreAfterFilter"].get<int>() == keptWire.at(name));
+    } else {
+      CHECK(node["wireScoreAfterFilter"].is_null());
+    }
+  }
 }
 
 }  // namespace
@@ -193,8 +216,8 @@ TEST_CASE("Explain agrees with filter and prioritize in both cache modes on real
   Tally tally;
   for (const PodInfo& pod : pods()) {
     CAPTURE(pod.name);
-    checkAgreement(fullNodes, nodesBody(pod, nodes), nodes, false, tally);
-    checkAgreement(names, namesBody(pod, nodes), nodes, true, tally);
+    checkAgreement(fullNodes, pod, nodes, false, tally);
+    checkAgreement(names, pod, nodes, true, tally);
   }
   // The pods and captures exercise every verdict, several wire steps, GPU sets and MIG placements.
   CHECK(tally.verdicts["fit"] > 0);
