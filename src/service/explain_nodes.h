@@ -33,7 +33,7 @@ struct NodeExplanation {
   // kube-scheduler sends prioritize after filter (before its own plugins drop any); nullopt for a
   // node filter rejects.
   std::optional<int> wireScoreAfterFilter;
-  ScoreTerms terms;    // prioritizeNodes' terms (-1: does not apply)
+  ScoreTerms terms;                  // prioritizeNodes' terms (-1: does not apply)
   const NodeState* state = nullptr;  // null: unresolved (reason says why)
   Allocation allocation;             // predictAllocation: what the pod would get here
   std::optional<GpuPick> pick;       // the whole-GPU set behind `allocation.gpus`
