@@ -94,6 +94,9 @@ class SnapshotBackend final : public gte::ClusterBackend {
     return gte::Error{gte::ErrorCode::kInternal, "not in the benchmark"};
   }
   std::optional<gte::PodInfo> podByUid(const std::string&) const override { return std::nullopt; }
+  gte::Result<gte::PodInfo> podByName(const std::string&, const std::string&) const override {
+    return gte::Error{gte::ErrorCode::kNotFound, "no pods in the benchmark"};
+  }
   std::vector<gte::PodInfo> podsOnNode(const std::string&) const override { return {}; }
   std::shared_ptr<const gte::NodeState> nodeStateWithout(
       const std::string&, const std::vector<std::string>&) const override {

@@ -175,7 +175,11 @@ Result<Invocation> parseServe(const std::vector<std::string>& args) {
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string_view arg = args[i];
     if (arg == "--help" || arg == "-h") {
-      return Invocation{Command::kHelp, {}, serveHelp()};
+      return Invocation{Command::kHelp, {}, serveHelp(), {}};
+    }
+    if (arg == "--disable-explain") {
+      inv.serve.explain = false;
+      continue;
     }
     if (arg == "--in-cluster") {
       if (auto s = setCluster(inv.serve, ClusterSource::kInCluster); !s)
@@ -206,7 +210,76 @@ Result<Invocation> parseServe(const std::vector<std::string>& args) {
   return inv;
 }
 
+Status applyExplainFlag(std::string_view flag, const std::string& value, ExplainOptions& o) {
+  if (flag == "--url") {
+    if (!value.starts_with("http://")) {
+      return invalidArgument("--url: expected http://HOST:PORT (plain HTTP), got \"" + value +
+                             "\"");
+    }
+    o.url = value;
+    return Ok{};
+  }
+  if (flag == "--pod") {
+    const auto slash = value.find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == value.size() ||
+        value.find('/', slash + 1) != std::string::npos) {
+      return invalidArgument("--pod: expected NAMESPACE/NAME, got \"" + value + "\"");
+    }
+    o.pod = value;
+    return Ok{};
+  }
+  if (flag == "--top") return setCount(flag, value, o.top, 1, 1'000'000);
+  if (flag == "-o" || flag == "--output") {
+    if (value == "table") {
+      o.output = OutputFormat::kTable;
+    } else if (value == "json") {
+      o.output = OutputFormat::kJson;
+    } else {
+      return invalidArgument(std::string(flag) + ": one of table, json");
+    }
+    return Ok{};
+  }
+  return invalidArgument("unknown flag " + std::string(flag) + " (see explain --help)");
+}
+
+Result<Invocation> parseExplain(const std::vector<std::string>& args) {
+  Invocation inv;
+  inv.command = Command::kExplain;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    std::string_view arg = args[i];
+    if (arg == "--help" || arg == "-h") return Invocation{Command::kHelp, {}, explainHelp(), {}};
+    const auto eq = arg.find('=');
+    const std::string_view flag = arg.substr(0, eq);
+    std::string value;
+    if (eq != std::string_view::npos) {
+      value = std::string(arg.substr(eq + 1));
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      return invalidArgument(std::string(flag) + ": needs a value");
+    }
+    if (auto s = applyExplainFlag(flag, value, inv.explain); !s) return std::move(s).error();
+  }
+  if (inv.explain.url.empty() || inv.explain.pod.empty()) {
+    return invalidArgument("explain needs --url and --pod (see explain --help)");
+  }
+  return inv;
+}
+
 }  // namespace
+
+std::string explainHelp() {
+  return "Usage: gpu-topology-extender explain --url URL --pod NAMESPACE/NAME [--top N] "
+         "[-o table|json]\n\n"
+         "Asks a running extender (GET URL/explain?pod=NAMESPACE/NAME; it needs a cluster cache)\n"
+         "how it judges the pod on every node: filter verdict and reason, score, the GPUs the\n"
+         "device plugin would hand out, their weakest link and NUMA span.\n\n"
+         "  --url URL         the extender's base URL, plain HTTP: http://HOST:PORT\n"
+         "                    (e.g. after kubectl port-forward)\n"
+         "  --pod NS/NAME     the pod to explain\n"
+         "  --top N           only the N best-scored nodes (default: all)\n"
+         "  -o table|json     a table sorted by score (default), or the extender's JSON as is\n";
+}
 
 std::string topLevelHelp() {
   return "gpu-topology-extender: a kube-scheduler extender that places GPU pods by "
@@ -214,6 +287,7 @@ std::string topLevelHelp() {
          "topology and MIG placement.\n\n"
          "Usage:\n"
          "  gpu-topology-extender serve [flags]   run the extender (see serve --help)\n"
+         "  gpu-topology-extender explain [flags] explain a pod's placement (see explain --help)\n"
          "  gpu-topology-extender version         print the version\n"
          "  gpu-topology-extender --help          this text\n";
 }
@@ -258,21 +332,25 @@ std::string serveHelp() {
          "                            core, at least 2)\n"
          "  --decision-threads N      threads deciding filter/prioritize/preempt/bind (default: "
          "--threads)\n"
+         "  --disable-explain         do not serve PATH/explain and /explain (they show pods'\n"
+         "                            requests and nodes' GPU usage to anyone who can connect)\n"
          "Durations: a whole number with ms, s or m (500ms, 30s, 2m).\n";
 }
 
 Result<Invocation> parseCommandLine(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    return Invocation{Command::kHelp, {}, topLevelHelp()};
+    return Invocation{Command::kHelp, {}, topLevelHelp(), {}};
   }
   if (args[0] == "version" || args[0] == "--version") {
     if (args.size() > 1 && (args[1] == "--help" || args[1] == "-h")) {
-      return Invocation{Command::kHelp, {}, "Usage: gpu-topology-extender version\n"};
+      return Invocation{Command::kHelp, {}, "Usage: gpu-topology-extender version\n", {}};
     }
-    return Invocation{Command::kVersion, {}, {}};
+    return Invocation{Command::kVersion, {}, {}, {}};
   }
   if (args[0] == "serve") return parseServe(args);
-  return invalidArgument("unknown command \"" + args[0] + "\" (expected serve or version)");
+  if (args[0] == "explain") return parseExplain(args);
+  return invalidArgument("unknown command \"" + args[0] +
+                         "\" (expected serve, explain or version)");
 }
 
 }  // namespace gte::app

@@ -1,6 +1,6 @@
 #pragma once
-// Command-line parsing for `gpu-topology-extender serve|version`. Pure, so every flag and every
-// error message is unit-tested.
+// Command-line parsing for `gpu-topology-extender serve|explain|version`. Pure, so every flag and
+// every error message is unit-tested.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +11,7 @@
 
 namespace gte::app {
 
-enum class Command { kServe, kVersion, kHelp };
+enum class Command { kServe, kExplain, kVersion, kHelp };
 
 enum class ClusterSource { kNone, kKubeconfig, kInCluster, kClusterFile };
 
@@ -44,12 +44,26 @@ struct ServeOptions {
   std::chrono::milliseconds idleTimeout{120'000};
   std::chrono::milliseconds tlsHandshakeTimeout{10'000};
   std::chrono::milliseconds shutdownGrace{20'000};
+  // --disable-explain: {prefix}/explain and /explain answer 404 (they reveal pods' requests and
+  // nodes' GPU usage to whoever can reach the port).
+  bool explain = true;
+};
+
+enum class OutputFormat { kTable, kJson };
+
+// `gpu-topology-extender explain --url URL --pod NAMESPACE/NAME [--top N] [-o table|json]`.
+struct ExplainOptions {
+  std::string url;      // http://HOST:PORT of a running extender (plain HTTP)
+  std::string pod;      // NAMESPACE/NAME
+  std::size_t top = 0;  // 0: every node
+  OutputFormat output = OutputFormat::kTable;
 };
 
 struct Invocation {
   Command command = Command::kHelp;
   ServeOptions serve;
   std::string helpText;  // for kHelp: what to print
+  ExplainOptions explain;
 };
 
 // argv without the program name. Errors name the flag and the problem.
@@ -57,5 +71,6 @@ Result<Invocation> parseCommandLine(const std::vector<std::string>& args);
 
 std::string topLevelHelp();
 std::string serveHelp();
+std::string explainHelp();
 
 }  // namespace gte::app

@@ -5,6 +5,7 @@
 #include "k8s/in_cluster_config.h"
 #include "k8s/kubeconfig_file.h"
 #include "log/logger.h"
+#include "metrics/metrics.h"
 #include "service/cluster_backend.h"
 
 namespace gte::app {
@@ -48,9 +49,18 @@ std::function<CacheCounts()> countsOf(const k8s::ApiServerBackend* backend) {
   };
 }
 
+cluster::ClusterStateOptions stateOptions(metrics::Metrics* metrics) {
+  cluster::ClusterStateOptions state;
+  if (metrics != nullptr) {
+    state.onSnapshotBuilt = [metrics](double seconds) { metrics->observeSnapshotBuild(seconds); };
+  }
+  return state;
+}
+
 Result<ClusterWiring> staticBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
-                                    PolicyListeners& listeners) {
-  auto backend = cluster::StaticClusterBackend::fromFile(options.clusterFile, std::move(policy));
+                                    PolicyListeners& listeners, metrics::Metrics* metrics) {
+  auto backend = cluster::StaticClusterBackend::fromFile(options.clusterFile, std::move(policy),
+                                                         stateOptions(metrics));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();
   listeners.add([raw](const PolicyConstSharedPtr& p) { raw->setPolicy(p); });
@@ -64,12 +74,14 @@ Result<ClusterWiring> staticBackend(const ServeOptions& options, PolicyConstShar
 }
 
 Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
-                                       PolicyListeners& listeners) {
+                                       PolicyListeners& listeners, metrics::Metrics* metrics) {
   auto config = options.cluster == ClusterSource::kInCluster
                     ? k8s::inClusterConfig()
                     : k8s::loadKubeconfigFile(options.kubeconfig);
   if (!config) return std::move(config).error();
-  auto backend = k8s::makeApiServerBackend(*config, std::move(policy));
+  k8s::ApiServerBackendOptions backendOptions;
+  backendOptions.state = stateOptions(metrics);
+  auto backend = k8s::makeApiServerBackend(*config, std::move(policy), std::move(backendOptions));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();
   listeners.add([raw](const PolicyConstSharedPtr& p) { raw->setPolicy(p); });
@@ -90,7 +102,7 @@ ClusterWiring::ClusterWiring(ClusterWiring&&) noexcept = default;
 ClusterWiring::~ClusterWiring() = default;
 
 Result<ClusterWiring> makeClusterBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
-                                         PolicyListeners& listeners) {
+                                         PolicyListeners& listeners, metrics::Metrics* metrics) {
   switch (options.cluster) {
     case ClusterSource::kNone:
       log::info(
@@ -98,10 +110,10 @@ Result<ClusterWiring> makeClusterBackend(const ServeOptions& options, PolicyCons
           "(nodeCacheCapable: false)");
       return ClusterWiring{};
     case ClusterSource::kClusterFile:
-      return staticBackend(options, std::move(policy), listeners);
+      return staticBackend(options, std::move(policy), listeners, metrics);
     case ClusterSource::kKubeconfig:
     case ClusterSource::kInCluster:
-      return apiServerBackend(options, std::move(policy), listeners);
+      return apiServerBackend(options, std::move(policy), listeners, metrics);
   }
   return Error{ErrorCode::kInternal, "unknown cluster source"};
 }

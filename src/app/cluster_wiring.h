@@ -39,8 +39,9 @@ struct ClusterWiring {
   std::function<CacheCounts()> counts;      // the cache's sizes, for metrics
 };
 
+// `metrics` (may be null) receives each snapshot build's duration.
 Result<ClusterWiring> makeClusterBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
-                                         PolicyListeners& listeners);
+                                         PolicyListeners& listeners, metrics::Metrics* metrics);
 
 }  // namespace app
 }  // namespace gte

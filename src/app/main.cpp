@@ -12,6 +12,7 @@
 
 #include "app/cli_options.h"
 #include "app/cluster_wiring.h"
+#include "app/explain_command.h"
 #include "app/version.h"
 #include "k8s/api_client.h"
 #include "log/logger.h"
@@ -122,7 +123,7 @@ int serve(const app::ServeOptions& options) {
   }
   auto currentPolicy = [&store, initial]() { return store ? store->current() : initial; };
 
-  auto cluster = app::makeClusterBackend(options, currentPolicy(), listeners);
+  auto cluster = app::makeClusterBackend(options, currentPolicy(), listeners, &metrics);
   if (!cluster) {
     std::fprintf(stderr, "gpu-topology-extender: cannot start: %s\n",
                  cluster.error().message.c_str());
@@ -139,6 +140,7 @@ int serve(const app::ServeOptions& options) {
   server::RouterOptions limits;
   limits.maxNodesPerRequest = options.maxNodesPerRequest;
   limits.namesOnly = options.cluster != app::ClusterSource::kNone;
+  limits.explain = options.explain;
   server::Router router(options.pathPrefix, service, &metrics, app::versionJson(), limits);
   server::HttpServer server(serverOptions(options, threads), router);
   if (auto s = server.start(); !s) {
@@ -196,6 +198,8 @@ int main(int argc, char** argv) {
     case gte::app::Command::kVersion:
       std::printf("gpu-topology-extender %s\n", gte::app::kVersion);
       return 0;
+    case gte::app::Command::kExplain:
+      return gte::app::runExplainCommand(invocation->explain);
     case gte::app::Command::kServe:
       try {
         return serve(invocation->serve);

@@ -382,7 +382,12 @@ void ClusterState::refreshLocked(const NameSet& dirty) {
 }
 
 void ClusterState::publishLocked() {
+  const auto started = std::chrono::steady_clock::now();
   ClusterSnapshotConstSharedPtr next = builder_.build();
+  if (options_.onSnapshotBuilt) {
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+    options_.onSnapshotBuilt(took.count());
+  }
   std::lock_guard lock(snapshotMutex_);
   current_ = std::move(next);
 }

@@ -46,6 +46,15 @@ std::optional<PodInfo> StaticClusterBackend::podByUid(const std::string& uid) co
   return state_.podByUid(uid);
 }
 
+Result<PodInfo> StaticClusterBackend::podByName(const std::string& ns,
+                                                const std::string& name) const {
+  const auto byName = uidByName_.find(ns + "/" + name);
+  if (byName == uidByName_.end()) {
+    return Error{ErrorCode::kNotFound, "pod " + ns + "/" + name + " is not in the cluster file"};
+  }
+  return filePods_.at(byName->second);
+}
+
 std::vector<PodInfo> StaticClusterBackend::podsOnNode(const std::string& node) const {
   return state_.podsOnNode(node);
 }

@@ -29,6 +29,8 @@ class StaticClusterBackend final : public ClusterBackend {
   // unknown), kFailedPrecondition (no room, or bound elsewhere).
   Status bind(const BindRequest& request) override;
   std::optional<PodInfo> podByUid(const std::string& uid) const override;
+  // Any pod of the file, pending ones included, as the file has it.
+  Result<PodInfo> podByName(const std::string& ns, const std::string& name) const override;
   std::vector<PodInfo> podsOnNode(const std::string& node) const override;
   NodeStateConstSharedPtr nodeStateWithout(const std::string& node,
                                            const std::vector<std::string>& podUids) const override {

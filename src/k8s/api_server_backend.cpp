@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "k8s/cache_sinks.h"
+#include "k8s/pod_lookup.h"
 #include "log/logger.h"
 
 namespace gte::k8s {
@@ -32,6 +33,7 @@ ApiServerBackend::ApiServerBackend(std::shared_ptr<ApiTransport> transport,
                                    PolicyConstSharedPtr policy, ApiServerBackendOptions options)
     : options_(std::move(options)),
       state_(std::make_shared<cluster::ClusterState>(std::move(policy), options_.state)),
+      transport_(transport),
       binder_(transport, state_),
       bindWorkers_(options_.bindThreads) {
   // The callbacks own what they touch: a watch thread that misses stop()'s deadline and finishes
@@ -130,6 +132,10 @@ void ApiServerBackend::bindAsync(BindRequest request, std::function<void(Status)
 
 std::optional<PodInfo> ApiServerBackend::podByUid(const std::string& uid) const {
   return state_->podByUid(uid);
+}
+
+Result<PodInfo> ApiServerBackend::podByName(const std::string& ns, const std::string& name) const {
+  return getPod(*transport_, ns, name);
 }
 
 std::vector<PodInfo> ApiServerBackend::podsOnNode(const std::string& node) const {

@@ -65,6 +65,10 @@ class ApiServerBackend final : public ClusterBackend {
   // bindAsync from HTTP handlers.
   Status bind(const BindRequest& request) override;
   std::optional<PodInfo> podByUid(const std::string& uid) const override;
+  // One GET to the API server: the cache keeps only GPU pods bound or being bound, trimmed to
+  // what accounting needs, while explain is asked about pending pods and reads their annotations.
+  // Blocks like bind(): never on a cpprest pool thread.
+  Result<PodInfo> podByName(const std::string& ns, const std::string& name) const override;
   std::vector<PodInfo> podsOnNode(const std::string& node) const override;
   NodeStateConstSharedPtr nodeStateWithout(const std::string& node,
                                            const std::vector<std::string>& podUids) const override;
@@ -83,6 +87,7 @@ class ApiServerBackend final : public ClusterBackend {
 
   const ApiServerBackendOptions options_;
   std::shared_ptr<cluster::ClusterState> state_;
+  std::shared_ptr<ApiTransport> transport_;
   PodBinder binder_;
   std::unique_ptr<Reflector> nodes_;
   std::unique_ptr<Reflector> pods_;

@@ -49,6 +49,8 @@ class Metrics {
   void setPolicyHash(std::string_view hash);
   // Snapshots published (generations), in cluster-cache mode.
   void countSnapshotBuilds(std::uint64_t n);
+  // One snapshot build's wall time (cluster-cache mode).
+  void observeSnapshotBuild(double seconds);
   // Nodes whose topology labels are malformed right now (cluster-cache mode).
   void setMalformedNodes(std::int64_t n);
   void setCachedObjects(std::int64_t nodes, std::int64_t pods, std::int64_t reservations);

@@ -13,13 +13,14 @@ HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidat
   ranked.reserve(nodes.size());
   for (const NodeCandidate& node : nodes) {
     RankedScore rank;
+    ScoreTerms terms;
     if (demand != nullptr && node.state != nullptr && !demand->empty()) {
-      const ScoreTerms terms = scoreTerms(*demand, *node.state);
+      terms = scoreTerms(*demand, *node.state);
       rank.fits = terms.packing >= 0 || terms.migFit >= 0;
       rank.linkQuality = terms.linkQuality;
       rank.score = weightedScore(terms, policy);
     }
-    scores.push_back({node.name, rank.score, 0});
+    scores.push_back({node.name, rank.score, 0, terms});
     ranked.push_back(rank);
   }
   const std::vector<int> wire = wireScores(ranked, policy.linkFirst);

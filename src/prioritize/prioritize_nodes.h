@@ -9,13 +9,15 @@
 #include "core/node_candidate.h"
 #include "core/pod_demand.h"
 #include "policy/policy.h"
+#include "prioritize/score_node.h"
 
 namespace gte {
 
 struct HostScore {
   std::string_view host;
-  int score = 0;  // 0..100
-  int wire = 0;   // 0..10, what kube-scheduler gets
+  int score = 0;     // 0..100
+  int wire = 0;      // 0..10, what kube-scheduler gets
+  ScoreTerms terms;  // behind `score` (all -1 when the node does not fit); explain shows them
 };
 using HostScores = std::vector<HostScore>;
 

@@ -4,6 +4,7 @@
 
 #include "log/logger.h"
 #include "metrics/metrics.h"
+#include "server/query_parameter.h"
 #include "server/request_shape.h"
 #include "service/extender_service.h"
 #include "wire/extender_results.h"
@@ -57,12 +58,53 @@ Router::Router(std::string prefix, const ExtenderService& service, metrics::Metr
       options_(options) {}
 
 bool Router::acceptsBody(std::string_view method, std::string_view path) const {
+  // Explain by pod name may wait on the API server: it goes to the decision pool like a verb.
+  if (isExplain(stripQuery(path))) return method == "POST" || method == "GET";
   return method == "POST" && findVerb(stripQuery(path)) != nullptr;
+}
+
+bool Router::isExplain(std::string_view path) const {
+  if (!options_.serveVerbs || !options_.explain) return false;
+  return path == "/explain" || (path.size() == prefix_.size() + 8 && path.starts_with(prefix_) &&
+                                path.substr(prefix_.size()) == "/explain");
+}
+
+Reply Router::explain(std::string_view method, std::string_view rawPath,
+                      std::string_view body) const {
+  const auto started = std::chrono::steady_clock::now();
+  Reply reply;
+  if (method == "POST") {
+    if (auto refusal = refuseShape(Verb::kOther, body)) {
+      observe(Verb::kOther, refusal->status, started);
+      return std::move(*refusal);
+    }
+    ServiceReply sr = service_.explain(body);
+    reply.status = sr.status;
+    reply.body = std::move(sr.body);
+  } else if (method == "GET") {
+    const auto pod = queryParameter(rawPath, "pod");
+    ServiceReply sr = pod ? service_.explainPod(*pod)
+                          : ServiceReply{400, wire::writeErrorBody(wire::prefixedReason(
+                                                  "explain: GET needs ?pod=NAMESPACE/NAME; or "
+                                                  "POST an ExtenderArgs body"))};
+    reply.status = sr.status;
+    reply.body = std::move(sr.body);
+  } else {
+    reply = jsonError(405, "method " + std::string(method) + " not allowed on " +
+                               std::string(stripQuery(rawPath)) + "; use GET or POST");
+    reply.headers.emplace_back("Allow", "GET, POST");
+  }
+  observe(Verb::kOther, reply.status, started);
+  return reply;
 }
 
 void Router::dispatch(std::string_view method, std::string_view rawPath, std::string_view body,
                       std::function<void(Reply)> done) const {
   const auto path = stripQuery(rawPath);
+  if (isExplain(path)) {
+    done(explain(method, rawPath, body));
+    return;
+  }
   const VerbRoute* verb = findVerb(path);
   if (!verb || method != "POST" || verb->verb != Verb::kBind) {
     done(route(method, rawPath, body));

@@ -40,6 +40,9 @@ struct RouterOptions {
   // objects, which would make the extender build node states from whatever a caller sends, are
   // refused.
   bool namesOnly = false;
+  // POST {prefix}/explain and GET {prefix}/explain?pod= (also GET /explain?pod=); false
+  // (--disable-explain) answers them 404 like any unknown path.
+  bool explain = true;
 };
 
 class Router {
@@ -69,6 +72,8 @@ class Router {
   // Everything but a POST to bind, which only dispatch() answers (it may wait on the API server).
   Reply route(std::string_view method, std::string_view path, std::string_view body) const;
   const VerbRoute* findVerb(std::string_view path) const;
+  bool isExplain(std::string_view path) const;
+  Reply explain(std::string_view method, std::string_view rawPath, std::string_view body) const;
   void observe(metrics::Verb verb, int status, std::chrono::steady_clock::time_point started) const;
   // A refusal when the body asks for more than the limits allow; nullopt to go ahead.
   std::optional<Reply> refuseShape(metrics::Verb verb, std::string_view body) const;

@@ -53,6 +53,9 @@ class ClusterBackend {
   // only). The cache keeps only pods that request GPU or MIG devices: nullopt means the pod holds
   // none (or is unknown).
   virtual std::optional<PodInfo> podByUid(const std::string& uid) const = 0;
+  // The pod as the cluster has it now, with its annotations and requests, for explain by name.
+  // Errors: kNotFound (no such pod), kUnavailable (the API server could not be asked).
+  virtual Result<PodInfo> podByName(const std::string& ns, const std::string& name) const = 0;
   // GPU pods the extender accounts on `node` (bound or reserved).
   virtual std::vector<PodInfo> podsOnNode(const std::string& node) const = 0;
   // What-if for preempt: the node's state as if the pods with these UIDs were gone (their

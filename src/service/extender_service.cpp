@@ -14,6 +14,7 @@
 #include "service/cluster_backend.h"
 #include "service/error_reply.h"
 #include "service/node_state_cache.h"
+#include "service/resolve_nodes.h"
 #include "snapshot/cluster_snapshot.h"
 #include "wire/extender_args.h"
 #include "wire/extender_results.h"
@@ -39,80 +40,6 @@ ServiceReply undecided(ExtenderVerb verb, std::string_view name, const Error& e)
     log::error("request cannot be decided", {{"verb", name}, {"error", e.message}});
   }
   return errorReply(verb, e);
-}
-
-// The request's nodes resolved to NodeStates, and what keeps those states alive for the request.
-struct Resolved {
-  PolicyConstSharedPtr policy;
-  std::vector<NodeCandidate> candidates;
-  std::vector<std::string_view> raw;  // full-Node mode: each candidate's bytes, to echo
-  bool nodesMode = false;
-  ClusterSnapshotConstSharedPtr snapshot;
-  std::vector<NodeStateConstSharedPtr> held;
-};
-
-constexpr std::string_view kUnreadable = "node object unreadable";
-constexpr std::string_view kNotCached = "node not in the extender's cache";
-
-// Full-Node mode: states from the request's own Node objects, memoised by content.
-Resolved fromNodeObjects(const std::vector<wire::NodeItem>& items, PolicyConstSharedPtr policy,
-                         NodeStateCache& cache, metrics::Metrics* metrics) {
-  Resolved out;
-  out.nodesMode = true;
-  out.policy = std::move(policy);
-  out.candidates.reserve(items.size());
-  out.raw.reserve(items.size());
-  out.held.reserve(items.size());
-  for (const auto& item : items) {
-    NodeCandidate c{item.name, nullptr, {}};
-    if (!item.info) {
-      c.missing = kUnreadable;
-      log::warn("node object unreadable",
-                {{"node", item.name}, {"error", item.info.error().message}});
-    } else {
-      auto lookup = cache.get(*item.info, out.policy);
-      c.state = lookup.state.get();
-      out.held.push_back(std::move(lookup.state));
-      if (lookup.built && c.state->status == TopologyStatus::kMalformed) {
-        log::warn("node topology labels malformed; topology treated as unknown",
-                  {{"node", item.name}, {"error", c.state->topologyError}});
-        if (metrics) metrics->countNodeTopologyError();
-      }
-    }
-    out.candidates.push_back(c);
-    out.raw.push_back(item.raw);
-  }
-  return out;
-}
-
-// NodeNames mode: states from the cluster snapshot, loaded once for the whole request.
-Result<Resolved> fromSnapshot(const std::vector<std::string>& names,
-                              const ClusterBackend* cluster) {
-  if (!cluster) {
-    return Error{ErrorCode::kFailedPrecondition,
-                 "NodeNames received but the extender runs without a cluster cache; start it with "
-                 "--kubeconfig, --in-cluster or --cluster-file, or set nodeCacheCapable: false"};
-  }
-  auto snapshot = cluster->snapshot();
-  if (!snapshot || !snapshot->synced) {
-    return Error{ErrorCode::kUnavailable, "cache not synced"};
-  }
-  Resolved out;
-  out.policy = snapshot->policy;
-  out.snapshot = snapshot;
-  out.candidates.reserve(names.size());
-  for (const auto& name : names) {
-    const NodeState* state = snapshot->find(name);
-    out.candidates.push_back({name, state, state ? std::string_view() : kNotCached});
-  }
-  return out;
-}
-
-Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const ClusterBackend* cluster,
-                              const ExtenderService::PolicySource& policySource,
-                              NodeStateCache& cache, metrics::Metrics* metrics) {
-  if (args.nodes) return fromNodeObjects(*args.nodes, policySource(), cache, metrics);
-  return fromSnapshot(*args.nodeNames, cluster);
 }
 
 // The answer views the request's names and `out.reasonTexts`: nothing is copied per node.

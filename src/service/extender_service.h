@@ -39,6 +39,13 @@ class ExtenderService {
   void bind(std::string_view body, std::function<void(ServiceReply)> done) const;
   ServiceReply preempt(std::string_view body) const;
 
+  // Explain (docs/api.md): an ExtenderArgs body answered with what filter and prioritize decide
+  // for it, node by node, and why.
+  ServiceReply explain(std::string_view body) const;
+  // Explain of a pod by "NAMESPACE/NAME" against every node of the cluster cache. May wait on the
+  // API server (one GET of the pod): call it on a decision thread, never an I/O thread.
+  ServiceReply explainPod(std::string_view podRef) const;
+
   bool ready(std::string* why) const;
   bool healthy(std::string* why) const;
 

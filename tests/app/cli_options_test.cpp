@@ -125,3 +125,48 @@ TEST_CASE("help and version") {
   CHECK(parseCommandLine({"serve", "--help"})->helpText.find("--listen") != std::string::npos);
   CHECK(parseCommandLine({"version"})->command == Command::kVersion);
 }
+
+TEST_CASE("explain is served unless --disable-explain") {
+  auto on = parseCommandLine({"serve"});
+  REQUIRE(on.ok());
+  CHECK(on->serve.explain);
+  auto off = parseCommandLine({"serve", "--cluster-file", "c.yaml", "--disable-explain"});
+  REQUIRE(off.ok());
+  CHECK_FALSE(off->serve.explain);
+}
+
+TEST_CASE("the explain command: flags, defaults and errors that name the flag") {
+  auto inv = parseCommandLine({"explain", "--url", "http://127.0.0.1:8888", "--pod", "ml/train"});
+  REQUIRE(inv.ok());
+  CHECK(inv->command == Command::kExplain);
+  CHECK(inv->explain.url == "http://127.0.0.1:8888");
+  CHECK(inv->explain.pod == "ml/train");
+  CHECK(inv->explain.top == 0);
+  CHECK(inv->explain.output == gte::app::OutputFormat::kTable);
+
+  auto full = parseCommandLine(
+      {"explain", "--url=http://h:1/base", "--pod=a/b", "--top", "5", "-o", "json"});
+  REQUIRE(full.ok());
+  CHECK(full->explain.top == 5);
+  CHECK(full->explain.output == gte::app::OutputFormat::kJson);
+
+  const auto error = [](std::vector<std::string> args) {
+    auto r = parseCommandLine(args);
+    return r.ok() ? std::string() : r.error().message;
+  };
+  CHECK(error({"explain", "--pod", "a/b"}).find("--url") != std::string::npos);
+  CHECK(error({"explain", "--url", "https://h:1", "--pod", "a/b"}).find("--url") !=
+        std::string::npos);
+  CHECK(error({"explain", "--url", "http://h:1", "--pod", "nons"}).find("NAMESPACE/NAME") !=
+        std::string::npos);
+  CHECK(error({"explain", "--url", "http://h:1", "--pod", "a/b/c"}).find("--pod") !=
+        std::string::npos);
+  CHECK(error({"explain", "--url", "http://h:1", "--pod", "a/b", "-o", "yaml"}).find("-o") !=
+        std::string::npos);
+  CHECK(error({"explain", "--url", "http://h:1", "--pod", "a/b", "--top", "0"}).find("--top") !=
+        std::string::npos);
+  auto help = parseCommandLine({"explain", "--help"});
+  REQUIRE(help.ok());
+  CHECK(help->command == Command::kHelp);
+  CHECK(help->helpText.find("--top N") != std::string::npos);
+}

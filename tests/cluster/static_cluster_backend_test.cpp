@@ -105,3 +105,29 @@ TEST_CASE("static backend: fromFile reads a YAML file; errors name the file") {
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().message.find("/nonexistent.yaml") != std::string::npos);
 }
+
+TEST_CASE("static backend: every published snapshot reports its build time; pods by name") {
+  int builds = 0;
+  double total = 0;
+  gte::cluster::ClusterStateOptions options;
+  options.onSnapshotBuilt = [&](double seconds) {
+    ++builds;
+    total += seconds;
+  };
+  StaticClusterBackend backend(smallCluster(2, 1), testPolicy(), options);
+  const int afterLoad = builds;
+  CHECK(afterLoad >= 1);
+  REQUIRE(backend.bind(bindRequest(numbered("p", 0), "b")).ok());
+  CHECK(builds > afterLoad);  // the reservation and the bound pod were published
+  CHECK(total >= 0);
+
+  // Explain reads pending pods by name, with their requests, as the file has them.
+  std::string name = "pod-";
+  name += numbered("p", 1);
+  auto pending = backend.podByName("ml", name);
+  REQUIRE(pending.ok());
+  CHECK(pending->uid == numbered("p", 1));
+  auto missing = backend.podByName("ml", "nope");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().code == ErrorCode::kNotFound);
+}

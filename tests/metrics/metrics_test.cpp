@@ -82,3 +82,21 @@ TEST_CASE("metrics: cache gauges show the last value set") {
 }
 
 }  // namespace gte::metrics
+
+namespace gte::metrics {
+
+TEST_CASE("metrics: snapshot build durations land in their buckets") {
+  Metrics m;
+  m.observeSnapshotBuild(0.0002);
+  m.observeSnapshotBuild(0.03);
+  const std::string text = m.serialize();
+  CHECK(
+      has(text, R"(gpu_topology_extender_snapshot_build_duration_seconds_bucket{le="0.0001"} 0)"));
+  CHECK(
+      has(text, R"(gpu_topology_extender_snapshot_build_duration_seconds_bucket{le="0.00025"} 1)"));
+  CHECK(has(text, R"(gpu_topology_extender_snapshot_build_duration_seconds_bucket{le="0.025"} 1)"));
+  CHECK(has(text, R"(gpu_topology_extender_snapshot_build_duration_seconds_bucket{le="0.05"} 2)"));
+  CHECK(has(text, "gpu_topology_extender_snapshot_build_duration_seconds_count 2"));
+}
+
+}  // namespace gte::metrics

@@ -45,6 +45,11 @@ grep -q 'app.kubernetes.io/component: scheduler' "$work/default.yaml" ||
 if "$helm_bin" template gte "$chart" --set scheduler.enabled=false >/dev/null 2>&1; then
   fail "a NetworkPolicy with no scheduler peers rendered (it would block every caller)"
 fi
+# Explain is served by default; extender.explain=false turns it off.
+grep -q -- '--disable-explain' "$work/all-on.yaml" || fail "all-on render lacks --disable-explain"
+if grep -q -- '--disable-explain' "$work/default.yaml"; then
+  fail "default render must serve explain"
+fi
 # Client certificates: the extender requires them, the scheduler presents them, probes use the
 # plain metrics port; without a metrics port the chart refuses (kubelet has no certificate).
 grep -q -- '--tls-client-ca=' "$work/all-on.yaml" || fail "all-on render lacks --tls-client-ca"

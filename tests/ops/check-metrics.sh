@@ -22,7 +22,7 @@ for _ in $(seq 1 100); do
 done
 curl -fsS "$base/readyz" >/dev/null || fail "the extender did not become ready"
 
-# Known traffic: each verb on a golden request, and one malformed body.
+# Known traffic: each verb on a golden request, one malformed body, one explain.
 cases="$repo_root/tests/golden/cases"
 post() { curl -sS -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' --data-binary "$2" "$base/scheduler/$1"; }
 for verb_case in filter:filter-names-4gpu prioritize:prioritize-names-1gpu preempt:preempt-names-8gpu bind:bind-names-ok; do
@@ -31,6 +31,8 @@ for verb_case in filter:filter-names-4gpu prioritize:prioritize-names-1gpu preem
   [[ $code == 200 ]] || fail "$verb answered HTTP $code"
 done
 post filter '{"Pod":' >/dev/null
+code=$(curl -sS -o /dev/null -w '%{http_code}' "$base/explain?pod=ml/train")
+[[ $code == 200 ]] || fail "GET /explain?pod=ml/train answered HTTP $code"
 
 curl -fsS "$base/metrics" >"$work/scrape.txt" || fail "GET /metrics failed"
 promtool check metrics <"$work/scrape.txt" || fail "promtool check metrics found problems in the exposition"
@@ -39,7 +41,7 @@ promtool check metrics <"$work/scrape.txt" || fail "promtool check metrics found
 grep -vE '^#' "$work/scrape.txt" | sed -E 's/[{ ].*//' | sort -u >"$work/exported.txt"
 for name in gpu_topology_extender_http_requests_total gpu_topology_extender_binds_total \
   gpu_topology_extender_filter_nodes_total gpu_topology_extender_cache_synced \
-  gpu_topology_extender_build_info; do
+  gpu_topology_extender_build_info gpu_topology_extender_snapshot_build_duration_seconds_bucket; do
   grep -qx "$name" "$work/exported.txt" || fail "the scrape lacks $name after known traffic"
 done
 

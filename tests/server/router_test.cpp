@@ -137,7 +137,6 @@ TEST_CASE("router: every answer is counted by verb and status") {
                  R"(gpu_topology_extender_rejected_requests_total{reason="malformed_json"} 1)"));
 }
 
-
 TEST_CASE("router: NodeNames without a cluster is a configuration error, per the error table") {
   Fixture f;
   const std::string body =
@@ -154,4 +153,42 @@ TEST_CASE("router: NodeNames without a cluster is a configuration error, per the
 }
 
 }  // namespace
+}  // namespace gte::server
+
+namespace gte::server {
+
+TEST_CASE("router: explain goes to the decision pool, under the prefix and at /explain") {
+  Fixture f;
+  // Explain by name may wait on the API server: the transport must not answer it on an I/O
+  // thread, so it is routed like a verb.
+  CHECK(f.router.acceptsBody("GET", "/explain?pod=ml/p"));
+  CHECK(f.router.acceptsBody("GET", "/scheduler/explain?pod=ml/p"));
+  CHECK(f.router.acceptsBody("POST", "/scheduler/explain"));
+  CHECK_FALSE(f.router.acceptsBody("GET", "/scheduler/explainer"));
+  const Reply posted = f.call("POST", "/scheduler/explain", kFilterBody);
+  CHECK(posted.status == 200);
+  CHECK(contains(posted.body, R"("mode":"nodes")"));
+  CHECK(f.call("PUT", "/explain").status == 405);
+  CHECK(contains(f.metrics.serialize(),
+                 R"(gpu_topology_extender_http_requests_total{code="200",verb="other"} 1)"));
+}
+
+TEST_CASE("router: explain switched off, or on the probe port, is an unknown path") {
+  metrics::Metrics metrics;
+  auto policy = std::make_shared<const Policy>(defaultPolicy());
+  ExtenderService service{[policy] { return policy; }, nullptr, &metrics};
+  RouterOptions off;
+  off.explain = false;
+  RouterOptions probe;
+  probe.serveVerbs = false;
+  for (const RouterOptions& options : {off, probe}) {
+    Router router("/scheduler", service, &metrics, "{}", options);
+    CHECK_FALSE(router.acceptsBody("GET", "/explain?pod=ml/p"));
+    CHECK_FALSE(router.acceptsBody("POST", "/scheduler/explain"));
+    Reply reply;
+    router.dispatch("GET", "/explain?pod=ml/p", {}, [&](Reply r) { reply = std::move(r); });
+    CHECK(reply.status == 404);
+  }
+}
+
 }  // namespace gte::server

@@ -191,6 +191,12 @@ TEST_CASE("API-server backend against a real kube-apiserver", "[apiserver]") {
   const std::string pending = created("/api/v1/namespaces/default/pods", podJson("pending", "", 1));
   const std::string uid = field(pending, "uid");
   REQUIRE_FALSE(uid.empty());
+  // Explain reads a pending pod by name with one GET (the cache keeps no pending pods).
+  auto explained = backend.podByName("default", "pending");
+  REQUIRE(explained.ok());
+  CHECK(explained->uid == uid);
+  CHECK(explained->nodeName.empty());
+  CHECK(backend.podByName("default", "absent").error().code == gte::ErrorCode::kNotFound);
   const BindRequest bind{"pending", "default", uid, "n1"};
   auto bound = backend.bind(bind);
   INFO((bound.ok() ? std::string("ok") : bound.error().message));

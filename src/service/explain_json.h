@@ -1,0 +1,23 @@
+#pragma once
+// The explain answer as JSON. Field names are a stable interface (docs/api.md, "Explain"): tools
+// and the `explain` command read them, so fields are only ever added, never renamed.
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "core/pod_demand.h"
+#include "model/pod_info.h"
+#include "policy/policy.h"
+#include "service/explain_nodes.h"
+
+namespace gte {
+
+// `mode`: "nodes" (full Node objects in the request), "nodeNames" (names resolved in the cluster
+// cache) or "cluster" (every node of the cluster cache, for a pod looked up by name).
+std::string writeExplanation(const PodInfo& pod, const Result<PodDemand>& demand,
+                             std::string_view mode, const Policy& policy,
+                             const Explanation& explanation);
+
+std::string_view verdictName(Verdict verdict) noexcept;
+
+}  // namespace gte

@@ -1,0 +1,75 @@
+#include "service/explain_nodes.h"
+
+#include <bit>
+
+#include "core/predict_allocation.h"
+#include "filter/filter_nodes.h"
+#include "prioritize/prioritize_nodes.h"
+#include "wire/reason.h"
+
+namespace gte {
+namespace {
+
+// The best set of `k` GPUs among the node's free ones, by the policy's link scores.
+std::optional<GpuPick> bestSet(std::int64_t k, const NodeState& state) {
+  if (k <= 0 || k > state.freeCount) return std::nullopt;
+  const GpuPick& best = state.whole[static_cast<std::size_t>(k)].best;
+  if (best.gpus == 0) return std::nullopt;
+  return best;
+}
+
+void addDetails(const PodDemand& demand, NodeExplanation& node) {
+  const NodeState& state = *node.state;
+  node.allocation = predictAllocation(demand, state);
+  if (const GpuPick* pick = wholeGpuPick(demand, state)) node.pick = *pick;
+  node.best = bestSet(demand.gpus, state);
+}
+
+}  // namespace
+
+int numaSpan(GpuMask gpus, const NodeState& state) noexcept {
+  if (state.status != TopologyStatus::kKnown) return 0;
+  std::uint64_t seen = 0;
+  for (GpuMask rest = gpus; rest != 0; rest &= rest - 1) {
+    const auto gpu = static_cast<std::size_t>(std::countr_zero(rest));
+    if (gpu >= state.topology.numa.size()) return 0;
+    const int numa = state.topology.numa[gpu];
+    if (numa < 0 || numa >= 64) return 0;
+    seen |= std::uint64_t{1} << numa;
+  }
+  return std::popcount(seen);
+}
+
+Explanation explainNodes(const Result<PodDemand>& demand, std::span<const NodeCandidate> nodes,
+                         const Policy& policy) {
+  // The very calls the filter and prioritize verbs make.
+  const FilterResult filtered = filterNodes(demand, nodes, policy);
+  const HostScores scores = prioritizeNodes(demand ? &*demand : nullptr, nodes, policy);
+  // What kube-scheduler sends prioritize next: the nodes filter kept.
+  std::vector<NodeCandidate> kept;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (filtered.nodes[i].verdict == Verdict::kFit) kept.push_back(nodes[i]);
+  }
+  const HostScores keptScores = prioritizeNodes(demand ? &*demand : nullptr, kept, policy);
+  std::size_t nextKept = 0;
+  Explanation out;
+  out.nodes.reserve(nodes.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    NodeExplanation node;
+    node.name = nodes[i].name;
+    node.state = nodes[i].state;
+    node.verdict = filtered.nodes[i].verdict;
+    if (node.verdict != Verdict::kFit) {
+      node.reason = wire::prefixedReason(filtered.reasons[filtered.nodes[i].reason]);
+    }
+    node.score = scores[i].score;
+    node.wireScore = scores[i].wire;
+    node.terms = scores[i].terms;
+    if (node.verdict == Verdict::kFit) node.wireScoreAfterFilter = keptScores[nextKept++].wire;
+    if (demand && node.state != nullptr) addDetails(*demand, node);
+    out.nodes.push_back(std::move(node));
+  }
+  return out;
+}
+
+}  // namespace gte

@@ -1,0 +1,53 @@
+#pragma once
+// Explain: for one pod and the nodes of one request, everything filter and prioritize decided and
+// what it rests on. The verdicts and reasons are filterNodes' own result and the scores, terms and
+// wire scores prioritizeNodes' own result for the same demand, candidates and policy (the functions
+// the filter and prioritize verbs call), so an explanation can never disagree with the answers
+// kube-scheduler got. The details behind them (the GPUs the device plugin would hand out, the MIG
+// placement, the best set) come from the precomputed NodeState through predictAllocation and
+// wholeGpuPick, the lookups checkFit and scoreTerms make. Pure: no I/O, clock, locks or globals.
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "core/allocation.h"
+#include "core/fit_outcome.h"
+#include "core/node_candidate.h"
+#include "core/node_state.h"
+#include "core/pod_demand.h"
+#include "policy/policy.h"
+#include "prioritize/score_node.h"
+
+namespace gte {
+
+struct NodeExplanation {
+  std::string_view name;
+  Verdict verdict = Verdict::kFit;
+  std::string reason;  // the text filter answers (with the wire prefix); empty for kFit
+  int score = 0;       // 0..100, prioritizeNodes' score
+  int wireScore = 0;   // 0..10, prioritizeNodes' wire score for this request's candidates
+  // prioritizeNodes' wire score over the candidates filter keeps, which is the request
+  // kube-scheduler sends prioritize after filter (before its own plugins drop any); nullopt for a
+  // node filter rejects.
+  std::optional<int> wireScoreAfterFilter;
+  ScoreTerms terms;                  // prioritizeNodes' terms (-1: does not apply)
+  const NodeState* state = nullptr;  // null: unresolved (reason says why)
+  Allocation allocation;             // predictAllocation: what the pod would get here
+  std::optional<GpuPick> pick;       // the whole-GPU set behind `allocation.gpus`
+  std::optional<GpuPick> best;       // the best set of that size among the free GPUs
+};
+
+struct Explanation {
+  std::vector<NodeExplanation> nodes;  // one per candidate, in the candidates' order
+};
+
+Explanation explainNodes(const Result<PodDemand>& demand, std::span<const NodeCandidate> nodes,
+                         const Policy& policy);
+
+// Distinct NUMA nodes of the set on this node; 0 when a GPU's NUMA node is unknown.
+int numaSpan(GpuMask gpus, const NodeState& state) noexcept;
+
+}  // namespace gte

@@ -1,0 +1,104 @@
+#include "service/resolve_nodes.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "log/logger.h"
+#include "metrics/metrics.h"
+#include "service/cluster_backend.h"
+#include "service/node_state_cache.h"
+
+namespace gte {
+namespace {
+
+constexpr std::string_view kUnreadable = "node object unreadable";
+constexpr std::string_view kNotCached = "node not in the extender's cache";
+
+// Full-Node mode: states from the request's own Node objects, memoised by content.
+Resolved fromNodeObjects(const std::vector<wire::NodeItem>& items, PolicyConstSharedPtr policy,
+                         NodeStateCache& cache, metrics::Metrics* metrics) {
+  Resolved out;
+  out.nodesMode = true;
+  out.policy = std::move(policy);
+  out.candidates.reserve(items.size());
+  out.raw.reserve(items.size());
+  out.held.reserve(items.size());
+  for (const auto& item : items) {
+    NodeCandidate c{item.name, nullptr, {}};
+    if (!item.info) {
+      c.missing = kUnreadable;
+      log::warn("node object unreadable",
+                {{"node", item.name}, {"error", item.info.error().message}});
+    } else {
+      auto lookup = cache.get(*item.info, out.policy);
+      c.state = lookup.state.get();
+      out.held.push_back(std::move(lookup.state));
+      if (lookup.built && c.state->status == TopologyStatus::kMalformed) {
+        log::warn("node topology labels malformed; topology treated as unknown",
+                  {{"node", item.name}, {"error", c.state->topologyError}});
+        if (metrics) metrics->countNodeTopologyError();
+      }
+    }
+    out.candidates.push_back(c);
+    out.raw.push_back(item.raw);
+  }
+  return out;
+}
+
+// The published snapshot, once it holds a full list.
+Result<ClusterSnapshotConstSharedPtr> syncedSnapshot(const ClusterBackend* cluster) {
+  if (!cluster) {
+    return Error{ErrorCode::kFailedPrecondition,
+                 "NodeNames received but the extender runs without a cluster cache; start it with "
+                 "--kubeconfig, --in-cluster or --cluster-file, or set nodeCacheCapable: false"};
+  }
+  auto snapshot = cluster->snapshot();
+  if (!snapshot || !snapshot->synced) {
+    return Error{ErrorCode::kUnavailable, "cache not synced"};
+  }
+  return snapshot;
+}
+
+// NodeNames mode: states from the cluster snapshot, loaded once for the whole request.
+Result<Resolved> fromSnapshot(const std::vector<std::string>& names,
+                              const ClusterBackend* cluster) {
+  auto loaded = syncedSnapshot(cluster);
+  if (!loaded) return std::move(loaded).error();
+  const ClusterSnapshotConstSharedPtr& snapshot = *loaded;
+  Resolved out;
+  out.policy = snapshot->policy;
+  out.snapshot = snapshot;
+  out.candidates.reserve(names.size());
+  for (const auto& name : names) {
+    const NodeState* state = snapshot->find(name);
+    out.candidates.push_back({name, state, state ? std::string_view() : kNotCached});
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const ClusterBackend* cluster,
+                              const PolicySource& policySource, NodeStateCache& cache,
+                              metrics::Metrics* metrics) {
+  if (args.nodes) return fromNodeObjects(*args.nodes, policySource(), cache, metrics);
+  return fromSnapshot(*args.nodeNames, cluster);
+}
+
+Result<Resolved> resolveAllNodes(const ClusterBackend* cluster) {
+  auto loaded = syncedSnapshot(cluster);
+  if (!loaded) return std::move(loaded).error();
+  Resolved out;
+  out.policy = (*loaded)->policy;
+  out.snapshot = *loaded;
+  out.candidates.reserve(out.snapshot->nodes.size());
+  out.snapshot->nodes.forEach(
+      [&out](const std::string& name, const NodeStateConstSharedPtr& state) {
+        out.candidates.push_back({name, state.get(), {}});
+      });
+  std::sort(out.candidates.begin(), out.candidates.end(),
+            [](const NodeCandidate& a, const NodeCandidate& b) { return a.name < b.name; });
+  return out;
+}
+
+}  // namespace gte

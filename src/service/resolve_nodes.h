@@ -1,0 +1,47 @@
+#pragma once
+// The "resolve" step every request that decides on nodes shares (filter, prioritize, explain): the
+// request's nodes as NodeCandidates, from the request's own Node objects through the memo
+// (full-Node mode) or from the cluster snapshot (NodeNames mode), with whatever keeps their states
+// alive for the request. Explain resolving exactly as filter and prioritize do is what makes its
+// numbers theirs.
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+#include "core/node_candidate.h"
+#include "core/node_state.h"
+#include "policy/policy.h"
+#include "snapshot/cluster_snapshot.h"
+#include "wire/extender_args.h"
+
+namespace gte {
+class ClusterBackend;
+class NodeStateCache;
+namespace metrics {
+class Metrics;
+}
+
+// The request's nodes resolved to NodeStates, and what keeps those states alive for the request.
+struct Resolved {
+  PolicyConstSharedPtr policy;
+  std::vector<NodeCandidate> candidates;
+  std::vector<std::string_view> raw;  // full-Node mode: each candidate's bytes, to echo
+  bool nodesMode = false;
+  ClusterSnapshotConstSharedPtr snapshot;
+  std::vector<NodeStateConstSharedPtr> held;
+};
+
+using PolicySource = std::function<std::shared_ptr<const Policy>()>;
+
+// Errors: kFailedPrecondition (NodeNames without a cluster cache), kUnavailable (cache not synced).
+Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const ClusterBackend* cluster,
+                              const PolicySource& policySource, NodeStateCache& cache,
+                              metrics::Metrics* metrics);
+
+// Every node of the cluster snapshot, sorted by name (explain of a pod by name). Errors as above.
+Result<Resolved> resolveAllNodes(const ClusterBackend* cluster);
+
+}  // namespace gte
