@@ -27,7 +27,7 @@ CacheCounts sizesOf(const Backend& backend) {
   const auto& state = backend.state();
   CacheCounts counts;
   counts.nodes = static_cast<std::int64_t>(state.nodeCount());
-  counts.pods = static_cast<std::int64_t>(state.podCount());
+  counts.pods = static_cast<std::int64_t>(state.podCount() + state.pendingCount());
   counts.reservations = static_cast<std::int64_t>(state.reservationCount());
   return counts;
 }
@@ -69,7 +69,10 @@ Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstS
                     ? k8s::inClusterConfig()
                     : k8s::loadKubeconfigFile(options.kubeconfig);
   if (!config) return std::move(config).error();
-  auto backend = k8s::makeApiServerBackend(*config, std::move(policy));
+  k8s::ApiServerBackendOptions backendOptions;
+  backendOptions.bind.concurrency = options.bindConcurrency;
+  backendOptions.bind.deadline = options.bindDeadline;
+  auto backend = k8s::makeApiServerBackend(*config, std::move(policy), std::move(backendOptions));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();
   listeners.add([raw](const PolicyConstSharedPtr& p) { raw->setPolicy(p); });

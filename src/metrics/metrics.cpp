@@ -95,6 +95,13 @@ struct Metrics::Impl {
                                                        .Name("gpu_topology_extender_binds_total")
                                                        .Help("Bind verb outcomes.")
                                                        .Register(*registry);
+  prometheus::Family<prometheus::Counter>& bindsAbandoned =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_binds_abandoned_total")
+          .Help(
+              "Binds dropped before the Binding was sent, their GPUs released: the caller closed "
+              "the connection (caller_gone) or the bind waited past --bind-deadline (deadline).")
+          .Register(*registry);
   prometheus::Family<prometheus::Counter>& rejected =
       prometheus::BuildCounter()
           .Name("gpu_topology_extender_rejected_requests_total")
@@ -153,6 +160,7 @@ struct Metrics::Impl {
   std::array<prometheus::Counter*, 3> filterBy{};
   std::array<prometheus::Counter*, 2> reloadBy{};
   std::array<prometheus::Counter*, 2> bindBy{};
+  std::array<prometheus::Counter*, 2> abandonedBy{};
   std::array<prometheus::Counter*, kRejectReasons.size()> rejectedBy{};
   prometheus::Gauge* nodesGauge = nullptr;
   prometheus::Gauge* podsGauge = nullptr;
@@ -183,6 +191,8 @@ struct Metrics::Impl {
                 &filterNodes.Add({{"outcome", "unresolvable"}})};
     reloadBy = {&policyReloads.Add({{"result", "ok"}}), &policyReloads.Add({{"result", "error"}})};
     bindBy = {&binds.Add({{"result", "ok"}}), &binds.Add({{"result", "error"}})};
+    abandonedBy = {&bindsAbandoned.Add({{"reason", "caller_gone"}}),
+                   &bindsAbandoned.Add({{"reason", "deadline"}})};
     for (std::size_t i = 0; i < kRejectReasons.size(); ++i) {
       rejectedBy[i] = &rejected.Add({{"reason", kRejectReasons[i]}});
     }
@@ -244,6 +254,10 @@ void Metrics::setCachedObjects(std::int64_t nodes, std::int64_t pods, std::int64
 
 void Metrics::countBind(bool ok) {
   impl_->bindBy[ok ? 0 : 1]->Increment();
+}
+
+void Metrics::countBindAbandoned(BindAbandonReason reason) {
+  impl_->abandonedBy[static_cast<std::size_t>(reason)]->Increment();
 }
 
 void Metrics::countRejectedRequest(std::string_view reason) {
