@@ -38,6 +38,8 @@ var scenarios = []scenario{
 	{"malformed-labels", malformedLabels, malformedLabelsOdds},
 	{"burst-50", burst50, 1},
 	{"back-to-back-100", backToBack100, 1},
+	{"bind-annotated-atomically", bindAnnotatedAtomically, 1}, // bind_test.go
+	{"bind-wrong-uid-refused", bindWrongUIDRefused, 1},       // bind_test.go
 	{"agent-labels-node", agentLabelsNode, 0.5},          // agent_test.go
 	{"chart-manifests-dry-run", chartManifestsDryRun, 1}, // chart_manifests_test.go
 }
