@@ -1,6 +1,7 @@
 #include "k8s/pod_binder.h"
 
 #include "cluster/gpu_annotation.h"
+#include "json/json_reader.h"
 #include "json/json_writer.h"
 #include "k8s/cache_sinks.h"
 #include "k8s/object_name.h"
@@ -21,13 +22,30 @@ std::string podName(const BindRequest& request) {
   return request.podNamespace + "/" + request.podName;
 }
 
+// The `message` of a Status answer (the API server's own words, e.g. "... Precondition failed:
+// UID in precondition: ..."); the body itself when it is not one.
+std::string statusMessage(const std::string& body) {
+  json::JsonReader reader(body);
+  std::string key;
+  std::string message;
+  if (reader.beginObject()) {
+    while (reader.nextKey(key)) {
+      const bool good = key == "message" && reader.peek() == json::Kind::kString
+                            ? reader.readString(message)
+                            : reader.skipValue();
+      if (!good) break;
+    }
+  }
+  return message.empty() ? body : message;
+}
+
 Error httpError(const std::string& what, const HttpResponse& response) {
   const ErrorCode code = response.status == 404   ? ErrorCode::kNotFound
                          : response.status >= 500 ? ErrorCode::kUnavailable
                                                   : ErrorCode::kFailedPrecondition;
-  constexpr std::size_t kMaxBody = 300;
+  constexpr std::size_t kMaxMessage = 600;
   return Error{code, what + ": HTTP " + std::to_string(response.status) + ": " +
-                         response.body.substr(0, kMaxBody)};
+                         statusMessage(response.body).substr(0, kMaxMessage)};
 }
 
 Error alreadyBound(const BindRequest& request, const std::string& node) {

@@ -25,8 +25,9 @@ func bindAnnotatedAtomically(s *scenarioEnv) {
 	if !s.mode.mode.cache {
 		s.t.Skip("nodes mode: kube-scheduler's DefaultBinder binds, not the extender")
 	}
-	const pods = 24
-	s.createNodes(nodeSpec{name: "a", capture: dgx1V}, nodeSpec{name: "b", capture: hgxA100})
+	const pods = 20 // of the 24 GPUs
+	s.createNodes(nodeSpec{name: "a", capture: dgx1V}, nodeSpec{name: "b", capture: dgx1V},
+		nodeSpec{name: "c", capture: hgxA100})
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
