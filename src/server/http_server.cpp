@@ -332,6 +332,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     if (ec || peerClosed()) {
       callerGone_->store(true, std::memory_order_relaxed);
       watchingCaller_ = false;
+      log::debug("the caller closed its connection before its answer", {{"path", path_}});
       return;
     }
     // Bytes without an end of stream: a pipelined request, or a TLS record ahead of the close.
