@@ -161,7 +161,7 @@ TEST_CASE("A bind whose caller hangs up or whose deadline passes while it waits 
   CAPTURE(hangUp);
   ExtenderProcess ext({"--kubeconfig", kubeconfig, "--bind-concurrency", "1", "--bind-deadline",
                        "1500ms", "--log-level", "debug"});
-  REQUIRE(httpRequest(ext.port(), "GET", "/readyz").status == 200);
+  REQUIRE(eventually([&ext] { return httpRequest(ext.port(), "GET", "/readyz").status == 200; }));
 
   // The first bind takes the only slot; its Binding is held by the fake API server.
   auto first = std::async(std::launch::async, [&ext] {
