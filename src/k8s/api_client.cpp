@@ -129,8 +129,7 @@ struct ApiClient::Impl {
       attempt(self, call);
       return;
     }
-    if (result && result->status == 401 && !self->config.tokenFile.empty() &&
-        !call->tokenRetried) {
+    if (result && result->status == 401 && !self->config.tokenFile.empty() && !call->tokenRetried) {
       call->tokenRetried = true;
       self->token.invalidate();
       attempt(self, call);
@@ -193,9 +192,9 @@ void ApiClient::sendAsync(std::string method, std::string path, std::string body
                           std::string contentType, ResponseCallback done) {
   // The call holds the client's state: an answer arriving after the client is destroyed still
   // finds its token and configuration.
-  Impl::attempt(impl_, std::make_shared<Impl::AsyncCall>(Impl::AsyncCall{
-                           std::move(method), std::move(path), std::move(body),
-                           std::move(contentType), std::move(done)}));
+  Impl::attempt(impl_, std::make_shared<Impl::AsyncCall>(
+                           Impl::AsyncCall{std::move(method), std::move(path), std::move(body),
+                                           std::move(contentType), std::move(done)}));
 }
 
 Result<HttpResponse> ApiClient::stream(const std::string& path,

@@ -5,8 +5,8 @@
 // are errors.
 #include <functional>
 #include <string>
-#include <utility>
 #include <string_view>
+#include <utility>
 
 #include "base/result.h"
 #include "k8s/cancellation.h"

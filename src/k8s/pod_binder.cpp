@@ -138,10 +138,10 @@ void PodBinder::fetchPod(const AttemptPtr& attempt) {
         }
         auto observed = observePod(response->body);
         if (!observed) {
-          return self->finish(attempt, BindOutcome{Error{ErrorCode::kInternal,
-                                                         "pod " + podName(request) +
-                                                             " from the API server: " +
-                                                             observed.error().message}});
+          return self->finish(
+              attempt, BindOutcome{Error{ErrorCode::kInternal,
+                                         "pod " + podName(request) +
+                                             " from the API server: " + observed.error().message}});
         }
         if (attempt->uid.empty()) attempt->uid = observed->pod.uid;
         if (observed->pod.uid == attempt->uid && observed->pod.nodeName == request.node) {
@@ -189,11 +189,11 @@ void PodBinder::onSlot(const AttemptPtr& attempt, bool cancelled) {
                               " ms, past --bind-deadline (" +
                               std::to_string(options_.deadline.count()) +
                               " ms): kube-scheduler has stopped waiting";
-  finish(attempt, BindOutcome{Error{ErrorCode::kUnavailable,
-                                    "bind of pod " + podName(attempt->request) + " to node " +
-                                        attempt->request.node +
-                                        " abandoned before it was sent: " + why},
-                              reason});
+  finish(attempt,
+         BindOutcome{Error{ErrorCode::kUnavailable, "bind of pod " + podName(attempt->request) +
+                                                        " to node " + attempt->request.node +
+                                                        " abandoned before it was sent: " + why},
+                     reason});
 }
 
 BindAbandon PodBinder::abandonReason(const Attempt& attempt) const {
@@ -208,18 +208,17 @@ void PodBinder::send(const AttemptPtr& attempt) {
   std::string body = bindingBody(attempt->request, attempt->uid, key,
                                  cluster::formatGpuAnnotation(attempt->allocation));
   auto self = shared_from_this();
-  transport_->sendAsync("POST", podPath(attempt->request) + "/binding", std::move(body),
-                        "application/json", [self, attempt](Result<HttpResponse> response) {
-                          if (response && response->success()) {
-                            return self->finish(attempt, BindOutcome{Ok{}});
-                          }
-                          const BindRequest& r = attempt->request;
-                          Error failure =
-                              response ? httpError("bind pod " + podName(r) + " to " + r.node,
-                                                   *response)
-                                       : std::move(response).error();
-                          self->resolveFailure(attempt, std::move(failure));
-                        });
+  transport_->sendAsync(
+      "POST", podPath(attempt->request) + "/binding", std::move(body), "application/json",
+      [self, attempt](Result<HttpResponse> response) {
+        if (response && response->success()) {
+          return self->finish(attempt, BindOutcome{Ok{}});
+        }
+        const BindRequest& r = attempt->request;
+        Error failure = response ? httpError("bind pod " + podName(r) + " to " + r.node, *response)
+                                 : std::move(response).error();
+        self->resolveFailure(attempt, std::move(failure));
+      });
 }
 
 void PodBinder::resolveFailure(const AttemptPtr& attempt, Error failure) {

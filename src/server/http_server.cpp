@@ -321,10 +321,9 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   }
 
   void awaitCallerEvent() {
-    lowest().socket().async_wait(tcp::socket::wait_read,
-                                 [self = this->shared_from_this()](const error_code& ec) {
-                                   self->onCallerEvent(ec);
-                                 });
+    lowest().socket().async_wait(
+        tcp::socket::wait_read,
+        [self = this->shared_from_this()](const error_code& ec) { self->onCallerEvent(ec); });
   }
 
   void onCallerEvent(const error_code& ec) {

@@ -213,10 +213,9 @@ TEST_CASE("ApiClient: sendAsync answers through its callback, the body and statu
   auto client = ApiClient::create(config);
   REQUIRE(client.ok());
   std::promise<gte::Result<HttpResponse>> answered;
-  (*client)->sendAsync("POST", "/api/v1/namespaces/ml/pods/p/binding", R"({"kind":"Binding"})",
-                       "application/json", [&answered](gte::Result<HttpResponse> response) {
-                         answered.set_value(std::move(response));
-                       });
+  (*client)->sendAsync(
+      "POST", "/api/v1/namespaces/ml/pods/p/binding", R"({"kind":"Binding"})", "application/json",
+      [&answered](gte::Result<HttpResponse> response) { answered.set_value(std::move(response)); });
   auto response = answered.get_future().get();
   REQUIRE(response.ok());
   CHECK(response->status == 200);
@@ -224,8 +223,9 @@ TEST_CASE("ApiClient: sendAsync answers through its callback, the body and statu
   CHECK(server.lastAuthorization() == "Bearer static");
 
   std::promise<gte::Result<HttpResponse>> refused;
-  (*client)->sendAsync("GET", "/forbidden", "", "application/json",
-                       [&refused](gte::Result<HttpResponse> r) { refused.set_value(std::move(r)); });
+  (*client)->sendAsync(
+      "GET", "/forbidden", "", "application/json",
+      [&refused](gte::Result<HttpResponse> r) { refused.set_value(std::move(r)); });
   auto forbidden = refused.get_future().get();
   REQUIRE(forbidden.ok());
   CHECK(forbidden->status == 403);
@@ -237,8 +237,9 @@ TEST_CASE("ApiClient: sendAsync to an unreachable server is a transport error, a
   auto client = ApiClient::create(config);
   REQUIRE(client.ok());
   std::promise<gte::Result<HttpResponse>> answered;
-  (*client)->sendAsync("GET", "/readyz", "", "application/json",
-                       [&answered](gte::Result<HttpResponse> r) { answered.set_value(std::move(r)); });
+  (*client)->sendAsync(
+      "GET", "/readyz", "", "application/json",
+      [&answered](gte::Result<HttpResponse> r) { answered.set_value(std::move(r)); });
   auto response = answered.get_future().get();
   REQUIRE_FALSE(response.ok());
   CHECK(response.error().code == gte::ErrorCode::kUnavailable);

@@ -113,15 +113,15 @@ TEST_CASE("bind: one Binding carrying the UID precondition and the predicted GPU
   CHECK(f.state->reservationCount() == 1);
 }
 
-TEST_CASE("bind: a pod the watch has not delivered yet is read, then bound under the scheduler's UID") {
+TEST_CASE(
+    "bind: a pod the watch has not delivered yet is read, then bound under the scheduler's UID") {
   Fixture f;
   f.transport->onSend = [](const RecordedRequest& r) -> Result<HttpResponse> {
     if (r.method == "GET") return ok(podJson(""));
     return created(r);
   };
   REQUIRE(f.bindNow(kRequest).status.ok());
-  CHECK(f.calls() ==
-        std::vector<std::string>{"GET " + kPodPath, "POST " + kPodPath + "/binding"});
+  CHECK(f.calls() == std::vector<std::string>{"GET " + kPodPath, "POST " + kPodPath + "/binding"});
   CHECK(f.transport->requests()[1].body.find(R"("uid":"u1")") != std::string::npos);
   CHECK(f.state->reservationCount() == 1);
 }
@@ -153,8 +153,7 @@ TEST_CASE("bind: a refused Binding whose pod is bound to the node under its UID 
     return ok(podJson("a"));
   };
   REQUIRE(f.bindNow(kRequest).status.ok());
-  CHECK(f.calls() ==
-        std::vector<std::string>{"POST " + kPodPath + "/binding", "GET " + kPodPath});
+  CHECK(f.calls() == std::vector<std::string>{"POST " + kPodPath + "/binding", "GET " + kPodPath});
   CHECK(f.state->reservationCount() == 1);
 }
 

@@ -173,7 +173,8 @@ TEST_CASE("A bind whose caller hangs up or whose deadline passes while it waits 
   HttpConnection second(ext.port());
   REQUIRE(second.sendRaw(bindRequest("second")));
   REQUIRE(eventually([&ext] {
-    return contains(metrics(ext.port()), R"(gpu_topology_extender_cache_objects{kind="reservation"} 2)");
+    return contains(metrics(ext.port()),
+                    R"(gpu_topology_extender_cache_objects{kind="reservation"} 2)");
   }));
   if (hangUp) {
     second.close();
@@ -200,7 +201,8 @@ TEST_CASE("A bind whose caller hangs up or whose deadline passes while it waits 
   // Never sent, and its GPU free again: only the first's reservation is left.
   CHECK(api.bindingPaths() == std::vector<std::string>{"/api/v1/namespaces/ml/pods/first/binding"});
   CHECK(eventually([&ext] {
-    return contains(metrics(ext.port()), R"(gpu_topology_extender_cache_objects{kind="reservation"} 1)");
+    return contains(metrics(ext.port()),
+                    R"(gpu_topology_extender_cache_objects{kind="reservation"} 1)");
   }));
   std::filesystem::remove(kubeconfig);
 }
