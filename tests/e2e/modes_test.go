@@ -55,8 +55,8 @@ type modeEnv struct {
 	// metricsURL is the extender's GET /metrics; empty in control mode.
 	metricsURL string
 	// verbsURL is the extender's verb prefix (POST verbsURL+"/bind"); empty in control mode.
-	verbsURL string
-	scheduler  *cluster.Process
+	verbsURL  string
+	scheduler *cluster.Process
 	// schedulerName is what the mode's pods set in spec.schedulerName.
 	schedulerName string
 }
