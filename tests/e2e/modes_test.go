@@ -131,7 +131,9 @@ func startMode(t *testing.T, m mode) (*modeEnv, error) {
 		URLPrefix:        prefix,
 		NodeCacheCapable: m.cache,
 		// The control cannot bind; kube-scheduler's DefaultBinder does.
-		Bind:             m.cache && env.extender != nil,
+		Bind: m.cache && env.extender != nil,
+		// The control answers filter and prioritize only.
+		Preempt:          env.extender != nil,
 		Weight:           extenderWeight,
 		ManagedResources: managedResources,
 	})

@@ -1,7 +1,12 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,4 +44,52 @@ func preemptOnFullNode(s *scenarioEnv) {
 	if err != nil {
 		s.t.Errorf("victim %s still present %s after the preemptor bound: %v", victim.Name, seenTimeout, err)
 	}
+	if s.mode.extender == nil {
+		return
+	}
+	// kube-scheduler asked the extender about the candidate (and the extender answered).
+	ctx, cancel := apiContext()
+	defer cancel()
+	n, err := metricSum(ctx, s.mode.metricsURL, "gpu_topology_extender_http_requests_total",
+		`code="200"`, `verb="preempt"`)
+	if err != nil {
+		s.t.Fatalf("extender metrics: %v", err)
+	}
+	if n < 1 {
+		s.t.Errorf("the extender answered no preempt call (%s)", s.mode.metricsURL)
+	}
+}
+
+// metricSum adds up the samples of a metric whose labels contain every one of `labels`.
+func metricSum(ctx context.Context, url, name string, labels ...string) (float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sum := 0.0
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, name+"{") {
+			continue
+		}
+		matches := true
+		for _, l := range labels {
+			matches = matches && strings.Contains(line, l)
+		}
+		if !matches {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[strings.LastIndex(line, " ")+1:], 64)
+		if err != nil {
+			return 0, fmt.Errorf("%q: %w", line, err)
+		}
+		sum += v
+	}
+	return sum, sc.Err()
 }
