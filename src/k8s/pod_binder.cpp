@@ -144,7 +144,18 @@ void PodBinder::fetchPod(const AttemptPtr& attempt) {
                                              " from the API server: " + observed.error().message}});
         }
         if (attempt->uid.empty()) attempt->uid = observed->pod.uid;
-        if (observed->pod.uid == attempt->uid && observed->pod.nodeName == request.node) {
+        const PodInfo& found = observed->pod;
+        if (!found.nodeName.empty()) {
+          if (found.uid != attempt->uid) {
+            return self->finish(
+                attempt, BindOutcome{Error{ErrorCode::kFailedPrecondition,
+                                           "pod " + podName(request) + " is now UID " + found.uid +
+                                               ", bound to node " + found.nodeName + ", not UID " +
+                                               attempt->uid + " (deleted and re-created)"}});
+          }
+          if (found.nodeName != request.node) {
+            return self->finish(attempt, BindOutcome{alreadyBound(request, found.nodeName)});
+          }
           self->state_->upsertPod(std::move(*observed));  // bound already: make sure it counts
           return self->finish(attempt, BindOutcome{Ok{}});
         }

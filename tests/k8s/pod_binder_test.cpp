@@ -313,3 +313,16 @@ TEST_CASE("bind: dotted pod names (DNS-1123 subdomains) are accepted") {
   CHECK(f.bindNow(BindRequest{"train.v2-0", "ml", "u1", "a"}).status.ok());
   CHECK(f.calls().front() == "GET /api/v1/namespaces/ml/pods/train.v2-0");
 }
+
+TEST_CASE("bind: a pod read from the API server bound under another UID is refused unsent") {
+  Fixture f;
+  f.transport->onSend = [](const RecordedRequest& r) -> Result<HttpResponse> {
+    if (r.method == "GET") return ok(podJson("a", "u2"));
+    return created(r);
+  };
+  const auto outcome = f.bindNow(kRequest);
+  REQUIRE_FALSE(outcome.status.ok());
+  CHECK(outcome.status.error().message.find("UID u2") != std::string::npos);
+  CHECK(f.calls() == std::vector<std::string>{"GET " + kPodPath});
+  CHECK(f.state->reservationCount() == 0);
+}
