@@ -44,6 +44,8 @@ std::function<CacheCounts()> countsOf(const k8s::ApiServerBackend* backend) {
     const k8s::WatchCounts pods = backend->podWatch();
     counts.nodeWatch = WatchTotals{nodes.lists, nodes.failures};
     counts.podWatch = WatchTotals{pods.lists, pods.failures};
+    counts.bindsSending = static_cast<std::int64_t>(backend->bindsSending());
+    counts.bindsWaiting = static_cast<std::int64_t>(backend->bindsWaiting());
     return counts;
   };
 }

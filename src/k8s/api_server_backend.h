@@ -78,6 +78,9 @@ class ApiServerBackend final : public ClusterBackend {
   const cluster::ClusterState& state() const { return *state_; }
   WatchCounts nodeWatch() const;
   WatchCounts podWatch() const;
+  // Binds holding a --bind-concurrency slot (their Binding in flight), and binds waiting for one.
+  std::size_t bindsSending() const { return binder_->inFlight(); }
+  std::size_t bindsWaiting() const { return binder_->waiting(); }
 
  private:
   void housekeeping();

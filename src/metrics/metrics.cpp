@@ -102,6 +102,13 @@ struct Metrics::Impl {
               "Binds dropped before the Binding was sent, their GPUs released: the caller closed "
               "the connection (caller_gone) or the bind waited past --bind-deadline (deadline).")
           .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& bindsInFlight =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_binds_in_flight")
+          .Help(
+              "Binds holding one of --bind-concurrency slots (sending) and binds waiting for one "
+              "(waiting), sampled with the cache gauges.")
+          .Register(*registry);
   prometheus::Family<prometheus::Counter>& rejected =
       prometheus::BuildCounter()
           .Name("gpu_topology_extender_rejected_requests_total")
@@ -161,6 +168,8 @@ struct Metrics::Impl {
   std::array<prometheus::Counter*, 2> reloadBy{};
   std::array<prometheus::Counter*, 2> bindBy{};
   std::array<prometheus::Counter*, 2> abandonedBy{};
+  prometheus::Gauge* bindsSending = nullptr;
+  prometheus::Gauge* bindsWaiting = nullptr;
   std::array<prometheus::Counter*, kRejectReasons.size()> rejectedBy{};
   prometheus::Gauge* nodesGauge = nullptr;
   prometheus::Gauge* podsGauge = nullptr;
@@ -193,6 +202,8 @@ struct Metrics::Impl {
     bindBy = {&binds.Add({{"result", "ok"}}), &binds.Add({{"result", "error"}})};
     abandonedBy = {&bindsAbandoned.Add({{"reason", "caller_gone"}}),
                    &bindsAbandoned.Add({{"reason", "deadline"}})};
+    bindsSending = &bindsInFlight.Add({{"state", "sending"}});
+    bindsWaiting = &bindsInFlight.Add({{"state", "waiting"}});
     for (std::size_t i = 0; i < kRejectReasons.size(); ++i) {
       rejectedBy[i] = &rejected.Add({{"reason", kRejectReasons[i]}});
     }
@@ -258,6 +269,11 @@ void Metrics::countBind(bool ok) {
 
 void Metrics::countBindAbandoned(BindAbandonReason reason) {
   impl_->abandonedBy[static_cast<std::size_t>(reason)]->Increment();
+}
+
+void Metrics::setBindsInFlight(std::int64_t sending, std::int64_t waiting) {
+  impl_->bindsSending->Set(static_cast<double>(sending));
+  impl_->bindsWaiting->Set(static_cast<double>(waiting));
 }
 
 void Metrics::countRejectedRequest(std::string_view reason) {

@@ -57,6 +57,8 @@ class Metrics {
   // A bind dropped before its Binding was sent: its caller closed the connection, or it waited past
   // --bind-deadline. Also counted as a failed bind.
   void countBindAbandoned(BindAbandonReason reason);
+  // Binds holding a --bind-concurrency slot, and binds waiting for one (sampled).
+  void setBindsInFlight(std::int64_t sending, std::int64_t waiting);
   void countRejectedRequest(std::string_view reason);  // body too large, bad JSON, ...
 
   // gpu_topology_extender_build_info{version, revision} = 1, set once at start-up.

@@ -57,6 +57,10 @@ TEST_CASE("metrics: filter verdicts, binds and rejections add up") {
   CHECK(has(text, R"(gpu_topology_extender_binds_total{result="ok"} 1)"));
   CHECK(has(text, R"(gpu_topology_extender_binds_total{result="error"} 2)"));
   CHECK(has(text, R"(gpu_topology_extender_binds_abandoned_total{reason="deadline"} 1)"));
+  m.setBindsInFlight(3, 7);
+  const std::string sampled = m.serialize();
+  CHECK(has(sampled, R"(gpu_topology_extender_binds_in_flight{state="sending"} 3)"));
+  CHECK(has(sampled, R"(gpu_topology_extender_binds_in_flight{state="waiting"} 7)"));
   CHECK(has(text, R"(gpu_topology_extender_rejected_requests_total{reason="malformed_json"} 1)"));
   CHECK(has(text, R"(gpu_topology_extender_rejected_requests_total{reason="other"} 1)"));
   CHECK_FALSE(has(text, "something new"));
