@@ -8,6 +8,8 @@
 #include <catch2/generators/catch_generators.hpp>
 
 #include "../cluster/cluster_test_support.h"
+#include "core/fit.h"
+#include "core/pod_demand.h"
 #include "fake_transport.h"
 
 using namespace gte::k8s;
@@ -193,13 +195,21 @@ TEST_CASE("bind: a pod re-created under the same name is refused by the UID prec
   CHECK(freeGpus(*f.state, "a") == 8);
 }
 
-TEST_CASE("bind: refused before any request when the pod no longer fits") {
+TEST_CASE("bind: refused before any request, with filter's reason, when the pod no longer fits") {
   Fixture f;
-  f.watchSeesPending("u1", 9);
+  f.state->replaceNodes({h100("a", 1000, "11111100")});  // two GPUs free
+  f.watchSeesPending("u1", 4);
   f.transport->onSend = created;
   const auto outcome = f.bindNow(kRequest);
   REQUIRE_FALSE(outcome.status.ok());
   CHECK(outcome.status.error().code == ErrorCode::kFailedPrecondition);
+  // Word for word the fit check filter runs on the node now.
+  const auto snapshot = f.state->snapshot();
+  const auto demand = gte::parsePodDemand(gpuPod("u1", 4), *snapshot->policy);
+  REQUIRE(demand.ok());
+  const gte::FitOutcome fit = gte::checkFit(*demand, *snapshot->find("a"), *snapshot->policy);
+  CHECK(fit.reason == gte::FitReason::kInsufficientFreeGpus);
+  CHECK(outcome.status.error().message == gte::fitReasonText(fit, *demand));
   CHECK(f.transport->requests().empty());
   CHECK(f.state->reservationCount() == 0);
 }
