@@ -14,6 +14,10 @@ namespace {
 
 namespace http = web::http;
 constexpr int kStaleConnectionRetries = 2;
+// A pooled connection the server closed fails on first use, at once. An asynchronous request that
+// failed later than this was not refused by a stale connection, and is not repeated: it may have
+// reached the server, and its caller (a bind kube-scheduler waits for) may have given up.
+constexpr auto kStaleFailureWithin = std::chrono::seconds(1);
 using http::client::http_client;
 using http::client::http_client_config;
 
@@ -100,9 +104,11 @@ struct ApiClient::Impl {
     ResponseCallback done;
     int staleRetries = 0;
     bool tokenRetried = false;
+    std::chrono::steady_clock::time_point started;
   };
 
   static void attempt(const std::shared_ptr<Impl>& self, const std::shared_ptr<AsyncCall>& call) {
+    call->started = std::chrono::steady_clock::now();
     pplx::task<HttpResponse> task;
     try {
       task = self->requestTask(call->method, call->path, call->body, call->contentType);
@@ -124,7 +130,8 @@ struct ApiClient::Impl {
   static void settle(const std::shared_ptr<Impl>& self, const std::shared_ptr<AsyncCall>& call,
                      Result<HttpResponse> result) {
     if (!result && result.error().code == ErrorCode::kUnavailable &&
-        call->staleRetries < kStaleConnectionRetries) {
+        call->staleRetries < kStaleConnectionRetries &&
+        std::chrono::steady_clock::now() - call->started < kStaleFailureWithin) {
       ++call->staleRetries;
       attempt(self, call);
       return;
@@ -192,9 +199,13 @@ void ApiClient::sendAsync(std::string method, std::string path, std::string body
                           std::string contentType, ResponseCallback done) {
   // The call holds the client's state: an answer arriving after the client is destroyed still
   // finds its token and configuration.
-  Impl::attempt(impl_, std::make_shared<Impl::AsyncCall>(
-                           Impl::AsyncCall{std::move(method), std::move(path), std::move(body),
-                                           std::move(contentType), std::move(done)}));
+  auto call = std::make_shared<Impl::AsyncCall>();
+  call->method = std::move(method);
+  call->path = std::move(path);
+  call->body = std::move(body);
+  call->contentType = std::move(contentType);
+  call->done = std::move(done);
+  Impl::attempt(impl_, call);
 }
 
 Result<HttpResponse> ApiClient::stream(const std::string& path,
