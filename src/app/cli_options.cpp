@@ -134,6 +134,8 @@ Status applyValueFlag(std::string_view flag, const std::string& value, ServeOpti
   if (flag == "--idle-timeout") return setDuration(flag, value, o.idleTimeout);
   if (flag == "--tls-handshake-timeout") return setDuration(flag, value, o.tlsHandshakeTimeout);
   if (flag == "--shutdown-grace") return setDuration(flag, value, o.shutdownGrace, true);
+  if (flag == "--bind-concurrency") return setCount(flag, value, o.bindConcurrency, 1, 4096);
+  if (flag == "--bind-deadline") return setDuration(flag, value, o.bindDeadline);
   if (flag == "--max-body-bytes") {
     auto n = parseUnsigned(flag, value);
     if (!n) return std::move(n).error();
@@ -166,7 +168,8 @@ bool takesValue(std::string_view flag) {
          flag == "--max-header-bytes" || flag == "--max-connections" ||
          flag == "--max-nodes-per-request" || flag == "--decision-threads" ||
          flag == "--request-timeout" || flag == "--idle-timeout" ||
-         flag == "--tls-handshake-timeout" || flag == "--shutdown-grace";
+         flag == "--tls-handshake-timeout" || flag == "--shutdown-grace" ||
+         flag == "--bind-concurrency" || flag == "--bind-deadline";
 }
 
 Result<Invocation> parseServe(const std::vector<std::string>& args) {
@@ -327,6 +330,14 @@ std::string serveHelp() {
          "  --idle-timeout D          keep-alive connection idle time (default 120s)\n"
          "  --tls-handshake-timeout D (default 10s)\n"
          "  --shutdown-grace D        on SIGTERM, time to finish requests in flight (default 20s)\n"
+         "  --bind-concurrency N      binds sent to the API server at once; more wait their "
+         "turn\n"
+         "                            (default 64)\n"
+         "  --bind-deadline D         a bind not sent within D of its arrival is dropped and its "
+         "GPUs\n"
+         "                            released: keep it under kube-scheduler's httpTimeout "
+         "(default\n"
+         "                            2500ms, for the chart's httpTimeout of 3s)\n"
          "  --log-level LEVEL         debug, info, warn or error (default info)\n"
          "  --threads N               I/O threads: connections, probes, metrics (default: one per\n"
          "                            core, at least 2)\n"

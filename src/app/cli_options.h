@@ -44,6 +44,11 @@ struct ServeOptions {
   std::chrono::milliseconds idleTimeout{120'000};
   std::chrono::milliseconds tlsHandshakeTimeout{10'000};
   std::chrono::milliseconds shutdownGrace{20'000};
+  // Binds sent to the API server at once; more wait their turn (--bind-concurrency).
+  std::size_t bindConcurrency = 64;
+  // A bind not sent within this long of its arrival is dropped (--bind-deadline): kube-scheduler
+  // has given up on it. Half a second under the chart's httpTimeout of 3s.
+  std::chrono::milliseconds bindDeadline{2'500};
   // --disable-explain: {prefix}/explain and /explain answer 404 (they reveal pods' requests and
   // nodes' GPU usage to whoever can reach the port).
   bool explain = true;

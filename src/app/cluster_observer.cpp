@@ -96,6 +96,7 @@ void ClusterObserver::observeWatches(const CacheCounts& counts) {
 void ClusterObserver::observe() {
   const CacheCounts c = counts_();
   metrics_.setCachedObjects(c.nodes, c.pods, c.reservations);
+  metrics_.setBindsInFlight(c.bindsSending, c.bindsWaiting);
   observeWatches(c);
   const auto snapshot = backend_.snapshot();
   if (!snapshot) return;

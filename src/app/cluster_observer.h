@@ -36,6 +36,9 @@ struct CacheCounts {
   bool watched = false;
   WatchTotals nodeWatch;
   WatchTotals podWatch;
+  // Binds holding one of --bind-concurrency slots, and binds waiting for one (API server only).
+  std::int64_t bindsSending = 0;
+  std::int64_t bindsWaiting = 0;
 };
 
 class ClusterObserver {

@@ -28,7 +28,7 @@ CacheCounts sizesOf(const Backend& backend) {
   const auto& state = backend.state();
   CacheCounts counts;
   counts.nodes = static_cast<std::int64_t>(state.nodeCount());
-  counts.pods = static_cast<std::int64_t>(state.podCount());
+  counts.pods = static_cast<std::int64_t>(state.podCount() + state.pendingCount());
   counts.reservations = static_cast<std::int64_t>(state.reservationCount());
   return counts;
 }
@@ -45,6 +45,8 @@ std::function<CacheCounts()> countsOf(const k8s::ApiServerBackend* backend) {
     const k8s::WatchCounts pods = backend->podWatch();
     counts.nodeWatch = WatchTotals{nodes.lists, nodes.failures};
     counts.podWatch = WatchTotals{pods.lists, pods.failures};
+    counts.bindsSending = static_cast<std::int64_t>(backend->bindsSending());
+    counts.bindsWaiting = static_cast<std::int64_t>(backend->bindsWaiting());
     return counts;
   };
 }
@@ -81,6 +83,8 @@ Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstS
   if (!config) return std::move(config).error();
   k8s::ApiServerBackendOptions backendOptions;
   backendOptions.state = stateOptions(metrics);
+  backendOptions.bind.concurrency = options.bindConcurrency;
+  backendOptions.bind.deadline = options.bindDeadline;
   auto backend = k8s::makeApiServerBackend(*config, std::move(policy), std::move(backendOptions));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();

@@ -140,17 +140,22 @@ void ClusterState::removeNode(std::string_view name) {
 
 void ClusterState::upsertPodLocked(ObservedPod observed, NameSet& dirty) {
   const std::string uid = podKey(observed.pod);
+  pending_.erase(uid);
   if (observed.pod.terminal()) {
     // Succeeded/Failed pods hold no devices any more.
     erasePodLocked(uid, dirty);
     eraseReservationLocked(uid, dirty);
     return;
   }
-  if ((observed.pod.nodeName.empty() && observed.pod.nominatedNodeName.empty()) ||
-      !holdsDevices(observed.pod)) {
-    // Pending and not nominated, or holding no device: nothing to account or preempt. A
+  if (!holdsDevices(observed.pod)) {
+    erasePodLocked(uid, dirty);
+    return;
+  }
+  if (observed.pod.nodeName.empty() && observed.pod.nominatedNodeName.empty()) {
+    // Pending and not nominated: nothing to account or preempt, kept for bind to read. A
     // reservation made for it by a bind in flight stays until the bind finishes.
     erasePodLocked(uid, dirty);
+    pending_.insert_or_assign(uid, trimmedLocked(std::move(observed.pod)));
     return;
   }
   LedgerPod record;
@@ -208,6 +213,7 @@ void ClusterState::replacePods(std::vector<ObservedPod> pods) {
   for (const std::string& uid : ledger_.podUids()) {
     if (listed.count(uid) == 0) erasePodLocked(uid, dirty);
   }
+  std::erase_if(pending_, [&listed](const auto& entry) { return listed.count(entry.first) == 0; });
   refreshLocked(dirty);
 }
 
@@ -223,6 +229,7 @@ void ClusterState::removePod(std::string_view uid) {
   NameSet dirty;
   erasePodLocked(std::string(uid), dirty);
   eraseReservationLocked(std::string(uid), dirty);
+  pending_.erase(std::string(uid));
   refreshLocked(dirty);
 }
 
@@ -322,6 +329,7 @@ void ClusterState::markBound(std::string_view uid) {
   record.allocation = held->allocation;
   record.counted = true;  // bound now: no labels written yet can cover it
   const std::string node = held->node;
+  pending_.erase(key);
   NameSet dirty{node};
   ledger_.putPod(key, std::move(record));
   eraseReservationLocked(key, dirty);
@@ -394,6 +402,13 @@ void ClusterState::publishLocked() {
 
 // ---------------------------------------------------------------- queries
 
+std::optional<PodInfo> ClusterState::podToBind(std::string_view uid) const {
+  std::lock_guard lock(mutex_);
+  if (const auto it = pending_.find(std::string(uid)); it != pending_.end()) return it->second;
+  if (const LedgerPod* pod = ledger_.pod(uid)) return pod->pod;
+  return std::nullopt;
+}
+
 std::optional<PodInfo> ClusterState::podByUid(std::string_view uid) const {
   std::lock_guard lock(mutex_);
   if (const LedgerPod* pod = ledger_.pod(uid)) return pod->pod;
@@ -426,6 +441,11 @@ std::size_t ClusterState::nodeCount() const {
 std::size_t ClusterState::podCount() const {
   std::lock_guard lock(mutex_);
   return ledger_.podCount();
+}
+
+std::size_t ClusterState::pendingCount() const {
+  std::lock_guard lock(mutex_);
+  return pending_.size();
 }
 
 std::size_t ClusterState::reservationCount() const {

@@ -7,6 +7,8 @@
 // The node records live in the snapshot builder (one copy of each NodeInfo and of what was read
 // from its labels); the pods live in a PodLedger that keeps each node's charges as pods come and
 // go. Pods that request no GPU or MIG device are not kept: they hold nothing the extender accounts.
+// Pending GPU pods (neither bound nor nominated) are kept apart, charging nothing: bind reads the
+// pod it binds from here instead of asking the API server.
 //
 // GPUs taken on a node = what its labels say (`used`, inside NodeState) + the extender's usage on
 // top, made of:
@@ -86,7 +88,8 @@ class ClusterState {
   void replaceNodes(std::vector<NodeInfo> nodes);  // after a full list
   void upsertNode(NodeInfo node);
   void removeNode(std::string_view name);
-  // Pods neither bound nor nominated, and terminal pods, are dropped (and forgotten if known).
+  // Terminal pods and pods holding no device are dropped (and forgotten if known); pods neither
+  // bound nor nominated are kept as pending, charging nothing.
   void replacePods(std::vector<ObservedPod> pods);  // after a full list
   void upsertPod(ObservedPod pod);
   void removePod(std::string_view uid);
@@ -108,6 +111,10 @@ class ClusterState {
   std::size_t expireReservations();
 
   // --- Queries (copies; the state may change right after).
+  // A GPU pod as the watch last reported it, for bind: pending, nominated or bound (nodeName set).
+  // nullopt when the cache has not seen it (the watch lags, or it holds no device).
+  std::optional<PodInfo> podToBind(std::string_view uid) const;
+  // Bound or reserved pods only (preempt's victims).
   std::optional<PodInfo> podByUid(std::string_view uid) const;
   // Bound and reserved pods on `node` (reserved ones with nodeName filled in).
   std::vector<PodInfo> podsOnNode(std::string_view node) const;
@@ -117,7 +124,8 @@ class ClusterState {
   NodeStateConstSharedPtr nodeStateWithout(std::string_view node,
                                            const std::vector<std::string>& podUids) const;
   std::size_t nodeCount() const;
-  std::size_t podCount() const;
+  std::size_t podCount() const;  // bound and nominated
+  std::size_t pendingCount() const;
   std::size_t reservationCount() const;
 
  private:
@@ -146,6 +154,7 @@ class ClusterState {
   PolicyConstSharedPtr policy_;     // GUARDED_BY(mutex_)
   ClusterSnapshotBuilder builder_;  // GUARDED_BY(mutex_): the node records
   PodLedger ledger_;                // GUARDED_BY(mutex_): pods, reservations, per-node charges
+  std::unordered_map<std::string, PodInfo> pending_;  // GUARDED_BY(mutex_): by UID, trimmed
 
   mutable std::mutex snapshotMutex_;       // guards only the pointer
   ClusterSnapshotConstSharedPtr current_;  // GUARDED_BY(snapshotMutex_)

@@ -14,6 +14,10 @@ namespace {
 
 namespace http = web::http;
 constexpr int kStaleConnectionRetries = 2;
+// A pooled connection the server closed fails on first use, at once. An asynchronous request that
+// failed later than this was not refused by a stale connection, and is not repeated: it may have
+// reached the server, and its caller (a bind kube-scheduler waits for) may have given up.
+constexpr auto kStaleFailureWithin = std::chrono::seconds(1);
 using http::client::http_client;
 using http::client::http_client_config;
 
@@ -68,18 +72,77 @@ struct ApiClient::Impl {
     return request;
   }
 
+  // The request and its whole body, without waiting: completes on a cpprest pool thread.
+  pplx::task<HttpResponse> requestTask(std::string_view method, const std::string& path,
+                                       const std::string& body, std::string_view contentType) {
+    http::http_request request = makeRequest(method, path);
+    if (!body.empty()) request.set_body(body, std::string(contentType));
+    return unary.request(request).then([](http::http_response response) {
+      const auto status = response.status_code();
+      // extract_vector: extract_string would silently return "" for some content types.
+      return response.extract_vector().then([status](const std::vector<unsigned char>& bytes) {
+        return HttpResponse{status, bodyText(bytes)};
+      });
+    });
+  }
+
   Result<HttpResponse> sendOnce(std::string_view method, const std::string& path,
                                 const std::string& body, std::string_view contentType) {
     try {
-      http::http_request request = makeRequest(method, path);
-      if (!body.empty()) request.set_body(body, std::string(contentType));
-      http::http_response response = unary.request(request).get();
-      // extract_vector: extract_string would silently return "" for some content types.
-      const auto bytes = response.extract_vector().get();
-      return HttpResponse{response.status_code(), bodyText(bytes)};
+      return requestTask(method, path, body, contentType).get();
     } catch (const std::exception& e) {
       return transportError(std::string(method) + " " + path, e);
     }
+  }
+
+  // One asynchronous request and the retries send() makes, as continuations instead of waits.
+  struct AsyncCall {
+    std::string method;
+    std::string path;
+    std::string body;
+    std::string contentType;
+    ResponseCallback done;
+    int staleRetries = 0;
+    bool tokenRetried = false;
+    std::chrono::steady_clock::time_point started;
+  };
+
+  static void attempt(const std::shared_ptr<Impl>& self, const std::shared_ptr<AsyncCall>& call) {
+    call->started = std::chrono::steady_clock::now();
+    pplx::task<HttpResponse> task;
+    try {
+      task = self->requestTask(call->method, call->path, call->body, call->contentType);
+    } catch (const std::exception& e) {
+      settle(self, call, transportError(call->method + " " + call->path, e));
+      return;
+    }
+    task.then([self, call](const pplx::task<HttpResponse>& finished) {
+      Result<HttpResponse> result = Error{ErrorCode::kInternal, "no answer"};
+      try {
+        result = finished.get();
+      } catch (const std::exception& e) {
+        result = transportError(call->method + " " + call->path, e);
+      }
+      settle(self, call, std::move(result));
+    });
+  }
+
+  static void settle(const std::shared_ptr<Impl>& self, const std::shared_ptr<AsyncCall>& call,
+                     Result<HttpResponse> result) {
+    if (!result && result.error().code == ErrorCode::kUnavailable &&
+        call->staleRetries < kStaleConnectionRetries &&
+        std::chrono::steady_clock::now() - call->started < kStaleFailureWithin) {
+      ++call->staleRetries;
+      attempt(self, call);
+      return;
+    }
+    if (result && result->status == 401 && !self->config.tokenFile.empty() && !call->tokenRetried) {
+      call->tokenRetried = true;
+      self->token.invalidate();
+      attempt(self, call);
+      return;
+    }
+    call->done(std::move(result));
   }
 
   KubeConfig config;
@@ -98,13 +161,13 @@ Result<std::unique_ptr<ApiClient>> ApiClient::create(const KubeConfig& config,
   try {
     boost::asio::ssl::context probe(boost::asio::ssl::context::sslv23);
     configureTls(probe, config);
-    return std::unique_ptr<ApiClient>(new ApiClient(std::make_unique<Impl>(config, options)));
+    return std::unique_ptr<ApiClient>(new ApiClient(std::make_shared<Impl>(config, options)));
   } catch (const std::exception& e) {
     return invalidArgument("API client for " + config.server + ": " + e.what());
   }
 }
 
-ApiClient::ApiClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ApiClient::ApiClient(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ApiClient::~ApiClient() = default;
 
 const std::string& ApiClient::server() const {
@@ -130,6 +193,19 @@ Result<HttpResponse> ApiClient::send(std::string_view method, const std::string&
     response = impl_->sendOnce(method, path, body, contentType);
   }
   return response;
+}
+
+void ApiClient::sendAsync(std::string method, std::string path, std::string body,
+                          std::string contentType, ResponseCallback done) {
+  // The call holds the client's state: an answer arriving after the client is destroyed still
+  // finds its token and configuration.
+  auto call = std::make_shared<Impl::AsyncCall>();
+  call->method = std::move(method);
+  call->path = std::move(path);
+  call->body = std::move(body);
+  call->contentType = std::move(contentType);
+  call->done = std::move(done);
+  Impl::attempt(impl_, call);
 }
 
 Result<HttpResponse> ApiClient::stream(const std::string& path,

@@ -35,6 +35,9 @@ class ApiClient final : public ApiTransport {
   Result<HttpResponse> send(std::string_view method, const std::string& path,
                             const std::string& body = "",
                             std::string_view contentType = "application/json") override;
+  // The same retries as send(), chained as continuations on cpprest's pool: nothing waits.
+  void sendAsync(std::string method, std::string path, std::string body, std::string contentType,
+                 ResponseCallback done) override;
   Result<HttpResponse> stream(const std::string& path,
                               const std::function<bool(std::string_view)>& onChunk,
                               Cancellation& cancel) override;
@@ -43,8 +46,8 @@ class ApiClient final : public ApiTransport {
 
  private:
   struct Impl;
-  explicit ApiClient(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  explicit ApiClient(std::shared_ptr<Impl> impl);
+  std::shared_ptr<Impl> impl_;  // shared with asynchronous calls still in flight
 };
 
 // Sizes cpprest's shared thread pool, which completes the API client's I/O; must run first thing

@@ -1,6 +1,7 @@
 #include "k8s/api_server_backend.h"
 
 #include <atomic>
+#include <future>
 
 #include "k8s/cache_sinks.h"
 #include "k8s/pod_lookup.h"
@@ -34,8 +35,7 @@ ApiServerBackend::ApiServerBackend(std::shared_ptr<ApiTransport> transport,
     : options_(std::move(options)),
       state_(std::make_shared<cluster::ClusterState>(std::move(policy), options_.state)),
       transport_(transport),
-      binder_(transport, state_),
-      bindWorkers_(options_.bindThreads) {
+      binder_(std::make_shared<PodBinder>(transport, state_, options_.bind)) {
   // The callbacks own what they touch: a watch thread that misses stop()'s deadline and finishes
   // later must not reach into a destroyed backend.
   struct Listed {
@@ -81,7 +81,7 @@ void ApiServerBackend::stop(std::chrono::milliseconds deadline) {
     stopping_ = true;
   }
   housekeepingWake_.notify_all();
-  bindWorkers_.stop();
+  binder_->stop();
   nodes_->stop(deadline);
   pods_->stop(deadline);
   if (housekeeper_.joinable()) housekeeper_.join();
@@ -117,17 +117,16 @@ bool ApiServerBackend::healthy(std::string* why) const {
 }
 
 Status ApiServerBackend::bind(const BindRequest& request) {
-  return binder_.bind(request);
+  std::promise<Status> result;
+  auto answered = result.get_future();
+  bindAsync(request, BindCaller{},
+            [&result](BindOutcome outcome) { result.set_value(std::move(outcome.status)); });
+  return answered.get();
 }
 
-void ApiServerBackend::bindAsync(BindRequest request, std::function<void(Status)> done) {
-  bindWorkers_.post([this, request = std::move(request), done = std::move(done)](bool cancelled) {
-    if (cancelled) {
-      done(Error{ErrorCode::kUnavailable, "the extender is shutting down"});
-      return;
-    }
-    done(binder_.bind(request));
-  });
+void ApiServerBackend::bindAsync(BindRequest request, BindCaller caller,
+                                 std::function<void(BindOutcome)> done) {
+  binder_->bind(std::move(request), std::move(caller), std::move(done));
 }
 
 std::optional<PodInfo> ApiServerBackend::podByUid(const std::string& uid) const {

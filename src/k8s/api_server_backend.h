@@ -9,8 +9,10 @@
 //   (*backend)->start();
 //   policyListeners.add([b = backend->get()](auto p) { b->setPolicy(p); });
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "base/result.h"
@@ -20,7 +22,6 @@
 #include "k8s/kube_config.h"
 #include "k8s/pod_binder.h"
 #include "k8s/reflector.h"
-#include "k8s/worker_pool.h"
 #include "service/cluster_backend.h"
 
 namespace gte::k8s {
@@ -35,7 +36,7 @@ struct ApiServerBackendOptions {
   std::chrono::milliseconds failureGrace{std::chrono::seconds(60)};
   std::chrono::milliseconds stuckAfter{std::chrono::minutes(5)};
   std::chrono::milliseconds housekeepingInterval{std::chrono::seconds(1)};
-  std::size_t bindThreads = 4;  // bindAsync workers
+  PodBinderOptions bind;
 };
 
 // Progress of one list+watch, for metrics: completed full lists (more than one means re-lists) and
@@ -61,8 +62,8 @@ class ApiServerBackend final : public ClusterBackend {
   ClusterSnapshotConstSharedPtr snapshot() const override { return state_->snapshot(); }
   bool ready() const override;
   bool healthy(std::string* why) const override;
-  // Blocks on the API server (see PodBinder): never call it on a cpprest pool thread; use
-  // bindAsync from HTTP handlers.
+  // bindAsync, waited for: blocks on the API server, so never call it on a cpprest pool thread or
+  // an HTTP handler's (tests and tools only).
   Status bind(const BindRequest& request) override;
   std::optional<PodInfo> podByUid(const std::string& uid) const override;
   // One GET to the API server: the cache keeps only GPU pods bound or being bound, trimmed to
@@ -73,14 +74,17 @@ class ApiServerBackend final : public ClusterBackend {
   NodeStateConstSharedPtr nodeStateWithout(const std::string& node,
                                            const std::vector<std::string>& podUids) const override;
 
-  // bind() on a worker thread of the backend; `done` runs there (or at once, with an error, after
-  // stop()).
-  void bindAsync(BindRequest request, std::function<void(Status)> done) override;
+  // The PodBinder's asynchronous bind; after stop() it answers at once with an error.
+  void bindAsync(BindRequest request, BindCaller caller,
+                 std::function<void(BindOutcome)> done) override;
   // The policy watcher's listener: re-derives every node.
   void setPolicy(PolicyConstSharedPtr policy) { state_->setPolicy(std::move(policy)); }
   const cluster::ClusterState& state() const { return *state_; }
   WatchCounts nodeWatch() const;
   WatchCounts podWatch() const;
+  // Binds holding a --bind-concurrency slot (their Binding in flight), and binds waiting for one.
+  std::size_t bindsSending() const { return binder_->inFlight(); }
+  std::size_t bindsWaiting() const { return binder_->waiting(); }
 
  private:
   void housekeeping();
@@ -88,10 +92,9 @@ class ApiServerBackend final : public ClusterBackend {
   const ApiServerBackendOptions options_;
   std::shared_ptr<cluster::ClusterState> state_;
   std::shared_ptr<ApiTransport> transport_;
-  PodBinder binder_;
+  std::shared_ptr<PodBinder> binder_;
   std::unique_ptr<Reflector> nodes_;
   std::unique_ptr<Reflector> pods_;
-  WorkerPool bindWorkers_;
   std::mutex housekeepingMutex_;
   std::condition_variable housekeepingWake_;
   bool stopping_ = false;  // GUARDED_BY(housekeepingMutex_)

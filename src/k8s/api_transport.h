@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "base/result.h"
 #include "k8s/cancellation.h"
@@ -27,6 +28,15 @@ class ApiTransport {
   virtual Result<HttpResponse> send(std::string_view method, const std::string& path,
                                     const std::string& body = "",
                                     std::string_view contentType = "application/json") = 0;
+
+  using ResponseCallback = std::function<void(Result<HttpResponse>)>;
+  // send() without holding the calling thread: `done` runs once, on whichever thread completes the
+  // request, and must not block (it may be one of the few threads that complete the API client's
+  // I/O). The default sends synchronously and calls `done` before returning (scripted fakes).
+  virtual void sendAsync(std::string method, std::string path, std::string body,
+                         std::string contentType, ResponseCallback done) {
+    done(send(method, path, body, contentType));
+  }
 
   // GETs `path` and hands the body to onChunk piece by piece as it arrives, until the server ends
   // the response, onChunk returns false, or `cancel` fires (then an kUnavailable error). A non-2xx

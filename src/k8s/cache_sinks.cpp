@@ -12,9 +12,10 @@ Result<NodeInfo> decodeNode(std::string_view object) {
   return node;
 }
 
+// Pending GPU pods are kept too: bind reads the pod it binds from the cache rather than from the
+// API server.
 bool worthKeeping(const PodInfo& pod) {
-  return !pod.terminal() && (!pod.nodeName.empty() || !pod.nominatedNodeName.empty()) &&
-         cluster::holdsDevices(pod);
+  return !pod.terminal() && cluster::holdsDevices(pod);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #pragma once
 // The two ReflectorSinks that feed a ClusterState: Node objects and Pod objects, decoded with the
-// model's readers. Pods neither bound nor nominated are dropped as they are decoded, so a list of
-// 100,000 mostly-pending pods never sits in memory whole.
+// model's readers. Pods that request no GPU or MIG device are dropped as they are decoded, and the
+// rest compacted, so a list of 100,000 pods never sits in memory whole.
 #include <functional>
 #include <memory>
 #include <vector>

@@ -107,6 +107,20 @@ struct Metrics::Impl {
                                                        .Name("gpu_topology_extender_binds_total")
                                                        .Help("Bind verb outcomes.")
                                                        .Register(*registry);
+  prometheus::Family<prometheus::Counter>& bindsAbandoned =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_binds_abandoned_total")
+          .Help(
+              "Binds dropped before the Binding was sent, their GPUs released: the caller closed "
+              "the connection (caller_gone) or the bind waited past --bind-deadline (deadline).")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& bindsInFlight =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_binds_in_flight")
+          .Help(
+              "Binds holding one of --bind-concurrency slots (sending) and binds waiting for one "
+              "(waiting), sampled with the cache gauges.")
+          .Register(*registry);
   prometheus::Family<prometheus::Counter>& rejected =
       prometheus::BuildCounter()
           .Name("gpu_topology_extender_rejected_requests_total")
@@ -165,6 +179,9 @@ struct Metrics::Impl {
   std::array<prometheus::Counter*, 3> filterBy{};
   std::array<prometheus::Counter*, 2> reloadBy{};
   std::array<prometheus::Counter*, 2> bindBy{};
+  std::array<prometheus::Counter*, 2> abandonedBy{};
+  prometheus::Gauge* bindsSending = nullptr;
+  prometheus::Gauge* bindsWaiting = nullptr;
   std::array<prometheus::Counter*, kRejectReasons.size()> rejectedBy{};
   prometheus::Gauge* nodesGauge = nullptr;
   prometheus::Gauge* podsGauge = nullptr;
@@ -195,6 +212,10 @@ struct Metrics::Impl {
                 &filterNodes.Add({{"outcome", "unresolvable"}})};
     reloadBy = {&policyReloads.Add({{"result", "ok"}}), &policyReloads.Add({{"result", "error"}})};
     bindBy = {&binds.Add({{"result", "ok"}}), &binds.Add({{"result", "error"}})};
+    abandonedBy = {&bindsAbandoned.Add({{"reason", "caller_gone"}}),
+                   &bindsAbandoned.Add({{"reason", "deadline"}})};
+    bindsSending = &bindsInFlight.Add({{"state", "sending"}});
+    bindsWaiting = &bindsInFlight.Add({{"state", "waiting"}});
     for (std::size_t i = 0; i < kRejectReasons.size(); ++i) {
       rejectedBy[i] = &rejected.Add({{"reason", kRejectReasons[i]}});
     }
@@ -260,6 +281,15 @@ void Metrics::setCachedObjects(std::int64_t nodes, std::int64_t pods, std::int64
 
 void Metrics::countBind(bool ok) {
   impl_->bindBy[ok ? 0 : 1]->Increment();
+}
+
+void Metrics::countBindAbandoned(BindAbandonReason reason) {
+  impl_->abandonedBy[static_cast<std::size_t>(reason)]->Increment();
+}
+
+void Metrics::setBindsInFlight(std::int64_t sending, std::int64_t waiting) {
+  impl_->bindsSending->Set(static_cast<double>(sending));
+  impl_->bindsWaiting->Set(static_cast<double>(waiting));
 }
 
 void Metrics::countRejectedRequest(std::string_view reason) {

@@ -14,6 +14,7 @@ enum class Verb { kFilter, kPrioritize, kBind, kPreempt, kOther };
 enum class NodeOutcome { kFit, kUnschedulable, kUnresolvable };
 enum class ReloadResult { kOk, kError };
 enum class WatchedResource { kNodes, kPods };
+enum class BindAbandonReason { kCallerGone, kDeadline };
 
 // Upper bounds (seconds) of the node-label-age buckets; a last bucket is +Inf.
 inline constexpr std::array<std::int64_t, 6> kLabelAgeBounds = {60, 300, 900, 3600, 21600, 86400};
@@ -55,6 +56,11 @@ class Metrics {
   void setMalformedNodes(std::int64_t n);
   void setCachedObjects(std::int64_t nodes, std::int64_t pods, std::int64_t reservations);
   void countBind(bool ok);
+  // A bind dropped before its Binding was sent: its caller closed the connection, or it waited past
+  // --bind-deadline. Also counted as a failed bind.
+  void countBindAbandoned(BindAbandonReason reason);
+  // Binds holding a --bind-concurrency slot, and binds waiting for one (sampled).
+  void setBindsInFlight(std::int64_t sending, std::int64_t waiting);
   void countRejectedRequest(std::string_view reason);  // body too large, bad JSON, ...
 
   // gpu_topology_extender_build_info{version, revision} = 1, set once at start-up.

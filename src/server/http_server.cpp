@@ -1,6 +1,7 @@
 #include "server/http_server.h"
 
 #include <openssl/ssl.h>
+#include <poll.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -290,6 +291,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
     path_.assign(t.data(), t.size());
     auto done = [self = this->shared_from_this()](Reply reply) {
       net::dispatch(self->stream_.get_executor(), [self, reply = std::move(reply)]() mutable {
+        self->stopWatchingCaller();
         self->write(std::move(reply), self->keepAlive_);
       });
     };
@@ -298,10 +300,63 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
       // never queue behind decisions.
       return router().dispatch(method_, path_, {}, std::move(done));
     }
-    net::post(*server_.decisions, [self = this->shared_from_this(), done = std::move(done)] {
+    BindCaller caller;
+    if (router().isBind(method_, path_)) caller.gone = watchCaller();
+    net::post(*server_.decisions, [self = this->shared_from_this(), done = std::move(done),
+                                   caller = std::move(caller)]() mutable {
       self->router().dispatch(self->method_, self->path_, self->parser_->get().body(),
-                              std::move(done));
+                              std::move(done), std::move(caller));
     });
+  }
+
+  // While a request is being decided nothing reads the socket; a wait for readability tells when
+  // the client closes its end (kube-scheduler past its httpTimeout), so that bind can drop work
+  // nobody waits for. The flag only ever turns on.
+  std::shared_ptr<const std::atomic<bool>> watchCaller() {
+    callerGone_ = std::make_shared<std::atomic<bool>>(false);
+    watchingCaller_ = true;
+    callerWakeups_ = 0;
+    awaitCallerEvent();
+    return callerGone_;
+  }
+
+  void awaitCallerEvent() {
+    lowest().socket().async_wait(
+        tcp::socket::wait_read,
+        [self = this->shared_from_this()](const error_code& ec) { self->onCallerEvent(ec); });
+  }
+
+  void onCallerEvent(const error_code& ec) {
+    if (!watchingCaller_ || ec == net::error::operation_aborted) return;
+    if (ec || peerClosed()) {
+      callerGone_->store(true, std::memory_order_relaxed);
+      watchingCaller_ = false;
+      log::debug("the caller closed its connection before its answer", {{"path", path_}});
+      return;
+    }
+    // Bytes without an end of stream: a pipelined request, or a TLS record ahead of the close.
+    // Wait for the next change; a client that keeps sending is not watched for long.
+    constexpr int kMaxWakeups = 8;
+    if (++callerWakeups_ < kMaxWakeups) {
+      awaitCallerEvent();
+    } else {
+      watchingCaller_ = false;
+    }
+  }
+
+  // The peer shut down its sending side (or the socket failed), whatever unread bytes remain.
+  bool peerClosed() {
+    pollfd probe{};
+    probe.fd = lowest().socket().native_handle();
+    probe.events = POLLRDHUP;
+    return ::poll(&probe, 1, 0) > 0 && (probe.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+  }
+
+  void stopWatchingCaller() {
+    if (!watchingCaller_) return;
+    watchingCaller_ = false;
+    error_code ignored;
+    lowest().socket().cancel(ignored);  // only the readability wait is pending while deciding
   }
 
   void write(Reply reply, bool keepAlive) {
@@ -360,6 +415,9 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   bool firstRequest_ = false;
   bool draining_ = false;
   bool lingerAfterWrite_ = false;
+  std::shared_ptr<std::atomic<bool>> callerGone_;
+  bool watchingCaller_ = false;
+  int callerWakeups_ = 0;
 };
 
 }  // namespace

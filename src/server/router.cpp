@@ -98,8 +98,13 @@ Reply Router::explain(std::string_view method, std::string_view rawPath,
   return reply;
 }
 
+bool Router::isBind(std::string_view method, std::string_view path) const {
+  const VerbRoute* verb = findVerb(stripQuery(path));
+  return method == "POST" && verb != nullptr && verb->verb == Verb::kBind;
+}
+
 void Router::dispatch(std::string_view method, std::string_view rawPath, std::string_view body,
-                      std::function<void(Reply)> done) const {
+                      std::function<void(Reply)> done, BindCaller caller) const {
   const auto path = stripQuery(rawPath);
   if (isExplain(path)) {
     done(explain(method, rawPath, body));
@@ -111,13 +116,16 @@ void Router::dispatch(std::string_view method, std::string_view rawPath, std::st
     return;
   }
   const auto started = std::chrono::steady_clock::now();
-  service_.bind(body, [this, started, done = std::move(done)](ServiceReply sr) {
-    Reply reply;
-    reply.status = sr.status;
-    reply.body = std::move(sr.body);
-    observe(Verb::kBind, reply.status, started);
-    done(std::move(reply));
-  });
+  service_.bind(
+      body,
+      [this, started, done = std::move(done)](ServiceReply sr) {
+        Reply reply;
+        reply.status = sr.status;
+        reply.body = std::move(sr.body);
+        observe(Verb::kBind, reply.status, started);
+        done(std::move(reply));
+      },
+      std::move(caller));
 }
 
 const VerbRoute* Router::findVerb(std::string_view path) const {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "metrics/metrics.h"
+#include "service/cluster_backend.h"
 
 namespace gte {
 class ExtenderService;
@@ -51,10 +52,11 @@ class Router {
   Router(std::string prefix, const ExtenderService& service, metrics::Metrics* metrics,
          std::string versionJson, RouterOptions options = {});
 
-  // What the transport calls: bind completes later on another thread (it may wait on the API
-  // server, which must not hold a cpprest pool thread); everything else calls `done` at once.
+  // What the transport calls: bind completes later on another thread (it waits on the API server,
+  // which must not hold a decision thread); everything else calls `done` at once. `caller` tells
+  // bind when the request arrived and whether its client has gone.
   void dispatch(std::string_view method, std::string_view path, std::string_view body,
-                std::function<void(Reply)> done) const;
+                std::function<void(Reply)> done, BindCaller caller = {}) const;
   // Replies used by the transport before a body is read.
   Reply tooLarge(std::string_view path, std::size_t limit) const;
   Reply badRequest(std::string_view path, std::string_view why) const;
@@ -67,6 +69,8 @@ class Router {
 
   // True for paths whose POST bodies should be read at all (anything else is answered at once).
   bool acceptsBody(std::string_view method, std::string_view path) const;
+  // True for a POST to bind: the transport then watches whether the caller hangs up meanwhile.
+  bool isBind(std::string_view method, std::string_view path) const;
 
  private:
   // Everything but a POST to bind, which only dispatch() answers (it may wait on the API server).

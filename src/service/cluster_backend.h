@@ -3,6 +3,9 @@
 // and pods (from an API-server watch or a --cluster-file), and the verbs that change it. The
 // service (pure request handling) depends on this interface only; src/cluster and src/k8s implement
 // it.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -24,6 +27,25 @@ struct BindRequest {
   std::string node;
 };
 
+// What the HTTP transport knows of a bind's caller while the bind is in flight.
+struct BindCaller {
+  // When the whole request was in: a bind's age, for --bind-deadline, counts from here.
+  std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now();
+  // Turns true when the caller closes its connection (kube-scheduler gave up: httpTimeout). Null
+  // when nobody watches the connection.
+  std::shared_ptr<const std::atomic<bool>> gone;
+
+  bool hasGone() const noexcept { return gone && gone->load(std::memory_order_relaxed); }
+};
+
+// Why a bind was dropped before its Binding was sent (its reservation released).
+enum class BindAbandon : std::uint8_t { kNone, kCallerGone, kDeadline };
+
+struct BindOutcome {
+  Status status;
+  BindAbandon abandoned = BindAbandon::kNone;
+};
+
 class ClusterBackend {
  public:
   virtual ~ClusterBackend() = default;
@@ -41,12 +63,14 @@ class ClusterBackend {
   // creates the pods/binding. Idempotent: a pod already bound to `node` is a success. On failure
   // the reservation is released and the error says why.
   virtual Status bind(const BindRequest& request) = 0;
-  // bind() without holding the caller's thread: HTTP handlers run on cpprest's small shared pool,
-  // which the API client's own I/O needs too, so a handler must never wait on the API server.
-  // `done` runs on whichever thread finishes the bind. The default runs bind() inline, for
-  // backends that never block (a cluster file).
-  virtual void bindAsync(BindRequest request, std::function<void(Status)> done) {
-    done(bind(request));
+  // bind() without holding the caller's thread: a decision thread must never wait on the API
+  // server. `done` runs once, on whichever thread finishes the bind. A backend that talks to an API
+  // server drops a bind whose caller has gone or that waited past its deadline instead of sending
+  // it (BindOutcome::abandoned). The default runs bind() inline, for backends that never block (a
+  // cluster file).
+  virtual void bindAsync(BindRequest request, BindCaller /*caller*/,
+                         std::function<void(BindOutcome)> done) {
+    done(BindOutcome{bind(request)});
   }
 
   // The cached pod with this UID, for preempt's victim lookup (NodeNameToMetaVictims carry UIDs

@@ -125,7 +125,8 @@ ServiceReply ExtenderService::prioritize(std::string_view body) const {
   return ServiceReply{200, wire::writeHostPriorityList(list)};
 }
 
-void ExtenderService::bind(std::string_view body, std::function<void(ServiceReply)> done) const {
+void ExtenderService::bind(std::string_view body, std::function<void(ServiceReply)> done,
+                           BindCaller caller) const {
   auto args = wire::parseBindingArgs(body);
   if (!args) {
     done(rejected(ExtenderVerb::kBind, "bind", args.error(), metrics_));
@@ -142,16 +143,28 @@ void ExtenderService::bind(std::string_view body, std::function<void(ServiceRepl
   BindRequest request{args->podName, args->podNamespace, args->podUid, args->node};
   const std::string pod = args->podNamespace + "/" + args->podName;
   const std::string node = args->node;
-  cluster_->bindAsync(std::move(request), [this, pod, node, done = std::move(done)](Status status) {
-    if (metrics_) metrics_->countBind(status.ok());
-    if (!status) {
-      log::warn("bind failed", {{"pod", pod}, {"node", node}, {"error", status.error().message}});
-      done(errorReply(ExtenderVerb::kBind, status.error()));
-      return;
-    }
-    log::info("bound", {{"pod", pod}, {"node", node}});
-    done(ServiceReply{200, wire::writeBindingResult("")});
-  });
+  cluster_->bindAsync(
+      std::move(request), std::move(caller),
+      [this, pod, node, done = std::move(done)](BindOutcome outcome) {
+        if (metrics_) {
+          metrics_->countBind(outcome.status.ok());
+          if (outcome.abandoned == BindAbandon::kCallerGone) {
+            metrics_->countBindAbandoned(metrics::BindAbandonReason::kCallerGone);
+          } else if (outcome.abandoned == BindAbandon::kDeadline) {
+            metrics_->countBindAbandoned(metrics::BindAbandonReason::kDeadline);
+          }
+        }
+        if (!outcome.status) {
+          const bool abandoned = outcome.abandoned != BindAbandon::kNone;
+          log::write(abandoned ? log::Level::kInfo : log::Level::kWarn,
+                     abandoned ? "bind abandoned" : "bind failed",
+                     {{"pod", pod}, {"node", node}, {"error", outcome.status.error().message}});
+          done(errorReply(ExtenderVerb::kBind, outcome.status.error()));
+          return;
+        }
+        log::info("bound", {{"pod", pod}, {"node", node}});
+        done(ServiceReply{200, wire::writeBindingResult("")});
+      });
 }
 
 bool ExtenderService::ready(std::string* why) const {

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "service/cluster_backend.h"
 #include "service/service_reply.h"
 
 namespace gte {
@@ -36,7 +37,9 @@ class ExtenderService {
   ServiceReply filter(std::string_view body) const;
   ServiceReply prioritize(std::string_view body) const;
   // Bind may wait on the API server, so it answers through `done` (possibly on another thread).
-  void bind(std::string_view body, std::function<void(ServiceReply)> done) const;
+  // `caller` lets the backend drop a bind kube-scheduler has given up on.
+  void bind(std::string_view body, std::function<void(ServiceReply)> done,
+            BindCaller caller = {}) const;
   ServiceReply preempt(std::string_view body) const;
 
   // Explain (docs/api.md): an ExtenderArgs body answered with what filter and prioritize decide

@@ -1,5 +1,7 @@
 // The preempt verb of ExtenderService (kept apart from filter/prioritize: it is the only verb that
 // asks "what if these pods were gone").
+#include "core/fit.h"
+#include "core/node_state.h"
 #include "log/logger.h"
 #include "metrics/metrics.h"
 #include "model/gpu_request.h"
@@ -30,6 +32,19 @@ std::vector<wire::MetaVictims> passThrough(const wire::PreemptionArgs& args) {
     out.push_back(std::move(mv));
   }
   return out;
+}
+
+// Why the pod does not fit the candidate even with every victim gone: the fit check's reason there
+// (the one filter gives), for the log line of a vetoed candidate.
+std::string vetoReason(const PodDemand& demand, const std::vector<VictimInfo>& victims,
+                       const WhatIfState& whatIf, const Policy& policy) {
+  std::vector<std::string> all;
+  all.reserve(victims.size());
+  for (const auto& v : victims)
+    all.push_back(v.uid);
+  const auto state = whatIf(all);
+  if (!state) return "node not in the extender's cache";
+  return fitReasonText(checkFit(demand, *state, policy), demand);
 }
 
 }  // namespace
@@ -74,8 +89,10 @@ ServiceReply ExtenderService::preempt(std::string_view body) const {
     };
     auto planned = planVictims(*demand, victims, whatIf, policy);
     if (!planned) {
-      log::debug("preemption candidate dropped: evicting its victims frees no usable GPU set",
-                 {{"node", c.node}});
+      log::info("preemption candidate vetoed: the pod does not fit even with every victim gone",
+                {{"pod", args->pod.ns + "/" + args->pod.name},
+                 {"node", c.node},
+                 {"reason", vetoReason(*demand, victims, whatIf, policy)}});
       continue;
     }
     out.push_back(wire::MetaVictims{c.node, std::move(*planned), c.numPdbViolations});

@@ -48,6 +48,8 @@ TEST_CASE("transport limits, timeouts and the probe port") {
   CHECK(defaults->serve.tlsHandshakeTimeout == std::chrono::seconds(10));
   CHECK(defaults->serve.shutdownGrace == std::chrono::seconds(20));
   CHECK(defaults->serve.metricsPort == 0);
+  CHECK(defaults->serve.bindConcurrency == 64);
+  CHECK(defaults->serve.bindDeadline == std::chrono::milliseconds(2500));
 
   auto inv = parseCommandLine({"serve",
                                "--max-header-bytes",
@@ -72,7 +74,10 @@ TEST_CASE("transport limits, timeouts and the probe port") {
                                "--tls-client-ca",
                                "ca",
                                "--metrics-listen",
-                               ":9090"});
+                               ":9090",
+                               "--bind-concurrency",
+                               "8",
+                               "--bind-deadline=5s"});
   REQUIRE(inv.ok());
   const auto& o = inv->serve;
   CHECK(o.maxHeaderBytes == 4096);
@@ -86,6 +91,8 @@ TEST_CASE("transport limits, timeouts and the probe port") {
   CHECK(o.tlsClientCaFile == "ca");
   CHECK(o.metricsHost == "0.0.0.0");
   CHECK(o.metricsPort == 9090);
+  CHECK(o.bindConcurrency == 8);
+  CHECK(o.bindDeadline == std::chrono::seconds(5));
 }
 
 TEST_CASE("bad command lines name the flag") {
@@ -110,6 +117,8 @@ TEST_CASE("bad command lines name the flag") {
       {{"serve", "--max-header-bytes", "100"}, "--max-header-bytes"},
       {{"serve", "--tls-client-ca", "ca.pem"}, "needs --tls-cert"},
       {{"serve", "--metrics-listen", "9090"}, "--metrics-listen"},
+      {{"serve", "--bind-concurrency", "0"}, "--bind-concurrency: must be 1-"},
+      {{"serve", "--bind-deadline", "0ms"}, "--bind-deadline: must be > 0"},
       {{"frobnicate"}, "unknown command"},
   };
   for (const auto& c : cases) {

@@ -245,3 +245,35 @@ TEST_CASE(
   CHECK(state.reservationCount() == 1);
   CHECK(freeGpus(state, "a100") == 2);
 }
+
+TEST_CASE("Pending GPU pods are kept for bind to read, charging nothing, until bound or gone") {
+  ClusterState state(testPolicy());
+  state.replaceNodes({h100("a")});
+  gte::PodInfo pending = gpuPod("p", 2);
+  pending.annotations["gputopo.dev/min-link"] = "nvlink";
+  pending.annotations["kubectl.kubernetes.io/last-applied-configuration"] = "{...}";
+  state.upsertPod(ObservedPod{pending, std::nullopt});
+  CHECK(state.pendingCount() == 1);
+  CHECK(state.podCount() == 0);
+  CHECK(freeGpus(state, "a") == 8);
+  CHECK_FALSE(state.podByUid("p").has_value());  // not a preemption victim
+  auto toBind = state.podToBind("p");
+  REQUIRE(toBind.has_value());
+  CHECK(toBind->annotations.count("gputopo.dev/min-link") == 1);
+  CHECK(toBind->annotations.count("kubectl.kubernetes.io/last-applied-configuration") == 0);
+
+  state.upsertPod(bound("p", 2, "a", 10'000));
+  CHECK(state.pendingCount() == 0);
+  REQUIRE(state.podToBind("p").has_value());
+  CHECK(state.podToBind("p")->nodeName == "a");
+
+  state.upsertPod(ObservedPod{gpuPod("q", 1), std::nullopt});
+  state.replacePods({});  // a re-list without them
+  CHECK(state.pendingCount() == 0);
+  CHECK_FALSE(state.podToBind("q").has_value());
+  state.upsertPod(ObservedPod{gpuPod("r", 1), std::nullopt});
+  state.removePod("r");
+  CHECK_FALSE(state.podToBind("r").has_value());
+  state.upsertPod(ObservedPod{gpuPod("cpu-only", 0), std::nullopt});
+  CHECK(state.pendingCount() == 0);  // holds no device: not kept
+}

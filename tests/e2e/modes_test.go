@@ -54,7 +54,9 @@ type modeEnv struct {
 	noop     *noopExtender
 	// metricsURL is the extender's GET /metrics; empty in control mode.
 	metricsURL string
-	scheduler  *cluster.Process
+	// verbsURL is the extender's verb prefix (POST verbsURL+"/bind"); empty in control mode.
+	verbsURL  string
+	scheduler *cluster.Process
 	// schedulerName is what the mode's pods set in spec.schedulerName.
 	schedulerName string
 }
@@ -103,6 +105,7 @@ func startMode(t *testing.T, m mode) (*modeEnv, error) {
 		t.Cleanup(func() { ext.Stop(10 * time.Second) })
 		env.extender, prefix = ext, p
 		env.metricsURL = strings.TrimSuffix(p, "/scheduler") + "/metrics"
+		env.verbsURL = p
 	}
 
 	env.schedulerName = corev1.DefaultSchedulerName
@@ -128,7 +131,9 @@ func startMode(t *testing.T, m mode) (*modeEnv, error) {
 		URLPrefix:        prefix,
 		NodeCacheCapable: m.cache,
 		// The control cannot bind; kube-scheduler's DefaultBinder does.
-		Bind:             m.cache && env.extender != nil,
+		Bind: m.cache && env.extender != nil,
+		// The control answers filter and prioritize only.
+		Preempt:          env.extender != nil,
 		Weight:           extenderWeight,
 		ManagedResources: managedResources,
 	})

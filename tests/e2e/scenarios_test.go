@@ -38,8 +38,11 @@ var scenarios = []scenario{
 	{"malformed-labels", malformedLabels, malformedLabelsOdds},
 	{"burst-50", burst50, 1},
 	{"back-to-back-100", backToBack100, 1},
-	{"agent-labels-node", agentLabelsNode, 0.5},          // agent_test.go
-	{"chart-manifests-dry-run", chartManifestsDryRun, 1}, // chart_manifests_test.go
+	{"bind-annotated-atomically", bindAnnotatedAtomically, 1}, // bind_test.go
+	{"bind-wrong-uid-refused", bindWrongUIDRefused, 1},        // bind_test.go
+	{"preempt-on-full-node", preemptOnFullNode, 1},            // preempt_test.go
+	{"agent-labels-node", agentLabelsNode, 0.5},               // agent_test.go
+	{"chart-manifests-dry-run", chartManifestsDryRun, 1},      // chart_manifests_test.go
 }
 
 // TestE2E runs every scenario in every selected mode. If a mode cannot start, its scenarios still

@@ -204,3 +204,43 @@ TEST_CASE("ApiClient: an unreachable server is a transport error") {
   REQUIRE_FALSE(response.ok());
   CHECK(response.error().code == gte::ErrorCode::kUnavailable);
 }
+
+TEST_CASE("ApiClient: sendAsync answers through its callback, the body and status intact") {
+  FakeApiServer server;
+  KubeConfig config;
+  config.server = server.url();
+  config.token = "static";
+  auto client = ApiClient::create(config);
+  REQUIRE(client.ok());
+  std::promise<gte::Result<HttpResponse>> answered;
+  (*client)->sendAsync(
+      "POST", "/api/v1/namespaces/ml/pods/p/binding", R"({"kind":"Binding"})", "application/json",
+      [&answered](gte::Result<HttpResponse> response) { answered.set_value(std::move(response)); });
+  auto response = answered.get_future().get();
+  REQUIRE(response.ok());
+  CHECK(response->status == 200);
+  CHECK(response->body == R"({"path":"/api/v1/namespaces/ml/pods/p/binding"})");
+  CHECK(server.lastAuthorization() == "Bearer static");
+
+  std::promise<gte::Result<HttpResponse>> refused;
+  (*client)->sendAsync(
+      "GET", "/forbidden", "", "application/json",
+      [&refused](gte::Result<HttpResponse> r) { refused.set_value(std::move(r)); });
+  auto forbidden = refused.get_future().get();
+  REQUIRE(forbidden.ok());
+  CHECK(forbidden->status == 403);
+}
+
+TEST_CASE("ApiClient: sendAsync to an unreachable server is a transport error, after its retries") {
+  KubeConfig config;
+  config.server = "http://127.0.0.1:" + std::to_string(freePort());  // nothing listens
+  auto client = ApiClient::create(config);
+  REQUIRE(client.ok());
+  std::promise<gte::Result<HttpResponse>> answered;
+  (*client)->sendAsync(
+      "GET", "/readyz", "", "application/json",
+      [&answered](gte::Result<HttpResponse> r) { answered.set_value(std::move(r)); });
+  auto response = answered.get_future().get();
+  REQUIRE_FALSE(response.ok());
+  CHECK(response.error().code == gte::ErrorCode::kUnavailable);
+}

@@ -69,7 +69,8 @@ TEST_CASE("API-server backend: ready once nodes and pods are listed; events upda
                 nodeJson("b") + "]}");
     }
     if (r.path.rfind("/api/v1/pods?", 0) == 0) {
-      // A pending pod (dropped) and one bound after the agent's last write (counted).
+      // A pending pod (kept for bind, charging nothing) and one bound after the agent's last
+      // write (counted).
       return ok(R"({"metadata":{"resourceVersion":"20"},"items":[)" + podJson("pending", "", 1) +
                 "," + podJson("running", "a", 2) + "]}");
     }
@@ -114,8 +115,8 @@ TEST_CASE("API-server backend: ready once nodes and pods are listed; events upda
   CHECK_FALSE(backend.podByUid("running").has_value());
 
   std::promise<Status> bound;
-  backend.bindAsync(BindRequest{"p-new", "ml", "new", "b"},
-                    [&bound](Status status) { bound.set_value(std::move(status)); });
+  backend.bindAsync(BindRequest{"p-new", "ml", "new", "b"}, gte::BindCaller{},
+                    [&bound](gte::BindOutcome o) { bound.set_value(std::move(o.status)); });
   auto status = bound.get_future().get();
   CHECK(status.ok());
   CHECK(freeOn(backend, "b") == 4);
@@ -123,7 +124,7 @@ TEST_CASE("API-server backend: ready once nodes and pods are listed; events upda
   backend.stop(milliseconds(2000));
   // After stop, bindAsync answers at once with an error instead of hanging the caller.
   std::promise<Status> late;
-  backend.bindAsync(BindRequest{"p-new", "ml", "new", "b"},
-                    [&late](Status s) { late.set_value(std::move(s)); });
+  backend.bindAsync(BindRequest{"pending", "ml", "pending", "b"}, gte::BindCaller{},
+                    [&late](gte::BindOutcome o) { late.set_value(std::move(o.status)); });
   CHECK_FALSE(late.get_future().get().ok());
 }

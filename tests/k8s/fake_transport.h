@@ -28,6 +28,9 @@ class FakeTransport final : public k8s::ApiTransport {
 
   SendHandler onSend;
   StreamHandler onStream;
+  // When set and true for a request, sendAsync records it but holds its answer until
+  // answerHeld() (an API request still in flight).
+  std::function<bool(const RecordedRequest&)> holdAsync;
 
   Result<k8s::HttpResponse> send(std::string_view method, const std::string& path,
                                  const std::string& body, std::string_view contentType) override {
@@ -37,6 +40,34 @@ class FakeTransport final : public k8s::ApiTransport {
       requests_.push_back(request);
     }
     return onSend(request);
+  }
+
+  void sendAsync(std::string method, std::string path, std::string body, std::string contentType,
+                 ResponseCallback done) override {
+    RecordedRequest request{std::move(method), std::move(path), std::move(body),
+                            std::move(contentType)};
+    if (holdAsync && holdAsync(request)) {
+      std::lock_guard lock(mutex_);
+      requests_.push_back(request);
+      held_.push_back(Held{std::move(request), std::move(done)});
+      return;
+    }
+    done(send(request.method, request.path, request.body, request.contentType));
+  }
+
+  std::size_t heldCount() const {
+    std::lock_guard lock(mutex_);
+    return held_.size();
+  }
+  // Answers the oldest held request with onSend's answer.
+  void answerHeld() {
+    Held next;
+    {
+      std::lock_guard lock(mutex_);
+      next = std::move(held_.front());
+      held_.erase(held_.begin());
+    }
+    next.done(onSend(next.request));
   }
 
   Result<k8s::HttpResponse> stream(const std::string& path,
@@ -71,6 +102,11 @@ class FakeTransport final : public k8s::ApiTransport {
   std::condition_variable changed_;
   std::vector<RecordedRequest> requests_;
   std::vector<std::string> streamPaths_;
+  struct Held {
+    RecordedRequest request;
+    ResponseCallback done;
+  };
+  std::vector<Held> held_;
 };
 
 // Blocks like a watch with nothing to say, until cancelled; then fails as a cancelled request.

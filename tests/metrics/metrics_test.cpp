@@ -21,6 +21,7 @@ TEST_CASE("metrics: every family is exposed at zero before any event") {
   CHECK(has(text, R"(gpu_topology_extender_http_requests_total{code="200",verb="filter"} 0)"));
   CHECK(has(text, R"(gpu_topology_extender_filter_nodes_total{outcome="unresolvable"} 0)"));
   CHECK(has(text, R"(gpu_topology_extender_binds_total{result="error"} 0)"));
+  CHECK(has(text, R"(gpu_topology_extender_binds_abandoned_total{reason="caller_gone"} 0)"));
   CHECK(has(text, R"(gpu_topology_extender_cache_objects{kind="reservation"} 0)"));
   CHECK(has(text, "gpu_topology_extender_snapshot_builds_total 0"));
 }
@@ -47,6 +48,7 @@ TEST_CASE("metrics: filter verdicts, binds and rejections add up") {
   m.countBind(true);
   m.countBind(false);
   m.countBind(false);
+  m.countBindAbandoned(gte::metrics::BindAbandonReason::kDeadline);
   m.countRejectedRequest("malformed_json");
   m.countRejectedRequest("something new");  // not a known reason: counted as other
   const std::string text = m.serialize();
@@ -54,6 +56,11 @@ TEST_CASE("metrics: filter verdicts, binds and rejections add up") {
   CHECK(has(text, R"(gpu_topology_extender_filter_nodes_total{outcome="unschedulable"} 2)"));
   CHECK(has(text, R"(gpu_topology_extender_binds_total{result="ok"} 1)"));
   CHECK(has(text, R"(gpu_topology_extender_binds_total{result="error"} 2)"));
+  CHECK(has(text, R"(gpu_topology_extender_binds_abandoned_total{reason="deadline"} 1)"));
+  m.setBindsInFlight(3, 7);
+  const std::string sampled = m.serialize();
+  CHECK(has(sampled, R"(gpu_topology_extender_binds_in_flight{state="sending"} 3)"));
+  CHECK(has(sampled, R"(gpu_topology_extender_binds_in_flight{state="waiting"} 7)"));
   CHECK(has(text, R"(gpu_topology_extender_rejected_requests_total{reason="malformed_json"} 1)"));
   CHECK(has(text, R"(gpu_topology_extender_rejected_requests_total{reason="other"} 1)"));
   CHECK_FALSE(has(text, "something new"));

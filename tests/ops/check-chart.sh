@@ -82,4 +82,10 @@ sched_config --set scheduler.scoringStrategy.type= | grep -q 'name: NodeResource
 # MIG pods reach the extender with the default values: every MIG resource is managed.
 grep -q -- '- name: nvidia.com/mig-3g.40gb' <<<"$default_config" ||
   fail "default managedResources lack the MIG resources"
+# Binds kube-scheduler has stopped waiting for are dropped: the deadline follows its httpTimeout.
+grep -q -- '--bind-deadline=2500ms' "$work/default.yaml" ||
+  fail "default render lacks --bind-deadline=2500ms (five sixths of httpTimeout 3s)"
+"$helm_bin" template gte "$chart" --set scheduler.extender.httpTimeout=6s |
+  grep -q -- '--bind-deadline=5000ms' || fail "httpTimeout 6s does not give --bind-deadline=5000ms"
+grep -q -- '--bind-concurrency=64' "$work/default.yaml" || fail "default render lacks --bind-concurrency"
 echo "chart: lint --strict and template pass with default and all-on values"

@@ -166,6 +166,28 @@ metrics.alerts.latencySeconds sets the threshold. */}}
 {{- end }}
 {{- end }}
 
+{{/* --bind-deadline: extender.bindDeadline, else five sixths of kube-scheduler's httpTimeout in
+milliseconds (3s: 2500ms), so a bind sent at the last moment is answered before the scheduler gives
+up. */}}
+{{- define "gte.bindDeadline" -}}
+{{- if .Values.extender.bindDeadline }}
+{{- .Values.extender.bindDeadline }}
+{{- else }}
+{{- $t := toString .Values.scheduler.extender.httpTimeout }}
+{{- $ms := 0.0 }}
+{{- if hasSuffix "ms" $t }}
+{{- $ms = float64 (trimSuffix "ms" $t) }}
+{{- else if hasSuffix "m" $t }}
+{{- $ms = mulf (trimSuffix "m" $t) 60000 }}
+{{- else if hasSuffix "s" $t }}
+{{- $ms = mulf (trimSuffix "s" $t) 1000 }}
+{{- else }}
+{{- fail (printf "scheduler.extender.httpTimeout %q: use a duration such as 3s or 500ms" $t) }}
+{{- end }}
+{{- printf "%dms" (int64 (divf (mulf $ms 5) 6)) }}
+{{- end }}
+{{- end }}
+
 {{/* The node agent's objects. */}}
 {{- define "gte.agent.fullname" -}}
 {{- printf "%s-agent" (include "gte.fullname" .) | trunc 63 | trimSuffix "-" }}

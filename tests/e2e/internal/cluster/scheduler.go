@@ -17,6 +17,7 @@ type Extender struct {
 	URLPrefix        string
 	NodeCacheCapable bool
 	Bind             bool // delegate binding; only meaningful when the extender has a cluster connection
+	Preempt          bool // ask the extender about preemption candidates (preemptVerb)
 	Weight           int
 	ManagedResources []string // all with ignoredByScheduler: false, so NodeResourcesFit still counts them
 }
@@ -42,6 +43,9 @@ extenders:
 `, kubeconfig, ext.URLPrefix)
 	if ext.Bind {
 		b.WriteString("  bindVerb: bind\n")
+	}
+	if ext.Preempt {
+		b.WriteString("  preemptVerb: preempt\n")
 	}
 	fmt.Fprintf(&b, "  weight: %d\n  nodeCacheCapable: %t\n  httpTimeout: 10s\n  managedResources:\n",
 		ext.Weight, ext.NodeCacheCapable)

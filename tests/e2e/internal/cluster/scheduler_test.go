@@ -16,6 +16,7 @@ func TestSchedulerConfigDecodesStrictly(t *testing.T) {
 			URLPrefix:        "http://127.0.0.1:1234/scheduler",
 			NodeCacheCapable: cache,
 			Bind:             cache,
+			Preempt:          true,
 			Weight:           12,
 			ManagedResources: []string{"nvidia.com/gpu", "nvidia.com/mig-3g.40gb"},
 		}
