@@ -60,8 +60,8 @@ func ms(seconds float64) string {
 }
 
 // WriteTable writes one Markdown row per (configuration, burst, rate): the median over runs of
-// pods/s and bind latency, the worst run's timeouts, stale binds and GPUs given twice, and, per
-// rate and burst, throughput as a share of kube-scheduler alone where that was measured.
+// pods/s and bind latency, the worst run's timeouts, stale binds, refused binds and GPUs given
+// twice, and, per rate and burst, throughput as a share of kube-scheduler alone where that was measured.
 func WriteTable(w io.Writer, results []Result) {
 	type key struct {
 		config string
@@ -88,8 +88,8 @@ func WriteTable(w io.Writer, results []Result) {
 		return configRank(a.config) < configRank(b.config)
 	})
 	fmt.Fprintln(w, "| configuration | burst | client rate | runs | pods/s (median) | vs alone | "+
-		"bind p50 | bind p99 | bind timeouts | stale binds | GPUs twice |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+		"bind p50 | bind p99 | bind timeouts | stale binds | bind refusals | GPUs twice |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, k := range order {
 		rs := groups[k]
 		pps := median(rs, func(r Result) float64 { return r.PodsPerSec })
@@ -99,12 +99,13 @@ func WriteTable(w io.Writer, results []Result) {
 				share = fmt.Sprintf("%.0f%%", 100*pps/base)
 			}
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %.1f | %s | %s | %s | %d | %d | %d |\n",
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %.1f | %s | %s | %s | %d | %d | %d | %d |\n",
 			k.config, k.burst, rateString(rs[0].Rate), runsString(rs), pps, share,
 			ms(median(rs, func(r Result) float64 { return r.BindP50 })),
 			ms(median(rs, func(r Result) float64 { return r.BindP99 })),
 			worst(rs, func(r Result) int { return r.Timeouts }),
 			worst(rs, Result.StaleBinds),
+			worst(rs, func(r Result) int { return r.BindErrors }),
 			worst(rs, func(r Result) int { return r.GPUsTwice }))
 	}
 }
