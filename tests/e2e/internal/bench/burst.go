@@ -21,7 +21,10 @@ import (
 const (
 	latencyHistogram = "gpu_topology_extender_http_request_duration_seconds"
 	bindsTotal       = "gpu_topology_extender_binds_total"
-	gpusAnnotation   = "gputopo.dev/gpus"
+	// bindsAbandoned counts binds the extender dropped unsent because kube-scheduler had given up
+	// on them (caller gone, or older than --bind-deadline); builds without it read 0.
+	bindsAbandoned = "gpu_topology_extender_binds_abandoned_total"
+	gpusAnnotation = "gputopo.dev/gpus"
 )
 
 // logCounts are the kube-scheduler and extender log lines a burst is judged by. Both processes
@@ -66,6 +69,7 @@ type extenderSample struct {
 	bindLatency []promtext.Bucket
 	bindCalls   float64
 	bindErrors  float64
+	abandoned   float64
 }
 
 func scrapeExtender(ctx context.Context, s *stack) (extenderSample, error) {
@@ -84,6 +88,7 @@ func scrapeExtender(ctx context.Context, s *stack) (extenderSample, error) {
 		bindLatency: h,
 		bindCalls:   m.Value(bindsTotal, nil),
 		bindErrors:  m.Value(bindsTotal, map[string]string{"result": "error"}),
+		abandoned:   m.Value(bindsAbandoned, nil),
 	}, nil
 }
 
@@ -134,6 +139,7 @@ func (b *bench) burst(ctx context.Context, s *stack, n int) (Result, error) {
 		r.BindP50, r.BindP99 = promtext.Quantile(0.5, d), promtext.Quantile(0.99, d)
 		r.BindCalls = int(after.bindCalls - before.bindCalls)
 		r.BindErrors = int(after.bindErrors - before.bindErrors)
+		r.Abandoned = int(after.abandoned - before.abandoned)
 	}
 	logs := countLogs(s).minus(logsBefore)
 	r.Timeouts = logs.timeouts

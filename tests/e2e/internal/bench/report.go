@@ -27,6 +27,7 @@ type Result struct {
 	BindP50, BindP99 float64
 	BindCalls        int // bind requests the extender answered
 	BindErrors       int // of which refused (binds_total{result="error"})
+	Abandoned        int // binds the extender dropped unsent: kube-scheduler had given up on them
 	Timeouts         int // kube-scheduler gave up waiting for a bind answer
 	LateBinds        int // binds that landed after kube-scheduler had given up on them
 	Mismatches       int // "assumed on X but assigned to Y" in kube-scheduler
@@ -42,10 +43,10 @@ func (r Result) StaleBinds() int { return r.LateBinds + r.Mismatches + r.Already
 // Line is one result in one line, for progress output.
 func (r Result) Line() string {
 	return fmt.Sprintf("run %d %-13s burst %4d rate %-14s %4d/%d bound in %6.1fs (create %4.1fs): "+
-		"%6.1f pods/s, bind p50 %s p99 %s, %d bind calls (%d refused), %d timeouts, "+
+		"%6.1f pods/s, bind p50 %s p99 %s, %d bind calls (%d refused, %d abandoned), %d timeouts, "+
 		"%d stale (late %d, mismatch %d, already bound %d), %d GPUs twice",
 		r.Run, r.Configuration, r.Burst, rateString(r.Rate), r.Bound, r.Burst, r.Elapsed.Seconds(),
-		r.CreateTime.Seconds(), r.PodsPerSec, ms(r.BindP50), ms(r.BindP99), r.BindCalls, r.BindErrors,
+		r.CreateTime.Seconds(), r.PodsPerSec, ms(r.BindP50), ms(r.BindP99), r.BindCalls, r.BindErrors, r.Abandoned,
 		r.Timeouts, r.StaleBinds(), r.LateBinds, r.Mismatches, r.AlreadyBound, r.GPUsTwice)
 }
 
