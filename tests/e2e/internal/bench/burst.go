@@ -67,9 +67,13 @@ func (c logCounts) minus(o logCounts) logCounts {
 // extenderSample is what a burst reads from the extender's /metrics before and after.
 type extenderSample struct {
 	bindLatency []promtext.Bucket
-	bindCalls   float64
-	bindErrors  float64
-	abandoned   float64
+	// filterLatency and prioritizeLatency: kube-scheduler waits for both inside its serial
+	// scheduling cycle, so they bound the pods per second it can schedule at all.
+	filterLatency     []promtext.Bucket
+	prioritizeLatency []promtext.Bucket
+	bindCalls         float64
+	bindErrors        float64
+	abandoned         float64
 }
 
 func scrapeExtender(ctx context.Context, s *stack) (extenderSample, error) {
@@ -80,15 +84,19 @@ func scrapeExtender(ctx context.Context, s *stack) (extenderSample, error) {
 	if err != nil {
 		return extenderSample{}, err
 	}
-	h, err := m.Histogram(latencyHistogram, map[string]string{"verb": "bind"})
-	if err != nil {
-		return extenderSample{}, err
+	var h [3][]promtext.Bucket
+	for i, verb := range []string{"bind", "filter", "prioritize"} {
+		if h[i], err = m.Histogram(latencyHistogram, map[string]string{"verb": verb}); err != nil {
+			return extenderSample{}, err
+		}
 	}
 	return extenderSample{
-		bindLatency: h,
-		bindCalls:   m.Value(bindsTotal, nil),
-		bindErrors:  m.Value(bindsTotal, map[string]string{"result": "error"}),
-		abandoned:   m.Value(bindsAbandoned, nil),
+		bindLatency:       h[0],
+		filterLatency:     h[1],
+		prioritizeLatency: h[2],
+		bindCalls:         m.Value(bindsTotal, nil),
+		bindErrors:        m.Value(bindsTotal, map[string]string{"result": "error"}),
+		abandoned:         m.Value(bindsAbandoned, nil),
 	}, nil
 }
 
@@ -97,7 +105,9 @@ func scrapeExtender(ctx context.Context, s *stack) (extenderSample, error) {
 func (b *bench) burst(ctx context.Context, s *stack, n int) (Result, error) {
 	b.bursts++
 	name := fmt.Sprintf("b%02d-%d", b.bursts, n)
-	r := Result{Burst: n, label: name, BindP50: math.NaN(), BindP99: math.NaN()}
+	nan := math.NaN()
+	r := Result{Burst: n, label: name, BindP50: nan, BindP99: nan, FilterP50: nan, FilterP99: nan,
+		PrioritizeP50: nan, PrioritizeP99: nan}
 
 	before, err := scrapeExtender(ctx, s)
 	if err != nil {
@@ -137,6 +147,10 @@ func (b *bench) burst(ctx context.Context, s *stack, n int) (Result, error) {
 	if s.extender != nil {
 		d := promtext.Delta(before.bindLatency, after.bindLatency)
 		r.BindP50, r.BindP99 = promtext.Quantile(0.5, d), promtext.Quantile(0.99, d)
+		f := promtext.Delta(before.filterLatency, after.filterLatency)
+		p := promtext.Delta(before.prioritizeLatency, after.prioritizeLatency)
+		r.FilterP50, r.FilterP99 = promtext.Quantile(0.5, f), promtext.Quantile(0.99, f)
+		r.PrioritizeP50, r.PrioritizeP99 = promtext.Quantile(0.5, p), promtext.Quantile(0.99, p)
 		r.BindCalls = int(after.bindCalls - before.bindCalls)
 		r.BindErrors = int(after.bindErrors - before.bindErrors)
 		r.Abandoned = int(after.abandoned - before.abandoned)

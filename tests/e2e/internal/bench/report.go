@@ -25,14 +25,17 @@ type Result struct {
 	// BindP50 and BindP99 are the extender's bind latency in seconds (its request-duration
 	// histogram, verb bind, interpolated within buckets); NaN without binds by the extender.
 	BindP50, BindP99 float64
-	BindCalls        int // bind requests the extender answered
-	BindErrors       int // of which refused (binds_total{result="error"})
-	Abandoned        int // binds the extender dropped unsent: kube-scheduler had given up on them
-	Timeouts         int // kube-scheduler gave up waiting for a bind answer
-	LateBinds        int // binds that landed after kube-scheduler had given up on them
-	Mismatches       int // "assumed on X but assigned to Y" in kube-scheduler
-	AlreadyBound     int // extender binds refused as already bound
-	GPUsTwice        int // GPUs handed out beyond a node's count or by the same index twice
+	// The same for filter and prioritize, which kube-scheduler awaits in its scheduling cycle.
+	FilterP50, FilterP99         float64
+	PrioritizeP50, PrioritizeP99 float64
+	BindCalls                    int // bind requests the extender answered
+	BindErrors                   int // of which refused (binds_total{result="error"})
+	Abandoned                    int // binds the extender dropped unsent: kube-scheduler had given up on them
+	Timeouts                     int // kube-scheduler gave up waiting for a bind answer
+	LateBinds                    int // binds that landed after kube-scheduler had given up on them
+	Mismatches                   int // "assumed on X but assigned to Y" in kube-scheduler
+	AlreadyBound                 int // extender binds refused as already bound
+	GPUsTwice                    int // GPUs handed out beyond a node's count or by the same index twice
 
 	label string // the burst's pod label value
 }
@@ -47,7 +50,9 @@ func (r Result) Line() string {
 		"%d stale (late %d, mismatch %d, already bound %d), %d GPUs twice",
 		r.Run, r.Configuration, r.Burst, rateString(r.Rate), r.Bound, r.Burst, r.Elapsed.Seconds(),
 		r.CreateTime.Seconds(), r.PodsPerSec, ms(r.BindP50), ms(r.BindP99), r.BindCalls, r.BindErrors, r.Abandoned,
-		r.Timeouts, r.StaleBinds(), r.LateBinds, r.Mismatches, r.AlreadyBound, r.GPUsTwice)
+		r.Timeouts, r.StaleBinds(), r.LateBinds, r.Mismatches, r.AlreadyBound, r.GPUsTwice) +
+		fmt.Sprintf("; filter p50 %s p99 %s, prioritize p50 %s p99 %s",
+			ms(r.FilterP50), ms(r.FilterP99), ms(r.PrioritizeP50), ms(r.PrioritizeP99))
 }
 
 func ms(seconds float64) string {
@@ -61,7 +66,7 @@ func ms(seconds float64) string {
 }
 
 // WriteTable writes one Markdown row per (configuration, burst, rate): the median over runs of
-// pods/s and bind latency, the worst run's timeouts, stale binds, refused binds and GPUs given
+// pods/s and the extender's latencies, the worst run's timeouts, stale binds, refused binds and GPUs given
 // twice, and, per rate and burst, throughput as a share of kube-scheduler alone where that was measured.
 func WriteTable(w io.Writer, results []Result) {
 	type key struct {
@@ -89,8 +94,8 @@ func WriteTable(w io.Writer, results []Result) {
 		return configRank(a.config) < configRank(b.config)
 	})
 	fmt.Fprintln(w, "| configuration | burst | client rate | runs | pods/s (median) | vs alone | "+
-		"bind p50 | bind p99 | bind timeouts | stale binds | bind refusals | GPUs twice |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+		"filter / prioritize p50 | bind p50 | bind p99 | bind timeouts | stale binds | bind refusals | GPUs twice |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, k := range order {
 		rs := groups[k]
 		pps := median(rs, func(r Result) float64 { return r.PodsPerSec })
@@ -100,8 +105,10 @@ func WriteTable(w io.Writer, results []Result) {
 				share = fmt.Sprintf("%.0f%%", 100*pps/base)
 			}
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %.1f | %s | %s | %s | %d | %d | %d | %d |\n",
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %.1f | %s | %s | %s | %s | %d | %d | %d | %d |\n",
 			k.config, k.burst, rateString(rs[0].Rate), runsString(rs), pps, share,
+			verbPair(median(rs, func(r Result) float64 { return r.FilterP50 }),
+				median(rs, func(r Result) float64 { return r.PrioritizeP50 })),
 			ms(median(rs, func(r Result) float64 { return r.BindP50 })),
 			ms(median(rs, func(r Result) float64 { return r.BindP99 })),
 			worst(rs, func(r Result) int { return r.Timeouts }),
@@ -109,6 +116,13 @@ func WriteTable(w io.Writer, results []Result) {
 			worst(rs, func(r Result) int { return r.BindErrors }),
 			worst(rs, func(r Result) int { return r.GPUsTwice }))
 	}
+}
+
+func verbPair(filter, prioritize float64) string {
+	if math.IsNaN(filter) && math.IsNaN(prioritize) {
+		return "—"
+	}
+	return ms(filter) + " / " + ms(prioritize)
 }
 
 func configRank(name string) int {
