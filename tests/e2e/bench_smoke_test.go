@@ -28,7 +28,8 @@ func TestBenchE2ESmoke(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	results, err := bench.Run(ctx, bench.Options{
-		Kubeconfig: cp.Kubeconfig, BinDir: cfg.binDir, Extender: cfg.extender, Policy: cfg.policy,
+		Kubeconfig: cp.Kubeconfig, ControlPlane: cp.Processes(),
+		BinDir: cfg.binDir, Extender: cfg.extender, Policy: cfg.policy,
 		Topologies: cfg.topologies, LogDir: filepath.Join(logDir, "bench-smoke"), Namespace: namespace,
 		Nodes: 20, Bursts: []int{30}, Configurations: []bench.Configuration{bindConfig},
 		Rates: []cluster.ClientRate{{}}, Runs: 1,

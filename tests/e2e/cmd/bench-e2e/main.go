@@ -110,7 +110,7 @@ func withControlPlane(o *bench.Options) ([]bench.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("control plane: %w", err)
 	}
-	o.Kubeconfig = cp.Kubeconfig
+	o.Kubeconfig, o.ControlPlane = cp.Kubeconfig, cp.Processes()
 	if err := createNamespace(ctx, o.Kubeconfig, o.Namespace); err != nil {
 		return nil, err
 	}

@@ -68,6 +68,8 @@ type Options struct {
 	HTTPTimeout time.Duration
 	// BurstTimeout bounds the wait for one burst to be bound.
 	BurstTimeout time.Duration
+	// ControlPlane are kube-apiserver and etcd, whose CPU time each burst reports; may be empty.
+	ControlPlane []*cluster.Process
 	// Progress gets one line per step; nil is quiet.
 	Progress io.Writer
 }

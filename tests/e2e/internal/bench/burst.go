@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
+	"gpu-topology-extender/tests/e2e/internal/cluster"
 	"gpu-topology-extender/tests/e2e/internal/promtext"
 )
 
@@ -115,6 +116,7 @@ func (b *bench) burst(ctx context.Context, s *stack, n int) (Result, error) {
 	}
 	logsBefore := countLogs(s)
 
+	cpuBefore := b.cpuSeconds(s)
 	w, err := b.watchBinds(ctx, name)
 	if err != nil {
 		return r, err
@@ -133,6 +135,10 @@ func (b *bench) burst(ctx context.Context, s *stack, n int) (Result, error) {
 
 	last, bound := w.waitAll(ctx, n, b.o.BurstTimeout)
 	r.Bound = bound
+	r.CPU = b.cpuSeconds(s)
+	for i := range r.CPU {
+		r.CPU[i].Seconds -= cpuBefore[i].Seconds
+	}
 	if bound < n {
 		r.Elapsed = time.Since(start)
 	} else {
@@ -190,6 +196,24 @@ func (b *bench) extenderSettled(ctx context.Context, s *stack, before extenderSa
 		return last, fmt.Errorf("extender answered fewer bind requests than pods were bound: %w", err)
 	}
 	return last, nil
+}
+
+// cpuSeconds reads the CPU time each process of the burst has used so far: kube-scheduler, the
+// extender, and the control plane. On two shared cores throughput is CPU: these say who spent it.
+func (b *bench) cpuSeconds(s *stack) []ProcessCPU {
+	procs := []*cluster.Process{s.scheduler}
+	if s.extender != nil {
+		procs = append(procs, s.extender)
+	}
+	var out []ProcessCPU
+	for _, p := range append(procs, b.o.ControlPlane...) {
+		sec, err := p.CPUSeconds()
+		if err != nil {
+			sec = math.NaN()
+		}
+		out = append(out, ProcessCPU{Name: p.Name, Seconds: sec})
+	}
+	return out
 }
 
 // bindWatch records, for each pod of a burst, when the harness first saw it bound.

@@ -36,6 +36,8 @@ type Result struct {
 	Mismatches                   int // "assumed on X but assigned to Y" in kube-scheduler
 	AlreadyBound                 int // extender binds refused as already bound
 	GPUsTwice                    int // GPUs handed out beyond a node's count or by the same index twice
+	// CPU is the CPU time each process used from the first create to the last bind.
+	CPU []ProcessCPU
 
 	label string // the burst's pod label value
 }
@@ -51,8 +53,22 @@ func (r Result) Line() string {
 		r.Run, r.Configuration, r.Burst, rateString(r.Rate), r.Bound, r.Burst, r.Elapsed.Seconds(),
 		r.CreateTime.Seconds(), r.PodsPerSec, ms(r.BindP50), ms(r.BindP99), r.BindCalls, r.BindErrors, r.Abandoned,
 		r.Timeouts, r.StaleBinds(), r.LateBinds, r.Mismatches, r.AlreadyBound, r.GPUsTwice) +
-		fmt.Sprintf("; filter p50 %s p99 %s, prioritize p50 %s p99 %s",
-			ms(r.FilterP50), ms(r.FilterP99), ms(r.PrioritizeP50), ms(r.PrioritizeP99))
+		fmt.Sprintf("; filter p50 %s p99 %s, prioritize p50 %s p99 %s; CPU s:%s",
+			ms(r.FilterP50), ms(r.FilterP99), ms(r.PrioritizeP50), ms(r.PrioritizeP99), cpuString(r.CPU))
+}
+
+// ProcessCPU is one process's CPU time during a burst.
+type ProcessCPU struct {
+	Name    string
+	Seconds float64
+}
+
+func cpuString(cpu []ProcessCPU) string {
+	var b strings.Builder
+	for _, c := range cpu {
+		fmt.Fprintf(&b, " %s %.1f", c.Name, c.Seconds)
+	}
+	return b.String()
 }
 
 func ms(seconds float64) string {
