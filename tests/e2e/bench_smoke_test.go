@@ -51,6 +51,14 @@ func TestBenchE2ESmoke(t *testing.T) {
 	if r.BindCalls < 30 || math.IsNaN(r.BindP50) || math.IsNaN(r.BindP99) || r.BindP99 < r.BindP50 {
 		t.Errorf("bind figures from the extender's metrics: %d calls, p50 %v s, p99 %v s", r.BindCalls, r.BindP50, r.BindP99)
 	}
+	for _, c := range r.CPU {
+		if math.IsNaN(c.Seconds) || c.Seconds < 0 {
+			t.Errorf("CPU seconds of %s during the burst: %v", c.Name, c.Seconds)
+		}
+	}
+	if len(r.CPU) != 4 {
+		t.Errorf("CPU figures for %d processes, want kube-scheduler, extender, kube-apiserver, etcd", len(r.CPU))
+	}
 	if r.GPUsTwice != 0 {
 		t.Errorf("%d GPUs given twice", r.GPUsTwice)
 	}
