@@ -6,7 +6,7 @@ LISTEN ?= 127.0.0.1:8888
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 BIN := $(BUILD_DIR)/bin/gpu-topology-extender
 
-.PHONY: all deps fuzz-deps configure build run test unit e2e e2e-control asan tsan fuzz bench soak format format-check clean
+.PHONY: all deps fuzz-deps configure build run test unit e2e e2e-control asan tsan fuzz bench bench-e2e soak format format-check clean
 
 all: build
 
@@ -67,6 +67,18 @@ bench: build
 SOAK_MINUTES ?= 10
 soak: build
 	@bench/soak.py $(BIN) --minutes $(SOAK_MINUTES)
+
+# Scheduling throughput behind a real kube-scheduler: 1,000 fake GPU nodes, bursts of 500 and 1,500
+# one-GPU pods, kube-scheduler alone vs the extender in cache mode with and without bindVerb, at
+# kube-scheduler's default client rate and at 500/s; two runs, medians (docs/performance.md, "End
+# to end"). Takes 20-40 minutes on two cores; not part of `make test`. Narrow it with flags:
+#   make bench-e2e BENCH_E2E_FLAGS='-nodes 200 -bursts 300 -configs alone,extender-bind -client-qps 0 -runs 1'
+# `cd tests/e2e && go run ./cmd/bench-e2e -h` lists them; E2E_BIN_DIR picks the control plane.
+BENCH_E2E_FLAGS ?=
+bench-e2e: build
+	@tests/e2e/hack/build-control-plane.sh
+	@cd tests/e2e && PATH="$$PATH:/usr/local/go/bin" GOFLAGS="-mod=mod -buildvcs=false" \
+	  go run ./cmd/bench-e2e -extender $(abspath $(BIN)) $(BENCH_E2E_FLAGS)
 
 format:
 	@git ls-files '*.h' '*.cpp' | xargs clang-format -i

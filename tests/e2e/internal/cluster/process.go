@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -200,4 +201,34 @@ func StopAll() {
 	for _, p := range slices.Backward(procs) {
 		p.Stop(10 * time.Second)
 	}
+}
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's CPU times; 100 on every Linux the harness
+// runs on (glibc's sysconf(_SC_CLK_TCK) answers the same constant).
+const clockTicks = 100
+
+// CPUSeconds is the CPU time (user + system) the process has used so far, from /proc/<pid>/stat;
+// children it forked are not included.
+func (p *Process) CPUSeconds() (float64, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) is in parentheses and may hold spaces: count from after it.
+	s := string(raw)
+	end := strings.LastIndexByte(s, ')')
+	if end < 0 {
+		return 0, fmt.Errorf("%s: unreadable /proc stat", p.Name)
+	}
+	fields := strings.Fields(s[end+1:])
+	// fields[0] is field 3 (state); utime and stime are fields 14 and 15.
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("%s: short /proc stat", p.Name)
+	}
+	utime, err1 := strconv.ParseFloat(fields[11], 64)
+	stime, err2 := strconv.ParseFloat(fields[12], 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("%s: /proc stat times %q %q", p.Name, fields[11], fields[12])
+	}
+	return (utime + stime) / clockTicks, nil
 }

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"testing"
+	"time"
 
 	schedv1 "k8s.io/kube-scheduler/config/v1"
 	"sigs.k8s.io/yaml"
@@ -45,5 +46,34 @@ func TestSchedulerConfigDecodesStrictly(t *testing.T) {
 		if cfg.PercentageOfNodesToScore == nil || *cfg.PercentageOfNodesToScore != 100 {
 			t.Errorf("cache=%t: percentageOfNodesToScore %v", cache, cfg.PercentageOfNodesToScore)
 		}
+	}
+}
+
+// The benchmark's configurations: kube-scheduler alone must render no extender at all, and a
+// raised client rate and the chart's httpTimeout must reach kube-scheduler as set.
+func TestSchedulerConfigWithRateAndWithoutExtender(t *testing.T) {
+	var alone schedv1.KubeSchedulerConfiguration
+	raw := SchedulerConfigWith("/tmp/kubeconfig", ClientRate{QPS: 500, Burst: 1000}, nil)
+	if err := yaml.UnmarshalStrict([]byte(raw), &alone); err != nil {
+		t.Fatalf("alone: %v", err)
+	}
+	if len(alone.Extenders) != 0 {
+		t.Errorf("alone: %d extenders", len(alone.Extenders))
+	}
+	if alone.ClientConnection.QPS != 500 || alone.ClientConnection.Burst != 1000 {
+		t.Errorf("alone: clientConnection %+v", alone.ClientConnection)
+	}
+
+	ext := &Extender{URLPrefix: "http://127.0.0.1:1/scheduler", NodeCacheCapable: true, Bind: true,
+		Weight: 12, ManagedResources: []string{"nvidia.com/gpu"}, HTTPTimeout: 3 * time.Second}
+	var with schedv1.KubeSchedulerConfiguration
+	if err := yaml.UnmarshalStrict([]byte(SchedulerConfigWith("/tmp/kubeconfig", ClientRate{}, ext)), &with); err != nil {
+		t.Fatalf("with extender: %v", err)
+	}
+	if with.ClientConnection.QPS != 0 || with.ClientConnection.Burst != 0 {
+		t.Errorf("default rate rendered as %+v, want kube-scheduler's defaults left unset", with.ClientConnection)
+	}
+	if len(with.Extenders) != 1 || with.Extenders[0].HTTPTimeout.Duration != 3*time.Second {
+		t.Errorf("extenders %+v, want one with httpTimeout 3s", with.Extenders)
 	}
 }
