@@ -1,7 +1,10 @@
 #include "topology/device_plugin_pick.h"
 
+#include <algorithm>
 #include <array>
 #include <climits>
+#include <functional>
+#include <optional>
 #include <vector>
 
 namespace gte {
@@ -34,31 +37,29 @@ class PartitionSearch {
                                    [static_cast<std::size_t>(gpuAt_[static_cast<std::size_t>(b)])];
       }
     }
-    memo_.assign(std::size_t{1} << static_cast<unsigned>(real_ + 1), kUnvisited);
   }
 
   GpuMask pick() {
     const unsigned full = allGpus(real_) | (padding_ > 0 ? padBit() : 0u);
+    if (real_ > kMemoOnlyUpTo) {
+      if (const auto picked = pickBounded(full)) {
+        return *picked;
+      }
+    }
+    memo_.assign(std::size_t{1} << static_cast<unsigned>(real_ + 1), kUnvisited);
     if (best(full) == kInfeasible) {
       return 0;
     }
-    // Walk the first optimal partition in enumeration order, keeping its best padding-free group
-    // that holds `required` (strictly better replaces: the first wins ties, as upstream).
-    GpuMask chosen = 0;
-    int chosenScore = 0;
+    GroupChoice choice;
     for (unsigned state = full; state != 0;) {
       const Group group = firstOptimalGroup(state);
       if (group.real == 0) {
         break;  // cannot happen for a feasible state; guards the loop against a broken invariant
       }
-      if (!group.padded && (group.real & required_) == required_ &&
-          (chosen == 0 || group.score > chosenScore)) {
-        chosen = group.real;
-        chosenScore = group.score;
-      }
-      state &= ~(group.real | (group.padded ? padBit() : 0u));
+      choice.consider(group, required_);
+      state = without(state, group);
     }
-    return toGpus(chosen);
+    return toGpus(choice.chosen);
   }
 
  private:
@@ -67,6 +68,127 @@ class PartitionSearch {
     bool padded = false;
     int score = 0;
   };
+
+  // Walking the first optimal partition in enumeration order, keeps its best padding-free group
+  // that holds `required` (strictly better replaces: the first wins ties, as upstream).
+  struct GroupChoice {
+    GpuMask chosen = 0;
+    int chosenScore = 0;
+    void consider(const Group& group, GpuMask required) {
+      if (!group.padded && (group.real & required) == required &&
+          (chosen == 0 || group.score > chosenScore)) {
+        chosen = group.real;
+        chosenScore = group.score;
+      }
+    }
+  };
+
+  // Up to 8 GPUs the memoised search takes tens of microseconds; above, its subsets number up to
+  // 2^17 and it took 20-45 ms per 16-GPU node (all sizes), so those try the bounded search first.
+  static constexpr int kMemoOnlyUpTo = 8;
+  // Groups the bounded search may try before it gives up for the memoised one (~10 ms). The
+  // DGX-2's PCIe tree needs at most ~53,000 (size 3); the budget bounds what an unusual score
+  // table can add before the memoised search runs.
+  static constexpr long kBoundedBudget = 100'000;
+
+  // Depth-first over partitions in upstream's enumeration order, keeping the first best partition
+  // found (a later one replaces it only when strictly better, so ties go to the earliest, as
+  // upstream). A group is skipped when even the bound of what it leaves cannot beat the best
+  // found; the answer is exact. Partitions of GPUs with a switch hierarchy are found and proven
+  // best in a few thousand steps; nullopt when the budget runs out first.
+  std::optional<GpuMask> pickBounded(unsigned full) {
+    rankPartners();
+    budget_ = kBoundedBudget;
+    if (!explore(full, 0, 0)) {
+      return std::nullopt;
+    }
+    if (incumbentScore_ == kInfeasible) {
+      return GpuMask{0};
+    }
+    GroupChoice choice;
+    for (int i = 0; i < incumbentGroups_; ++i) {
+      choice.consider(incumbent_[static_cast<std::size_t>(i)], required_);
+    }
+    return toGpus(choice.chosen);
+  }
+
+  // False when the budget ran out.
+  bool explore(unsigned state, int partial, int depth) {
+    if (state == 0) {
+      if (partial > incumbentScore_) {
+        incumbentScore_ = partial;
+        incumbent_ = path_;
+        incumbentGroups_ = depth;
+      }
+      return true;
+    }
+    bool withinBudget = true;
+    forEachGroup(state, [&](const Group& group) {
+      if (--budget_ < 0) {
+        withinBudget = false;
+        return true;
+      }
+      const unsigned left = without(state, group);
+      if (incumbentScore_ != kInfeasible &&
+          partial + group.score + upperBound(left) <= incumbentScore_) {
+        return false;
+      }
+      path_[static_cast<std::size_t>(depth)] = group;
+      if (!explore(left, partial + group.score, depth + 1)) {
+        withinBudget = false;
+        return true;
+      }
+      return false;
+    });
+    return withinBudget;
+  }
+
+  // The distinct pair scores of the available GPUs (none below 0), best first, and per position
+  // and score the positions it scores that with: what upperBound counts with.
+  void rankPartners() {
+    for (int a = 0; a < real_; ++a) {
+      for (int b = 0; b < real_; ++b) {
+        if (a != b &&
+            std::find(levels_.begin(), levels_.end(), clampedScore(a, b)) == levels_.end()) {
+          levels_.push_back(clampedScore(a, b));
+        }
+      }
+    }
+    std::sort(levels_.begin(), levels_.end(), std::greater<>());
+    partnersAt_.assign(static_cast<std::size_t>(real_) * levels_.size(), 0);
+    for (int a = 0; a < real_; ++a) {
+      for (int b = 0; b < real_; ++b) {
+        if (a != b) {
+          const auto level = static_cast<std::size_t>(
+              std::find(levels_.begin(), levels_.end(), clampedScore(a, b)) - levels_.begin());
+          partnersAt_[static_cast<std::size_t>(a) * levels_.size() + level] |= bitOf(b);
+        }
+      }
+    }
+  }
+
+  int clampedScore(int a, int b) const {
+    return std::max(0, positionScore_[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)]);
+  }
+
+  // No partition of `state` scores more: twice a group's score is the sum over its members of
+  // their scores with the other members, at most each member's size-1 best partners still in
+  // `state` (padding partners score 0, and no score counts below 0).
+  int upperBound(unsigned state) const {
+    const GpuMask real = state & allGpus(real_);
+    int twice = 0;
+    for (GpuMask rest = real; rest != 0; rest &= rest - 1) {
+      const auto a = static_cast<std::size_t>(std::countr_zero(rest));
+      int wanted = size_ - 1;
+      for (std::size_t level = 0; level < levels_.size() && wanted > 0; ++level) {
+        const int there =
+            std::min(wanted, gpuCountOf(partnersAt_[a * levels_.size() + level] & real));
+        twice += there * levels_[level];
+        wanted -= there;
+      }
+    }
+    return twice / 2;
+  }
 
   unsigned padBit() const { return 1u << static_cast<unsigned>(real_); }
 
@@ -118,10 +240,12 @@ class PartitionSearch {
     if (members == size_) {
       return respectsRequired(real, false) && visit(Group{real, false, score});
     }
-    const int padAvailable = walk.padLeft ? padding_ : 0;
+    // A group completes with real members only, or with exactly size - padding real members and
+    // the padding block; stop when this candidate can lead to neither (enumeration order kept).
+    const bool padCanComplete = walk.padLeft && padding_ > 0 && members + 1 + padding_ <= size_;
     for (int at = from; at < walk.count; ++at) {
-      if (members + (walk.count - at) + padAvailable < size_) {
-        break;  // too few candidates left to complete the group
+      if (members + (walk.count - at) < size_ && !padCanComplete) {
+        break;
       }
       const int pos = walk.candidates[static_cast<std::size_t>(at)];
       int added = 0;
@@ -186,6 +310,14 @@ class PartitionSearch {
   std::array<int, kMaxGpus> gpuAt_{};
   std::array<std::array<int, kMaxGpus>, kMaxGpus> positionScore_{};
   std::vector<int> memo_;
+  // The bounded search.
+  std::vector<int> levels_;
+  std::vector<GpuMask> partnersAt_;  // [position * levels + level]
+  std::array<Group, kMaxGpus> path_{};
+  std::array<Group, kMaxGpus> incumbent_{};
+  int incumbentGroups_ = 0;
+  int incumbentScore_ = kInfeasible;
+  long budget_ = 0;
 };
 
 }  // namespace

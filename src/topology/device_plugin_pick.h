@@ -6,8 +6,9 @@
 // available.
 //
 // Upstream enumerates every partition (2 million for 16 GPUs and size 2). This gives the same
-// answer by memoising the best score of each remaining-GPU subset and then walking the partitions
-// in upstream's enumeration order, taking the first group that can still reach the optimum.
+// answer by memoising the best score of each remaining-GPU subset (branch and bound: a group whose
+// best possible rest cannot beat the best found is skipped) and then walking the partitions in
+// upstream's enumeration order, taking the first group that can still reach the optimum.
 #include "topology/pair_table.h"
 
 namespace gte {

@@ -91,8 +91,8 @@ TEST_CASE("device plugin pick reproduces upstream test vectors", "[topology][dev
 TEST_CASE("device plugin pick matches exhaustive upstream on random topologies",
           "[topology][device-plugin]") {
   std::mt19937 rng(42);
-  for (int trial = 0; trial < 300; ++trial) {
-    const int n = 2 + static_cast<int>(rng() % 9);  // 2..10 GPUs keep the reference fast
+  for (int trial = 0; trial < 600; ++trial) {
+    const int n = 2 + static_cast<int>(rng() % 11);  // 2..12 GPUs keep the reference fast
     PairTable table;
     table.gpuCount = n;
     // Few distinct scores make ties common, which is where enumeration order matters.
@@ -121,6 +121,35 @@ TEST_CASE("device plugin pick matches exhaustive upstream on random topologies",
     INFO("trial " << trial << " n=" << n << " size=" << size);
     CHECK(gpusOf(predictDevicePluginPick(table, maskOf(available), maskOf(required), size)) ==
           testing::upstreamAllocate(table, available, required, size));
+  }
+}
+
+// The search prunes partitions by a score bound; on the DGX-2's PCIe hierarchy (many equal
+// scores, groups that straddle switches) it must still pick what upstream's exhaustive walk picks.
+// Sizes and free sets are those whose partitions upstream can enumerate in a test's time.
+TEST_CASE("device plugin pick on 16 GPUs matches exhaustive upstream",
+          "[topology][device-plugin]") {
+  const PairTable table = tableOf(testing::makeDgx2());
+  struct Case {
+    std::vector<int> available;
+    int size;
+  };
+  std::vector<int> all(16);
+  for (int gpu = 0; gpu < 16; ++gpu) {
+    all[static_cast<std::size_t>(gpu)] = gpu;
+  }
+  const std::vector<Case> cases = {
+      {all, 8},
+      {{0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 15}, 7},  // two used: 7 and 14
+      {{0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, 5},
+      {{1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15}, 6},  // one used per PCIe quad
+      {{1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15}, 4},
+      {{0, 2, 3, 4, 5, 7, 8, 9, 11, 12, 14, 15}, 3},
+  };
+  for (const Case& c : cases) {
+    INFO("size " << c.size << ", " << c.available.size() << " free");
+    CHECK(gpusOf(predictDevicePluginPick(table, maskOf(c.available), 0, c.size)) ==
+          testing::upstreamAllocate(table, c.available, {}, c.size));
   }
 }
 
