@@ -37,12 +37,16 @@ e2e: build
 e2e-control:
 	@GTE_E2E_CONTROL=noop tests/e2e/run.sh
 
+# The sanitizer builds run the whole ctest suite, the chart checks included: helm goes into their
+# build folder as `make test` puts it into build/ (the Go build cache makes the second build quick).
 asan: deps
 	@cmake --preset asan >/dev/null && cmake --build --preset asan -j $(JOBS)
+	@HELM_BIN_DIR=build-asan/tools-bin scripts/build-helm.sh
 	@ctest --preset asan -j $(JOBS)
 
 tsan: deps
 	@cmake --preset tsan >/dev/null && cmake --build --preset tsan -j $(JOBS)
+	@HELM_BIN_DIR=build-tsan/tools-bin scripts/build-helm.sh
 	@ctest --preset tsan -j $(JOBS)
 
 # libFuzzer (clang, ASan + UBSan) over every parser that takes outside input, FUZZ_SECONDS per target
