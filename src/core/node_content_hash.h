@@ -7,9 +7,23 @@
 #include <cstdint>
 
 #include "model/node_info.h"
+#include "policy/policy.h"
 
 namespace gte {
 
 std::uint64_t nodeContentHash(const NodeInfo& node);
+
+// What a node's state was read under. Both memos keep one per node and read the labels again only
+// when `current` says the key has changed.
+struct NodeReadKey {
+  std::uint64_t contentHash = 0;
+  PolicyConstSharedPtr policy;  // held: its address cannot be reused by another policy meanwhile
+
+  // The same content under an equal policy: the same object, or an equal value (a policy file
+  // reloaded unchanged rebuilds nothing). A key without a policy was never read.
+  bool current(std::uint64_t hash, const PolicyConstSharedPtr& now) const noexcept {
+    return policy && now && hash == contentHash && (policy == now || *policy == *now);
+  }
+};
 
 }  // namespace gte

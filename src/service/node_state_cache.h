@@ -1,9 +1,9 @@
 #pragma once
 // Full-Node mode (no cluster cache): kube-scheduler sends every node object on every call, so the
 // per-node precomputation (topology graph, best sets per size, MIG fits) is memoised with the same
-// rule as the cluster cache's snapshot builder (core/node_content_hash.h): a node is rebuilt only
-// when nodeContentHash or the policy changes, not per request. Sharded locks keep concurrent
-// requests from contending; a lookup holds its shard's lock only to copy a shared_ptr.
+// rule as the cluster cache's snapshot builder (NodeReadKey, core/node_content_hash.h): a node is
+// rebuilt only when nodeContentHash or the policy changes, not per request. Sharded locks keep
+// concurrent requests from contending; a lookup holds its shard's lock only to copy a shared_ptr.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -33,9 +33,7 @@ class NodeStateCache {
 
  private:
   struct Entry {
-    std::uint64_t contentHash = 0;
-    const Policy* policy = nullptr;   // identity of the policy it was built under
-    PolicyConstSharedPtr policyHold;  // keeps that identity from being reused
+    NodeReadKey key;  // what `state` was built under
     std::shared_ptr<const NodeState> state;
   };
   struct Shard {

@@ -20,9 +20,8 @@ bool sameCharges(const NodeChargesConstSharedPtr& a, const NodeChargesConstShare
 ClusterSnapshotBuilder::ClusterSnapshotBuilder(PolicyConstSharedPtr policy)
     : policy_(std::move(policy)) {}
 
-void ClusterSnapshotBuilder::touch(std::size_t shard, Entry& entry, bool labelsChanged) {
+void ClusterSnapshotBuilder::touch(std::size_t shard, Entry& entry) {
   entry.generation = nextGeneration_++;
-  entry.labelsChanged = entry.labelsChanged || labelsChanged;
   dirty_.set(shard);
 }
 
@@ -37,7 +36,7 @@ bool ClusterSnapshotBuilder::upsertNode(NodeInfo node, NodeChargesConstSharedPtr
     entry.node = std::move(node);
     entry.charges = std::move(charges);
     ++nodeCount_;
-    touch(shard, entry, true);
+    touch(shard, entry);
     return true;
   }
   Entry& entry = it->second;
@@ -48,7 +47,7 @@ bool ClusterSnapshotBuilder::upsertNode(NodeInfo node, NodeChargesConstSharedPtr
   entry.node = std::move(node);  // keeps uid/resourceVersion current even when nothing changed
   entry.charges = std::move(charges);
   if (changed) {
-    touch(shard, entry, labelsChanged);
+    touch(shard, entry);
   }
   return labelsChanged;
 }
@@ -61,15 +60,15 @@ bool ClusterSnapshotBuilder::setCharges(std::string_view name, NodeChargesConstS
   }
   if (!sameCharges(it->second.charges, charges)) {
     it->second.charges = std::move(charges);
-    touch(shard, it->second, false);
+    touch(shard, it->second);
   }
   return true;
 }
 
 const NodeState& ClusterSnapshotBuilder::readEntry(Entry& entry) {
-  if (entry.labelsChanged || !entry.state) {
+  if (!entry.state || !entry.read.current(entry.contentHash, policy_)) {
     entry.state = readNodeState(entry.node, *policy_);
-    entry.labelsChanged = false;
+    entry.read = NodeReadKey{entry.contentHash, policy_};
   }
   return *entry.state;
 }
@@ -109,7 +108,7 @@ void ClusterSnapshotBuilder::setPolicy(PolicyConstSharedPtr policy) {
   metaChanged_ = true;
   for (std::size_t shard = 0; shard < kShards; ++shard) {
     for (auto& [name, entry] : entries_[shard]) {
-      touch(shard, entry, true);  // link scores, prefix and MIG tables change every derived fact
+      touch(shard, entry);  // link scores, prefix and MIG tables change every derived fact
     }
   }
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/node_charges.h"
+#include "core/node_content_hash.h"
 #include "model/node_info.h"
 #include "snapshot/cluster_snapshot.h"
 
@@ -57,17 +58,17 @@ class ClusterSnapshotBuilder {
  private:
   struct Entry {
     NodeInfo node;
-    std::uint64_t contentHash = 0;  // nodeContentHash(node): the one re-read rule of both modes
+    std::uint64_t contentHash = 0;  // nodeContentHash(node)
     NodeChargesConstSharedPtr charges;
-    std::uint64_t generation = 0;   // stamp of the last change
-    bool labelsChanged = true;      // `state` was read from older labels (or policy)
+    std::uint64_t generation = 0;  // stamp of the last change
+    NodeReadKey read;              // what `state`'s labels were read under: the rule both modes use
     NodeStateConstSharedPtr state;  // the last state read or built for this node
   };
 
   using EntryMap = std::unordered_map<std::string, Entry, NodeNameHash, std::equal_to<>>;
   static constexpr std::size_t kShards = NodeStateIndex::kShardCount;
 
-  void touch(std::size_t shard, Entry& entry, bool labelsChanged);
+  void touch(std::size_t shard, Entry& entry);
   const NodeState& readEntry(Entry& entry);
   // The shard's map for the next snapshot; null when the shard has no nodes.
   NodeStateIndex::ShardConstSharedPtr buildShard(EntryMap& entries);

@@ -29,9 +29,15 @@ TEST_CASE("Full-Node mode builds a node's state once per content, not per reques
   CHECK(changed.state->freeCount == 6);
   CHECK(cache.get(busier, policy).state == changed.state);  // the newest state is the cached one
 
-  // A reloaded policy rebuilds, even with the same node content.
+  // A policy file reloaded unchanged rebuilds nothing; a changed policy rebuilds, even with the
+  // same node content.
   auto reloaded = std::make_shared<const gte::Policy>(gte::defaultPolicy());
-  CHECK(cache.get(busier, reloaded).built);
+  const auto same = cache.get(busier, reloaded);
+  CHECK_FALSE(same.built);
+  CHECK(same.state == changed.state);
+  gte::Policy tuned = gte::defaultPolicy();
+  tuned.weights.linkQuality += 1;
+  CHECK(cache.get(busier, std::make_shared<const gte::Policy>(tuned)).built);
   CHECK(cache.size() == 1);
 }
 
