@@ -172,6 +172,26 @@ bool takesValue(std::string_view flag) {
          flag == "--bind-concurrency" || flag == "--bind-deadline";
 }
 
+// A flag and its value, given as `--flag=value` or `--flag value` (then `i` moves past the value).
+struct FlagValue {
+  std::string_view flag;
+  std::string value;
+};
+
+Result<FlagValue> flagValue(const std::vector<std::string>& args, std::size_t& i) {
+  const std::string_view arg = args[i];
+  const auto eq = arg.find('=');
+  FlagValue out{arg.substr(0, eq), {}};
+  if (eq != std::string_view::npos) {
+    out.value = std::string(arg.substr(eq + 1));
+  } else if (i + 1 < args.size()) {
+    out.value = args[++i];
+  } else {
+    return invalidArgument(std::string(out.flag) + ": needs a value");
+  }
+  return out;
+}
+
 Result<Invocation> parseServe(const std::vector<std::string>& args) {
   Invocation inv;
   inv.command = Command::kServe;
@@ -189,19 +209,13 @@ Result<Invocation> parseServe(const std::vector<std::string>& args) {
         return std::move(s).error();
       continue;
     }
-    std::string value;
-    const auto eq = arg.find('=');
-    std::string_view flag = arg.substr(0, eq);
+    const std::string_view flag = arg.substr(0, arg.find('='));
     if (!takesValue(flag))
       return invalidArgument("unknown flag " + std::string(flag) + " (see serve --help)");
-    if (eq != std::string_view::npos) {
-      value = std::string(arg.substr(eq + 1));
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      return invalidArgument(std::string(flag) + ": needs a value");
-    }
-    if (auto s = applyValueFlag(flag, value, inv.serve); !s) return std::move(s).error();
+    auto given = flagValue(args, i);
+    if (!given) return std::move(given).error();
+    if (auto s = applyValueFlag(given->flag, given->value, inv.serve); !s)
+      return std::move(s).error();
   }
   const auto& o = inv.serve;
   if (o.tlsCertFile.empty() != o.tlsKeyFile.empty()) {
@@ -251,17 +265,10 @@ Result<Invocation> parseExplain(const std::vector<std::string>& args) {
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string_view arg = args[i];
     if (arg == "--help" || arg == "-h") return Invocation{Command::kHelp, {}, explainHelp(), {}};
-    const auto eq = arg.find('=');
-    const std::string_view flag = arg.substr(0, eq);
-    std::string value;
-    if (eq != std::string_view::npos) {
-      value = std::string(arg.substr(eq + 1));
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else {
-      return invalidArgument(std::string(flag) + ": needs a value");
-    }
-    if (auto s = applyExplainFlag(flag, value, inv.explain); !s) return std::move(s).error();
+    auto given = flagValue(args, i);
+    if (!given) return std::move(given).error();
+    if (auto s = applyExplainFlag(given->flag, given->value, inv.explain); !s)
+      return std::move(s).error();
   }
   if (inv.explain.url.empty() || inv.explain.pod.empty()) {
     return invalidArgument("explain needs --url and --pod (see explain --help)");

@@ -2,14 +2,10 @@ package e2e
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	podresources "k8s.io/kubelet/pkg/apis/podresources/v1"
 
+	"gpu-topology-extender/tests/e2e/internal/promtext"
 	"gpu-topology-extender/tests/e2e/internal/topo"
 )
 
@@ -82,36 +79,16 @@ func (s *scenarioEnv) waitExtenderSeesGenLabels() {
 				want++
 			}
 		}
-		got, err := metricValue(ctx, s.mode.metricsURL, "gpu_topology_extender_node_label_age_seconds_count")
-		return err == nil && got == want, nil
+		samples, err := promtext.Scrape(ctx, s.mode.metricsURL)
+		if err != nil {
+			return false, nil
+		}
+		got := int(samples.Value("gpu_topology_extender_node_label_age_seconds_count", nil))
+		return want > 0 && got == want, nil
 	})
 	if err != nil {
 		s.t.Fatalf("the extender's cache never counted the agent's gen label: %v", err)
 	}
-}
-
-// metricValue reads one unlabelled sample from a Prometheus text exposition.
-func metricValue(ctx context.Context, url, name string) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return 0, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(body), "\n") {
-		if rest, ok := strings.CutPrefix(line, name+" "); ok {
-			v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
-			return int(v), err
-		}
-	}
-	return 0, fmt.Errorf("%s: no sample", name)
 }
 
 // agentLabelsNode: gpu-topology-agent, discovering a DGX-1V through the fake NVML and its usage

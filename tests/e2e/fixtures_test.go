@@ -7,9 +7,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"gpu-topology-extender/tests/e2e/internal/cluster"
 	"gpu-topology-extender/tests/e2e/internal/topo"
 )
 
@@ -69,28 +68,7 @@ func (n nodeSpec) build(scenario string) (*corev1.Node, error) {
 	if gpus == 0 {
 		gpus = int64(m.N)
 	}
-	res := corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse("64"),
-		corev1.ResourceMemory: resource.MustParse("512Gi"),
-		corev1.ResourcePods:   resource.MustParse("110"),
-		"nvidia.com/gpu":      *resource.NewQuantity(gpus, resource.DecimalSI),
-	}
-	for r, v := range n.extra {
-		res[corev1.ResourceName(r)] = *resource.NewQuantity(v, resource.DecimalSI)
-	}
-	now := metav1.Now()
-	return &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
-		Status: corev1.NodeStatus{
-			Capacity:    res,
-			Allocatable: res.DeepCopy(),
-			Phase:       corev1.NodeRunning,
-			Conditions: []corev1.NodeCondition{{
-				Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
-				Message: "fake node, no kubelet", LastHeartbeatTime: now, LastTransitionTime: now,
-			}},
-		},
-	}, nil
+	return cluster.FakeGPUNode(name, labels, gpus, n.extra), nil
 }
 
 // key returns the full label key for a labels-v1 key.

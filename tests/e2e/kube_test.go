@@ -281,7 +281,7 @@ func (s *scenarioEnv) cleanup() {
 		s.dumpDiagnostics()
 	}
 	for _, p := range cp.Processes() {
-		if exited(p) {
+		if p.HasExited() {
 			s.t.Errorf("cannot clean up: %s exited (%v), see %s", p.Name, p.ExitErr(), p.LogPath)
 			return
 		}
@@ -424,7 +424,7 @@ func processStates(env *modeEnv) string {
 	var parts []string
 	for _, p := range env.processes() {
 		state := "running"
-		if exited(p) {
+		if p.HasExited() {
 			state = fmt.Sprintf("EXITED (%v), see %s", p.ExitErr(), p.LogPath)
 		}
 		parts = append(parts, p.Name+": "+state)

@@ -1,15 +1,12 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"net/http"
-	"strconv"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"gpu-topology-extender/tests/e2e/internal/promtext"
 )
 
 // preemptOnFullNode: a low-priority pod holds all eight GPUs of the only node; a high-priority
@@ -50,46 +47,13 @@ func preemptOnFullNode(s *scenarioEnv) {
 	// kube-scheduler asked the extender about the candidate (and the extender answered).
 	ctx, cancel := apiContext()
 	defer cancel()
-	n, err := metricSum(ctx, s.mode.metricsURL, "gpu_topology_extender_http_requests_total",
-		`code="200"`, `verb="preempt"`)
+	samples, err := promtext.Scrape(ctx, s.mode.metricsURL)
 	if err != nil {
 		s.t.Fatalf("extender metrics: %v", err)
 	}
+	n := samples.Value("gpu_topology_extender_http_requests_total",
+		map[string]string{"code": "200", "verb": "preempt"})
 	if n < 1 {
 		s.t.Errorf("the extender answered no preempt call (%s)", s.mode.metricsURL)
 	}
-}
-
-// metricSum adds up the samples of a metric whose labels contain every one of `labels`.
-func metricSum(ctx context.Context, url, name string, labels ...string) (float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return 0, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	sum := 0.0
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, name+"{") {
-			continue
-		}
-		matches := true
-		for _, l := range labels {
-			matches = matches && strings.Contains(line, l)
-		}
-		if !matches {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[strings.LastIndex(line, " ")+1:], 64)
-		if err != nil {
-			return 0, fmt.Errorf("%q: %w", line, err)
-		}
-		sum += v
-	}
-	return sum, sc.Err()
 }

@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"gpu-topology-extender/tests/e2e/internal/cluster"
 	"gpu-topology-extender/tests/e2e/internal/topo"
 )
 
@@ -79,20 +78,11 @@ func TestE2E(t *testing.T) {
 // processAlive reports whether every process the scenario depends on is still running.
 func processAlive(env *modeEnv) bool {
 	for _, p := range env.processes() {
-		if exited(p) {
+		if p.HasExited() {
 			return false
 		}
 	}
 	return true
-}
-
-func exited(p *cluster.Process) bool {
-	select {
-	case <-p.Exited():
-		return true
-	default:
-		return false
-	}
 }
 
 // nvlinkBeatsSpread: 2- and 4-GPU pods go to the DGX-1V, whose free GPUs include NVLink-connected
@@ -222,7 +212,7 @@ func malformedLabels(s *scenarioEnv) {
 			s.t.Errorf("extender log has no line naming %s and containing %q within %s", node, logMalformedLabels, seenTimeout)
 		}
 	}
-	if exited(s.mode.extender) {
+	if s.mode.extender.HasExited() {
 		s.t.Errorf("extender exited (%v)", s.mode.extender.ExitErr())
 	}
 }

@@ -16,6 +16,7 @@
 
 #include "extender_process.h"
 #include "http_test_client.h"
+#include "shell_command.h"
 #include "support/free_port.h"
 
 using gte::testing::ExtenderProcess;
@@ -39,17 +40,7 @@ std::string readFile(const std::string& path) {
   return out;
 }
 
-// Runs a command; returns its exit status and stdout.
-std::pair<int, std::string> run(const std::string& command) {
-  std::string out;
-  FILE* p = ::popen((command + " 2>/dev/null").c_str(), "r");
-  if (!p) return {-1, out};
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), static_cast<int>(buf.size()), p))
-    out += buf.data();
-  const int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using gte::testing::runShell;
 
 std::string explainCommand(std::uint16_t port, const std::string& args) {
   return gte::testing::extenderBinary() +
@@ -157,7 +148,7 @@ TEST_CASE("Explain switched off by flag answers 404 on both paths; the verbs kee
   CHECK(httpRequest(ext.port(), "GET", "/explain?pod=ml/train").status == 404);
   CHECK(httpRequest(ext.port(), "GET", "/scheduler/explain?pod=ml/train").status == 404);
   CHECK(httpRequest(ext.port(), "POST", "/scheduler/filter", body).status == 200);
-  const auto [status, out] = run(explainCommand(ext.port(), "--pod ml/train"));
+  const auto [status, out] = runShell(explainCommand(ext.port(), "--pod ml/train"));
   CHECK(status == 1);
   CHECK(out.empty());
 }
@@ -180,7 +171,7 @@ TEST_CASE("The probe port never serves explain") {
 TEST_CASE("The explain command prints a table sorted by score, or the JSON") {
   ExtenderProcess ext({"--cluster-file", kClusterFile});
   REQUIRE(ext.running());
-  const auto [status, table] = run(explainCommand(ext.port(), "--pod ml/train --top 3"));
+  const auto [status, table] = runShell(explainCommand(ext.port(), "--pod ml/train --top 3"));
   REQUIRE(status == 0);
   // dgx1 (all-NVLink pair, 88) before a100 (86) before pcie4 (PIX pair, 75); two more left out.
   CHECK(table ==
@@ -191,13 +182,13 @@ TEST_CASE("The explain command prints a table sorted by score, or the JSON") {
         "pcie4  fit      75     0     0,1   pix     1     -\n"
         "(2 more nodes not shown: --top 3)\n");
 
-  const auto [jsonStatus, text] = run(explainCommand(ext.port(), "--pod ml/train -o json"));
+  const auto [jsonStatus, text] = runShell(explainCommand(ext.port(), "--pod ml/train -o json"));
   REQUIRE(jsonStatus == 0);
   const json doc = json::parse(text);
   CHECK(doc["nodes"].size() == 5);
   CHECK(doc["pod"]["name"] == "train");
 
-  CHECK(run(explainCommand(ext.port(), "--pod ml/nope")).first == 1);
-  CHECK(run(gte::testing::extenderBinary() + " explain --url 127.0.0.1:1 --pod ml/train").first ==
-        2);
+  CHECK(runShell(explainCommand(ext.port(), "--pod ml/nope")).first == 1);
+  CHECK(runShell(gte::testing::extenderBinary() + " explain --url 127.0.0.1:1 --pod ml/train")
+            .first == 2);
 }

@@ -12,23 +12,14 @@
 
 #include "extender_process.h"
 #include "http_test_client.h"
+#include "shell_command.h"
 #include "support/free_port.h"
 
 using gte::testing::ExtenderProcess;
 
 namespace {
 
-// Runs a shell command; returns its exit status and stdout.
-std::pair<int, std::string> run(const std::string& command) {
-  std::string out;
-  FILE* p = ::popen((command + " 2>/dev/null").c_str(), "r");
-  if (!p) return {-1, out};
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), static_cast<int>(buf.size()), p))
-    out += buf.data();
-  const int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using gte::testing::runShell;
 
 }  // namespace
 
@@ -37,9 +28,9 @@ TEST_CASE("HTTPS: TLS 1.2+ and HTTP/1.1 with the configured certificate") {
   const std::string dir = ::mkdtemp(tmpl);
   const std::string cert = dir + "/tls.crt";
   const std::string key = dir + "/tls.key";
-  REQUIRE(run("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
-              "-addext subjectAltName=IP:127.0.0.1 -keyout " +
-              key + " -out " + cert)
+  REQUIRE(runShell("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
+                   "-addext subjectAltName=IP:127.0.0.1 -keyout " +
+                   key + " -out " + cert)
               .first == 0);
 
   ExtenderProcess ext({"--tls-cert", cert, "--tls-key", key});
@@ -49,17 +40,17 @@ TEST_CASE("HTTPS: TLS 1.2+ and HTTP/1.1 with the configured certificate") {
 
   // Verified against the CA, answered over HTTP/1.1 even when the client offers h2.
   const auto health =
-      run(curl + "--http2 -o /dev/null -w '%{http_version} %{http_code}' " + url + "/healthz");
+      runShell(curl + "--http2 -o /dev/null -w '%{http_version} %{http_code}' " + url + "/healthz");
   CHECK(health.first == 0);
   CHECK(health.second == "1.1 200");
 
-  const auto filter =
-      run(curl + "-H 'Content-Type: application/json' -d '{\"Pod\":' " + url + "/scheduler/filter");
+  const auto filter = runShell(curl + "-H 'Content-Type: application/json' -d '{\"Pod\":' " + url +
+                               "/scheduler/filter");
   CHECK(filter.second.find("\"Error\":\"gpu-topology: malformed") != std::string::npos);
 
   // TLS 1.1 and older are refused.
-  CHECK(run(curl + "--tlsv1.1 --tls-max 1.1 " + url + "/healthz").first != 0);
-  CHECK(run(curl + "--tlsv1.2 --tls-max 1.2 " + url + "/healthz").second == "ok\n");
+  CHECK(runShell(curl + "--tlsv1.1 --tls-max 1.1 " + url + "/healthz").first != 0);
+  CHECK(runShell(curl + "--tlsv1.2 --tls-max 1.2 " + url + "/healthz").second == "ok\n");
 
   std::filesystem::remove_all(dir);
 }
@@ -74,19 +65,19 @@ TEST_CASE("HTTPS offers only forward-secret AEAD suites on TLS 1.2") {
   const std::string dir = ::mkdtemp(tmpl);
   const std::string cert = dir + "/tls.crt";
   const std::string key = dir + "/tls.key";
-  REQUIRE(run("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
-              "-addext subjectAltName=IP:127.0.0.1 -keyout " +
-              key + " -out " + cert)
+  REQUIRE(runShell("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
+                   "-addext subjectAltName=IP:127.0.0.1 -keyout " +
+                   key + " -out " + cert)
               .first == 0);
   ExtenderProcess ext({"--tls-cert", cert, "--tls-key", key});
   REQUIRE(ext.running());
   const std::string curl = "curl -s --max-time 5 --cacert " + cert + " --tls-max 1.2 ";
   const std::string url = "https://127.0.0.1:" + std::to_string(ext.port()) + "/healthz";
-  CHECK(run(curl + "--ciphers ECDHE-RSA-AES128-GCM-SHA256 " + url).second == "ok\n");
-  CHECK(run(curl + "--ciphers ECDHE-RSA-CHACHA20-POLY1305 " + url).second == "ok\n");
+  CHECK(runShell(curl + "--ciphers ECDHE-RSA-AES128-GCM-SHA256 " + url).second == "ok\n");
+  CHECK(runShell(curl + "--ciphers ECDHE-RSA-CHACHA20-POLY1305 " + url).second == "ok\n");
   // CBC, and RSA key exchange (no forward secrecy), are refused.
-  CHECK(run(curl + "--ciphers ECDHE-RSA-AES128-SHA " + url).first != 0);
-  CHECK(run(curl + "--ciphers AES128-GCM-SHA256 " + url).first != 0);
+  CHECK(runShell(curl + "--ciphers ECDHE-RSA-AES128-SHA " + url).first != 0);
+  CHECK(runShell(curl + "--ciphers AES128-GCM-SHA256 " + url).first != 0);
   std::filesystem::remove_all(dir);
 }
 
@@ -94,17 +85,18 @@ TEST_CASE("Client certificates (--tls-client-ca): only those from that CA are se
   char tmpl[] = "/tmp/gte-mtls-XXXXXX";
   const std::string dir = ::mkdtemp(tmpl);
   const std::string ossl = "cd " + dir + " && openssl ";
-  REQUIRE(run(ossl + "req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=test-ca "
-                     "-keyout ca.key -out ca.crt")
+  REQUIRE(runShell(ossl + "req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=test-ca "
+                          "-keyout ca.key -out ca.crt")
               .first == 0);
-  REQUIRE(run(ossl + "req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
-                     "-addext subjectAltName=IP:127.0.0.1 -keyout tls.key -out tls.crt")
+  REQUIRE(runShell(ossl + "req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
+                          "-addext subjectAltName=IP:127.0.0.1 -keyout tls.key -out tls.crt")
               .first == 0);
-  REQUIRE(run(ossl + "req -newkey rsa:2048 -nodes -subj /CN=kube-scheduler -keyout client.key "
-                     "-out client.csr")
+  REQUIRE(runShell(ossl + "req -newkey rsa:2048 -nodes -subj /CN=kube-scheduler -keyout client.key "
+                          "-out client.csr")
               .first == 0);
-  REQUIRE(run(ossl + "x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 "
-                     "-out client.crt")
+  REQUIRE(runShell(ossl +
+                   "x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 "
+                   "-out client.crt")
               .first == 0);
   // A certificate signed by another CA (the server's own self-signed one) must not pass.
   const std::uint16_t probePort = gte::testing::freePort();
@@ -121,18 +113,19 @@ TEST_CASE("Client certificates (--tls-client-ca): only those from that CA are se
   REQUIRE(probeUp);
   const std::string url = "https://127.0.0.1:" + std::to_string(ext.port()) + "/healthz";
   const std::string curl = "curl -s --max-time 5 --cacert " + dir + "/tls.crt ";
-  CHECK(run(curl + url).first != 0);
-  CHECK(run(curl + "--cert " + dir + "/tls.crt --key " + dir + "/tls.key " + url).first != 0);
-  CHECK(run(curl + "--cert " + dir + "/client.crt --key " + dir + "/client.key " + url).second ==
-        "ok\n");
+  CHECK(runShell(curl + url).first != 0);
+  CHECK(runShell(curl + "--cert " + dir + "/tls.crt --key " + dir + "/tls.key " + url).first != 0);
+  CHECK(
+      runShell(curl + "--cert " + dir + "/client.crt --key " + dir + "/client.key " + url).second ==
+      "ok\n");
 
   // Probes and metrics on the plain-HTTP port need no certificate; the verbs are not there.
   const std::string plain =
       "curl -s --max-time 5 -o /dev/null -w '%{http_code}' http://127.0.0.1:" +
       std::to_string(probePort);
-  CHECK(run(plain + "/healthz").second == "200");
-  CHECK(run(plain + "/metrics").second == "200");
-  CHECK(run(plain + "/scheduler/filter -d '{}'").second == "404");
+  CHECK(runShell(plain + "/healthz").second == "200");
+  CHECK(runShell(plain + "/metrics").second == "200");
+  CHECK(runShell(plain + "/scheduler/filter -d '{}'").second == "404");
   std::filesystem::remove_all(dir);
 }
 
@@ -141,9 +134,10 @@ TEST_CASE("A TLS handshake that never starts is closed after --tls-handshake-tim
   const std::string dir = ::mkdtemp(tmpl);
   const std::string cert = dir + "/tls.crt";
   const std::string key = dir + "/tls.key";
-  REQUIRE(run("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -keyout " +
-              key + " -out " + cert)
-              .first == 0);
+  REQUIRE(
+      runShell("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -keyout " +
+               key + " -out " + cert)
+          .first == 0);
   ExtenderProcess ext({"--tls-cert", cert, "--tls-key", key, "--tls-handshake-timeout", "300ms"});
   REQUIRE(ext.running());
   gte::testing::HttpConnection silent(ext.port());  // TCP only: no ClientHello ever comes

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"gpu-topology-extender/tests/e2e/internal/cluster"
 	"gpu-topology-extender/tests/e2e/internal/topo"
 )
 
@@ -70,25 +71,7 @@ func nodeTemplate(capture, model string) (*corev1.Node, error) {
 		return nil, err
 	}
 	labels[benchLabel] = "true"
-	res := corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse("64"),
-		corev1.ResourceMemory: resource.MustParse("512Gi"),
-		corev1.ResourcePods:   resource.MustParse("110"),
-		"nvidia.com/gpu":      *resource.NewQuantity(int64(m.N), resource.DecimalSI),
-	}
-	now := metav1.Now()
-	return &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Labels: labels},
-		Status: corev1.NodeStatus{
-			Capacity:    res,
-			Allocatable: res.DeepCopy(),
-			Phase:       corev1.NodeRunning,
-			Conditions: []corev1.NodeCondition{{
-				Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
-				Message: "fake node, no kubelet", LastHeartbeatTime: now, LastTransitionTime: now,
-			}},
-		},
-	}, nil
+	return cluster.FakeGPUNode("", labels, int64(m.N), nil), nil
 }
 
 // deleteNodes deletes the benchmark's nodes and waits until they are gone.

@@ -83,7 +83,7 @@ func (s *stack) stop() {
 func (b *bench) waitSchedulerSawNodes(ctx context.Context, s *stack) error {
 	var seen int
 	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(context.Context) (bool, error) {
-		if exited(s.scheduler) {
+		if s.scheduler.HasExited() {
 			return false, fmt.Errorf("kube-scheduler exited (%v), see %s", s.scheduler.ExitErr(), s.scheduler.LogPath)
 		}
 		seen = countContaining(s.scheduler.Grep("Add event for node"), `node="`+nodePrefix)
@@ -103,7 +103,7 @@ func (b *bench) waitExtenderCaughtUp(ctx context.Context, s *stack) error {
 	}
 	var last string
 	err := wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		if exited(s.extender) {
+		if s.extender.HasExited() {
 			return false, fmt.Errorf("extender exited (%v), see %s", s.extender.ExitErr(), s.extender.LogPath)
 		}
 		nodes, pods, err := b.apiCounts(ctx)
@@ -127,15 +127,6 @@ func (b *bench) waitExtenderCaughtUp(ctx context.Context, s *stack) error {
 		return fmt.Errorf("extender cache did not catch up (last: %s): %w", last, err)
 	}
 	return nil
-}
-
-func exited(p *cluster.Process) bool {
-	select {
-	case <-p.Exited():
-		return true
-	default:
-		return false
-	}
 }
 
 func countContaining(lines []string, sub string) int {

@@ -59,6 +59,16 @@ func StartProcess(name, logDir, bin string, args ...string) (*Process, error) {
 // Exited is closed once the process has exited.
 func (p *Process) Exited() <-chan struct{} { return p.done }
 
+// HasExited says, without waiting, whether the process has exited.
+func (p *Process) HasExited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // ExitErr describes how the process ended; only meaningful after Exited is closed.
 func (p *Process) ExitErr() error { return p.err }
 
