@@ -94,6 +94,7 @@ void ClusterObserver::observeWatches(const CacheCounts& counts) {
 }
 
 void ClusterObserver::observe() {
+  std::lock_guard observing(observing_);
   const CacheCounts c = counts_();
   metrics_.setCachedObjects(c.nodes, c.pods, c.reservations);
   metrics_.setBindsInFlight(c.bindsSending, c.bindsWaiting);

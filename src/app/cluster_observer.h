@@ -51,7 +51,8 @@ class ClusterObserver {
   ClusterObserver(const ClusterObserver&) = delete;
   ClusterObserver& operator=(const ClusterObserver&) = delete;
 
-  // One observation now (the thread calls this every interval; tests call it directly).
+  // One observation now. The thread calls this every interval and tests call it directly, so
+  // observations are serialised: each turns totals into increments against the last one.
   void observe();
 
  private:
@@ -63,6 +64,8 @@ class ClusterObserver {
   std::function<CacheCounts()> counts_;
   metrics::Metrics& metrics_;
   std::function<std::int64_t()> now_;
+  // What the last observation saw: every member below up to `fragments_` is GUARDED_BY(observing_).
+  std::mutex observing_;
   std::uint64_t lastGeneration_ = 0;
   WatchTotals lastNodeWatch_;
   WatchTotals lastPodWatch_;

@@ -5,6 +5,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <chrono>
+#include <mutex>
 #include <string>
 
 #include "cluster/cluster_file.h"
@@ -109,14 +110,25 @@ TEST_CASE("observer: watch lists and failures become counter increments") {
   cluster::StaticClusterBackend backend(cluster::ClusterFileContents{},
                                         std::make_shared<const Policy>(defaultPolicy()));
   metrics::Metrics metrics;
+  // The observer's own thread observes once at start, at any point of this test: the counts are
+  // shared with it, and the increments must come out the same whatever the interleaving.
+  std::mutex countsMutex;
   CacheCounts counts;
   counts.watched = true;
   counts.nodeWatch = WatchTotals{1, 0};
   counts.podWatch = WatchTotals{1, 3};
   ClusterObserver observer(
-      backend, [&counts] { return counts; }, metrics, std::chrono::hours(1));
+      backend,
+      [&] {
+        std::lock_guard lock(countsMutex);
+        return counts;
+      },
+      metrics, std::chrono::hours(1));
   observer.observe();
-  counts.podWatch = WatchTotals{2, 5};  // a re-list after two more failures
+  {
+    std::lock_guard lock(countsMutex);
+    counts.podWatch = WatchTotals{2, 5};  // a re-list after two more failures
+  }
   observer.observe();
   observer.observe();  // nothing new: no increment
   const std::string scrape = metrics.serialize();

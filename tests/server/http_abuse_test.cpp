@@ -22,6 +22,12 @@ using gte::testing::HttpConnection;
 using gte::testing::httpRequest;
 using gte::testing::HttpResponse;
 
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kThreadSanitizer = true;
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+
 namespace {
 
 const std::string kClusterFile = std::string(GTE_SOURCE_DIR) + "/tests/golden/cluster.yaml";
@@ -123,7 +129,9 @@ TEST_CASE("A body past the limit is refused as it arrives; memory stays bounded"
   const auto r = sendUntilAnswered(c, chunk, std::size_t{64} << 20);
   CHECK(r.status == 413);
   const std::size_t after = rssBytes(ext.pid());
-  CHECK(after < before + 2 * kLimit + (std::size_t{4} << 20));
+  // Under ThreadSanitizer every byte touched also maps shadow memory, so RSS says nothing about
+  // buffering there; the other builds (release, ASan) hold the bound.
+  if (!kThreadSanitizer) CHECK(after < before + 2 * kLimit + (std::size_t{4} << 20));
   CHECK(httpRequest(ext.port(), "GET", "/healthz").status == 200);
 }
 
