@@ -98,6 +98,7 @@ class PartitionSearch {
   // best in a few thousand steps; nullopt when the budget runs out first.
   std::optional<GpuMask> pickBounded(unsigned full) {
     rankPartners();
+    findTwins();
     budget_ = kBoundedBudget;
     if (!explore(full, 0, 0)) {
       return std::nullopt;
@@ -128,6 +129,9 @@ class PartitionSearch {
         withinBudget = false;
         return true;
       }
+      if (mirrorsEarlierGroup(group, state)) {
+        return false;
+      }
       const unsigned left = without(state, group);
       if (incumbentScore_ != kInfeasible &&
           partial + group.score + upperBound(left) <= incumbentScore_) {
@@ -141,6 +145,44 @@ class PartitionSearch {
       return false;
     });
     return withinBudget;
+  }
+
+  // Twins are two positions that score the same with every other position (GPUs on one PCIe
+  // switch, as upstream sees a DGX-2), neither of them required. A group holding the later twin
+  // but not the earlier one, which is still unassigned, mirrors the group with the two swapped:
+  // that one comes first in enumeration order, and swapping the twins maps each partition under
+  // this group onto one under it with the same score. A mirror can therefore only tie what was
+  // found first, never replace it, and is skipped (on a DGX-2 this halves the choices per switch).
+  bool mirrorsEarlierGroup(const Group& group, unsigned state) const {
+    const GpuMask outside = state & allGpus(real_) & ~group.real;
+    for (GpuMask rest = group.real; rest != 0; rest &= rest - 1) {
+      if ((earlierTwins_[static_cast<std::size_t>(std::countr_zero(rest))] & outside) != 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void findTwins() {
+    for (int b = 0; b < real_; ++b) {
+      for (int a = 0; a < b; ++a) {
+        if (((required_ >> a) & 1u) == 0 && ((required_ >> b) & 1u) == 0 && sameRows(a, b)) {
+          earlierTwins_[static_cast<std::size_t>(b)] |= bitOf(a);
+        }
+      }
+    }
+  }
+
+  bool sameRows(int a, int b) const {
+    const auto& rowA = positionScore_[static_cast<std::size_t>(a)];
+    const auto& rowB = positionScore_[static_cast<std::size_t>(b)];
+    for (int x = 0; x < real_; ++x) {
+      if (x != a && x != b &&
+          rowA[static_cast<std::size_t>(x)] != rowB[static_cast<std::size_t>(x)]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   // The distinct pair scores of the available GPUs (none below 0), best first, and per position
@@ -312,7 +354,8 @@ class PartitionSearch {
   std::vector<int> memo_;
   // The bounded search.
   std::vector<int> levels_;
-  std::vector<GpuMask> partnersAt_;  // [position * levels + level]
+  std::vector<GpuMask> partnersAt_;               // [position * levels + level]
+  std::array<GpuMask, kMaxGpus> earlierTwins_{};  // per position, its twins before it
   std::array<Group, kMaxGpus> path_{};
   std::array<Group, kMaxGpus> incumbent_{};
   int incumbentGroups_ = 0;

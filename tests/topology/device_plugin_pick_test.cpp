@@ -3,6 +3,7 @@
 // port.
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -114,6 +115,59 @@ TEST_CASE("device plugin pick matches exhaustive upstream on random topologies",
       continue;
     }
     const int size = 1 + static_cast<int>(rng() % available.size());
+    std::vector<int> required;
+    if (rng() % 3 == 0) {
+      required.push_back(available[rng() % available.size()]);
+    }
+    INFO("trial " << trial << " n=" << n << " size=" << size);
+    CHECK(gpusOf(predictDevicePluginPick(table, maskOf(available), maskOf(required), size)) ==
+          testing::upstreamAllocate(table, available, required, size));
+  }
+}
+
+// Above 8 GPUs the pick runs the bounded search, which also skips groups that mirror an earlier
+// one through twin GPUs (equal scores with everyone else). Switch hierarchies are where twins
+// abound: GPUs shuffled over pairs, quads and halves with random (often equal) level scores, some
+// GPUs taken, sometimes one required; every pick must be upstream's.
+TEST_CASE("bounded pick matches exhaustive upstream on shuffled switch hierarchies",
+          "[topology][device-plugin]") {
+  std::mt19937 rng(7);
+  const int levelScores[] = {10, 20, 30, 40, 60, 110};
+  for (int trial = 0; trial < 60; ++trial) {
+    const int n = 9 + static_cast<int>(rng() % 4);  // 9..12: the bounded search, reference fast
+    std::vector<int> slot(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      slot[static_cast<std::size_t>(i)] = i;
+    }
+    std::shuffle(slot.begin(), slot.end(), rng);
+    int level[4];
+    for (int& l : level) {
+      l = levelScores[rng() % 6];
+    }
+    PairTable table;
+    table.gpuCount = n;
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        const int a = slot[static_cast<std::size_t>(i)];
+        const int b = slot[static_cast<std::size_t>(j)];
+        const int s = a / 2 == b / 2   ? level[0]
+                      : a / 4 == b / 4 ? level[1]
+                      : a / 8 == b / 8 ? level[2]
+                                       : level[3];
+        table.pluginScore[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] =
+            i == j ? 0 : s;
+      }
+    }
+    std::vector<int> available;
+    for (int gpu = 0; gpu < n; ++gpu) {
+      if (rng() % 8 != 0) {
+        available.push_back(gpu);
+      }
+    }
+    if (available.size() < 9) {
+      continue;  // the memoised search's ground, tested above
+    }
+    const int size = 2 + static_cast<int>(rng() % 6);
     std::vector<int> required;
     if (rng() % 3 == 0) {
       required.push_back(available[rng() % available.size()]);
