@@ -22,7 +22,9 @@ NodeStateCache::Lookup NodeStateCache::get(const NodeInfo& node,
     std::lock_guard lock(shard.mutex);
     auto it = shard.entries.find(node.name);
     if (it != shard.entries.end() && it->second.key.current(hash, policy)) {
-      it->second.key.policy = policy;  // an equal reloaded policy: later checks by identity
+      if (it->second.key.policy != policy) {
+        it->second.key.policy = policy;  // an equal reloaded policy: later checks by identity
+      }
       return {it->second.state, false};
     }
   }

@@ -42,6 +42,29 @@ std::vector<int> gpusOf(GpuMask mask) {
   return gpus;
 }
 
+// Each GPU free unless one draw in `takenOneIn` takes it.
+std::vector<int> randomFree(std::mt19937& rng, int n, unsigned takenOneIn) {
+  std::vector<int> available;
+  for (int gpu = 0; gpu < n; ++gpu) {
+    if (rng() % takenOneIn != 0) {
+      available.push_back(gpu);
+    }
+  }
+  return available;
+}
+
+// One free GPU required in a third of the draws (the device plugin's must-include devices).
+std::vector<int> maybeOneRequired(std::mt19937& rng, const std::vector<int>& available) {
+  if (rng() % 3 != 0) return {};
+  return {available[rng() % available.size()]};
+}
+
+void checkMatchesUpstream(const PairTable& table, const std::vector<int>& available,
+                          const std::vector<int>& required, int size) {
+  CHECK(gpusOf(predictDevicePluginPick(table, maskOf(available), maskOf(required), size)) ==
+        testing::upstreamAllocate(table, available, required, size));
+}
+
 TEST_CASE("DGX-1V pair scores equal the go-gpuallocator fixture", "[topology][device-plugin]") {
   const PairTable table = tableOf(testing::makeDgx1Volta());
   // Row 0 of go-gpuallocator's DGX-1V pair-score matrix: NV1+PIX 150, NV1+PHB 130, NV2+PHB 230,
@@ -105,23 +128,14 @@ TEST_CASE("device plugin pick matches exhaustive upstream on random topologies",
         table.pluginScore[static_cast<std::size_t>(j)][static_cast<std::size_t>(i)] = s;
       }
     }
-    std::vector<int> available;
-    for (int gpu = 0; gpu < n; ++gpu) {
-      if (rng() % 4 != 0) {
-        available.push_back(gpu);
-      }
-    }
+    const std::vector<int> available = randomFree(rng, n, 4);
     if (available.empty()) {
       continue;
     }
     const int size = 1 + static_cast<int>(rng() % available.size());
-    std::vector<int> required;
-    if (rng() % 3 == 0) {
-      required.push_back(available[rng() % available.size()]);
-    }
+    const std::vector<int> required = maybeOneRequired(rng, available);
     INFO("trial " << trial << " n=" << n << " size=" << size);
-    CHECK(gpusOf(predictDevicePluginPick(table, maskOf(available), maskOf(required), size)) ==
-          testing::upstreamAllocate(table, available, required, size));
+    checkMatchesUpstream(table, available, required, size);
   }
 }
 
@@ -158,23 +172,14 @@ TEST_CASE("bounded pick matches exhaustive upstream on shuffled switch hierarchi
             i == j ? 0 : s;
       }
     }
-    std::vector<int> available;
-    for (int gpu = 0; gpu < n; ++gpu) {
-      if (rng() % 8 != 0) {
-        available.push_back(gpu);
-      }
-    }
+    const std::vector<int> available = randomFree(rng, n, 8);
     if (available.size() < 9) {
       continue;  // the memoised search's ground, tested above
     }
     const int size = 2 + static_cast<int>(rng() % 6);
-    std::vector<int> required;
-    if (rng() % 3 == 0) {
-      required.push_back(available[rng() % available.size()]);
-    }
+    const std::vector<int> required = maybeOneRequired(rng, available);
     INFO("trial " << trial << " n=" << n << " size=" << size);
-    CHECK(gpusOf(predictDevicePluginPick(table, maskOf(available), maskOf(required), size)) ==
-          testing::upstreamAllocate(table, available, required, size));
+    checkMatchesUpstream(table, available, required, size);
   }
 }
 
@@ -202,8 +207,7 @@ TEST_CASE("device plugin pick on 16 GPUs matches exhaustive upstream",
   };
   for (const Case& c : cases) {
     INFO("size " << c.size << ", " << c.available.size() << " free");
-    CHECK(gpusOf(predictDevicePluginPick(table, maskOf(c.available), 0, c.size)) ==
-          testing::upstreamAllocate(table, c.available, {}, c.size));
+    checkMatchesUpstream(table, c.available, {}, c.size);
   }
 }
 
