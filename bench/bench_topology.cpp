@@ -39,6 +39,13 @@ void benchNodeState(const char* name, const gte::NodeInfo& node, const gte::Poli
   std::printf("buildNodeState %-28s %10.1f us\n", name, ns / 1000.0);
 }
 
+// A node whose labels give only the schema version and the GPU count: no links, no NUMA.
+gte::NodeInfo sizeOnlyNode(int gpus) {
+  gte::NodeInfo node = gte::testing::makeGfdNode("size-only", gpus, "NVIDIA-H100");
+  node.labels = {{"gputopo.dev/v", "1"}, {"gputopo.dev/n", std::to_string(gpus)}};
+  return node;
+}
+
 void benchRequestPath(const char* name, const gte::NodeInfo& node, const gte::PodInfo& pod,
                       const gte::Policy& policy) {
   const auto state = gte::buildNodeState(node, {}, policy);
@@ -63,6 +70,10 @@ int main() {
   benchNodeState("DGX-2 (16 GPUs)", gte::testing::makeDgx2(), policy);
   benchNodeState("DGX-2 (16 GPUs, 3 used)",
                  gte::testing::makeDgx2(FixtureState().withUsed("1000100000000001")), policy);
+  benchNodeState("16 GPUs, only v and n", sizeOnlyNode(16), policy);
+  benchNodeState("16 GPUs, links with no pattern", gte::testing::makePatternless16(), policy);
+  benchNodeState("16 GPUs, GFD count only", gte::testing::makeGfdNode("g", 16, "NVIDIA-H100"),
+                 policy);
 
   benchRequestPath("4 GPUs nvlink on DGX H100", gte::testing::makeDgxH100(),
                    gte::testing::makeGpuPod("p", 4, {{"gputopo.dev/min-link", "nvlink"}}), policy);

@@ -12,5 +12,4 @@ namespace gte::agent {
 // "3g.*" + 4 -> '2', "4g.*" + 4 -> '3', "7g.*" + 8 -> '4'. nullopt for anything else.
 std::optional<char> profileCode(std::string_view profileName, int memorySlices);
 
-
 }  // namespace gte::agent

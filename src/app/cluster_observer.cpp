@@ -123,6 +123,7 @@ void ClusterObserver::observeNodes(const ClusterSnapshot& snapshot) {
   std::unordered_map<std::string, NodeFragments> fragments;
   metrics::FreeGpusByNvlinkSet freeGpus{};
   std::unordered_map<std::string, std::string> now;
+  std::unordered_set<std::string> approximate;
   snapshot.nodes.forEach([&](const std::string& name, const NodeStateConstSharedPtr& state) {
     if (!state) return;
     auto known = fragments_.find(name);
@@ -132,6 +133,13 @@ void ClusterObserver::observeNodes(const ClusterSnapshot& snapshot) {
     for (std::size_t i = 0; i < freeGpus.size(); ++i)
       freeGpus[i] += entry.freeGpus[i];
     fragments.emplace(name, std::move(entry));
+    if (state->devicePluginApproximate) {
+      if (!approximate_.contains(name)) {
+        log::warn("device plugin's pick approximated: GPU pair scores follow no switch hierarchy",
+                  {{"node", name}});
+      }
+      approximate.insert(name);
+    }
     if (state->status != TopologyStatus::kMalformed) return;
     auto it = malformed_.find(name);
     if (it == malformed_.end() || it->second != state->topologyError) {
@@ -145,6 +153,7 @@ void ClusterObserver::observeNodes(const ClusterSnapshot& snapshot) {
     if (!now.contains(name)) log::info("node topology labels readable again", {{"node", name}});
   }
   malformed_ = std::move(now);
+  approximate_ = std::move(approximate);
   metrics_.setMalformedNodes(static_cast<std::int64_t>(malformed_.size()));
   fragments_ = std::move(fragments);
   metrics_.setFreeGpusByNvlinkSet(freeGpus);

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "metrics/metrics.h"
 
@@ -70,6 +71,7 @@ class ClusterObserver {
   WatchTotals lastNodeWatch_;
   WatchTotals lastPodWatch_;
   std::unordered_map<std::string, std::string> malformed_;  // node -> error already reported
+  std::unordered_set<std::string> approximate_;  // nodes whose approximate pick was reported
   // node -> its state last observed and that state's free GPUs by NVLink set size (recomputed only
   // for nodes whose state changed).
   struct NodeFragments {

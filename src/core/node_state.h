@@ -97,7 +97,10 @@ struct NodeState {
   std::array<GpuPick, kInlinePicks> devicePluginPicks{};
 
   std::string name;
-  std::string topologyError;          // set for kMalformed
+  std::string topologyError;  // set for kMalformed
+  // A device-plugin pick of more than 12 GPUs ran out of its work allowance (a score table
+  // without switch-hierarchy structure) and is the best partition found, not proven upstream's.
+  bool devicePluginApproximate = false;
   std::int64_t allocatableGpus = -1;  // status.allocatable nvidia.com/gpu; -1 when absent
 
   // MIG (labels-v1 nodes with a product table entry).

@@ -12,6 +12,7 @@ class BestSetSearch {
     for (GpuMask rest = candidates; rest != 0; rest &= rest - 1) {
       order_[static_cast<std::size_t>(count_++)] = std::countr_zero(rest);
     }
+    findTwins(candidates);
   }
 
   GpuSet run() {
@@ -35,6 +36,9 @@ class BestSetSearch {
     }
     for (int at = from; at <= count_ - (k_ - size); ++at) {
       const int gpu = order_[static_cast<std::size_t>(at)];
+      if ((earlierTwins_[static_cast<std::size_t>(gpu)] & ~set) != 0) {
+        continue;  // the set with its earlier twin instead scores the same and comes first
+      }
       int added = 0;
       for (GpuMask rest = set; rest != 0; rest &= rest - 1) {
         added += table_.score[static_cast<std::size_t>(gpu)]
@@ -49,10 +53,39 @@ class BestSetSearch {
     }
   }
 
+  // Twins are two candidates that score the same with every other candidate (the two GPUs of a
+  // PCIe switch). A set holding the later twin but not the earlier one scores the same as the set
+  // with the two swapped, which comes first and wins the tie; since candidates are added in index
+  // order, an earlier twin not in the set was passed over, and the later one is skipped.
+  void findTwins(GpuMask candidates) {
+    for (int b = 0; b < count_; ++b) {
+      for (int a = 0; a < b; ++a) {
+        if (sameRows(order_[static_cast<std::size_t>(a)], order_[static_cast<std::size_t>(b)],
+                     candidates)) {
+          earlierTwins_[static_cast<std::size_t>(order_[static_cast<std::size_t>(b)])] |=
+              bitOf(order_[static_cast<std::size_t>(a)]);
+        }
+      }
+    }
+  }
+
+  bool sameRows(int a, int b, GpuMask candidates) const {
+    const auto& rowA = table_.score[static_cast<std::size_t>(a)];
+    const auto& rowB = table_.score[static_cast<std::size_t>(b)];
+    for (GpuMask rest = candidates & ~(bitOf(a) | bitOf(b)); rest != 0; rest &= rest - 1) {
+      const auto x = static_cast<std::size_t>(std::countr_zero(rest));
+      if (rowA[x] != rowB[x]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   const PairTable& table_;
   const int k_;
   int count_;
   std::array<int, kMaxGpus> order_{};
+  std::array<GpuMask, kMaxGpus> earlierTwins_{};  // per GPU, its twins of lower index
   GpuSet best_;
 };
 

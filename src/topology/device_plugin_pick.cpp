@@ -39,11 +39,23 @@ class PartitionSearch {
     }
   }
 
-  GpuMask pick() {
+  GpuMask pick(PickBudget* budget) {
     const unsigned full = allGpus(real_) | (padding_ > 0 ? padBit() : 0u);
     if (real_ > kMemoOnlyUpTo) {
-      if (const auto picked = pickBounded(full)) {
+      const bool limited = budget != nullptr && real_ > PickBudget::kExactWithoutBudgetUpTo;
+      const long allowance =
+          limited ? std::clamp(budget->groups, kLeastAllowance, kBoundedBudget) : kBoundedBudget;
+      const std::optional<GpuMask> picked = pickBounded(full, allowance);
+      if (limited) {
+        budget->groups = std::max(0L, budget->groups - (allowance - std::max(0L, budget_)));
+      }
+      if (picked) {
         return *picked;
+      }
+      if (limited) {
+        // The memoised search below would take tens of milliseconds: take the best found.
+        budget->approximate = true;
+        return incumbentScore_ == kInfeasible ? lowestGroup() : chosenFromIncumbent();
       }
     }
     memo_.assign(std::size_t{1} << static_cast<unsigned>(real_ + 1), kUnvisited);
@@ -86,31 +98,47 @@ class PartitionSearch {
   // Up to 8 GPUs the memoised search takes tens of microseconds; above, its subsets number up to
   // 2^17 and it took 20-45 ms per 16-GPU node (all sizes), so those try the bounded search first.
   static constexpr int kMemoOnlyUpTo = 8;
-  // Groups the bounded search may try before it gives up for the memoised one (~10 ms). The
-  // DGX-2's PCIe tree needs at most ~53,000 (size 3); the budget bounds what an unusual score
-  // table can add before the memoised search runs.
+  // Groups the bounded search may try, without a caller's budget, before it gives up for the
+  // memoised one (~10 ms). The DGX-2's PCIe tree needs about 1,000 (size 3) with the mirror cuts.
   static constexpr long kBoundedBudget = 100'000;
+  // What a limited search always gets: enough to reach a first complete partition.
+  static constexpr long kLeastAllowance = 64;
 
   // Depth-first over partitions in upstream's enumeration order, keeping the first best partition
   // found (a later one replaces it only when strictly better, so ties go to the earliest, as
   // upstream). A group is skipped when even the bound of what it leaves cannot beat the best
   // found; the answer is exact. Partitions of GPUs with a switch hierarchy are found and proven
   // best in a few thousand steps; nullopt when the budget runs out first.
-  std::optional<GpuMask> pickBounded(unsigned full) {
+  std::optional<GpuMask> pickBounded(unsigned full, long allowance) {
     rankPartners();
     findTwins();
-    budget_ = kBoundedBudget;
+    findBlockSwaps();
+    budget_ = allowance;
     if (!explore(full, 0, 0)) {
       return std::nullopt;
     }
     if (incumbentScore_ == kInfeasible) {
       return GpuMask{0};
     }
+    return chosenFromIncumbent();
+  }
+
+  GpuMask chosenFromIncumbent() const {
     GroupChoice choice;
     for (int i = 0; i < incumbentGroups_; ++i) {
       choice.consider(incumbent_[static_cast<std::size_t>(i)], required_);
     }
     return toGpus(choice.chosen);
+  }
+
+  // `required` and then the lowest other positions: a deterministic answer for a search that
+  // found no partition at all within its allowance.
+  GpuMask lowestGroup() const {
+    GpuMask group = required_;
+    for (int at = 0; at < real_ && gpuCountOf(group) < size_; ++at) {
+      group |= bitOf(at);
+    }
+    return toGpus(group);
   }
 
   // False when the budget ran out.
@@ -124,26 +152,29 @@ class PartitionSearch {
       return true;
     }
     bool withinBudget = true;
-    forEachGroup(state, [&](const Group& group) {
-      if (--budget_ < 0) {
-        withinBudget = false;
-        return true;
-      }
-      if (mirrorsEarlierGroup(group, state)) {
-        return false;
-      }
-      const unsigned left = without(state, group);
-      if (incumbentScore_ != kInfeasible &&
-          partial + group.score + upperBound(left) <= incumbentScore_) {
-        return false;
-      }
-      path_[static_cast<std::size_t>(depth)] = group;
-      if (!explore(left, partial + group.score, depth + 1)) {
-        withinBudget = false;
-        return true;
-      }
-      return false;
-    });
+    forEachGroup(
+        state,
+        [&](const Group& group) {
+          if (--budget_ < 0) {
+            withinBudget = false;
+            return true;
+          }
+          if (mirrorsEarlierGroup(group, state)) {
+            return false;
+          }
+          const unsigned left = without(state, group);
+          if (incumbentScore_ != kInfeasible &&
+              partial + group.score + upperBound(left) <= incumbentScore_) {
+            return false;
+          }
+          path_[static_cast<std::size_t>(depth)] = group;
+          if (!explore(left, partial + group.score, depth + 1)) {
+            withinBudget = false;
+            return true;
+          }
+          return false;
+        },
+        /*skipTwinMirrors=*/true);
     return withinBudget;
   }
 
@@ -152,15 +183,113 @@ class PartitionSearch {
   // but not the earlier one, which is still unassigned, mirrors the group with the two swapped:
   // that one comes first in enumeration order, and swapping the twins maps each partition under
   // this group onto one under it with the same score. A mirror can therefore only tie what was
-  // found first, never replace it, and is skipped (on a DGX-2 this halves the choices per switch).
+  // found first, never replace it, and is skipped: forEachGroup cuts twin mirrors while it builds
+  // a group (on a DGX-2 this halves the choices per switch); whole blocks are checked here.
   bool mirrorsEarlierGroup(const Group& group, unsigned state) const {
-    const GpuMask outside = state & allGpus(real_) & ~group.real;
-    for (GpuMask rest = group.real; rest != 0; rest &= rest - 1) {
-      if ((earlierTwins_[static_cast<std::size_t>(std::countr_zero(rest))] & outside) != 0) {
+    const GpuMask realLeft = state & allGpus(real_);
+    return mirrorsThroughBlockSwap(group.real, realLeft & (realLeft - 1));
+  }
+
+  // The same argument for swapping two whole blocks of positions (two PCIe switches under one
+  // bridge, two bridges under one CPU): when neither block holds an assigned position or the
+  // lowest unassigned one (the swap keeps everything before this group and the group's first
+  // member), and the swapped group comes first in enumeration order, this group is a mirror.
+  // Two same-size sets compare in enumeration order by the lowest position in only one of them.
+  bool mirrorsThroughBlockSwap(GpuMask group, GpuMask movable) const {
+    for (const BlockSwap& swap : blockSwaps_) {
+      const GpuMask both = swap.first | swap.second;
+      if (swap.shift > 0 || (both & ~movable) != 0 || (group & both) == 0) {
+        continue;
+      }
+      GpuMask image = group & ~both;
+      for (GpuMask rest = group & both; rest != 0; rest &= rest - 1) {
+        image |= bitOf(swap.image[static_cast<std::size_t>(std::countr_zero(rest))]);
+      }
+      const GpuMask differ = image ^ group;
+      if (differ != 0 && (image & differ & (~differ + 1)) != 0) {
         return true;
       }
     }
     return false;
+  }
+
+  struct BlockSwap {
+    GpuMask first = 0;
+    GpuMask second = 0;
+    std::array<int, kMaxGpus> image{};  // position -> its partner in the other block
+    // When the second block is the first moved up by `shift` and lies wholly above it, the
+    // mirror test can run while the group is built (cutsMirror); 0 when it cannot.
+    int shift = 0;
+  };
+
+  // Pairs up blocks level by level: twins (single positions) first, then blocks made of a
+  // swapped pair, as long as a swap keeps every pair score. On a PCIe tree this finds each
+  // pair of sibling subtrees; blocks never hold a required position.
+  void findBlockSwaps() {
+    std::vector<GpuMask> blocks;
+    for (int a = 0; a < real_; ++a) {
+      if (((required_ >> a) & 1u) == 0) {
+        blocks.push_back(bitOf(a));
+      }
+    }
+    bool singles = true;
+    while (blocks.size() >= 2) {
+      std::vector<GpuMask> merged;
+      std::vector<bool> used(blocks.size(), false);
+      for (std::size_t i = 0; i < blocks.size(); ++i) {
+        for (std::size_t j = i + 1; j < blocks.size() && !used[i]; ++j) {
+          if (used[j] || gpuCountOf(blocks[i]) != gpuCountOf(blocks[j])) {
+            continue;
+          }
+          const BlockSwap swap = pairBlocks(blocks[i], blocks[j]);
+          if (keepsScores(swap)) {
+            used[i] = used[j] = true;
+            merged.push_back(blocks[i] | blocks[j]);
+            if (!singles) {
+              blockSwaps_.push_back(swap);  // single positions are the twins, checked apart
+            }
+          }
+        }
+      }
+      if (merged.empty()) {
+        break;
+      }
+      blocks = std::move(merged);
+      singles = false;
+    }
+  }
+
+  BlockSwap pairBlocks(GpuMask first, GpuMask second) const {
+    BlockSwap swap{first, second, {}};
+    for (int at = 0; at < real_; ++at) {
+      swap.image[static_cast<std::size_t>(at)] = at;
+    }
+    for (GpuMask a = first, b = second; a != 0; a &= a - 1, b &= b - 1) {
+      const int from = std::countr_zero(a);
+      const int to = std::countr_zero(b);
+      swap.image[static_cast<std::size_t>(from)] = to;
+      swap.image[static_cast<std::size_t>(to)] = from;
+    }
+    const int shift = std::countr_zero(second) - std::countr_zero(first);
+    if (shift > 0 && (first << static_cast<unsigned>(shift)) == second &&
+        static_cast<int>(std::bit_width(first)) <= std::countr_zero(second)) {
+      swap.shift = shift;
+    }
+    return swap;
+  }
+
+  bool keepsScores(const BlockSwap& swap) const {
+    for (int a = 0; a < real_; ++a) {
+      for (int b = 0; b < real_; ++b) {
+        const auto ia = static_cast<std::size_t>(swap.image[static_cast<std::size_t>(a)]);
+        const auto ib = static_cast<std::size_t>(swap.image[static_cast<std::size_t>(b)]);
+        if (positionScore_[ia][ib] !=
+            positionScore_[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)]) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   void findTwins() {
@@ -252,13 +381,25 @@ class PartitionSearch {
   // order: the other members as combinations of the remaining positions in lexicographic order.
   // Padding positions are the highest and a group takes all or none of them, so they act as one
   // block after every real position. Stops when visit returns true.
+  // With skipTwinMirrors, a member whose earlier twin is still unassigned and was passed over is
+  // never added: every group that would follow is a twin mirror (see mirrorsEarlierGroup), and
+  // cutting it while the group is still being built skips most of the enumeration.
   template <typename Visit>
-  void forEachGroup(unsigned state, Visit&& visit) const {
+  void forEachGroup(unsigned state, Visit&& visit, bool skipTwinMirrors = false) const {
     const GpuMask realLeft = state & allGpus(real_);
     if (realLeft == 0) {
       return;  // only padding left: cannot form a group (padding never fills a group alone)
     }
     GroupWalk walk;
+    if (skipTwinMirrors) {
+      walk.twinGuard = realLeft;
+      const GpuMask movable = realLeft & (realLeft - 1);
+      for (const BlockSwap& swap : blockSwaps_) {
+        if (swap.shift > 0 && ((swap.first | swap.second) & ~movable) == 0) {
+          walk.shiftedSwaps[static_cast<std::size_t>(walk.shiftedCount++)] = &swap;
+        }
+      }
+    }
     walk.first = std::countr_zero(realLeft);
     for (GpuMask rest = realLeft & (realLeft - 1); rest != 0; rest &= rest - 1) {
       walk.candidates[static_cast<std::size_t>(walk.count++)] = std::countr_zero(rest);
@@ -272,7 +413,34 @@ class PartitionSearch {
     std::array<int, kMaxGpus> candidates{};
     int count = 0;
     bool padLeft = false;
+    GpuMask twinGuard = 0;  // the unassigned positions when twin mirrors are cut, else none
+    std::array<const BlockSwap*, kMaxGpus> shiftedSwaps{};  // whose mirrors are cut while building
+    int shiftedCount = 0;
   };
+
+  // Adding `pos` (from the second block) to `real` makes every group that follows a mirror of the
+  // swap: the positions below `pos` in both blocks match pairwise and pos's partner, lower, was
+  // passed over, so the lowest position where the group and its image differ is in the image.
+  static bool cutsMirror(const BlockSwap& swap, GpuMask real, int pos) {
+    const auto shift = static_cast<unsigned>(swap.shift);
+    if ((swap.second & bitOf(pos)) == 0 || (real & bitOf(pos - swap.shift)) != 0) {
+      return false;
+    }
+    const GpuMask belowSecond = swap.second & (bitOf(pos) - 1u);
+    return ((real & (belowSecond >> shift)) << shift) == (real & belowSecond);
+  }
+
+  bool cutsAnyMirror(const GroupWalk& walk, GpuMask real, int pos) const {
+    if ((earlierTwins_[static_cast<std::size_t>(pos)] & walk.twinGuard & ~real) != 0) {
+      return true;
+    }
+    for (int i = 0; i < walk.shiftedCount; ++i) {
+      if (cutsMirror(*walk.shiftedSwaps[static_cast<std::size_t>(i)], real, pos)) {
+        return true;
+      }
+    }
+    return false;
+  }
 
   // Depth-first over candidates in increasing order (= lexicographic combinations); the score
   // grows by the new member's pairs with those already chosen.
@@ -290,6 +458,9 @@ class PartitionSearch {
         break;
       }
       const int pos = walk.candidates[static_cast<std::size_t>(at)];
+      if (walk.twinGuard != 0 && cutsAnyMirror(walk, real, pos)) {
+        continue;
+      }
       int added = 0;
       for (GpuMask rest = real; rest != 0; rest &= rest - 1) {
         added += positionScore_[static_cast<std::size_t>(pos)]
@@ -356,6 +527,7 @@ class PartitionSearch {
   std::vector<int> levels_;
   std::vector<GpuMask> partnersAt_;               // [position * levels + level]
   std::array<GpuMask, kMaxGpus> earlierTwins_{};  // per position, its twins before it
+  std::vector<BlockSwap> blockSwaps_;             // blocks of two or more positions
   std::array<Group, kMaxGpus> path_{};
   std::array<Group, kMaxGpus> incumbent_{};
   int incumbentGroups_ = 0;
@@ -366,7 +538,7 @@ class PartitionSearch {
 }  // namespace
 
 GpuMask predictDevicePluginPick(const PairTable& table, GpuMask available, GpuMask required,
-                                int size) {
+                                int size, PickBudget* budget) {
   const int availableCount = gpuCountOf(available);
   if (size <= 0 || availableCount < size || gpuCountOf(required) > size ||
       (required & ~available) != 0) {
@@ -376,7 +548,7 @@ GpuMask predictDevicePluginPick(const PairTable& table, GpuMask available, GpuMa
     // Upstream's size-1 shortcut: the first available device that holds `required`.
     return required != 0 ? required : (available & (~available + 1));
   }
-  return PartitionSearch(table, available, required, size).pick();
+  return PartitionSearch(table, available, required, size).pick(budget);
 }
 
 }  // namespace gte

@@ -75,6 +75,27 @@ TEST_CASE("per-k picks: device plugin, NUMA-aligned and best set", "[snapshot][n
   CHECK_FALSE((*state->capacity)[5].numaAlignedPossible);
 }
 
+// Every 16-GPU state's device-plugin picks share one work allowance. A DGX-2 (a PCIe switch tree)
+// stays well inside it, free or partly used, and its picks are exact; a node whose pair facts
+// follow no hierarchy spends it and is marked approximate (the observer logs such nodes), with a
+// pick of the right size for every k all the same.
+TEST_CASE("16-GPU node states: exact on a switch tree, approximate without structure",
+          "[snapshot][node-state]") {
+  const Policy policy = defaultPolicy();
+  for (const char* used : {"0000000000000000", "1000100000000001", "0110000000010000"}) {
+    const auto dgx2 = buildNodeState(testing::makeDgx2(FixtureState().withUsed(used)), {}, policy);
+    INFO("used " << used);
+    CHECK_FALSE(dgx2->devicePluginApproximate);
+  }
+  const auto patternless = buildNodeState(testing::makePatternless16(), {}, policy);
+  REQUIRE(patternless->status == TopologyStatus::kKnown);
+  CHECK(patternless->devicePluginApproximate);
+  REQUIRE(patternless->whole.size() == 17);
+  for (int k = 1; k <= 16; ++k) {
+    CHECK(gpuCountOf(patternless->whole[static_cast<std::size_t>(k)].devicePlugin.gpus) == k);
+  }
+}
+
 TEST_CASE("unhealthy, cordoned and MIG-mode GPUs are not usable", "[snapshot][node-state]") {
   const Policy policy = defaultPolicy();
   const auto state = buildNodeState(

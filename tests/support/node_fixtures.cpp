@@ -150,6 +150,19 @@ NodeInfo makeDgx2(const FixtureState& state) {
   return makeLabelsV1Node(machine, state);
 }
 
+NodeInfo makePatternless16(const FixtureState& state) {
+  const auto mix = [](int i, int j) { return static_cast<unsigned>((i * 7919 + j * 104729) % 97); };
+  MachineLabels machine;
+  machine.gpus = 16;
+  machine.model = "NVIDIA-H100-80GB-HBM3";
+  machine.fabric = "none";
+  machine.nvl =
+      pairString(16, [&](int i, int j) { return static_cast<char>('0' + mix(i, j) % 4); });
+  machine.pci = pairString(16, [&](int i, int j) { return "PQNS"[mix(i, j) % 4]; });
+  machine.numa = "0000000011111111";
+  return makeLabelsV1Node(machine, state);
+}
+
 NodeInfo makeGfdNode(const std::string& name, int gpus, const std::string& product) {
   NodeInfo node;
   node.name = name;

@@ -79,6 +79,9 @@ NodeInfo makeDgx1Pascal(const FixtureState& state = FixtureState());
 NodeInfo make4xPcieL40s(const FixtureState& state = FixtureState());
 // DGX-2: 16x V100-SXM3-32GB, NV6 through NVSwitch; PCIe PIX pairs, PXB quads, NODE per socket.
 NodeInfo makeDgx2(const FixtureState& state = FixtureState());
+// 16 GPUs whose NVLink counts and PCIe levels follow no switch hierarchy (a hash of the pair): the
+// device-plugin replay has no symmetry to cut by and runs until its work allowance is spent.
+NodeInfo makePatternless16(const FixtureState& state = FixtureState());
 
 // 8x A100 PCIe with NVLink bridges on the pairs (0,2) (1,3) (4,5) (6,7) (NV12 each), no other
 // NVLink; GPUs 0-3 on NUMA 0, 4-7 on NUMA 1, NODE within a socket and SYS across.

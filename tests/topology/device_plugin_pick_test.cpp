@@ -183,6 +183,87 @@ TEST_CASE("bounded pick matches exhaustive upstream on shuffled switch hierarchi
   }
 }
 
+// Index-aligned hierarchies (GPUs 0-1 on one switch, 0-3 under one bridge, as on a DGX-2) are
+// where whole blocks swap: the search cuts groups that mirror an earlier one through a swap of
+// two switches or two bridges, while building them. Blocks of 2, 4, 8 or of 3, 6, 12 GPUs.
+TEST_CASE("bounded pick matches exhaustive upstream on index-aligned switch hierarchies",
+          "[topology][device-plugin]") {
+  std::mt19937 rng(11);
+  const int levelScores[] = {10, 20, 30, 40, 60, 110};
+  for (int trial = 0; trial < 80; ++trial) {
+    const int n = 9 + static_cast<int>(rng() % 4);
+    const int block = trial % 2 == 0 ? 2 : 3;
+    int level[4];
+    for (int& l : level) {
+      l = levelScores[rng() % 6];
+    }
+    PairTable table;
+    table.gpuCount = n;
+    for (int a = 0; a < n; ++a) {
+      for (int b = 0; b < n; ++b) {
+        const int s = a / block == b / block               ? level[0]
+                      : a / (2 * block) == b / (2 * block) ? level[1]
+                      : a / (4 * block) == b / (4 * block) ? level[2]
+                                                           : level[3];
+        table.pluginScore[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)] =
+            a == b ? 0 : s;
+      }
+    }
+    const std::vector<int> available = randomFree(rng, n, 10);
+    if (available.size() < 9) {
+      continue;
+    }
+    const int size = 2 + static_cast<int>(rng() % 6);
+    const std::vector<int> required = maybeOneRequired(rng, available);
+    INFO("trial " << trial << " n=" << n << " block=" << block << " size=" << size);
+    checkMatchesUpstream(table, available, required, size);
+  }
+}
+
+// A node's picks share a work allowance. On the DGX-2 it is never reached: the picks stay exact
+// (the same as without a budget). A 16-GPU table of random scores has no structure to cut by;
+// there the allowance ends the search, the answer is still a group of the asked size from the
+// available GPUs, and the budget says it is approximate.
+TEST_CASE("device plugin picks within a node's work allowance", "[topology][device-plugin]") {
+  const PairTable dgx2 = tableOf(testing::makeDgx2());
+  PickBudget budget{.groups = 20'000};
+  for (const GpuMask available : {allGpus(16), GpuMask{0xeffe}, GpuMask{0x7bde}}) {
+    for (int size = 1; size <= gpuCountOf(available); ++size) {
+      INFO("available " << available << " size " << size);
+      CHECK(predictDevicePluginPick(dgx2, available, 0, size, &budget) ==
+            predictDevicePluginPick(dgx2, available, 0, size));
+    }
+  }
+  CHECK_FALSE(budget.approximate);
+  CHECK(budget.groups > 0);
+
+  std::mt19937 rng(5);
+  PairTable random;
+  random.gpuCount = 16;
+  for (int a = 0; a < 16; ++a) {
+    for (int b = a + 1; b < 16; ++b) {
+      const int s = 10 * static_cast<int>(1 + rng() % 5);
+      random.pluginScore[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)] = s;
+      random.pluginScore[static_cast<std::size_t>(b)][static_cast<std::size_t>(a)] = s;
+    }
+  }
+  PickBudget small{.groups = 2'000};
+  for (int size = 2; size <= 8; ++size) {
+    const GpuMask pick = predictDevicePluginPick(random, allGpus(16), bitOf(5), size, &small);
+    CHECK(gpuCountOf(pick) == size);
+    CHECK((pick & bitOf(5)) != 0);
+  }
+  CHECK(small.approximate);
+  CHECK(small.groups == 0);
+
+  // Up to 12 available GPUs the memoised search is cheap, and the budget does not apply.
+  PickBudget none{.groups = 0};
+  const std::vector<int> twelve = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  CHECK(gpusOf(predictDevicePluginPick(random, maskOf(twelve), 0, 3, &none)) ==
+        testing::upstreamAllocate(random, twelve, {}, 3));
+  CHECK_FALSE(none.approximate);
+}
+
 // The search prunes partitions by a score bound; on the DGX-2's PCIe hierarchy (many equal
 // scores, groups that straddle switches) it must still pick what upstream's exhaustive walk picks.
 // Sizes and free sets are those whose partitions upstream can enumerate in a test's time.
