@@ -136,6 +136,9 @@ Status applyValueFlag(std::string_view flag, const std::string& value, ServeOpti
   if (flag == "--shutdown-grace") return setDuration(flag, value, o.shutdownGrace, true);
   if (flag == "--bind-concurrency") return setCount(flag, value, o.bindConcurrency, 1, 4096);
   if (flag == "--bind-deadline") return setDuration(flag, value, o.bindDeadline);
+  if (flag == "--api-warm-connections") {
+    return setCount(flag, value, o.apiWarmConnections, 0, 1024);
+  }
   if (flag == "--max-body-bytes") {
     auto n = parseUnsigned(flag, value);
     if (!n) return std::move(n).error();
@@ -169,7 +172,8 @@ bool takesValue(std::string_view flag) {
          flag == "--max-nodes-per-request" || flag == "--decision-threads" ||
          flag == "--request-timeout" || flag == "--idle-timeout" ||
          flag == "--tls-handshake-timeout" || flag == "--shutdown-grace" ||
-         flag == "--bind-concurrency" || flag == "--bind-deadline";
+         flag == "--bind-concurrency" || flag == "--bind-deadline" ||
+         flag == "--api-warm-connections";
 }
 
 // A flag and its value, given as `--flag=value` or `--flag value` (then `i` moves past the value).
@@ -345,6 +349,9 @@ std::string serveHelp() {
          "                            released: keep it under kube-scheduler's httpTimeout "
          "(default\n"
          "                            2500ms, for the chart's httpTimeout of 3s)\n"
+         "  --api-warm-connections N  API-server connections kept open for bursts of binds "
+         "(default\n"
+         "                            16; 0: open them when needed)\n"
          "  --log-level LEVEL         debug, info, warn or error (default info)\n"
          "  --threads N               I/O threads: connections, probes, metrics (default: one per\n"
          "                            core, at least 2)\n"

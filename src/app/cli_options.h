@@ -49,6 +49,8 @@ struct ServeOptions {
   // A bind not sent within this long of its arrival is dropped (--bind-deadline): kube-scheduler
   // has given up on it. Half a second under the chart's httpTimeout of 3s.
   std::chrono::milliseconds bindDeadline{2'500};
+  // API-server connections kept open for bursts of binds (--api-warm-connections).
+  std::size_t apiWarmConnections = 16;
   // --disable-explain: {prefix}/explain and /explain answer 404 (they reveal pods' requests and
   // nodes' GPU usage to whoever can reach the port).
   bool explain = true;

@@ -85,6 +85,7 @@ Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstS
   backendOptions.state = stateOptions(metrics);
   backendOptions.bind.concurrency = options.bindConcurrency;
   backendOptions.bind.deadline = options.bindDeadline;
+  backendOptions.warmConnections = options.apiWarmConnections;
   auto backend = k8s::makeApiServerBackend(*config, std::move(policy), std::move(backendOptions));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();

@@ -88,6 +88,8 @@ void ApiServerBackend::stop(std::chrono::milliseconds deadline) {
 }
 
 void ApiServerBackend::housekeeping() {
+  auto lastWarm = std::chrono::steady_clock::now();
+  warmConnections();
   std::unique_lock lock(housekeepingMutex_);
   while (!housekeepingWake_.wait_for(lock, options_.housekeepingInterval,
                                      [this] { return stopping_; })) {
@@ -96,7 +98,21 @@ void ApiServerBackend::housekeeping() {
       log::warn("reservations expired without the pod being seen bound",
                 {{"count", std::to_string(expired)}});
     }
+    if (const auto now = std::chrono::steady_clock::now();
+        now - lastWarm >= options_.warmInterval) {
+      lastWarm = now;
+      warmConnections();
+    }
     lock.lock();
+  }
+}
+
+// Concurrent requests make the client hold that many connections; the answers do not matter
+// (any status keeps the connection), so they are dropped.
+void ApiServerBackend::warmConnections() {
+  for (std::size_t i = 0; i < options_.warmConnections; ++i) {
+    transport_->sendAsync("GET", "/version", "", "application/json",
+                          [](const Result<HttpResponse>&) {});
   }
 }
 

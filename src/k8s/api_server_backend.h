@@ -37,6 +37,13 @@ struct ApiServerBackendOptions {
   std::chrono::milliseconds stuckAfter{std::chrono::minutes(5)};
   std::chrono::milliseconds housekeepingInterval{std::chrono::seconds(1)};
   PodBinderOptions bind;
+  // Keep-alive connections to hold open for binds (--api-warm-connections), touched every
+  // warmInterval with that many concurrent GET /version. The API client speaks HTTP/1.1, one
+  // request per connection at a time, and drops connections idle for 30-60 s; without this, a burst
+  // of binds after start-up or after a quiet spell opens a TLS connection per concurrent bind, on
+  // cores the scheduler is saturating. 0: off.
+  std::size_t warmConnections = 0;
+  std::chrono::milliseconds warmInterval{std::chrono::seconds(20)};
 };
 
 // Progress of one list+watch, for metrics: completed full lists (more than one means re-lists) and
@@ -88,6 +95,7 @@ class ApiServerBackend final : public ClusterBackend {
 
  private:
   void housekeeping();
+  void warmConnections();
 
   const ApiServerBackendOptions options_;
   std::shared_ptr<cluster::ClusterState> state_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 namespace gte::k8s {
 
@@ -35,9 +36,29 @@ void BindGate::stop() {
     task(true);
 }
 
+namespace {
+// The gates this thread is pumping now (a task may submit to or release another gate).
+thread_local std::vector<const BindGate*> pumpingHere;
+
+// Marks `gate` as pumped by this thread for the guard's lifetime.
+class PumpingHere {
+ public:
+  explicit PumpingHere(const BindGate* gate) : gate_(gate) { pumpingHere.push_back(gate); }
+  ~PumpingHere() { pumpingHere.erase(std::find(pumpingHere.begin(), pumpingHere.end(), gate_)); }
+  PumpingHere(const PumpingHere&) = delete;
+  PumpingHere& operator=(const PumpingHere&) = delete;
+  static bool active(const BindGate* gate) {
+    return std::find(pumpingHere.begin(), pumpingHere.end(), gate) != pumpingHere.end();
+  }
+
+ private:
+  const BindGate* gate_;
+};
+}  // namespace
+
 void BindGate::pump(std::unique_lock<std::mutex>& lock) {
-  if (pumping_) return;
-  pumping_ = true;
+  if (PumpingHere::active(this)) return;
+  const PumpingHere here(this);
   while (!stopped_ && inFlight_ < limit_ && !waiting_.empty()) {
     Task task = std::move(waiting_.front());
     waiting_.pop_front();
@@ -46,7 +67,6 @@ void BindGate::pump(std::unique_lock<std::mutex>& lock) {
     task(false);
     lock.lock();
   }
-  pumping_ = false;
 }
 
 std::size_t BindGate::inFlight() const {

@@ -33,15 +33,16 @@ class BindGate {
   std::size_t waiting() const;
 
  private:
-  // Starts waiting tasks while slots are free. One thread at a time: a task that releases its
-  // slot before returning does not recurse, the loop already running picks up the next.
+  // Starts waiting tasks while slots are free. Threads pump side by side (starting a Binding can
+  // take milliseconds when it opens a TLS connection, and one thread starting them all made a
+  // burst's binds queue behind each other), but never re-entrantly: a task that releases its slot
+  // before returning does not recurse, the loop already running on its thread picks up the next.
   void pump(std::unique_lock<std::mutex>& lock);
 
   const std::size_t limit_;
   mutable std::mutex mutex_;
   std::deque<Task> waiting_;  // GUARDED_BY(mutex_)
   std::size_t inFlight_ = 0;  // GUARDED_BY(mutex_)
-  bool pumping_ = false;      // GUARDED_BY(mutex_)
   bool stopped_ = false;      // GUARDED_BY(mutex_)
 };
 

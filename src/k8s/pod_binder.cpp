@@ -96,6 +96,9 @@ struct PodBinder::Attempt {
   Allocation allocation;
   bool reserved = false;
   bool holdsSlot = false;
+  bool podRead = false;
+  std::chrono::steady_clock::time_point queued{};  // when it started waiting for a slot
+  std::chrono::milliseconds slotWait{0};
 };
 
 PodBinder::PodBinder(std::shared_ptr<ApiTransport> transport,
@@ -126,6 +129,7 @@ void PodBinder::bind(BindRequest request, BindCaller caller, Done done) {
 
 void PodBinder::fetchPod(const AttemptPtr& attempt) {
   log::debug("bind: pod not in the cache yet; reading it", {{"pod", podName(attempt->request)}});
+  attempt->podRead = true;
   auto self = shared_from_this();
   transport_->sendAsync(
       "GET", podPath(attempt->request), "", "application/json",
@@ -181,6 +185,7 @@ void PodBinder::onPod(const AttemptPtr& attempt, PodInfo pod) {
   attempt->allocation = std::move(*reserved);
   attempt->reserved = true;
   auto self = shared_from_this();
+  attempt->queued = options_.now();
   gate_.submit([self, attempt](bool cancelled) { self->onSlot(attempt, cancelled); });
 }
 
@@ -190,6 +195,8 @@ void PodBinder::onSlot(const AttemptPtr& attempt, bool cancelled) {
                   BindOutcome{Error{ErrorCode::kUnavailable, "the extender is shutting down"}});
   }
   attempt->holdsSlot = true;
+  attempt->slotWait =
+      std::chrono::duration_cast<std::chrono::milliseconds>(options_.now() - attempt->queued);
   const BindAbandon reason = abandonReason(*attempt);
   if (reason == BindAbandon::kNone) return send(attempt);
   const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -264,6 +271,8 @@ void PodBinder::finish(const AttemptPtr& attempt, BindOutcome outcome) {
     attempt->holdsSlot = false;
     gate_.release();
   }
+  outcome.podRead = attempt->podRead;
+  outcome.slotWait = attempt->slotWait;
   attempt->done(std::move(outcome));
 }
 

@@ -44,6 +44,10 @@ enum class BindAbandon : std::uint8_t { kNone, kCallerGone, kDeadline };
 struct BindOutcome {
   Status status;
   BindAbandon abandoned = BindAbandon::kNone;
+  // Where a bind's time went, for its log line: the pod had to be read from the API server (the
+  // watch had not delivered it), and the wait for a --bind-concurrency slot.
+  bool podRead = false;
+  std::chrono::milliseconds slotWait{0};
 };
 
 class ClusterBackend {

@@ -1,5 +1,6 @@
 #include "service/extender_service.h"
 
+#include <chrono>
 #include <utility>
 #include <vector>
 
@@ -143,9 +144,10 @@ void ExtenderService::bind(std::string_view body, std::function<void(ServiceRepl
   BindRequest request{args->podName, args->podNamespace, args->podUid, args->node};
   const std::string pod = args->podNamespace + "/" + args->podName;
   const std::string node = args->node;
+  const auto received = caller.received;
   cluster_->bindAsync(
       std::move(request), std::move(caller),
-      [this, pod, node, done = std::move(done)](BindOutcome outcome) {
+      [this, pod, node, received, done = std::move(done)](BindOutcome outcome) {
         if (metrics_) {
           metrics_->countBind(outcome.status.ok());
           if (outcome.abandoned == BindAbandon::kCallerGone) {
@@ -162,7 +164,13 @@ void ExtenderService::bind(std::string_view body, std::function<void(ServiceRepl
           done(errorReply(ExtenderVerb::kBind, outcome.status.error()));
           return;
         }
-        log::info("bound", {{"pod", pod}, {"node", node}});
+        const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::steady_clock::now() - received);
+        log::info("bound", {{"pod", pod},
+                            {"node", node},
+                            {"ms", std::to_string(took.count())},
+                            {"slot_wait_ms", std::to_string(outcome.slotWait.count())},
+                            {"pod_read", outcome.podRead ? "true" : "false"}});
         done(ServiceReply{200, wire::writeBindingResult("")});
       });
 }

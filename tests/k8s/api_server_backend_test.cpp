@@ -128,3 +128,44 @@ TEST_CASE("API-server backend: ready once nodes and pods are listed; events upda
                     [&late](gte::BindOutcome o) { late.set_value(std::move(o.status)); });
   CHECK_FALSE(late.get_future().get().ok());
 }
+
+// A burst of binds after start-up or a quiet spell must not wait for new TLS connections: the
+// backend keeps --api-warm-connections of them in use, at start and every warmInterval, with
+// concurrent GET /version whose answers (any status) it ignores. 0 sends none.
+TEST_CASE("API-server backend: keeps API connections warm for bursts of binds") {
+  for (const std::size_t warm : {std::size_t{0}, std::size_t{3}}) {
+    auto transport = std::make_shared<FakeTransport>();
+    transport->onSend = [](const RecordedRequest& r) -> Result<HttpResponse> {
+      if (r.path == "/version") return HttpResponse{403, "{}"};
+      return ok(R"({"metadata":{"resourceVersion":"1"},"items":[]})");
+    };
+    transport->onStream = [](int, const std::string&, const auto&,
+                             Cancellation& cancel) -> Result<HttpResponse> {
+      return blockUntilCancelled(cancel);
+    };
+    ApiServerBackendOptions options;
+    options.housekeepingInterval = milliseconds(10);
+    options.warmConnections = warm;
+    options.warmInterval = milliseconds(50);
+    ApiServerBackend backend(transport, testPolicy(), options);
+    backend.start();
+    const auto versions = [&] {
+      std::size_t count = 0;
+      for (const auto& r : transport->requests())
+        count += r.path == "/version" ? 1 : 0;
+      return count;
+    };
+    INFO("warm connections: " << warm);
+    REQUIRE(waitFor([&] { return backend.ready(); }));
+    if (warm == 0) {
+      std::this_thread::sleep_for(milliseconds(120));
+      CHECK(versions() == 0);
+    } else {
+      CHECK(waitFor([&] { return versions() >= 2 * warm; }));  // at start, then again
+      std::string why;
+      CHECK(backend.healthy(&why));  // their 403 answers are no failure
+    }
+    backend.stop(milliseconds(2000));
+    CHECK(versions() % (warm == 0 ? 1 : warm) == 0);  // whole rounds of `warm` at once
+  }
+}
