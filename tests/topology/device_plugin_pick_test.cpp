@@ -4,6 +4,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <algorithm>
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -57,6 +58,31 @@ std::vector<int> randomFree(std::mt19937& rng, int n, unsigned takenOneIn) {
 std::vector<int> maybeOneRequired(std::mt19937& rng, const std::vector<int>& available) {
   if (rng() % 3 != 0) return {};
   return {available[rng() % available.size()]};
+}
+
+// A PCIe switch hierarchy with random level scores: GPU i sits at position slot[i]; positions
+// share a switch in runs of `block`, a bridge in runs of 2 x block, a CPU in runs of 4 x block.
+PairTable switchHierarchy(std::mt19937& rng, const std::vector<int>& slot, int block) {
+  const int levelScores[] = {10, 20, 30, 40, 60, 110};
+  int level[4];
+  for (int& l : level) {
+    l = levelScores[rng() % 6];
+  }
+  const int n = static_cast<int>(slot.size());
+  PairTable table;
+  table.gpuCount = n;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      const int a = slot[static_cast<std::size_t>(i)];
+      const int b = slot[static_cast<std::size_t>(j)];
+      const int s = a / block == b / block               ? level[0]
+                    : a / (2 * block) == b / (2 * block) ? level[1]
+                    : a / (4 * block) == b / (4 * block) ? level[2]
+                                                         : level[3];
+      table.pluginScore[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = i == j ? 0 : s;
+    }
+  }
+  return table;
 }
 
 void checkMatchesUpstream(const PairTable& table, const std::vector<int>& available,
@@ -146,32 +172,12 @@ TEST_CASE("device plugin pick matches exhaustive upstream on random topologies",
 TEST_CASE("bounded pick matches exhaustive upstream on shuffled switch hierarchies",
           "[topology][device-plugin]") {
   std::mt19937 rng(7);
-  const int levelScores[] = {10, 20, 30, 40, 60, 110};
   for (int trial = 0; trial < 60; ++trial) {
     const int n = 9 + static_cast<int>(rng() % 4);  // 9..12: the bounded search, reference fast
     std::vector<int> slot(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) {
-      slot[static_cast<std::size_t>(i)] = i;
-    }
+    std::iota(slot.begin(), slot.end(), 0);
     std::shuffle(slot.begin(), slot.end(), rng);
-    int level[4];
-    for (int& l : level) {
-      l = levelScores[rng() % 6];
-    }
-    PairTable table;
-    table.gpuCount = n;
-    for (int i = 0; i < n; ++i) {
-      for (int j = 0; j < n; ++j) {
-        const int a = slot[static_cast<std::size_t>(i)];
-        const int b = slot[static_cast<std::size_t>(j)];
-        const int s = a / 2 == b / 2   ? level[0]
-                      : a / 4 == b / 4 ? level[1]
-                      : a / 8 == b / 8 ? level[2]
-                                       : level[3];
-        table.pluginScore[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] =
-            i == j ? 0 : s;
-      }
-    }
+    const PairTable table = switchHierarchy(rng, slot, 2);
     const std::vector<int> available = randomFree(rng, n, 8);
     if (available.size() < 9) {
       continue;  // the memoised search's ground, tested above
@@ -189,26 +195,12 @@ TEST_CASE("bounded pick matches exhaustive upstream on shuffled switch hierarchi
 TEST_CASE("bounded pick matches exhaustive upstream on index-aligned switch hierarchies",
           "[topology][device-plugin]") {
   std::mt19937 rng(11);
-  const int levelScores[] = {10, 20, 30, 40, 60, 110};
   for (int trial = 0; trial < 80; ++trial) {
     const int n = 9 + static_cast<int>(rng() % 4);
     const int block = trial % 2 == 0 ? 2 : 3;
-    int level[4];
-    for (int& l : level) {
-      l = levelScores[rng() % 6];
-    }
-    PairTable table;
-    table.gpuCount = n;
-    for (int a = 0; a < n; ++a) {
-      for (int b = 0; b < n; ++b) {
-        const int s = a / block == b / block               ? level[0]
-                      : a / (2 * block) == b / (2 * block) ? level[1]
-                      : a / (4 * block) == b / (4 * block) ? level[2]
-                                                           : level[3];
-        table.pluginScore[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)] =
-            a == b ? 0 : s;
-      }
-    }
+    std::vector<int> slot(static_cast<std::size_t>(n));
+    std::iota(slot.begin(), slot.end(), 0);
+    const PairTable table = switchHierarchy(rng, slot, block);
     const std::vector<int> available = randomFree(rng, n, 10);
     if (available.size() < 9) {
       continue;
