@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "topology/twin_gpus.h"
+
 namespace gte {
 namespace {
 
@@ -12,7 +14,10 @@ class BestSetSearch {
     for (GpuMask rest = candidates; rest != 0; rest &= rest - 1) {
       order_[static_cast<std::size_t>(count_++)] = std::countr_zero(rest);
     }
-    findTwins(candidates);
+    // A set holding the later of two twins but not the earlier one scores the same as the set
+    // with the two swapped, which comes first and wins the tie; candidates are added in index
+    // order, so an earlier twin not in the set was passed over, and the later one is skipped.
+    earlierTwins_ = earlierTwins(table.score, candidates, candidates);
   }
 
   GpuSet run() {
@@ -51,34 +56,6 @@ class BestSetSearch {
       }
       extend(at + 1, size + 1, set | bitOf(gpu), nextScore);
     }
-  }
-
-  // Twins are two candidates that score the same with every other candidate (the two GPUs of a
-  // PCIe switch). A set holding the later twin but not the earlier one scores the same as the set
-  // with the two swapped, which comes first and wins the tie; since candidates are added in index
-  // order, an earlier twin not in the set was passed over, and the later one is skipped.
-  void findTwins(GpuMask candidates) {
-    for (int b = 0; b < count_; ++b) {
-      for (int a = 0; a < b; ++a) {
-        if (sameRows(order_[static_cast<std::size_t>(a)], order_[static_cast<std::size_t>(b)],
-                     candidates)) {
-          earlierTwins_[static_cast<std::size_t>(order_[static_cast<std::size_t>(b)])] |=
-              bitOf(order_[static_cast<std::size_t>(a)]);
-        }
-      }
-    }
-  }
-
-  bool sameRows(int a, int b, GpuMask candidates) const {
-    const auto& rowA = table_.score[static_cast<std::size_t>(a)];
-    const auto& rowB = table_.score[static_cast<std::size_t>(b)];
-    for (GpuMask rest = candidates & ~(bitOf(a) | bitOf(b)); rest != 0; rest &= rest - 1) {
-      const auto x = static_cast<std::size_t>(std::countr_zero(rest));
-      if (rowA[x] != rowB[x]) {
-        return false;
-      }
-    }
-    return true;
   }
 
   const PairTable& table_;

@@ -7,6 +7,8 @@
 #include <optional>
 #include <vector>
 
+#include "topology/twin_gpus.h"
+
 namespace gte {
 namespace {
 
@@ -111,7 +113,7 @@ class PartitionSearch {
   // best in a few thousand steps; nullopt when the budget runs out first.
   std::optional<GpuMask> pickBounded(unsigned full, long allowance) {
     rankPartners();
-    findTwins();
+    earlierTwins_ = earlierTwins(positionScore_, allGpus(real_), allGpus(real_) & ~required_);
     findBlockSwaps();
     budget_ = allowance;
     if (!explore(full, 0, 0)) {
@@ -174,38 +176,35 @@ class PartitionSearch {
           }
           return false;
         },
-        /*skipTwinMirrors=*/true);
+        /*cutMirrors=*/true);
     return withinBudget;
   }
 
-  // Twins are two positions that score the same with every other position (GPUs on one PCIe
-  // switch, as upstream sees a DGX-2), neither of them required. A group holding the later twin
-  // but not the earlier one, which is still unassigned, mirrors the group with the two swapped:
-  // that one comes first in enumeration order, and swapping the twins maps each partition under
-  // this group onto one under it with the same score. A mirror can therefore only tie what was
-  // found first, never replace it, and is skipped: forEachGroup cuts twin mirrors while it builds
-  // a group (on a DGX-2 this halves the choices per switch); whole blocks are checked here.
+  // Mirrors. Twins are two positions that score the same with every other position (GPUs on one
+  // PCIe switch, as upstream sees a DGX-2), neither of them required. A group holding the later
+  // twin but not the earlier one, which is still unassigned, mirrors the group with the two
+  // swapped: that one comes first in enumeration order, and swapping the twins maps each partition
+  // under this group onto one under it with the same score. A mirror can therefore only tie what
+  // was found first, never replace it, and is skipped. The same holds for swapping two whole
+  // blocks of positions (two PCIe switches under one bridge, two bridges under one CPU) when
+  // neither block holds an assigned position or the lowest unassigned one (the swap keeps
+  // everything before this group and the group's first member). forEachGroup cuts twin mirrors
+  // and those of blocks lying one above the other while it builds a group (on a DGX-2 this halves
+  // the choices per switch); this checks the other block swaps on a complete group. Two
+  // same-size sets compare in enumeration order by the lowest position in only one of them.
   bool mirrorsEarlierGroup(const Group& group, unsigned state) const {
     const GpuMask realLeft = state & allGpus(real_);
-    return mirrorsThroughBlockSwap(group.real, realLeft & (realLeft - 1));
-  }
-
-  // The same argument for swapping two whole blocks of positions (two PCIe switches under one
-  // bridge, two bridges under one CPU): when neither block holds an assigned position or the
-  // lowest unassigned one (the swap keeps everything before this group and the group's first
-  // member), and the swapped group comes first in enumeration order, this group is a mirror.
-  // Two same-size sets compare in enumeration order by the lowest position in only one of them.
-  bool mirrorsThroughBlockSwap(GpuMask group, GpuMask movable) const {
+    const GpuMask movable = realLeft & (realLeft - 1);
     for (const BlockSwap& swap : blockSwaps_) {
       const GpuMask both = swap.first | swap.second;
-      if (swap.shift > 0 || (both & ~movable) != 0 || (group & both) == 0) {
+      if (swap.shift > 0 || (both & ~movable) != 0 || (group.real & both) == 0) {
         continue;
       }
-      GpuMask image = group & ~both;
-      for (GpuMask rest = group & both; rest != 0; rest &= rest - 1) {
+      GpuMask image = group.real & ~both;
+      for (GpuMask rest = group.real & both; rest != 0; rest &= rest - 1) {
         image |= bitOf(swap.image[static_cast<std::size_t>(std::countr_zero(rest))]);
       }
-      const GpuMask differ = image ^ group;
+      const GpuMask differ = image ^ group.real;
       if (differ != 0 && (image & differ & (~differ + 1)) != 0) {
         return true;
       }
@@ -241,14 +240,19 @@ class PartitionSearch {
           if (used[j] || gpuCountOf(blocks[i]) != gpuCountOf(blocks[j])) {
             continue;
           }
-          const BlockSwap swap = pairBlocks(blocks[i], blocks[j]);
-          if (keepsScores(swap)) {
-            used[i] = used[j] = true;
-            merged.push_back(blocks[i] | blocks[j]);
-            if (!singles) {
-              blockSwaps_.push_back(swap);  // single positions are the twins, checked apart
+          if (singles) {
+            // Single positions swap when they are twins, found already and cut apart.
+            const auto later = static_cast<std::size_t>(std::countr_zero(blocks[j]));
+            if ((earlierTwins_[later] & blocks[i]) == 0) {
+              continue;
             }
+          } else if (const BlockSwap swap = pairBlocks(blocks[i], blocks[j]); keepsScores(swap)) {
+            blockSwaps_.push_back(swap);
+          } else {
+            continue;
           }
+          used[i] = used[j] = true;
+          merged.push_back(blocks[i] | blocks[j]);
         }
       }
       if (merged.empty()) {
@@ -287,28 +291,6 @@ class PartitionSearch {
             positionScore_[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)]) {
           return false;
         }
-      }
-    }
-    return true;
-  }
-
-  void findTwins() {
-    for (int b = 0; b < real_; ++b) {
-      for (int a = 0; a < b; ++a) {
-        if (((required_ >> a) & 1u) == 0 && ((required_ >> b) & 1u) == 0 && sameRows(a, b)) {
-          earlierTwins_[static_cast<std::size_t>(b)] |= bitOf(a);
-        }
-      }
-    }
-  }
-
-  bool sameRows(int a, int b) const {
-    const auto& rowA = positionScore_[static_cast<std::size_t>(a)];
-    const auto& rowB = positionScore_[static_cast<std::size_t>(b)];
-    for (int x = 0; x < real_; ++x) {
-      if (x != a && x != b &&
-          rowA[static_cast<std::size_t>(x)] != rowB[static_cast<std::size_t>(x)]) {
-        return false;
       }
     }
     return true;
@@ -381,17 +363,17 @@ class PartitionSearch {
   // order: the other members as combinations of the remaining positions in lexicographic order.
   // Padding positions are the highest and a group takes all or none of them, so they act as one
   // block after every real position. Stops when visit returns true.
-  // With skipTwinMirrors, a member whose earlier twin is still unassigned and was passed over is
-  // never added: every group that would follow is a twin mirror (see mirrorsEarlierGroup), and
-  // cutting it while the group is still being built skips most of the enumeration.
+  // With cutMirrors, a member that would make every group that follows a mirror (an earlier twin
+  // still unassigned was passed over, or likewise for a block below; see mirrorsEarlierGroup) is
+  // never added: cutting while the group is still being built skips most of the enumeration.
   template <typename Visit>
-  void forEachGroup(unsigned state, Visit&& visit, bool skipTwinMirrors = false) const {
+  void forEachGroup(unsigned state, Visit&& visit, bool cutMirrors = false) const {
     const GpuMask realLeft = state & allGpus(real_);
     if (realLeft == 0) {
       return;  // only padding left: cannot form a group (padding never fills a group alone)
     }
     GroupWalk walk;
-    if (skipTwinMirrors) {
+    if (cutMirrors) {
       walk.twinGuard = realLeft;
       const GpuMask movable = realLeft & (realLeft - 1);
       for (const BlockSwap& swap : blockSwaps_) {
@@ -413,7 +395,7 @@ class PartitionSearch {
     std::array<int, kMaxGpus> candidates{};
     int count = 0;
     bool padLeft = false;
-    GpuMask twinGuard = 0;  // the unassigned positions when twin mirrors are cut, else none
+    GpuMask twinGuard = 0;  // the unassigned positions when mirrors are cut, else none
     std::array<const BlockSwap*, kMaxGpus> shiftedSwaps{};  // whose mirrors are cut while building
     int shiftedCount = 0;
   };

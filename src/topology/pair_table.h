@@ -10,10 +10,13 @@
 
 namespace gte {
 
+// A score per ordered GPU pair, indexed [gpu][gpu].
+using PairScores = std::array<std::array<int, kMaxGpus>, kMaxGpus>;
+
 struct PairTable {
   int gpuCount = 0;
-  std::array<std::array<int, kMaxGpus>, kMaxGpus> score{};        // policy LinkScores
-  std::array<std::array<int, kMaxGpus>, kMaxGpus> pluginScore{};  // go-gpuallocator scores
+  PairScores score{};        // policy LinkScores
+  PairScores pluginScore{};  // go-gpuallocator scores
   std::array<std::array<LinkClass, kMaxGpus>, kMaxGpus> linkClass{};
   std::array<GpuMask, kMaxGpus> nvlinkNeighbours{};
   std::array<int, kMaxGpus> numa{};  // -1 unknown
@@ -27,8 +30,7 @@ struct PairTable {
   bool singleNuma(GpuMask set) const noexcept;
 
  private:
-  static int sum(const std::array<std::array<int, kMaxGpus>, kMaxGpus>& table,
-                 GpuMask set) noexcept {
+  static int sum(const PairScores& table, GpuMask set) noexcept {
     int total = 0;
     for (GpuMask rest = set; rest != 0; rest &= rest - 1) {
       const int i = std::countr_zero(rest);

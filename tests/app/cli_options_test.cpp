@@ -50,6 +50,7 @@ TEST_CASE("transport limits, timeouts and the probe port") {
   CHECK(defaults->serve.metricsPort == 0);
   CHECK(defaults->serve.bindConcurrency == 64);
   CHECK(defaults->serve.bindDeadline == std::chrono::milliseconds(2500));
+  CHECK(defaults->serve.apiWarmConnections == 16);
 
   auto inv = parseCommandLine({"serve",
                                "--max-header-bytes",
@@ -77,7 +78,8 @@ TEST_CASE("transport limits, timeouts and the probe port") {
                                ":9090",
                                "--bind-concurrency",
                                "8",
-                               "--bind-deadline=5s"});
+                               "--bind-deadline=5s",
+                               "--api-warm-connections=0"});
   REQUIRE(inv.ok());
   const auto& o = inv->serve;
   CHECK(o.maxHeaderBytes == 4096);
@@ -93,6 +95,7 @@ TEST_CASE("transport limits, timeouts and the probe port") {
   CHECK(o.metricsPort == 9090);
   CHECK(o.bindConcurrency == 8);
   CHECK(o.bindDeadline == std::chrono::seconds(5));
+  CHECK(o.apiWarmConnections == 0);
 }
 
 TEST_CASE("bad command lines name the flag") {
@@ -119,6 +122,8 @@ TEST_CASE("bad command lines name the flag") {
       {{"serve", "--metrics-listen", "9090"}, "--metrics-listen"},
       {{"serve", "--bind-concurrency", "0"}, "--bind-concurrency: must be 1-"},
       {{"serve", "--bind-deadline", "0ms"}, "--bind-deadline: must be > 0"},
+      {{"serve", "--api-warm-connections", "2000"}, "--api-warm-connections: must be 0-"},
+      {{"serve", "--api-warm-connections", "-1"}, "--api-warm-connections"},
       {{"frobnicate"}, "unknown command"},
   };
   for (const auto& c : cases) {

@@ -165,27 +165,35 @@ TEST_CASE("device plugin pick matches exhaustive upstream on random topologies",
   }
 }
 
+// One trial above 8 GPUs: 9-12 GPUs placed on the positions of a switch hierarchy (in index order,
+// or shuffled), one in `takenOneIn` taken, sometimes one required; the pick must be upstream's.
+void checkHierarchyTrial(std::mt19937& rng, int trial, bool shuffled, int block,
+                         unsigned takenOneIn) {
+  const int n = 9 + static_cast<int>(rng() % 4);  // 9..12: the bounded search, reference fast
+  std::vector<int> slot(static_cast<std::size_t>(n));
+  std::iota(slot.begin(), slot.end(), 0);
+  if (shuffled) {
+    std::shuffle(slot.begin(), slot.end(), rng);
+  }
+  const PairTable table = switchHierarchy(rng, slot, block);
+  const std::vector<int> available = randomFree(rng, n, takenOneIn);
+  if (available.size() < 9) {
+    return;  // the memoised search's ground, tested above
+  }
+  const int size = 2 + static_cast<int>(rng() % 6);
+  const std::vector<int> required = maybeOneRequired(rng, available);
+  INFO("trial " << trial << " n=" << n << " block=" << block << " size=" << size);
+  checkMatchesUpstream(table, available, required, size);
+}
+
 // Above 8 GPUs the pick runs the bounded search, which also skips groups that mirror an earlier
 // one through twin GPUs (equal scores with everyone else). Switch hierarchies are where twins
-// abound: GPUs shuffled over pairs, quads and halves with random (often equal) level scores, some
-// GPUs taken, sometimes one required; every pick must be upstream's.
+// abound: GPUs shuffled over pairs, quads and halves with random (often equal) level scores.
 TEST_CASE("bounded pick matches exhaustive upstream on shuffled switch hierarchies",
           "[topology][device-plugin]") {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 60; ++trial) {
-    const int n = 9 + static_cast<int>(rng() % 4);  // 9..12: the bounded search, reference fast
-    std::vector<int> slot(static_cast<std::size_t>(n));
-    std::iota(slot.begin(), slot.end(), 0);
-    std::shuffle(slot.begin(), slot.end(), rng);
-    const PairTable table = switchHierarchy(rng, slot, 2);
-    const std::vector<int> available = randomFree(rng, n, 8);
-    if (available.size() < 9) {
-      continue;  // the memoised search's ground, tested above
-    }
-    const int size = 2 + static_cast<int>(rng() % 6);
-    const std::vector<int> required = maybeOneRequired(rng, available);
-    INFO("trial " << trial << " n=" << n << " size=" << size);
-    checkMatchesUpstream(table, available, required, size);
+    checkHierarchyTrial(rng, trial, /*shuffled=*/true, 2, 8);
   }
 }
 
@@ -196,19 +204,7 @@ TEST_CASE("bounded pick matches exhaustive upstream on index-aligned switch hier
           "[topology][device-plugin]") {
   std::mt19937 rng(11);
   for (int trial = 0; trial < 80; ++trial) {
-    const int n = 9 + static_cast<int>(rng() % 4);
-    const int block = trial % 2 == 0 ? 2 : 3;
-    std::vector<int> slot(static_cast<std::size_t>(n));
-    std::iota(slot.begin(), slot.end(), 0);
-    const PairTable table = switchHierarchy(rng, slot, block);
-    const std::vector<int> available = randomFree(rng, n, 10);
-    if (available.size() < 9) {
-      continue;
-    }
-    const int size = 2 + static_cast<int>(rng() % 6);
-    const std::vector<int> required = maybeOneRequired(rng, available);
-    INFO("trial " << trial << " n=" << n << " block=" << block << " size=" << size);
-    checkMatchesUpstream(table, available, required, size);
+    checkHierarchyTrial(rng, trial, /*shuffled=*/false, trial % 2 == 0 ? 2 : 3, 10);
   }
 }
 
