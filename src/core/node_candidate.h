@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "core/node_state.h"
+#include "core/plain_answers.h"
 
 namespace gte {
 
@@ -12,6 +13,9 @@ struct NodeCandidate {
   std::string_view name;
   const NodeState* state = nullptr;  // null: the node could not be resolved, `missing` says why
   std::string_view missing;
+  // The state's precomputed answers for plain demands (NodeNames mode); null: none, the loops
+  // call checkFit and scoreTerms.
+  const PlainAnswers* plain = nullptr;
 };
 
 }  // namespace gte

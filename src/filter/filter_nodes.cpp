@@ -3,9 +3,14 @@
 #include <algorithm>
 
 #include "core/fit.h"
+#include "core/predict_allocation.h"
 
 namespace gte {
 namespace {
+
+// How many nodes ahead the loop asks for a state's cache lines: enough to overlap the misses of
+// consecutive nodes, few enough that the lines are still in L1 when their node comes.
+constexpr std::size_t kPrefetchAhead = 8;
 
 // Distinct reason texts of one request, formatted once each.
 class ReasonTable {
@@ -50,13 +55,20 @@ FilterResult filterNodes(const Result<PodDemand>& demand, std::span<const NodeCa
   FilterResult result;
   result.nodes.reserve(nodes.size());
   ReasonTable reasons(result.reasons);
-  for (const NodeCandidate& node : nodes) {
+  const std::int64_t plainGpus = demand ? PlainAnswers::gpusOf(*demand) : 0;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const NodeCandidate& node = nodes[i];
+    if (demand && i + kPrefetchAhead < nodes.size()) {
+      prefetchForDemand(*demand, plainGpus, nodes[i + kPrefetchAhead]);
+    }
     if (!demand) {
       result.nodes.push_back({Verdict::kUnresolvable, reasons.forText(demand.error().message)});
     } else if (node.state == nullptr) {
       result.nodes.push_back({Verdict::kUnresolvable, reasons.forText(node.missing)});
     } else {
-      const FitOutcome outcome = checkFit(*demand, *node.state, policy);
+      const FitOutcome outcome = plainGpus > 0 && node.plain != nullptr
+                                     ? node.plain->forGpus(plainGpus).fit()
+                                     : checkFit(*demand, *node.state, policy);
       result.nodes.push_back(
           {outcome.verdict, outcome.fits() ? 0 : reasons.forOutcome(outcome, *demand)});
     }

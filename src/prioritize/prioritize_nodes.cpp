@@ -1,9 +1,24 @@
 #include "prioritize/prioritize_nodes.h"
 
+#include "core/predict_allocation.h"
 #include "prioritize/score_node.h"
 #include "prioritize/wire_scale.h"
 
 namespace gte {
+namespace {
+
+// How many nodes ahead the loop asks for a node's cache lines (as filterNodes does).
+constexpr std::size_t kPrefetchAhead = 8;
+
+ScoreTerms termsOf(const PlainAnswer& answer, Strategy strategy) {
+  ScoreTerms terms;
+  terms.linkQuality = answer.linkQuality;
+  terms.numaLocality = answer.numaLocality;
+  terms.packing = answer.packing(strategy);
+  return terms;  // migFit stays -1: a plain demand asks for no MIG instance
+}
+
+}  // namespace
 
 HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidate> nodes,
                            const Policy& policy) {
@@ -11,11 +26,18 @@ HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidat
   scores.reserve(nodes.size());
   std::vector<RankedScore> ranked;
   ranked.reserve(nodes.size());
-  for (const NodeCandidate& node : nodes) {
+  const std::int64_t plainGpus = demand != nullptr ? PlainAnswers::gpusOf(*demand) : 0;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const NodeCandidate& node = nodes[i];
+    if (demand != nullptr && i + kPrefetchAhead < nodes.size()) {
+      prefetchForDemand(*demand, plainGpus, nodes[i + kPrefetchAhead]);
+    }
     RankedScore rank;
     ScoreTerms terms;
     if (demand != nullptr && node.state != nullptr && !demand->empty()) {
-      terms = scoreTerms(*demand, *node.state);
+      terms = plainGpus > 0 && node.plain != nullptr
+                  ? termsOf(node.plain->forGpus(plainGpus), demand->strategy)
+                  : scoreTerms(*demand, *node.state);
       rank.fits = terms.packing >= 0 || terms.migFit >= 0;
       rank.linkQuality = terms.linkQuality;
       rank.score = weightedScore(terms, policy);

@@ -7,6 +7,7 @@
 #include "server/query_parameter.h"
 #include "server/request_shape.h"
 #include "service/extender_service.h"
+#include "wire/extender_args.h"
 #include "wire/extender_results.h"
 #include "wire/reason.h"
 
@@ -159,18 +160,18 @@ Reply Router::route(std::string_view method, std::string_view rawPath,
                                  std::string(path) + "; use POST");
       reply.headers.emplace_back("Allow", "POST");
     } else {
-      ServiceReply sr;
+      if (v->verb == Verb::kFilter || v->verb == Verb::kPrioritize) {
+        return decide(v->verb, body, started);
+      }
       if (auto refusal = refuseShape(v->verb, body)) {
         observe(v->verb, refusal->status, started);
         return std::move(*refusal);
       }
+      ServiceReply sr;
       switch (v->verb) {
         case Verb::kFilter:
-          sr = service_.filter(body);
-          break;
         case Verb::kPrioritize:
-          sr = service_.prioritize(body);
-          break;
+          break;  // decided above
         case Verb::kBind:
           // dispatch() answers bind asynchronously and never routes it here; reaching this is a
           // broken invariant, answered as an error rather than by waiting on a pool thread.
@@ -221,23 +222,50 @@ Reply Router::readiness() const {
   return service_.ready(&why) ? textReply(200, "ok\n") : textReply(503, "not ready: " + why + "\n");
 }
 
+Reply Router::decide(Verb verb, std::string_view body,
+                     std::chrono::steady_clock::time_point started) const {
+  wire::ArgsLimits limits;
+  limits.maxNodes = options_.maxNodesPerRequest;
+  limits.nodeObjectsRefused = options_.namesOnly;
+  auto args = wire::parseExtenderArgs(body, limits);
+  Reply reply;
+  if (!args && args.error().code == ErrorCode::kFailedPrecondition) {
+    reply = refuse(verb, Refusal::kNodeObjects);
+  } else if (!args && args.error().code == ErrorCode::kTooLarge) {
+    reply = refuse(verb, Refusal::kTooManyNodes);
+  } else {
+    ServiceReply sr = verb == Verb::kFilter ? service_.filter(std::move(args))
+                                            : service_.prioritize(std::move(args));
+    reply.status = sr.status;
+    reply.body = std::move(sr.body);
+  }
+  observe(verb, reply.status, started);
+  return reply;
+}
+
 std::optional<Reply> Router::refuseShape(Verb verb, std::string_view body) const {
   if (verb == Verb::kBind) return std::nullopt;
   const auto shape = scanRequestShape(body, options_.maxNodesPerRequest);
   if (!shape) return std::nullopt;  // malformed: the verb's parser says precisely how
+  if (options_.namesOnly && shape->fullNodes && verb != Verb::kPreempt) {
+    return refuse(verb, Refusal::kNodeObjects);
+  }
+  if (shape->nodes > options_.maxNodesPerRequest) return refuse(verb, Refusal::kTooManyNodes);
+  return std::nullopt;
+}
+
+Reply Router::refuse(Verb verb, Refusal refusal) const {
   std::string why;
   std::string_view reason;
-  if (options_.namesOnly && shape->fullNodes && verb != Verb::kPreempt) {
+  if (refusal == Refusal::kNodeObjects) {
     reason = "full_nodes_refused";
     why =
         "gpu-topology: full Node objects refused: this extender reads nodes from its cluster "
         "cache; configure kube-scheduler with nodeCacheCapable: true";
-  } else if (shape->nodes > options_.maxNodesPerRequest) {
+  } else {
     reason = "too_many_nodes";
     why = "gpu-topology: request names more than " + std::to_string(options_.maxNodesPerRequest) +
           " nodes (--max-nodes-per-request)";
-  } else {
-    return std::nullopt;
   }
   log::warn("request refused", {{"reason", reason}, {"error", why}});
   if (metrics_) metrics_->countRejectedRequest(reason);

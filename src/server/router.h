@@ -79,8 +79,15 @@ class Router {
   bool isExplain(std::string_view path) const;
   Reply explain(std::string_view method, std::string_view rawPath, std::string_view body) const;
   void observe(metrics::Verb verb, int status, std::chrono::steady_clock::time_point started) const;
-  // A refusal when the body asks for more than the limits allow; nullopt to go ahead.
+  // A refusal when the body asks for more than the limits allow; nullopt to go ahead. Preempt and
+  // explain skim the body for this first; filter and prioritize, the verbs of every scheduling
+  // cycle, have their parse enforce the limits instead (one pass over the body, not two).
   std::optional<Reply> refuseShape(metrics::Verb verb, std::string_view body) const;
+  enum class Refusal { kNodeObjects, kTooManyNodes };
+  Reply refuse(metrics::Verb verb, Refusal refusal) const;
+  // Filter and prioritize: parse with the limits, then decide.
+  Reply decide(metrics::Verb verb, std::string_view body,
+               std::chrono::steady_clock::time_point started) const;
   Reply readiness() const;
 
   std::string prefix_;

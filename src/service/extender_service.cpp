@@ -94,7 +94,14 @@ ExtenderService::ExtenderService(PolicySource policy, ClusterBackend* cluster,
 ExtenderService::~ExtenderService() = default;
 
 ServiceReply ExtenderService::filter(std::string_view body) const {
-  auto args = wire::parseExtenderArgs(body);
+  return filter(wire::parseExtenderArgs(body));
+}
+
+ServiceReply ExtenderService::prioritize(std::string_view body) const {
+  return prioritize(wire::parseExtenderArgs(body));
+}
+
+ServiceReply ExtenderService::filter(Result<wire::ExtenderArgs> args) const {
   if (!args) return rejected(ExtenderVerb::kFilter, "filter", args.error(), metrics_);
   auto resolved = resolveNodes(*args, cluster_, policy_, *nodeCache_, metrics_);
   if (!resolved) return undecided(ExtenderVerb::kFilter, "filter", resolved.error());
@@ -109,8 +116,7 @@ ServiceReply ExtenderService::filter(std::string_view body) const {
   return ServiceReply{200, wire::writeFilterResult(toWire(result, *resolved))};
 }
 
-ServiceReply ExtenderService::prioritize(std::string_view body) const {
-  auto args = wire::parseExtenderArgs(body);
+ServiceReply ExtenderService::prioritize(Result<wire::ExtenderArgs> args) const {
   if (!args) return rejected(ExtenderVerb::kPrioritize, "prioritize", args.error(), metrics_);
   auto resolved = resolveNodes(*args, cluster_, policy_, *nodeCache_, metrics_);
   if (!resolved) return undecided(ExtenderVerb::kPrioritize, "prioritize", resolved.error());

@@ -11,8 +11,10 @@
 #include <string>
 #include <string_view>
 
+#include "base/result.h"
 #include "service/cluster_backend.h"
 #include "service/service_reply.h"
+#include "wire/extender_args.h"
 
 namespace gte {
 class ClusterBackend;
@@ -36,6 +38,10 @@ class ExtenderService {
 
   ServiceReply filter(std::string_view body) const;
   ServiceReply prioritize(std::string_view body) const;
+  // The same on a body already parsed (the router parses with its limits); a parse error is
+  // answered as a malformed request.
+  ServiceReply filter(Result<wire::ExtenderArgs> args) const;
+  ServiceReply prioritize(Result<wire::ExtenderArgs> args) const;
   // Bind may wait on the API server, so it answers through `done` (possibly on another thread).
   // `caller` lets the backend drop a bind kube-scheduler has given up on.
   void bind(std::string_view body, std::function<void(ServiceReply)> done,

@@ -68,10 +68,12 @@ Result<Resolved> fromSnapshot(const std::vector<std::string>& names,
   Resolved out;
   out.policy = snapshot->policy;
   out.snapshot = snapshot;
+  std::vector<NodeStateShard::Found> found(names.size());
+  snapshot->nodes.findAll(names, found);
   out.candidates.reserve(names.size());
-  for (const auto& name : names) {
-    const NodeState* state = snapshot->find(name);
-    out.candidates.push_back({name, state, state ? std::string_view() : kNotCached});
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto [state, plain] = found[i];
+    out.candidates.push_back({names[i], state, state ? std::string_view() : kNotCached, plain});
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "core/node_content_hash.h"
+#include "snapshot/precompute_plain_answers.h"
 
 namespace gte {
 namespace {
@@ -125,7 +126,9 @@ NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(EntryMap&
     return nullptr;
   }
   std::vector<NodeStateShard::Entry> states;
+  std::vector<PlainAnswers> plain;
   states.reserve(entries.size());
+  plain.reserve(entries.size());
   for (auto& [name, entry] : entries) {
     if (entry.generation > builtGeneration_ || !entry.state) {
       // Labels are read once per change; a change of charges re-derives from the state already
@@ -133,13 +136,15 @@ NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(EntryMap&
       readEntry(entry);
       const NodeStateConstSharedPtr read = entry.state;
       entry.state = chargeNodeState(*read, entry.charges, *policy_);
+      entry.plain = precomputePlainAnswers(*entry.state, *policy_);
       ++stats_.rebuilt;
     } else {
       ++stats_.shared;
     }
     states.emplace_back(name, entry.state);
+    plain.push_back(entry.plain);
   }
-  return std::make_shared<const NodeStateShard>(std::move(states));
+  return std::make_shared<const NodeStateShard>(std::move(states), std::move(plain));
 }
 
 ClusterSnapshotConstSharedPtr ClusterSnapshotBuilder::build() {

@@ -18,6 +18,7 @@
 
 #include "core/node_charges.h"
 #include "core/node_content_hash.h"
+#include "core/plain_answers.h"
 #include "model/node_info.h"
 #include "snapshot/cluster_snapshot.h"
 
@@ -63,6 +64,7 @@ class ClusterSnapshotBuilder {
     std::uint64_t generation = 0;  // stamp of the last change
     NodeReadKey read;              // what `state`'s labels were read under: the rule both modes use
     NodeStateConstSharedPtr state;  // the last state read or built for this node
+    PlainAnswers plain;             // of `state` once built (not of a state only read)
   };
 
   using EntryMap = std::unordered_map<std::string, Entry, NodeNameHash, std::equal_to<>>;

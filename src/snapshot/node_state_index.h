@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,6 +43,12 @@ class NodeStateIndex {
     const Shard* shard = shards_[shardOfHash(hash)].get();
     return shard == nullptr ? nullptr : shard->find(name, hash);
   }
+  // find() for every name, into `out` (same size): the lookups are pipelined, each name's slot
+  // loaded a few names ahead, so a request of thousands of names overlaps their cache
+  // misses (one request reads every node of a large cluster).
+  // Each node's state and precomputed answers (NodeStateShard::Found; both null when unknown).
+  void findAll(std::span<const std::string> names,
+               std::span<NodeStateShard::Found> out) const noexcept;
   // Null when the node is not known.
   NodeStateConstSharedPtr get(std::string_view name) const {
     const std::uint64_t hash = nodeNameHash(name);

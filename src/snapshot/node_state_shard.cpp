@@ -4,20 +4,11 @@
 #include <bit>
 
 namespace gte {
-namespace {
-
-// The low bits pick the shard (NodeStateIndex::shardOf); the slot comes from the high ones, so
-// the names of one shard still spread over all its slots.
-std::uint64_t probeStart(std::uint64_t hash) noexcept {
-  return hash >> 17;
-}
-
-}  // namespace
-
-NodeStateShard::NodeStateShard(std::vector<Entry> entries) : entries_(std::move(entries)) {
+NodeStateShard::NodeStateShard(std::vector<Entry> entries, std::vector<PlainAnswers> plain)
+    : entries_(std::move(entries)), plain_(std::move(plain)) {
+  if (plain_.size() != entries_.size()) plain_.clear();
   const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(8, entries_.size() * 2));
   slots_.resize(capacity);
-  entry_.resize(capacity, kEmpty);
   mask_ = capacity - 1;
   std::size_t bytes = 0;
   for (const Entry& e : entries_)
@@ -30,8 +21,7 @@ NodeStateShard::NodeStateShard(std::vector<Entry> entries) : entries_(std::move(
     while (slots_[at].nameOffset != kEmpty)
       at = (at + 1) & mask_;
     slots_[at] = Slot{hash, entries_[i].second.get(), static_cast<std::uint32_t>(names_.size()),
-                      static_cast<std::uint32_t>(name.size())};
-    entry_[at] = static_cast<std::uint32_t>(i);
+                      static_cast<std::uint32_t>(name.size()), static_cast<std::uint32_t>(i)};
     names_.append(name);
   }
 }
@@ -52,9 +42,16 @@ const NodeState* NodeStateShard::find(std::string_view name, std::uint64_t hash)
   return at == kEmpty ? nullptr : slots_[at].state;
 }
 
+NodeStateShard::Found NodeStateShard::findWithAnswers(std::string_view name,
+                                                      std::uint64_t hash) const noexcept {
+  const std::uint32_t at = slotOf(name, hash);
+  if (at == kEmpty) return {};
+  return {slots_[at].state, plain_.empty() ? nullptr : &plain_[slots_[at].entry]};
+}
+
 NodeStateConstSharedPtr NodeStateShard::get(std::string_view name, std::uint64_t hash) const {
   const std::uint32_t at = slotOf(name, hash);
-  return at == kEmpty ? nullptr : entries_[entry_[at]].second;
+  return at == kEmpty ? nullptr : entries_[slots_[at].entry].second;
 }
 
 }  // namespace gte

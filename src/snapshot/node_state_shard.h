@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/node_state.h"
+#include "core/plain_answers.h"
 
 namespace gte {
 
@@ -26,13 +27,32 @@ class NodeStateShard {
  public:
   using Entry = std::pair<std::string, NodeStateConstSharedPtr>;
 
-  // `entries` must have distinct names.
-  explicit NodeStateShard(std::vector<Entry> entries);
+  // `entries` must have distinct names. `plain` is empty or holds each entry's precomputed
+  // answers, in the same order.
+  explicit NodeStateShard(std::vector<Entry> entries, std::vector<PlainAnswers> plain = {});
 
   // nullptr when the node is not in this shard. `hash` is nodeNameHash(name).
   const NodeState* find(std::string_view name, std::uint64_t hash) const noexcept;
+  struct Found {
+    const NodeState* state = nullptr;     // null: not in this shard
+    const PlainAnswers* plain = nullptr;  // null: not found, or the shard has none
+  };
+  Found findWithAnswers(std::string_view name, std::uint64_t hash) const noexcept;
   // Null when the node is not in this shard.
   NodeStateConstSharedPtr get(std::string_view name, std::uint64_t hash) const;
+  // Starts loading the slot a lookup of `hash` reads first, so that a caller looking up many
+  // names can overlap their cache misses instead of paying them one after another.
+  void prefetch(std::uint64_t hash) const noexcept {
+    __builtin_prefetch(&slots_[probeStart(hash) & mask_]);
+  }
+  // The second step of a pipelined lookup, once the slot is likely loaded: starts loading the
+  // name it will be compared with and the answers it will return.
+  void prefetchEntry(std::uint64_t hash) const noexcept {
+    const Slot& slot = slots_[probeStart(hash) & mask_];
+    if (slot.hash != hash || slot.nameOffset == kEmpty) return;
+    __builtin_prefetch(names_.data() + slot.nameOffset);
+    if (!plain_.empty()) __builtin_prefetch(&plain_[slot.entry]);
+  }
   bool contains(std::string_view name) const noexcept {
     return find(name, nodeNameHash(name)) != nullptr;
   }
@@ -44,20 +64,26 @@ class NodeStateShard {
 
  private:
   static constexpr std::uint32_t kEmpty = ~std::uint32_t{0};
-  struct Slot {
+  // The low bits pick the shard (NodeStateIndex::shardOf); the slot comes from the high ones, so
+  // the names of one shard still spread over all its slots.
+  static std::uint64_t probeStart(std::uint64_t hash) noexcept { return hash >> 17; }
+  // 32 bytes, two to a cache line: a lookup reads one line of slots.
+  struct alignas(32) Slot {
     std::uint64_t hash = 0;
     const NodeState* state = nullptr;
     std::uint32_t nameOffset = kEmpty;  // into names_; kEmpty marks an empty slot
     std::uint32_t nameLength = 0;
+    std::uint32_t entry = kEmpty;  // index in entries_ and plain_
   };
 
   // The slot holding `name`, or kEmpty.
   std::uint32_t slotOf(std::string_view name, std::uint64_t hash) const noexcept;
 
   std::vector<Entry> entries_;
-  std::string names_;                 // every name, back to back
-  std::vector<Slot> slots_;           // a power of two, at most half full
-  std::vector<std::uint32_t> entry_;  // per slot: its index in entries_ (for get)
+  std::string names_;        // every name, back to back
+  std::vector<Slot> slots_;  // a power of two, at most half full
+  // Per entry, contiguous: a request over every node reads 128 bytes per node from here.
+  std::vector<PlainAnswers> plain_;
   std::uint64_t mask_ = 0;
 };
 

@@ -35,10 +35,15 @@ Result<std::optional<PodInfo>> readPod(JsonReader& r) {
   return std::optional<PodInfo>(std::move(*pod));
 }
 
-Status readNodeItems(JsonReader& r, std::vector<NodeItem>& out) {
+Error tooManyNodes(std::size_t limit) {
+  return Error{ErrorCode::kTooLarge, "more than " + std::to_string(limit) + " nodes"};
+}
+
+Status readNodeItems(JsonReader& r, std::size_t maxNodes, std::vector<NodeItem>& out) {
   if (r.readNull()) return Ok{};
   if (!r.beginArray()) return readerError(r, "Nodes.items");
   while (r.nextElement()) {
+    if (out.size() == maxNodes) return tooManyNodes(maxNodes);
     NodeItem item;
     if (r.peek() != Kind::kObject) return invalidArgument("Nodes.items: expected node objects");
     if (!r.skipValue(&item.raw)) return readerError(r, "Nodes.items");
@@ -60,14 +65,17 @@ Status readNodeItems(JsonReader& r, std::vector<NodeItem>& out) {
   return Ok{};
 }
 
-Result<std::optional<std::vector<NodeItem>>> readNodeList(JsonReader& r) {
+Result<std::optional<std::vector<NodeItem>>> readNodeList(JsonReader& r, const ArgsLimits& limits) {
   if (r.readNull()) return std::optional<std::vector<NodeItem>>{};
+  if (limits.nodeObjectsRefused) {
+    return Error{ErrorCode::kFailedPrecondition, "full Node objects refused"};
+  }
   if (!r.beginObject()) return readerError(r, "Nodes");
   std::vector<NodeItem> items;
   std::string key;
   while (r.nextKey(key)) {
     if (keyIs(key, "items")) {
-      if (auto s = readNodeItems(r, items); !s) return std::move(s).error();
+      if (auto s = readNodeItems(r, limits.maxNodes, items); !s) return std::move(s).error();
     } else if (!r.skipValue()) {
       return readerError(r, "Nodes");
     }
@@ -76,13 +84,14 @@ Result<std::optional<std::vector<NodeItem>>> readNodeList(JsonReader& r) {
   return std::optional<std::vector<NodeItem>>(std::move(items));
 }
 
-Result<std::optional<std::vector<std::string>>> readStringList(JsonReader& r,
-                                                               std::string_view what) {
+Result<std::optional<std::vector<std::string>>> readStringList(JsonReader& r, std::string_view what,
+                                                               std::size_t maxNodes) {
   if (r.readNull()) return std::optional<std::vector<std::string>>{};
   if (!r.beginArray()) return readerError(r, what);
   std::vector<std::string> names;
   std::string name;
   while (r.nextElement()) {
+    if (names.size() == maxNodes) return tooManyNodes(maxNodes);
     if (r.peek() != Kind::kString) return invalidArgument(std::string(what) + ": expected strings");
     if (!r.readString(name)) break;
     names.push_back(name);
@@ -125,7 +134,7 @@ Result<std::string> parseNodeNameOnly(JsonReader& r) {
   return name;
 }
 
-Result<ExtenderArgs> parseExtenderArgs(std::string_view body) {
+Result<ExtenderArgs> parseExtenderArgs(std::string_view body, const ArgsLimits& limits) {
   JsonReader r(body);
   if (r.peek() != Kind::kObject) return invalidArgument("request body: expected a JSON object");
   if (!r.beginObject()) return readerError(r, "request body");
@@ -139,11 +148,11 @@ Result<ExtenderArgs> parseExtenderArgs(std::string_view body) {
       havePod = pod->has_value();
       if (havePod) args.pod = std::move(**pod);
     } else if (keyIs(key, "Nodes")) {
-      auto nodes = readNodeList(r);
+      auto nodes = readNodeList(r, limits);
       if (!nodes) return std::move(nodes).error();
       args.nodes = std::move(*nodes);
     } else if (keyIs(key, "NodeNames")) {
-      auto names = readStringList(r, "NodeNames");
+      auto names = readStringList(r, "NodeNames", limits.maxNodes);
       if (!names) return std::move(names).error();
       args.nodeNames = std::move(*names);
     } else if (!r.skipValue()) {

@@ -1,6 +1,7 @@
 #pragma once
 // Request bodies kube-scheduler sends (k8s.io/kube-scheduler/extender/v1 types). Keys are Go field
 // names; like Go's decoder we match them case-insensitively, preferring nothing else.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,7 +30,16 @@ struct ExtenderArgs {
   std::optional<std::vector<std::string>> nodeNames;
 };
 
-Result<ExtenderArgs> parseExtenderArgs(std::string_view body);
+// Limits parseExtenderArgs enforces while it reads, so that a refused body costs only the bytes
+// read up to the refusal (a 1,000-node body refused in names mode is never parsed node by node).
+struct ArgsLimits {
+  std::size_t maxNodes = SIZE_MAX;  // entries of Nodes.items or NodeNames
+  bool nodeObjectsRefused = false;  // a non-null Nodes is refused (a cluster cache serves names)
+};
+
+// A parse stopped by `limits` fails with one of these codes, which no other parse error uses:
+// kFailedPrecondition for Node objects that are refused, kTooLarge for more than maxNodes.
+Result<ExtenderArgs> parseExtenderArgs(std::string_view body, const ArgsLimits& limits = {});
 
 struct BindingArgs {
   std::string podName;

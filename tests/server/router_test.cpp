@@ -32,8 +32,8 @@ struct Fixture {
   ExtenderService service{[this] { return policy; }, nullptr, &metrics};
   Router router;
 
-  explicit Fixture(std::string prefix = "/scheduler")
-      : router(std::move(prefix), service, &metrics, R"({"version":"test"})") {}
+  explicit Fixture(std::string prefix = "/scheduler", RouterOptions options = {})
+      : router(std::move(prefix), service, &metrics, R"({"version":"test"})", options) {}
 
   Reply call(std::string_view method, std::string_view path, std::string_view body = {}) {
     Reply out;
@@ -150,6 +150,40 @@ TEST_CASE("router: NodeNames without a cluster is a configuration error, per the
   const Reply prioritize = f.call("POST", "/scheduler/prioritize", body);
   CHECK(prioritize.status == 400);
   CHECK(contains(prioritize.body, "nodeCacheCapable: false"));
+}
+
+TEST_CASE("router: refusals by the request limits, per verb, counted by reason") {
+  RouterOptions options;
+  options.maxNodesPerRequest = 2;
+  options.namesOnly = true;
+  Fixture f("/scheduler", options);
+  const std::string pod =
+      R"({"Pod":{"metadata":{"name":"p","namespace":"ml","uid":"u"},"spec":{"containers":[]}},)";
+  // Filter and prioritize: their parse enforces the limits.
+  const Reply objects = f.call("POST", "/scheduler/filter", kFilterBody);
+  CHECK(objects.status == 200);
+  CHECK(contains(objects.body, "full Node objects refused"));
+  CHECK(contains(objects.body, "nodeCacheCapable: true"));
+  CHECK(f.call("POST", "/scheduler/prioritize", kFilterBody).status == 400);
+  const std::string three = pod + R"("Nodes":null,"NodeNames":["a","b","c"]})";
+  const Reply many = f.call("POST", "/scheduler/filter", three);
+  CHECK(many.status == 200);
+  CHECK(contains(many.body, "request names more than 2 nodes (--max-nodes-per-request)"));
+  const Reply manyScores = f.call("POST", "/scheduler/prioritize", three);
+  CHECK(manyScores.status == 400);
+  CHECK(contains(manyScores.body, "more than 2 nodes"));
+  // Preempt: the skim of the body enforces them.
+  const Reply victims =
+      f.call("POST", "/scheduler/preempt",
+             pod + R"("NodeNameToMetaVictims":{"a":{"Pods":[]},"b":{"Pods":[]},"c":{"Pods":[]}}})");
+  CHECK(victims.status == 400);
+  CHECK(contains(victims.body, "more than 2 nodes"));
+  const std::string text = f.metrics.serialize();
+  CHECK(contains(
+      text, R"(gpu_topology_extender_rejected_requests_total{reason="full_nodes_refused"} 2)"));
+  CHECK(contains(text,
+                 R"(gpu_topology_extender_rejected_requests_total{reason="too_many_nodes"} 3)"));
+  CHECK_FALSE(contains(text, R"(reason="malformed_json"} 1)"));
 }
 
 }  // namespace

@@ -86,6 +86,36 @@ TEST_CASE("ExtenderArgs errors are clear") {
   }
 }
 
+TEST_CASE("ExtenderArgs limits stop the parse where the body breaks them") {
+  gte::wire::ArgsLimits limits;
+  limits.maxNodes = 2;
+  const std::string two = R"({"Pod":)" + kPod + R"(,"NodeNames":["a","b"]})";
+  CHECK(parseExtenderArgs(two, limits).ok());
+
+  // The refusal comes at the third name: what follows it is never read (here it is not JSON).
+  const std::string three = R"({"Pod":)" + kPod + R"(,"NodeNames":["a","b","c" garbage)";
+  auto many = parseExtenderArgs(three, limits);
+  REQUIRE_FALSE(many.ok());
+  CHECK(many.error().code == gte::ErrorCode::kTooLarge);
+  CHECK(many.error().message == "more than 2 nodes");
+
+  const std::string items = R"({"Pod":)" + kPod +
+                            R"(,"Nodes":{"items":[{"metadata":{"name":"a"}},)"
+                            R"({"metadata":{"name":"b"}},{"metadata":{"name":"c"}}]}})";
+  CHECK(parseExtenderArgs(items, limits).error().code == gte::ErrorCode::kTooLarge);
+  CHECK(parseExtenderArgs(items).ok());
+
+  // Names mode refuses Node objects at the key, before any node is read.
+  limits.nodeObjectsRefused = true;
+  const std::string objects = R"({"Pod":)" + kPod + R"(,"Nodes":{"items":[{"metadata": trunc)";
+  auto refused = parseExtenderArgs(objects, limits);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().code == gte::ErrorCode::kFailedPrecondition);
+  CHECK(parseExtenderArgs(two, limits).ok());  // names still pass
+  const std::string nullNodes = R"({"Pod":)" + kPod + R"(,"Nodes":null,"NodeNames":["a"]})";
+  CHECK(parseExtenderArgs(nullNodes, limits).ok());
+}
+
 TEST_CASE("ExtenderBindingArgs") {
   auto b = parseBindingArgs(R"({"PodName":"p","PodNamespace":"ml","PodUID":"u","Node":"a"})");
   REQUIRE(b.ok());

@@ -1,0 +1,47 @@
+#pragma once
+// What filter and prioritize answer on one node for the common pod: k whole GPUs (1..8) and
+// nothing else, no MIG instance, no min-link or NUMA annotation, either strategy. The snapshot
+// builder computes them with the same checkFit and scoreTerms the loops would call, once per node
+// state (snapshot/precompute_plain_answers.h); a request over thousands of nodes then reads one
+// cache line per node from a table its shard keeps contiguous, instead of several lines scattered
+// over each node's state. Any other demand goes through checkFit and scoreTerms themselves.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "core/fit_outcome.h"
+#include "core/pod_demand.h"
+
+namespace gte {
+
+// One request size. Score terms as scoreTerms gives them (0..1200, -1 where one does not apply).
+struct alignas(16) PlainAnswer {
+  Verdict verdict = Verdict::kFit;
+  FitReason reason = FitReason::kNone;
+  std::int16_t linkQuality = -1;
+  std::int16_t numaLocality = -1;
+  std::int16_t packingBinpack = -1;  // the packing term under each strategy
+  std::int16_t packingSpread = -1;
+
+  FitOutcome fit() const noexcept { return FitOutcome{verdict, reason, -1}; }
+  std::int16_t packing(Strategy strategy) const noexcept {
+    return strategy == Strategy::kSpread ? packingSpread : packingBinpack;
+  }
+};
+
+struct PlainAnswers {
+  static constexpr std::int64_t kMaxGpus = 8;
+  std::array<PlainAnswer, kMaxGpus> byGpus;  // index k - 1
+
+  // The k of a demand these answers cover, or 0 when it must go through checkFit and scoreTerms.
+  static std::int64_t gpusOf(const PodDemand& demand) noexcept {
+    const bool plain = demand.mig.empty() && !demand.minLink && !demand.singleNuma &&
+                       demand.gpus >= 1 && demand.gpus <= kMaxGpus;
+    return plain ? demand.gpus : 0;
+  }
+  const PlainAnswer& forGpus(std::int64_t k) const noexcept {
+    return byGpus[static_cast<std::size_t>(k - 1)];
+  }
+};
+
+}  // namespace gte

@@ -1,0 +1,30 @@
+#include "snapshot/precompute_plain_answers.h"
+
+#include "core/fit.h"
+#include "prioritize/score_node.h"
+
+namespace gte {
+
+PlainAnswers precomputePlainAnswers(const NodeState& state, const Policy& policy) {
+  PlainAnswers answers;
+  for (std::int64_t k = 1; k <= PlainAnswers::kMaxGpus; ++k) {
+    PodDemand demand;
+    demand.gpus = k;
+    PlainAnswer& answer = answers.byGpus[static_cast<std::size_t>(k - 1)];
+    const FitOutcome fit = checkFit(demand, state, policy);
+    answer.verdict = fit.verdict;
+    answer.reason = fit.reason;
+    demand.strategy = Strategy::kBinpack;
+    const ScoreTerms binpack = scoreTerms(demand, state);
+    demand.strategy = Strategy::kSpread;
+    const ScoreTerms spread = scoreTerms(demand, state);
+    // Only packing depends on the strategy.
+    answer.linkQuality = static_cast<std::int16_t>(binpack.linkQuality);
+    answer.numaLocality = static_cast<std::int16_t>(binpack.numaLocality);
+    answer.packingBinpack = static_cast<std::int16_t>(binpack.packing);
+    answer.packingSpread = static_cast<std::int16_t>(spread.packing);
+  }
+  return answers;
+}
+
+}  // namespace gte
