@@ -1,11 +1,30 @@
 #include "json/json_reader.h"
 
+#include <bit>
 #include <charconv>
+#include <cstdint>
+#include <cstring>
 
 namespace gte::json {
 namespace {
 
 constexpr int kMaxSupportedDepth = 256;
+
+// The offset (0..7) of the first byte of `word`, in memory order, that ends a plain run of a
+// string: '"', '\\', a control character or a byte of a UTF-8 sequence; 8 when there is none.
+// Each test below sets the high bit of every byte it matches and possibly of some bytes after a
+// match (a borrow), never before one, so the lowest set bit is exact.
+unsigned firstSpecialByte(std::uint64_t word) noexcept {
+  static_assert(std::endian::native == std::endian::little, "byte order of the word scan");
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+  const std::uint64_t quote = word ^ (kOnes * '"');
+  const std::uint64_t backslash = word ^ (kOnes * '\\');
+  const std::uint64_t hits = (((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
+                              (word - kOnes * 0x20) | word) &
+                             kHighBits;
+  return hits == 0 ? 8 : static_cast<unsigned>(std::countr_zero(hits)) / 8;
+}
 
 bool isDigit(char c) noexcept {
   return c >= '0' && c <= '9';
@@ -206,6 +225,16 @@ bool JsonReader::scanString(std::string* out) {
   ++pos_;  // opening quote
   std::size_t runStart = pos_;
   while (pos_ < text_.size()) {
+    // Plain bytes eight at a time (node names, image names and digests are long runs of them),
+    // then the byte that ended the run one at a time below.
+    while (pos_ + 8 <= text_.size()) {
+      std::uint64_t word;
+      std::memcpy(&word, text_.data() + pos_, 8);
+      const unsigned plain = firstSpecialByte(word);
+      pos_ += plain;
+      if (plain < 8) break;
+    }
+    if (pos_ >= text_.size()) break;
     const char c = text_[pos_];
     if (c == '"') {
       if (out) out->append(text_.substr(runStart, pos_ - runStart));

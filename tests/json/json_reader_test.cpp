@@ -1,7 +1,9 @@
 #include "json/json_reader.h"
 
 #include <catch2/catch_test_macros.hpp>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 using gte::json::JsonReader;
 using gte::json::Kind;
@@ -113,4 +115,44 @@ TEST_CASE("JsonReader reads int64 exactly like Go: no floats, no overflow") {
   std::int64_t v = 0;
   CHECK(r.readInt64(v));
   CHECK(v == INT64_MAX);
+}
+
+TEST_CASE("JsonReader reads strings the same wherever their special bytes fall") {
+  // Strings are scanned eight bytes at a time, then byte by byte: each special byte is tried at
+  // every position of strings long enough to cover several words and the tail.
+  const std::string plain = "ip-10-0-1-23.us-west-2";  // 22 bytes
+  const auto read = [](const std::string& json, std::string& out) {
+    JsonReader r(json);
+    return r.readString(out) && r.finish();
+  };
+  for (std::size_t at = 0; at <= plain.size(); ++at) {
+    INFO("at " << at);
+    std::string out;
+    // The closing quote at every length.
+    REQUIRE(read('"' + plain.substr(0, at) + '"', out));
+    CHECK(out == plain.substr(0, at));
+    const std::string head = plain.substr(0, at);
+    const std::string tail = plain.substr(at);
+    // Escapes and UTF-8 sequences of each length, inside the run.
+    for (const auto& [encoded, decoded] :
+         std::initializer_list<std::pair<std::string, std::string>>{
+             {"\\\"", "\""},
+             {"\\\\", "\\"},
+             {"\\n", "\n"},
+             {"\\u00e9", "\xc3\xa9"},
+             {"\xc3\xa9", "\xc3\xa9"},
+             {"\xe2\x82\xac", "\xe2\x82\xac"},
+             {"\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80"},
+             {"\x7f", "\x7f"}}) {
+      REQUIRE(read('"' + head + encoded + tail + '"', out));
+      CHECK(out == head + decoded + tail);
+    }
+    // Bytes a string may not hold raw.
+    for (const std::string& bad : std::initializer_list<std::string>{
+             "\x01", "\x1f", std::string(1, '\0'), "\x80", "\xff", "\xc0\x80", "\xed\xa0\x80"}) {
+      CHECK_FALSE(read('"' + head + bad + tail + '"', out));
+    }
+    // A string cut short anywhere is an error, not a read past the end.
+    CHECK_FALSE(read('"' + head, out));
+  }
 }
