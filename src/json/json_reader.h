@@ -41,6 +41,17 @@ class JsonReader {
   // Only whitespace may remain.
   bool finish() noexcept;
 
+  // For handing one value to a nested reader (a parser that takes a JsonReader of its own): the
+  // text from the next value on, and the nesting depth still allowed under this reader's limit.
+  // Once the nested reader has read exactly one value, consumed(n) moves this reader past its n
+  // bytes, as skipValue() would have after validating them.
+  std::string_view rest() noexcept {
+    skipWhitespace();
+    return text_.substr(pos_);
+  }
+  int depthLeft() const noexcept { return maxDepth_ - depth_; }
+  void consumed(std::size_t n) noexcept { pos_ += n; }
+
   bool ok() const noexcept { return error_.empty(); }
   const std::string& error() const noexcept { return error_; }
   std::size_t offset() const noexcept { return pos_; }

@@ -74,6 +74,12 @@ Status readStatus(JsonReader& r, NodeInfo& node) {
 
 Result<NodeInfo> parseNodeJson(std::string_view text) {
   JsonReader r(text);
+  auto node = readNodeJson(r);
+  if (node && !r.finish()) return readerError(r, "node");
+  return node;
+}
+
+Result<NodeInfo> readNodeJson(JsonReader& r) {
   NodeInfo node;
   if (!r.beginObject()) return readerError(r, "node");
   std::string key;
@@ -90,7 +96,7 @@ Result<NodeInfo> parseNodeJson(std::string_view text) {
     }
     if (!s) return std::move(s).error();
   }
-  if (!r.finish()) return readerError(r, "node");
+  if (!r.ok()) return readerError(r, "node");
   if (node.name.empty()) return invalidArgument("node without metadata.name");
   return node;
 }

@@ -10,6 +10,9 @@
 #include "model/string_map.h"
 
 namespace gte {
+namespace json {
+class JsonReader;
+}
 
 struct NodeInfo {
   std::string name;
@@ -22,5 +25,9 @@ struct NodeInfo {
 
 // Parses one v1.Node JSON object. Invalid quantities in allocatable are errors that name the key.
 Result<NodeInfo> parseNodeJson(std::string_view json);
+
+// The same for the object at `reader`, which it reads to the object's end and no further (the
+// caller checks what follows): a list of nodes is read in one pass.
+Result<NodeInfo> readNodeJson(json::JsonReader& reader);
 
 }  // namespace gte

@@ -46,11 +46,19 @@ Status readNodeItems(JsonReader& r, std::size_t maxNodes, std::vector<NodeItem>&
     if (out.size() == maxNodes) return tooManyNodes(maxNodes);
     NodeItem item;
     if (r.peek() != Kind::kObject) return invalidArgument("Nodes.items: expected node objects");
-    if (!r.skipValue(&item.raw)) return readerError(r, "Nodes.items");
-    item.info = parseNodeJson(item.raw);
+    // One pass: the node is read by a nested reader, whose extent is then the node's exact span.
+    // A node that does not read is skipped by the outer reader (which fails the body only if the
+    // node is not even JSON) and kept by name with its error.
+    const std::string_view rest = r.rest();
+    JsonReader nodeReader(rest, r.depthLeft());
+    item.info = readNodeJson(nodeReader);
     if (item.info) {
+      item.raw = rest.substr(0, nodeReader.offset());
+      r.consumed(nodeReader.offset());
       item.name = item.info->name;
     } else {
+      if (!r.skipValue(&item.raw)) return readerError(r, "Nodes.items");
+      item.info = parseNodeJson(item.raw);  // the error as the node's own text places it
       // Still answerable if the name can be read: the node alone is rejected.
       JsonReader nameReader(item.raw);
       auto named = parseNodeNameOnly(nameReader);

@@ -1,7 +1,10 @@
 #include "wire/extender_args.h"
 
+#include "model/node_info.h"
+
 #include <catch2/catch_test_macros.hpp>
 #include <string>
+#include <vector>
 
 using gte::wire::parseBindingArgs;
 using gte::wire::parseExtenderArgs;
@@ -51,6 +54,46 @@ TEST_CASE("A node with a bad quantity is kept by name with its error") {
   CHECK(item.name == "bad");
   REQUIRE_FALSE(item.info.ok());
   CHECK(item.info.error().message.find("nvidia.com/gpu") != std::string::npos);
+}
+
+TEST_CASE("Node items read in one pass give what each node read alone gives") {
+  // Spaces around and inside items, a good node after a bad one, a node without a name.
+  const std::vector<std::string> nodes = {
+      R"({"metadata":{"name":"a"},"status":{"allocatable":{"nvidia.com/gpu":"8"}}})",
+      R"( {"status":{"allocatable":{"nvidia.com/gpu":"-"}},"metadata":{"name":"b"}} )",
+      R"({ "metadata" : { "name" : "c" , "labels" : { "k" : "v" } } , "spec" : { } })",
+      R"({"metadata":{"labels":{}},"status":{}})"};
+  std::string items;
+  for (const std::string& node : nodes)
+    items += (items.empty() ? "" : ",") + node;
+  const std::string body = R"({"Pod":)" + kPod + R"(,"Nodes":{"items":[)" + items + "]}}";
+  auto args = parseExtenderArgs(body);
+  // The nameless node cannot be answered by name: the body is refused, naming the item.
+  REQUIRE_FALSE(args.ok());
+  CHECK(args.error().message.find("Nodes.items[3]") != std::string::npos);
+
+  const std::string answerable = R"({"Pod":)" + kPod + R"(,"Nodes":{"items":[)" + nodes[0] + "," +
+                                 nodes[1] + "," + nodes[2] + "]}}";
+  args = parseExtenderArgs(answerable);
+  REQUIRE(args.ok());
+  REQUIRE(args->nodes->size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto& item = (*args->nodes)[i];
+    INFO("item " << i);
+    // The span is the node's exact bytes (without the spaces around it).
+    CHECK(item.raw == std::string_view(nodes[i]).substr(
+                          nodes[i].find('{'), nodes[i].rfind('}') + 1 - nodes[i].find('{')));
+    const auto alone = gte::parseNodeJson(item.raw);
+    REQUIRE(item.info.ok() == alone.ok());
+    if (alone.ok()) {
+      CHECK(item.info->name == alone->name);
+      CHECK(item.info->labels == alone->labels);
+    } else {
+      CHECK(item.info.error().message == alone.error().message);
+    }
+  }
+  CHECK((*args->nodes)[1].name == "b");
+  CHECK_FALSE((*args->nodes)[1].info.ok());
 }
 
 TEST_CASE("Keys match case-insensitively, as Go's decoder does") {
