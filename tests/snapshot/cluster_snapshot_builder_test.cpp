@@ -8,19 +8,13 @@
 
 #include "policy/default_policy.h"
 #include "snapshot/cluster_snapshot_builder.h"
+#include "support/charge_fixtures.h"
 #include "support/node_fixtures.h"
 
 namespace gte {
 namespace {
 
 using testing::FixtureState;
-
-// The charges of one pod holding `gpus` (what the cluster cache hands the builder).
-NodeChargesConstSharedPtr holding(std::vector<int> gpus) {
-  NodeCharges charges;
-  charges.put(PodCharge{"pod", true, Allocation{true, std::move(gpus), {}}, 0});
-  return std::make_shared<const NodeCharges>(std::move(charges));
-}
 
 TEST_CASE("only changed nodes are rebuilt", "[snapshot][builder]") {
   ClusterSnapshotBuilder builder(std::make_shared<const Policy>(defaultPolicy()));
@@ -41,8 +35,8 @@ TEST_CASE("only changed nodes are rebuilt", "[snapshot][builder]") {
   builder.upsertNode(testing::makeDgxA100(FixtureState().withName("a")), {});
   CHECK(builder.build() == first);
 
-  REQUIRE(builder.setCharges("b", holding({0, 1})));
-  CHECK_FALSE(builder.setCharges("nope", holding({0, 1})));
+  REQUIRE(builder.setCharges("b", testing::podHolding({0, 1})));
+  CHECK_FALSE(builder.setCharges("nope", testing::podHolding({0, 1})));
   const auto second = builder.build();
   CHECK(second != first);
   CHECK(second->generation > first->generation);
@@ -100,7 +94,7 @@ TEST_CASE("5,000 nodes: one change rebuilds one node", "[snapshot][builder][perf
   const auto full = builder.build();
   CHECK(builder.lastBuildStats().rebuilt == 5000);
 
-  builder.setCharges("node-4242", holding({3}));
+  builder.setCharges("node-4242", testing::podHolding({3}));
   const auto next = builder.build();
   CHECK(builder.lastBuildStats().rebuilt == 1);
   CHECK(next->find("node-4242")->freeCount == 7);
@@ -153,7 +147,7 @@ TEST_CASE("5,000 nodes: a build copies only the shards of changed nodes", "[snap
   };
 
   // One node's usage: its shard is copied, the other 63 are the previous snapshot's maps.
-  REQUIRE(builder.setCharges("node-4242", holding({3})));
+  REQUIRE(builder.setCharges("node-4242", testing::podHolding({3})));
   const auto used = builder.build();
   const std::size_t usedShard = NodeStateIndex::shardOf("node-4242");
   CHECK(sharedShards(*full, *used) == kShards - 1);

@@ -13,18 +13,13 @@
 #include "policy/default_policy.h"
 #include "prioritize/prioritize_nodes.h"
 #include "snapshot/cluster_snapshot_builder.h"
+#include "support/charge_fixtures.h"
 #include "support/node_fixtures.h"
 
 namespace gte {
 namespace {
 
 using testing::FixtureState;
-
-NodeChargesConstSharedPtr holding(std::vector<int> gpus) {
-  NodeCharges charges;
-  charges.put(PodCharge{"pod", true, Allocation{true, std::move(gpus), {}}, 0});
-  return std::make_shared<const NodeCharges>(std::move(charges));
-}
 
 // Every kind of node the answers must get right: each machine empty, partly used (labels and
 // charges), with an unhealthy GPU, cordoned, in MIG mode; a node without labels-v1; a node with
@@ -49,8 +44,9 @@ ClusterSnapshotConstSharedPtr varietySnapshot(const PolicyConstSharedPtr& policy
     builder.upsertNode(make(FixtureState().withName(name()).withUsed("11111110")));
     builder.upsertNode(make(FixtureState().withName(name()).withHealth("11011111")));
     builder.upsertNode(make(FixtureState().withName(name()).withUnschedulable()));
-    builder.upsertNode(make(FixtureState().withName(name())), holding({2, 3}));
-    builder.upsertNode(make(FixtureState().withName(name()).withUsed("00010000")), holding({0, 5}));
+    builder.upsertNode(make(FixtureState().withName(name())), testing::podHolding({2, 3}));
+    builder.upsertNode(make(FixtureState().withName(name()).withUsed("00010000")),
+                       testing::podHolding({0, 5}));
   }
   builder.upsertNode(testing::makeDgxA100(FixtureState().withName("mig").withMig("11000000")));
   builder.upsertNode(testing::makeGfdNode("gfd", 8, "NVIDIA-A100-SXM4-80GB"));
@@ -168,7 +164,7 @@ TEST_CASE("a node's answers follow its usage and the policy", "[snapshot][plain]
     return found[0].plain->forGpus(k);
   };
   CHECK(answerFor(8).verdict == Verdict::kFit);
-  builder.setCharges("a", holding({0}));
+  builder.setCharges("a", testing::podHolding({0}));
   CHECK(answerFor(8).verdict == Verdict::kUnschedulable);
   CHECK(answerFor(8).reason == FitReason::kInsufficientFreeGpus);
   CHECK(answerFor(7).verdict == Verdict::kFit);
