@@ -214,10 +214,9 @@ int main(int argc, char** argv) {
   // As resolveNodes builds them: each state with its precomputed answers for plain demands.
   std::vector<gte::NodeCandidate> candidates;
   {
-    std::vector<gte::NodeStateShard::Found> found(args->nodeNames->size());
-    snapshot->nodes.findAll(*args->nodeNames, found);
-    for (std::size_t i = 0; i < found.size(); ++i)
-      candidates.push_back({(*args->nodeNames)[i], found[i].state, {}, found[i].plain});
+    snapshot->nodes.findAll(*args->nodeNames, [&](std::size_t i, gte::NodeStateShard::Found f) {
+      candidates.push_back({(*args->nodeNames)[i], f.state, {}, f.plain});
+    });
   }
   // The same without the answers: what every demand they do not cover costs.
   std::vector<gte::NodeCandidate> unanswered = candidates;
@@ -227,10 +226,9 @@ int main(int argc, char** argv) {
            if (!gte::wire::parseExtenderArgs(namesBody)) std::abort();
          }));
   report("  phase: look every name up in the snapshot", repeat(iterations, [&] {
-           std::vector<gte::NodeStateShard::Found> found(args->nodeNames->size());
-           snapshot->nodes.findAll(*args->nodeNames, found);
-           for (const auto& f : found)
+           snapshot->nodes.findAll(*args->nodeNames, [](std::size_t, gte::NodeStateShard::Found f) {
              if (f.state == nullptr) std::abort();
+           });
          }));
   report("  phase: filterNodes (precomputed answers)",
          repeat(iterations, [&] { (void)gte::filterNodes(demand, candidates, *policy); }));

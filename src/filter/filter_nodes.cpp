@@ -3,14 +3,9 @@
 #include <algorithm>
 
 #include "core/fit.h"
-#include "core/predict_allocation.h"
 
 namespace gte {
 namespace {
-
-// How many nodes ahead the loop asks for a state's cache lines: enough to overlap the misses of
-// consecutive nodes, few enough that the lines are still in L1 when their node comes.
-constexpr std::size_t kPrefetchAhead = 8;
 
 // Distinct reason texts of one request, formatted once each.
 class ReasonTable {
@@ -58,8 +53,8 @@ FilterResult filterNodes(const Result<PodDemand>& demand, std::span<const NodeCa
   const std::int64_t plainGpus = demand ? PlainAnswers::gpusOf(*demand) : 0;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const NodeCandidate& node = nodes[i];
-    if (demand && i + kPrefetchAhead < nodes.size()) {
-      prefetchForDemand(*demand, plainGpus, nodes[i + kPrefetchAhead]);
+    if (demand && i + kCandidatePrefetchAhead < nodes.size()) {
+      prefetchCandidate(*demand, plainGpus, nodes[i + kCandidatePrefetchAhead]);
     }
     if (!demand) {
       result.nodes.push_back({Verdict::kUnresolvable, reasons.forText(demand.error().message)});

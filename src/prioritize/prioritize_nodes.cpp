@@ -1,14 +1,10 @@
 #include "prioritize/prioritize_nodes.h"
 
-#include "core/predict_allocation.h"
 #include "prioritize/score_node.h"
 #include "prioritize/wire_scale.h"
 
 namespace gte {
 namespace {
-
-// How many nodes ahead the loop asks for a node's cache lines (as filterNodes does).
-constexpr std::size_t kPrefetchAhead = 8;
 
 ScoreTerms termsOf(const PlainAnswer& answer, Strategy strategy) {
   ScoreTerms terms;
@@ -29,8 +25,8 @@ HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidat
   const std::int64_t plainGpus = demand != nullptr ? PlainAnswers::gpusOf(*demand) : 0;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const NodeCandidate& node = nodes[i];
-    if (demand != nullptr && i + kPrefetchAhead < nodes.size()) {
-      prefetchForDemand(*demand, plainGpus, nodes[i + kPrefetchAhead]);
+    if (demand != nullptr && i + kCandidatePrefetchAhead < nodes.size()) {
+      prefetchCandidate(*demand, plainGpus, nodes[i + kCandidatePrefetchAhead]);
     }
     RankedScore rank;
     ScoreTerms terms;

@@ -68,13 +68,11 @@ Result<Resolved> fromSnapshot(const std::vector<std::string>& names,
   Resolved out;
   out.policy = snapshot->policy;
   out.snapshot = snapshot;
-  std::vector<NodeStateShard::Found> found(names.size());
-  snapshot->nodes.findAll(names, found);
   out.candidates.reserve(names.size());
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    const auto [state, plain] = found[i];
-    out.candidates.push_back({names[i], state, state ? std::string_view() : kNotCached, plain});
-  }
+  snapshot->nodes.findAll(names, [&](std::size_t i, NodeStateShard::Found found) {
+    out.candidates.push_back(
+        {names[i], found.state, found.state ? std::string_view() : kNotCached, found.plain});
+  });
   return out;
 }
 

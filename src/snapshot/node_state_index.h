@@ -43,12 +43,40 @@ class NodeStateIndex {
     const Shard* shard = shards_[shardOfHash(hash)].get();
     return shard == nullptr ? nullptr : shard->find(name, hash);
   }
-  // find() for every name, into `out` (same size): the lookups are pipelined, each name's slot
-  // loaded a few names ahead, so a request of thousands of names overlaps their cache
-  // misses (one request reads every node of a large cluster).
-  // Each node's state and precomputed answers (NodeStateShard::Found; both null when unknown).
-  void findAll(std::span<const std::string> names,
-               std::span<NodeStateShard::Found> out) const noexcept;
+  // Looks up every name and calls visit(i, NodeStateShard::Found) for each, in order (state and
+  // answers both null for an unknown name). A three-step pipeline over the names: the slot of name
+  // i + 2 * kAhead is requested, the name and answers that name i + kAhead's slot points to are
+  // requested (its slot has arrived by now), and name i is looked up from lines already loaded. A
+  // request of thousands of names (every node of a large cluster) then overlaps their cache misses
+  // instead of paying them one after another, and allocates nothing here.
+  template <class Visit>
+  void findAll(std::span<const std::string> names, Visit&& visit) const {
+    constexpr std::size_t kAhead = 8;
+    constexpr std::size_t kRing = 2 * kAhead;
+    std::array<std::uint64_t, kRing> hashes{};
+    const std::size_t n = names.size();
+    const auto shardFor = [this](std::uint64_t hash) { return shards_[shardOfHash(hash)].get(); };
+    const auto requestSlot = [&](std::size_t i) {
+      const std::uint64_t hash = nodeNameHash(names[i]);
+      hashes[i % kRing] = hash;
+      if (const Shard* shard = shardFor(hash)) shard->prefetch(hash);
+    };
+    const auto requestEntry = [&](std::size_t i) {
+      const std::uint64_t hash = hashes[i % kRing];
+      if (const Shard* shard = shardFor(hash)) shard->prefetchEntry(hash);
+    };
+    for (std::size_t i = 0; i < kRing && i < n; ++i)
+      requestSlot(i);
+    for (std::size_t i = 0; i < kAhead && i < n; ++i)
+      requestEntry(i);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t hash = hashes[i % kRing];
+      const Shard* shard = shardFor(hash);
+      visit(i, shard == nullptr ? NodeStateShard::Found{} : shard->findWithAnswers(names[i], hash));
+      if (i + kAhead < n) requestEntry(i + kAhead);
+      if (i + kRing < n) requestSlot(i + kRing);
+    }
+  }
   // Null when the node is not known.
   NodeStateConstSharedPtr get(std::string_view name) const {
     const std::uint64_t hash = nodeNameHash(name);

@@ -59,7 +59,7 @@ ClusterSnapshotConstSharedPtr varietySnapshot(const PolicyConstSharedPtr& policy
 std::vector<NodeCandidate> candidatesOf(const ClusterSnapshot& snapshot,
                                         const std::vector<std::string>& names) {
   std::vector<NodeStateShard::Found> found(names.size());
-  snapshot.nodes.findAll(names, found);
+  snapshot.nodes.findAll(names, [&found](std::size_t i, NodeStateShard::Found f) { found[i] = f; });
   std::vector<NodeCandidate> out;
   for (std::size_t i = 0; i < names.size(); ++i) {
     REQUIRE(found[i].state != nullptr);
@@ -159,7 +159,8 @@ TEST_CASE("a node's answers follow its usage and the policy", "[snapshot][plain]
   const auto answerFor = [&](std::int64_t k) {
     const auto snapshot = builder.build();
     std::vector<NodeStateShard::Found> found(1);
-    snapshot->nodes.findAll(names, found);
+    snapshot->nodes.findAll(names,
+                            [&found](std::size_t i, NodeStateShard::Found f) { found[i] = f; });
     REQUIRE(found[0].plain != nullptr);
     return found[0].plain->forGpus(k);
   };
@@ -175,7 +176,8 @@ TEST_CASE("a node's answers follow its usage and the policy", "[snapshot][plain]
   const auto allowed = [&] {
     const auto snapshot = unknown.build();
     std::vector<NodeStateShard::Found> found(1);
-    snapshot->nodes.findAll(names, found);
+    snapshot->nodes.findAll(names,
+                            [&found](std::size_t i, NodeStateShard::Found f) { found[i] = f; });
     return found[0].plain->forGpus(2).verdict == Verdict::kFit;
   };
   CHECK(allowed());
