@@ -11,7 +11,6 @@
 #include "log/logger.h"
 #include "metrics/metrics.h"
 #include "prioritize/prioritize_nodes.h"
-#include "prioritize/score_node.h"
 #include "service/cluster_backend.h"
 #include "service/error_reply.h"
 #include "service/node_state_cache.h"

@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "core/node_content_hash.h"
-#include "snapshot/precompute_plain_answers.h"
+#include "core/plain_answers.h"
 
 namespace gte {
 namespace {
