@@ -21,7 +21,8 @@ NodeStateCache::Lookup NodeStateCache::get(const NodeInfo& node,
   {
     std::lock_guard lock(shard.mutex);
     auto it = shard.entries.find(node.name);
-    if (it != shard.entries.end() && it->second.key.current(hash, policy)) {
+    if (it != shard.entries.end() && it->second.key.current(hash, policy) &&
+        sameNodeContent(it->second.node, node)) {
       if (it->second.key.policy != policy) {
         it->second.key.policy = policy;  // an equal reloaded policy: later checks by identity
       }
@@ -34,7 +35,7 @@ NodeStateCache::Lookup NodeStateCache::get(const NodeInfo& node,
   if (shard.entries.size() >= maxEntries_ / kShards + 1 && !shard.entries.contains(node.name)) {
     shard.entries.erase(shard.entries.begin());  // bounded memory against churn of node names
   }
-  shard.entries.insert_or_assign(node.name, Entry{NodeReadKey{hash, policy}, state});
+  shard.entries.insert_or_assign(node.name, Entry{NodeReadKey{hash, policy}, node, state});
   return {state, true};
 }
 

@@ -42,8 +42,14 @@ bool ClusterSnapshotBuilder::upsertNode(NodeInfo node, NodeChargesConstSharedPtr
   }
   Entry& entry = it->second;
   const std::uint64_t contentHash = nodeContentHash(node);
-  const bool labelsChanged = contentHash != entry.contentHash;
+  // On a hash match the content is compared too: a collision must not keep the old read.
+  const bool labelsChanged = contentHash != entry.contentHash || !sameNodeContent(entry.node, node);
   entry.contentHash = contentHash;
+  if (labelsChanged) {
+    // The state read from the previous content no longer describes this node; the next read
+    // starts over.
+    entry.read = NodeReadKey{};
+  }
   const bool changed = labelsChanged || !sameCharges(entry.charges, charges);
   entry.node = std::move(node);  // keeps uid/resourceVersion current even when nothing changed
   entry.charges = std::move(charges);

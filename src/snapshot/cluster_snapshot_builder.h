@@ -34,9 +34,9 @@ class ClusterSnapshotBuilder {
  public:
   explicit ClusterSnapshotBuilder(PolicyConstSharedPtr policy);
 
-  // Adds or replaces a node, with its charges (null: none). A node whose nodeContentHash (labels,
-  // GPU allocatable, unschedulable flag) and charges are unchanged keeps its generation, so build()
-  // does not re-derive it.
+  // Adds or replaces a node, with its charges (null: none). A node whose content (labels, GPU and
+  // MIG allocatable: nodeContentHash, confirmed by sameNodeContent) and charges are unchanged keeps
+  // its generation, so build() does not re-derive it.
   // Returns true when the node is new or one of those changed (its labels will be read again).
   bool upsertNode(NodeInfo node, NodeChargesConstSharedPtr charges = nullptr);
   // Replaces the charges of a known node (the common change: a pod bound or gone). False when the
@@ -62,7 +62,9 @@ class ClusterSnapshotBuilder {
     std::uint64_t contentHash = 0;  // nodeContentHash(node)
     NodeChargesConstSharedPtr charges;
     std::uint64_t generation = 0;  // stamp of the last change
-    NodeReadKey read;              // what `state`'s labels were read under: the rule both modes use
+    // What `state`'s labels were read under: the rule both modes use. Reset when the content
+    // changes, so a key that is current was read from `node`'s content.
+    NodeReadKey read;
     NodeStateConstSharedPtr state;  // the last state read or built for this node
     PlainAnswers plain;             // of `state` once built (not of a state only read)
   };
