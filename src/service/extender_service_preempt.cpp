@@ -4,11 +4,10 @@
 #include "core/node_state.h"
 #include "core/preemption_planner.h"
 #include "log/logger.h"
-#include "metrics/metrics.h"
 #include "model/gpu_request.h"
 #include "service/cluster_backend.h"
-#include "service/error_reply.h"
 #include "service/extender_service.h"
+#include "service/resolve_nodes.h"
 #include "snapshot/cluster_snapshot.h"
 #include "wire/extender_args.h"
 #include "wire/extender_results.h"
@@ -41,25 +40,18 @@ void logVeto(const PodInfo& pod, const std::string& node, std::string_view reaso
 
 }  // namespace
 
-ServiceReply ExtenderService::preempt(std::string_view body) const {
+Reply ExtenderService::preempt(std::string_view body) const {
   auto args = wire::parsePreemptionArgs(body);
-  if (!args) {
-    log::warn("rejected request", {{"verb", "preempt"}, {"error", args.error().message}});
-    if (metrics_) metrics_->countRejectedRequest("malformed_json");
-    return errorReply(ExtenderVerb::kPreempt, args.error());
-  }
-  if (!cluster_) return ServiceReply{200, wire::writePreemptionResult(passThrough(*args))};
-  auto snapshot = cluster_->snapshot();
-  if (!snapshot || !snapshot->synced) {
-    log::info("request answered before the cache is ready",
-              {{"verb", "preempt"}, {"error", "cache not synced"}});
-    return errorReply(ExtenderVerb::kPreempt, Error{ErrorCode::kUnavailable, "cache not synced"});
-  }
+  if (!args) return rejected(wire::Verb::kPreempt, args.error());
+  if (!cluster_) return Reply{200, wire::writePreemptionResult(passThrough(*args))};
+  auto loaded = syncedSnapshot(cluster_);
+  if (!loaded) return undecided(wire::Verb::kPreempt, loaded.error());
+  const ClusterSnapshotConstSharedPtr& snapshot = *loaded;
   const Policy& policy = *snapshot->policy;
   auto demand = parsePodDemand(args->pod, policy);
   if (!demand) {
     // The pod cannot fit anywhere whatever is evicted: no candidate helps.
-    return ServiceReply{200, wire::writePreemptionResult({})};
+    return Reply{200, wire::writePreemptionResult({})};
   }
   // Every candidate is judged on this one snapshot: the what-ifs start from its node states.
   std::vector<wire::MetaVictims> out;
@@ -88,7 +80,7 @@ ServiceReply ExtenderService::preempt(std::string_view body) const {
     }
     out.push_back(wire::MetaVictims{c.node, std::move(plan.victims), c.numPdbViolations});
   }
-  return ServiceReply{200, wire::writePreemptionResult(out)};
+  return Reply{200, wire::writePreemptionResult(out)};
 }
 
 }  // namespace gte
