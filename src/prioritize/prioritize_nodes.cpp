@@ -1,7 +1,5 @@
 #include "prioritize/prioritize_nodes.h"
 
-#include <optional>
-
 #include "core/node_decider.h"
 #include "prioritize/wire_scale.h"
 
@@ -13,20 +11,21 @@ HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidat
   scores.reserve(nodes.size());
   std::vector<RankedScore> ranked;
   ranked.reserve(nodes.size());
-  std::optional<NodeDecider> decide;
-  if (demand != nullptr) decide.emplace(*demand, policy);
+  // A pod whose request did not parse scores 0 everywhere, as one that asks for nothing.
+  static const PodDemand kNothing;
+  const NodeDecider decide(demand != nullptr ? *demand : kNothing, policy);
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    if (decide && i + kCandidatePrefetchAhead < nodes.size()) {
-      decide->prefetch(nodes[i + kCandidatePrefetchAhead]);
+    if (i + kCandidatePrefetchAhead < nodes.size()) {
+      decide.prefetch(nodes[i + kCandidatePrefetchAhead]);
     }
     const NodeCandidate& node = nodes[i];
     RankedScore rank;
     ScoreTerms terms;
-    if (decide && node.state != nullptr) {
-      terms = decide->terms(node);
+    if (node.state != nullptr) {
+      terms = decide.terms(node);
       rank.fits = terms.fits();
       rank.linkQuality = terms.linkQuality;
-      rank.score = decide->score(terms);
+      rank.score = decide.score(terms);
     }
     scores.push_back({node.name, rank.score, 0, terms});
     ranked.push_back(rank);
