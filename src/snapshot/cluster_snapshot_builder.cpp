@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "core/node_content_hash.h"
+#include "core/node_content.h"
 #include "core/plain_answers.h"
 
 namespace gte {
@@ -33,7 +33,6 @@ bool ClusterSnapshotBuilder::upsertNode(NodeInfo node, NodeChargesConstSharedPtr
   if (it == entries.end()) {
     std::string name = node.name;
     Entry& entry = entries[name];
-    entry.contentHash = nodeContentHash(node);
     entry.node = std::move(node);
     entry.charges = std::move(charges);
     ++nodeCount_;
@@ -41,10 +40,7 @@ bool ClusterSnapshotBuilder::upsertNode(NodeInfo node, NodeChargesConstSharedPtr
     return true;
   }
   Entry& entry = it->second;
-  const std::uint64_t contentHash = nodeContentHash(node);
-  // On a hash match the content is compared too: a collision must not keep the old read.
-  const bool labelsChanged = contentHash != entry.contentHash || !sameNodeContent(entry.node, node);
-  entry.contentHash = contentHash;
+  const bool labelsChanged = !sameNodeContent(entry.node, node);
   if (labelsChanged) {
     // The state read from the previous content no longer describes this node; the next read
     // starts over.
@@ -73,9 +69,9 @@ bool ClusterSnapshotBuilder::setCharges(std::string_view name, NodeChargesConstS
 }
 
 const NodeState& ClusterSnapshotBuilder::readEntry(Entry& entry) {
-  if (!entry.state || !entry.read.current(entry.contentHash, policy_)) {
+  if (!entry.state || !entry.read.current(policy_)) {
     entry.state = readNodeState(entry.node, *policy_);
-    entry.read = NodeReadKey{entry.contentHash, policy_};
+    entry.read = NodeReadKey{policy_};
   }
   return *entry.state;
 }

@@ -1,6 +1,6 @@
 // What a node's state is read from, and so when the memos read it again: labels and GPU and MIG
-// allocatable, nothing else. The hash says "changed"; sameNodeContent confirms "unchanged".
-#include "core/node_content_hash.h"
+// allocatable, nothing else, compared by value.
+#include "core/node_content.h"
 
 #include <catch2/catch_test_macros.hpp>
 #include <string>
@@ -28,12 +28,10 @@ TEST_CASE("Node content: labels and device allocatable count, nothing else") {
   heartbeat.allocatable.set("cpu", quantity("63"));
   heartbeat.allocatable.set("pods", quantity("110"));
   CHECK(sameNodeContent(node, heartbeat));
-  CHECK(nodeContentHash(node) == nodeContentHash(heartbeat));
 
   NodeInfo used = node;
   used.labels.insert_or_assign("gputopo.dev/used", std::string(8, '0').replace(0, 1, "1"));
   CHECK_FALSE(sameNodeContent(node, used));
-  CHECK(nodeContentHash(node) != nodeContentHash(used));
 
   NodeInfo extraLabel = node;
   extraLabel.labels.emplace("kubernetes.io/hostname", "a");
@@ -42,13 +40,11 @@ TEST_CASE("Node content: labels and device allocatable count, nothing else") {
   NodeInfo gpus = node;
   gpus.allocatable.set("nvidia.com/gpu", quantity("5"));
   CHECK_FALSE(sameNodeContent(node, gpus));
-  CHECK(nodeContentHash(node) != nodeContentHash(gpus));
 
   NodeInfo mig = node;
   mig.allocatable.set("nvidia.com/mig-1g.10gb", quantity("7"));
   CHECK_FALSE(sameNodeContent(node, mig));
   CHECK_FALSE(sameNodeContent(mig, node));
-  CHECK(nodeContentHash(node) != nodeContentHash(mig));
 
   // The same quantity written another way is the same content.
   NodeInfo milli = node;
@@ -56,16 +52,20 @@ TEST_CASE("Node content: labels and device allocatable count, nothing else") {
   NodeInfo whole = node;
   whole.allocatable.set("nvidia.com/gpu", quantity("8"));
   CHECK(sameNodeContent(milli, whole));
-  CHECK(nodeContentHash(milli) == nodeContentHash(whole));
 }
 
-TEST_CASE("Node content: a label split differently is different content") {
+TEST_CASE("Node content: device entries are matched by name among the other resources") {
   NodeInfo a;
-  a.labels = {{"ab", "c"}};
+  a.allocatable.set("cpu", quantity("8"));
+  a.allocatable.set("nvidia.com/mig-1g.10gb", quantity("7"));
   NodeInfo b;
-  b.labels = {{"a", "bc"}};
-  CHECK_FALSE(sameNodeContent(a, b));
-  CHECK(nodeContentHash(a) != nodeContentHash(b));
+  b.allocatable.set("memory", quantity("1Gi"));
+  b.allocatable.set("nvidia.com/mig-2g.20gb", quantity("7"));
+  CHECK_FALSE(sameNodeContent(a, b));  // the same count of another profile
+  b.allocatable.set("nvidia.com/mig-1g.10gb", quantity("7"));
+  CHECK_FALSE(sameNodeContent(a, b));  // one more device resource
+  a.allocatable.set("nvidia.com/mig-2g.20gb", quantity("7"));
+  CHECK(sameNodeContent(a, b));  // cpu and memory do not count
 }
 
 }  // namespace

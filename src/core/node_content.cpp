@@ -1,4 +1,4 @@
-#include "core/node_content_hash.h"
+#include "core/node_content.h"
 
 #include <string_view>
 #include <vector>
@@ -7,18 +7,6 @@
 
 namespace gte {
 namespace {
-
-constexpr std::uint64_t kFnvOffset = 1469598103934665603ULL;
-constexpr std::uint64_t kFnvPrime = 1099511628211ULL;
-
-void mix(std::uint64_t& h, std::string_view bytes) {
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= kFnvPrime;
-  }
-  h ^= 0xff;  // field separator, so ("ab","c") and ("a","bc") differ
-  h *= kFnvPrime;
-}
 
 // The allocatable entries a state is read from: whole GPUs and MIG devices.
 bool isDevice(std::string_view resource) noexcept {
@@ -46,21 +34,6 @@ bool sameDevices(const ResourceList& a, const ResourceList& b) {
 }
 
 }  // namespace
-
-std::uint64_t nodeContentHash(const NodeInfo& node) {
-  std::uint64_t h = kFnvOffset;
-  for (const auto& [k, v] : node.labels) {
-    mix(h, k);
-    mix(h, v);
-  }
-  for (const auto& [name, q] : node.allocatable.entries()) {
-    if (!isDevice(name)) continue;
-    mix(h, name);
-    const auto nanos = q.nanos();
-    mix(h, std::string_view(reinterpret_cast<const char*>(&nanos), sizeof nanos));
-  }
-  return h;
-}
 
 bool sameNodeContent(const NodeInfo& a, const NodeInfo& b) {
   return a.labels == b.labels && sameDevices(a.allocatable, b.allocatable);
