@@ -79,6 +79,9 @@ class LabelsV1Reader {
     if (auto status = readMigInstances(topo); !status.ok()) {
       return status.error();
     }
+    if (auto status = readIdentities(topo); !status.ok()) {
+      return status.error();
+    }
     if (const std::string* gen = label("gen")) {
       const auto value = parseDecimal<std::int64_t>(*gen);
       if (!value) {
@@ -116,10 +119,11 @@ class LabelsV1Reader {
     return Ok{};
   }
 
-  // A pair string is either one key or chunks `<key>0`, `<key>1`, ... of 60 characters (the last
-  // may be shorter). nullopt when absent.
-  Result<std::optional<std::string>> pairString(std::string_view key, int n) const {
-    const int pairs = pairCount(n);
+  // A long string is either one key or chunks `<key>0`, `<key>1`, ... of 60 characters (the last
+  // may be shorter), joined to exactly `length` characters (`what` says what that length counts,
+  // for the error). nullopt when absent.
+  Result<std::optional<std::string>> chunkedString(std::string_view key, std::size_t length,
+                                                   const std::string& what) const {
     const std::string* whole = label(key);
     const std::string* first = label(std::string(key) + "0");
     if (whole != nullptr && first != nullptr) {
@@ -146,11 +150,74 @@ class LabelsV1Reader {
     } else {
       return std::optional<std::string>();
     }
-    if (value.size() != static_cast<std::size_t>(pairs)) {
+    if (value.size() != length) {
       return fail(key, "length " + std::to_string(value.size()) + ", want " +
-                           std::to_string(pairs) + " pairs for n=" + std::to_string(n));
+                           std::to_string(length) + " " + what);
     }
     return std::optional<std::string>(std::move(value));
+  }
+
+  Result<std::optional<std::string>> pairString(std::string_view key, int n) const {
+    return chunkedString(key, static_cast<std::size_t>(pairCount(n)),
+                         "pairs for n=" + std::to_string(n));
+  }
+
+  // One fixed-width token per GPU, chunked like a pair string.
+  Result<std::optional<std::string>> tokenString(std::string_view key, int n,
+                                                 std::size_t tokenLength) const {
+    std::string what = std::to_string(tokenLength);
+    what += " characters per GPU for n=";
+    what += std::to_string(n);
+    return chunkedString(key, tokenLength * static_cast<std::size_t>(n), what);
+  }
+
+  // `bus` and `uuid`: optional, all GPUs or none, no two GPUs alike.
+  Status readIdentities(GpuTopology& topo) const {
+    const int n = topo.gpuCount;
+    auto bus = tokenString("bus", n, kPciAddressTokenLength);
+    if (!bus.ok()) {
+      return bus.error();
+    }
+    if (bus->has_value()) {
+      for (int gpu = 0; gpu < n; ++gpu) {
+        const std::string_view token = std::string_view(**bus).substr(
+            static_cast<std::size_t>(gpu) * kPciAddressTokenLength, kPciAddressTokenLength);
+        const auto address = parsePciAddressToken(token);
+        if (!address) {
+          return fail("bus", "token '" + std::string(token) + "' for GPU " + std::to_string(gpu) +
+                                 " is not a PCI address (dddd bb dd f, lowercase hex)");
+        }
+        if (std::find(topo.pciAddresses.begin(), topo.pciAddresses.end(), *address) !=
+            topo.pciAddresses.end()) {
+          return fail("bus", "GPU " + std::to_string(gpu) + " repeats PCI address " +
+                                 pciBusIdText(*address));
+        }
+        topo.pciAddresses.push_back(*address);
+      }
+    }
+    auto uuid = tokenString("uuid", n, kGpuUuidTokenLength);
+    if (!uuid.ok()) {
+      return uuid.error();
+    }
+    if (uuid->has_value()) {
+      for (int gpu = 0; gpu < n; ++gpu) {
+        const std::string_view token = std::string_view(**uuid).substr(
+            static_cast<std::size_t>(gpu) * kGpuUuidTokenLength, kGpuUuidTokenLength);
+        const bool lowercaseHex = std::all_of(token.begin(), token.end(), [](char c) {
+          return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+        });
+        const auto value = lowercaseHex ? parseGpuUuid(token) : std::nullopt;
+        if (!value) {
+          return fail("uuid", "token '" + std::string(token) + "' for GPU " +
+                                  std::to_string(gpu) + " is not 32 lowercase hex digits");
+        }
+        if (std::find(topo.uuids.begin(), topo.uuids.end(), *value) != topo.uuids.end()) {
+          return fail("uuid", "GPU " + std::to_string(gpu) + " repeats UUID " + std::string(token));
+        }
+        topo.uuids.push_back(*value);
+      }
+    }
+    return Ok{};
   }
 
   bool hasStrayChunk(std::string_view key) const {

@@ -49,7 +49,7 @@ ClusterSnapshotConstSharedPtr varietySnapshot(const PolicyConstSharedPtr& policy
   }
   builder.upsertNode(testing::makeDgxA100(FixtureState().withName("mig").withMig("11000000")));
   builder.upsertNode(testing::makeGfdNode("gfd", 8, "NVIDIA-A100-SXM4-80GB"));
-  testing::MachineLabels broken{8, "NVIDIA-H100-80GB-HBM3", "nvsw4", "iii", "NNN", "0000", 'n'};
+  testing::MachineLabels broken{8, "NVIDIA-H100-80GB-HBM3", "nvsw4", "iii", "NNN", "0000", 'n', {}};
   builder.upsertNode(testing::makeLabelsV1Node(broken, FixtureState().withName("malformed")));
   builder.setSynced(true);
   return builder.build();
