@@ -208,8 +208,8 @@ class LabelsV1Reader {
         });
         const auto value = lowercaseHex ? parseGpuUuid(token) : std::nullopt;
         if (!value) {
-          return fail("uuid", "token '" + std::string(token) + "' for GPU " +
-                                  std::to_string(gpu) + " is not 32 lowercase hex digits");
+          return fail("uuid", "token '" + std::string(token) + "' for GPU " + std::to_string(gpu) +
+                                  " is not 32 lowercase hex digits");
         }
         if (std::find(topo.uuids.begin(), topo.uuids.end(), *value) != topo.uuids.end()) {
           return fail("uuid", "GPU " + std::to_string(gpu) + " repeats UUID " + std::string(token));

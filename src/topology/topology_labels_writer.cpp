@@ -169,8 +169,8 @@ Status putIdentity(StringMap& labels, const std::string& key, std::string_view f
     return Ok{};
   }
   if (ids.size() != n) {
-    return fieldError(field, "has " + std::to_string(ids.size()) + " entries, want " +
-                                 std::to_string(n));
+    return fieldError(field,
+                      "has " + std::to_string(ids.size()) + " entries, want " + std::to_string(n));
   }
   std::string tokens;
   for (std::size_t i = 0; i < n; ++i) {

@@ -19,7 +19,8 @@ struct FixtureState {
   std::optional<std::string> health;     // default all healthy
   std::optional<std::string> mig;        // labels-v1 `mig`; default per machine
   std::map<int, std::string> migTokens;  // `mig<i>` values
-  bool identities = false;  // publish `bus` and `uuid` (the machine's PCI addresses, fixtureGpuUuid)
+  bool identities =
+      false;  // publish `bus` and `uuid` (the machine's PCI addresses, fixtureGpuUuid)
   bool devicePlugin = true;  // status.allocatable nvidia.com/gpu (false: a DRA-only node)
 
   // Fluent setters for one-line situations: FixtureState().withName("n1").withUsed("00100100").

@@ -25,10 +25,10 @@ TEST_CASE("PCI bus ids: NVML, sysfs and short spellings are one address", "[topo
 }
 
 TEST_CASE("PCI bus ids out of range or misspelt are refused", "[topology][identity]") {
-  for (const char* bad : {"", "0000:18:00", "0000:18:20.0" /* device > 0x1f */,
-                          "0000:18:00.8" /* function > 7 */, "10000:18:00.0" /* VMD domain */,
-                          "0000:118:00.0", "0000:18:00.00", "0000:g8:00.0", "0000::00.0",
-                          "0000:18:00.0 ", "pci0000:18", "0000-18-00.0"}) {
+  for (const char* bad :
+       {"", "0000:18:00", "0000:18:20.0" /* device > 0x1f */, "0000:18:00.8" /* function > 7 */,
+        "10000:18:00.0" /* VMD domain */, "0000:118:00.0", "0000:18:00.00", "0000:g8:00.0",
+        "0000::00.0", "0000:18:00.0 ", "pci0000:18", "0000-18-00.0"}) {
     INFO(bad);
     CHECK_FALSE(parsePciBusId(bad).has_value());
   }

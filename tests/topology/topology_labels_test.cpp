@@ -320,7 +320,11 @@ TEST_CASE("malformed bus and uuid keys are errors naming the key", "[topology][l
     node.labels["gputopo.dev/" + key] = value;
     return readTopology(node, policy);
   };
-  const std::string bus4 = "000001000" "000002000" "000003000" "000004000";
+  const std::string bus4 =
+      "000001000"
+      "000002000"
+      "000003000"
+      "000004000";
   REQUIRE(readWith("bus", bus4).ok());
   // A wrong length: 3 of the 4 GPUs.
   CHECK_THAT(readWith("bus", bus4.substr(0, 27)).error().message,
@@ -336,8 +340,8 @@ TEST_CASE("malformed bus and uuid keys are errors naming the key", "[topology][l
   const std::string uuid = testing::makeDgxH100(testing::FixtureState().withIdentities())
                                .labels.at("gputopo.dev/uuid0")
                                .substr(0, 32);
-  const std::string uuid4 = uuid + uuid.substr(0, 31) + "1" + uuid.substr(0, 31) + "2" +
-                            uuid.substr(0, 31) + "3";
+  const std::string uuid4 =
+      uuid + uuid.substr(0, 31) + "1" + uuid.substr(0, 31) + "2" + uuid.substr(0, 31) + "3";
   CHECK_THAT(readWith("uuid", uuid4.substr(0, 60)).error().message,
              ContainsSubstring("gputopo.dev/uuid: length 60, want 128"));
   NodeInfo chunked =

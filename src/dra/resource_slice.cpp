@@ -1,0 +1,30 @@
+#include "dra/resource_slice.h"
+
+namespace gte::dra {
+
+AttributeValue ResourceSlice::valueOf(const StoredAttribute& attribute) const noexcept {
+  AttributeValue out;
+  out.kind = attribute.kind;
+  if (attribute.kind == ValueKind::kString || attribute.kind == ValueKind::kVersion) {
+    const auto packed = static_cast<std::uint64_t>(attribute.value);
+    out.text = view(TextRef{static_cast<std::uint32_t>(packed >> 32),
+                            static_cast<std::uint32_t>(packed & 0xffffffffu)});
+  } else {
+    out.integer = attribute.value;
+  }
+  return out;
+}
+
+std::size_t ResourceSlice::heapBytes() const noexcept {
+  const auto strings = [](const std::string& s) { return s.capacity() > 15 ? s.capacity() : 0; };
+  std::size_t bytes = strings(name) + strings(driver) + strings(pool) + text.bytes();
+  bytes += devices.capacity() * sizeof(Device);
+  bytes += attributes.capacity() * sizeof(StoredAttribute);
+  bytes += quantities.capacity() * sizeof(StoredQuantity);
+  bytes += counterGroups.capacity() * sizeof(CounterGroup);
+  bytes += taints.capacity() * sizeof(StoredTaint);
+  bytes += deviceSelections.capacity() * sizeof(NodeSelection);
+  return bytes;
+}
+
+}  // namespace gte::dra

@@ -1,0 +1,61 @@
+#include "support/dra_fixtures.h"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "dra/resource_slice_json.h"
+#include "json/json_reader.h"
+
+namespace gte::testing {
+namespace {
+
+template <typename T>
+T orThrow(Result<T> result, const std::string& file) {
+  if (!result.ok()) throw std::runtime_error(file + ": " + result.error().message);
+  return std::move(result).value();
+}
+
+}  // namespace
+
+std::string draFixtureText(const std::string& file) {
+  const std::string path = std::string(GTE_TEST_DATA_DIR) + "/dra/" + file;
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+dra::ResourceSliceConstSharedPtr draSlice(const std::string& file) {
+  return orThrow(dra::parseResourceSliceJson(draFixtureText(file)), file);
+}
+
+std::vector<dra::DeviceClassConstSharedPtr> draClasses(const std::string& file) {
+  const std::string text = draFixtureText(file);
+  json::JsonReader reader(text);
+  std::vector<dra::DeviceClassConstSharedPtr> out;
+  std::string key;
+  if (!reader.beginObject()) throw std::runtime_error(file + ": not an object");
+  while (reader.nextKey(key)) {
+    if (key != "items") {
+      reader.skipValue();
+      continue;
+    }
+    reader.beginArray();
+    while (reader.nextElement())
+      out.push_back(orThrow(dra::readDeviceClass(reader), file));
+  }
+  if (!reader.finish()) throw std::runtime_error(file + ": " + reader.error());
+  return out;
+}
+
+dra::ResourceClaimConstSharedPtr draClaim(const std::string& file) {
+  return orThrow(dra::parseResourceClaimJson(draFixtureText(file)), file);
+}
+
+dra::ResourceClaimTemplateConstSharedPtr draTemplate(const std::string& file) {
+  return orThrow(dra::parseResourceClaimTemplateJson(draFixtureText(file)), file);
+}
+
+}  // namespace gte::testing
