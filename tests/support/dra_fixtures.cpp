@@ -59,3 +59,29 @@ dra::ResourceClaimTemplateConstSharedPtr draTemplate(const std::string& file) {
 }
 
 }  // namespace gte::testing
+
+namespace gte::testing {
+
+std::string draSliceJson(const std::string& name, const std::string& node, const std::string& pool,
+                         const std::string& devices, const std::string& spec, int generation,
+                         int sliceCount) {
+  std::string out = R"({"metadata":{"name":")" + name + R"("},"spec":{"driver":"gpu.nvidia.com",)";
+  if (!node.empty()) out += R"("nodeName":")" + node + R"(",)";
+  if (!spec.empty()) out += spec + ",";
+  out += R"("pool":{"name":")" + pool + R"(","generation":)" + std::to_string(generation) +
+         R"(,"resourceSliceCount":)" + std::to_string(sliceCount) + R"(},"devices":)" + devices +
+         "}}";
+  return out;
+}
+
+std::string draGpuDevice(const std::string& name, int numa, const std::string& pcieRoot,
+                         const std::string& extra) {
+  std::string out = R"({"name":")" + name + R"(","attributes":{"type":{"string":"gpu"},)" +
+                    R"("resource.kubernetes.io/numaNode":{"int":)" + std::to_string(numa) + "}," +
+                    R"("resource.kubernetes.io/pcieRoot":{"string":")" + pcieRoot + R"("}})";
+  if (!extra.empty()) out += "," + extra;
+  out += "}";
+  return out;
+}
+
+}  // namespace gte::testing

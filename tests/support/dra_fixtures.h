@@ -20,3 +20,17 @@ dra::ResourceClaimConstSharedPtr draClaim(const std::string& file);
 dra::ResourceClaimTemplateConstSharedPtr draTemplate(const std::string& file);
 
 }  // namespace gte::testing
+
+namespace gte::testing {
+
+// A ResourceSlice as JSON: `devices` is the JSON array of devices; `spec` adds spec fields
+// (e.g. R"("allNodes":true)" in place of the node name when `node` is empty).
+std::string draSliceJson(const std::string& name, const std::string& node, const std::string& pool,
+                         const std::string& devices, const std::string& spec = "",
+                         int generation = 1, int sliceCount = 1);
+// A `gpu.nvidia.com` whole-GPU device with the attributes the NVIDIA driver publishes that
+// placement reads.
+std::string draGpuDevice(const std::string& name, int numa, const std::string& pcieRoot,
+                         const std::string& extra = "");
+
+}  // namespace gte::testing

@@ -1,0 +1,33 @@
+#pragma once
+// The devices the allocator counts as taken, from every ResourceClaim's status.allocation (all
+// namespaces) and the allocations in flight the extender knows of (its own predictions for pods
+// between bind and the claim watch): exclusive results mark a device in use; results with a
+// shareID (consumable capacity) only consume its counters; results with adminAccess count for
+// nothing, as in the scheduler's allocated state.
+#include <string>
+#include <string_view>
+#include <unordered_set>
+
+#include "dra/resource_claim.h"
+
+namespace gte::dra {
+
+class AllocatedDevices {
+ public:
+  void addClaim(const ResourceClaim& claim);
+  void addExclusive(std::string_view driver, std::string_view pool, std::string_view device);
+  void addShared(std::string_view driver, std::string_view pool, std::string_view device);
+
+  // In use: no other claim may have it.
+  bool exclusive(std::string_view driver, std::string_view pool, std::string_view device) const;
+  // Allocated either way: its counters are consumed.
+  bool allocated(std::string_view driver, std::string_view pool, std::string_view device) const;
+  std::size_t size() const noexcept { return exclusive_.size() + shared_.size(); }
+
+ private:
+  static std::string key(std::string_view driver, std::string_view pool, std::string_view device);
+  std::unordered_set<std::string> exclusive_;
+  std::unordered_set<std::string> shared_;
+};
+
+}  // namespace gte::dra
