@@ -6,9 +6,16 @@
 // answers, calls them. This is the one place that chooses: the loops in src/filter and
 // src/prioritize only iterate over the candidates and write what it decides. Pure, and inline: it
 // runs once per node of every request.
+//
+// A pod with DRA claims (docs/dra.md) is decided by a DraDecider: the first-fit replica on the
+// node's precomputed device order, then the same fit rules and score terms on the GPU set it
+// gives. A pod the extender passes through (pod_demand.h) fits every node with no score terms.
+// The decider then keeps first-fit scratch state: one request's loop uses it, on one thread.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
+#include "core/dra_decision.h"
 #include "core/fit.h"
 #include "core/fit_outcome.h"
 #include "core/node_candidate.h"
@@ -28,11 +35,19 @@ inline constexpr std::size_t kCandidatePrefetchAhead = 8;
 class NodeDecider {
  public:
   // Both must outlive the decider.
-  NodeDecider(const PodDemand& demand, const Policy& policy) noexcept
-      : demand_(demand), policy_(policy), plainGpus_(PlainAnswers::gpusOf(demand)) {}
+  NodeDecider(const PodDemand& demand, const Policy& policy)
+      : demand_(demand), policy_(policy), plainGpus_(PlainAnswers::gpusOf(demand)) {
+    if (demand.draClaims()) dra_.emplace(*demand.dra);
+  }
 
   // The fit check on a resolved candidate (`node.state` set).
   FitOutcome fit(const NodeCandidate& node) const {
+    if (passedThrough()) return FitOutcome{};
+    if (dra_) {
+      const FitOutcome claims = dra_->fit(demand_, *node.state, policy_);
+      // On a device-plugin node the pod's nvidia.com/gpu and MIG requests are the plugin's.
+      if (!claims.fits() || !devicePluginPart(*node.state)) return claims;
+    }
     return usesAnswers(node) ? node.plain->forGpus(plainGpus_).fit()
                              : checkFit(demand_, *node.state, policy_);
   }
@@ -40,7 +55,8 @@ class NodeDecider {
   // The score terms on a resolved candidate; all -1 when the pod asks for no GPUs or the node
   // offers it no placement.
   ScoreTerms terms(const NodeCandidate& node) const {
-    if (demand_.empty()) return ScoreTerms{};
+    if (demand_.empty() || passedThrough()) return ScoreTerms{};
+    if (dra_ && !devicePluginPart(*node.state)) return dra_->terms(demand_, *node.state);
     return usesAnswers(node) ? node.plain->forGpus(plainGpus_).terms(demand_.strategy)
                              : scoreTerms(demand_, *node.state);
   }
@@ -67,9 +83,19 @@ class NodeDecider {
     return plainGpus_ > 0 && node.plain != nullptr;
   }
 
+  bool passedThrough() const noexcept { return demand_.dra && demand_.dra->passedThrough(); }
+
+  // Requests the device plugin serves on this node besides the claims: GPUs or MIG instances on
+  // a node that does not hand nvidia.com/gpu out through DRA.
+  bool devicePluginPart(const NodeState& state) const noexcept {
+    const bool gpusByPlugin = demand_.gpus > 0 && state.allocator != GpuAllocator::kDra;
+    return gpusByPlugin || !demand_.mig.empty();
+  }
+
   const PodDemand& demand_;
   const Policy& policy_;
   std::int64_t plainGpus_;
+  mutable std::optional<DraDecider> dra_;  // pods with claims: the first-fit's scratch
 };
 
 }  // namespace gte

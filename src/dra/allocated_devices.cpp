@@ -1,5 +1,7 @@
 #include "dra/allocated_devices.h"
 
+#include <algorithm>
+
 namespace gte::dra {
 
 std::string AllocatedDevices::key(std::string_view driver, std::string_view pool,
@@ -11,26 +13,48 @@ std::string AllocatedDevices::key(std::string_view driver, std::string_view pool
   return out;
 }
 
+void AllocatedDevices::add(Holders& into, std::string key,
+                           const std::vector<std::string>& holders) {
+  std::vector<std::string>& known = into[std::move(key)];
+  for (const std::string& uid : holders) {
+    if (std::find(known.begin(), known.end(), uid) == known.end()) known.push_back(uid);
+  }
+}
+
 void AllocatedDevices::addClaim(const ResourceClaim& claim) {
   if (!claim.allocated) return;
+  std::vector<std::string> pods;
+  for (const ClaimConsumer& consumer : claim.reservedFor) {
+    if (consumer.resource == "pods" && !consumer.uid.empty()) pods.push_back(consumer.uid);
+  }
   for (const AllocatedDevice& device : claim.devices) {
     if (device.adminAccess) continue;
     if (device.shared) {
-      addShared(device.driver, device.pool, device.device);
+      addShared(device.driver, device.pool, device.device, pods);
     } else {
-      addExclusive(device.driver, device.pool, device.device);
+      addExclusive(device.driver, device.pool, device.device, pods);
     }
   }
 }
 
 void AllocatedDevices::addExclusive(std::string_view driver, std::string_view pool,
-                                    std::string_view device) {
-  exclusive_.insert(key(driver, pool, device));
+                                    std::string_view device,
+                                    const std::vector<std::string>& holders) {
+  add(exclusive_, key(driver, pool, device), holders);
 }
 
 void AllocatedDevices::addShared(std::string_view driver, std::string_view pool,
-                                 std::string_view device) {
-  shared_.insert(key(driver, pool, device));
+                                 std::string_view device, const std::vector<std::string>& holders) {
+  add(shared_, key(driver, pool, device), holders);
+}
+
+const std::vector<std::string>* AllocatedDevices::holders(std::string_view driver,
+                                                          std::string_view pool,
+                                                          std::string_view device) const {
+  const std::string k = key(driver, pool, device);
+  if (const auto it = exclusive_.find(k); it != exclusive_.end()) return &it->second;
+  if (const auto it = shared_.find(k); it != shared_.end()) return &it->second;
+  return nullptr;
 }
 
 bool AllocatedDevices::exclusive(std::string_view driver, std::string_view pool,

@@ -6,7 +6,8 @@
 // nothing, as in the scheduler's allocated state.
 #include <string>
 #include <string_view>
-#include <unordered_set>
+#include <unordered_map>
+#include <vector>
 
 #include "dra/resource_claim.h"
 
@@ -14,20 +15,29 @@ namespace gte::dra {
 
 class AllocatedDevices {
  public:
+  // The claim's non-admin results; the pods it is reserved for become the devices' holders.
   void addClaim(const ResourceClaim& claim);
-  void addExclusive(std::string_view driver, std::string_view pool, std::string_view device);
-  void addShared(std::string_view driver, std::string_view pool, std::string_view device);
+  void addExclusive(std::string_view driver, std::string_view pool, std::string_view device,
+                    const std::vector<std::string>& holders = {});
+  void addShared(std::string_view driver, std::string_view pool, std::string_view device,
+                 const std::vector<std::string>& holders = {});
 
   // In use: no other claim may have it.
   bool exclusive(std::string_view driver, std::string_view pool, std::string_view device) const;
   // Allocated either way: its counters are consumed.
   bool allocated(std::string_view driver, std::string_view pool, std::string_view device) const;
+  // The UIDs of the pods the claims holding the device are reserved for (preempt's what-if frees
+  // a device when all of them are victims); empty when unknown or not allocated.
+  const std::vector<std::string>* holders(std::string_view driver, std::string_view pool,
+                                          std::string_view device) const;
   std::size_t size() const noexcept { return exclusive_.size() + shared_.size(); }
 
  private:
   static std::string key(std::string_view driver, std::string_view pool, std::string_view device);
-  std::unordered_set<std::string> exclusive_;
-  std::unordered_set<std::string> shared_;
+  using Holders = std::unordered_map<std::string, std::vector<std::string>>;
+  static void add(Holders& into, std::string key, const std::vector<std::string>& holders);
+  Holders exclusive_;
+  Holders shared_;
 };
 
 }  // namespace gte::dra

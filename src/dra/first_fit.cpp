@@ -75,9 +75,11 @@ FirstFit::Step FirstFit::fail(Step step, std::string why) {
   return step;
 }
 
-FirstFitResult FirstFit::run(const NodeDevices& node, const ClassMatches& classMatches) {
+FirstFitResult FirstFit::run(const NodeDevices& node, const ClassMatches& classMatches,
+                             bool emptied) {
   node_ = &node;
   matches_ = &classMatches;
+  emptied_ = emptied;
   const std::size_t n = node.devices.size();
   allocating_.assign(n, -1);
   consumed_.resize(node.pools.size());
@@ -164,7 +166,7 @@ FirstFit::Step FirstFit::prepare() {
 }
 
 bool FirstFit::inUse(std::uint32_t position) const {
-  return node_->devices[position].inUse || allocating_[position] >= 0;
+  return (!emptied_ && node_->devices[position].inUse) || allocating_[position] >= 0;
 }
 
 // Class selectors (precomputed per node), then the request's own.
@@ -232,7 +234,8 @@ bool FirstFit::countersFit(std::uint32_t position, bool add) {
   // Every counter of the pool, not only this device's: one already over-consumed fails them all,
   // as in the allocator.
   for (std::size_t k = 0; k < pool.counters.size(); ++k) {
-    if (pool.counters[k].available < consumed[k]) {
+    const Quantity& available = emptied_ ? pool.counters[k].total : pool.counters[k].available;
+    if (available < consumed[k]) {
       countersFit(position, false);
       return false;
     }

@@ -57,7 +57,10 @@ class FirstFit {
   // in spec.resourceClaims order, the extended-resource claim last.
   explicit FirstFit(std::vector<const ClaimProgram*> claims, long budget = kFirstFitStepBudget);
 
-  FirstFitResult run(const NodeDevices& node, const ClassMatches& classMatches);
+  // `emptied`: as if no claim held any device of the node (every device free, every counter at
+  // its set's value): whether preemption could make room.
+  FirstFitResult run(const NodeDevices& node, const ClassMatches& classMatches,
+                     bool emptied = false);
 
  private:
   enum class Step : std::uint8_t { kFalse, kTrue, kExceeded, kError, kUnknown };
@@ -92,6 +95,7 @@ class FirstFit {
   // Per node:
   const NodeDevices* node_ = nullptr;
   const ClassMatches* matches_ = nullptr;
+  bool emptied_ = false;
   std::vector<std::vector<std::vector<Shape>>> shapes_;  // [claim][request][alternative]
   std::vector<std::int16_t> allocating_;                 // per position: claim, or -1
   std::vector<std::vector<Quantity>> consumed_;          // [pool][counter]

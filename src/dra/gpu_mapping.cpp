@@ -130,12 +130,16 @@ GpuMapping mapGpuDevices(std::string_view nodeName, const NodeDevices& devices,
     mapping.wholeGpus = 0;
     return mapping;
   };
+  // Roles first: a failed mapping keeps them (the node's DRA GPUs still count).
+  for (std::size_t i = 0; i < devices.devices.size(); ++i) {
+    const NodeDevice& nd = devices.devices[i];
+    mapping.devices[i].role = roleOf(SliceDevice(*nd.slice, nd.index));
+  }
   int wholeDevices = 0;
   for (std::size_t i = 0; i < devices.devices.size(); ++i) {
     const NodeDevice& nd = devices.devices[i];
     const SliceDevice device(*nd.slice, nd.index);
     DeviceGpu& out = mapping.devices[i];
-    out.role = roleOf(device);
     if (out.role == DeviceRole::kOther) continue;
     const Found found = locate(device, out.role, topology);
     if (!found.error.empty()) return fail(found.error);

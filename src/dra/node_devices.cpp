@@ -183,7 +183,8 @@ class PoolBuilder {
         for (std::uint32_t c = group.counters.first;
              c < group.counters.first + group.counters.count; ++c) {
           const StoredQuantity& counter = slice->quantities[c];
-          set.counters.push_back({set.name, std::string(slice->view(counter.name)), counter.value});
+          set.counters.push_back(
+              {set.name, std::string(slice->view(counter.name)), counter.value, counter.value});
         }
         sets.push_back(std::move(set));
       }

@@ -26,6 +26,7 @@ struct PoolCounter {
   std::string counterSet;
   std::string name;
   Quantity available;  // the set's value minus what allocated devices of the pool consume
+  Quantity total;      // the set's value
 };
 
 struct NodePool {

@@ -80,6 +80,9 @@ TEST_CASE("mismatches are errors naming the node, and map nothing", "[dra][mappi
                ContainsSubstring("PCI bus id 0000:ab:00.0 is not one of the node's GPUs"));
     CHECK(gpus(mapping) == std::vector<int>(8, -1));
     CHECK(mapping.wholeGpus == 0);
+    // Every device keeps its role: the node's DRA GPUs still count, topology-unknown.
+    for (const DeviceGpu& d : mapping.devices)
+      CHECK(d.role == DeviceRole::kWholeGpu);
   }
   SECTION("a UUID the graph does not have") {
     GpuTopology topology = h100();

@@ -85,3 +85,51 @@ std::string draGpuDevice(const std::string& name, int numa, const std::string& p
 }
 
 }  // namespace gte::testing
+
+#include "core/dra_node_state.h"
+#include "dra/resource_claim.h"
+
+namespace gte::testing {
+
+DraCluster::DraCluster()
+    : classes(std::make_shared<const dra::ClassCatalog>(draClasses("nvidia-device-classes.json"))),
+      objects(std::make_shared<dra::DraObjectMaps>(classes)) {}
+
+void DraCluster::addSlice(const std::string& file) {
+  slices.upsert(draSlice(file));
+}
+
+void DraCluster::addSliceJson(const std::string& json) {
+  slices.upsert(orThrow(dra::parseResourceSliceJson(json), "slice"));
+}
+
+void DraCluster::addClaim(const dra::ResourceClaimConstSharedPtr& claim) {
+  objects->add(claim);
+  allocated.addClaim(*claim);
+}
+
+NodeStateConstSharedPtr DraCluster::nodeState(const NodeInfo& node, const Policy& policy,
+                                              NodeChargesConstSharedPtr charges) const {
+  const NodeStateConstSharedPtr read = readNodeState(node, policy);
+  auto dra = buildDraNodeState(node, read->topology, slices, allocated, classes);
+  return chargeNodeState(*read, std::move(charges), policy, std::move(dra));
+}
+
+PodInfo makeClaimPod(const std::string& name, const std::string& ns,
+                     const std::vector<std::pair<std::string, std::string>>& claims,
+                     const std::vector<std::pair<std::string, std::string>>& templates,
+                     const std::vector<std::pair<std::string, std::string>>& statuses) {
+  PodInfo pod;
+  pod.name = name;
+  pod.ns = ns;
+  pod.uid = "uid-" + name;
+  for (const auto& [entry, claim] : claims)
+    pod.resourceClaims.push_back({entry, claim, ""});
+  for (const auto& [entry, tmpl] : templates)
+    pod.resourceClaims.push_back({entry, "", tmpl});
+  for (const auto& [entry, claim] : statuses)
+    pod.resourceClaimStatuses.push_back({entry, claim});
+  return pod;
+}
+
+}  // namespace gte::testing
