@@ -563,7 +563,7 @@ NodeStateConstSharedPtr chargeNodeState(const NodeState& sameLabels,
                                         std::shared_ptr<const NodeCharges> charges,
                                         const Policy& policy, DraNodeStateConstSharedPtr dra) {
   auto state = copyRead(sameLabels);
-  if (dra) state->dra = std::move(dra);
+  state->dra = std::move(dra);
   adoptDra(*state);
   const NodeUsage none;
   NodeStateBuilder(*state, charges ? charges->usage() : none, policy, &sameLabels).build();

@@ -169,9 +169,9 @@ NodeStateConstSharedPtr rebuildNodeState(const NodeState& sameLabels, const Node
 NodeStateConstSharedPtr readNodeState(const NodeInfo& node, const Policy& policy);
 
 // rebuildNodeState with the usage `charges` count; the state keeps the charges for preempt's
-// what-if (nodeStateWithout in core/node_charges.h). `dra`, when set, is the node's DRA state
-// (built by buildDraNodeState from the same labels' topology); null keeps the one `sameLabels`
-// has. Rebuilds keep a state's DRA state.
+// what-if (nodeStateWithout in core/node_charges.h). `dra` is the node's DRA state (built by
+// buildDraNodeState from the same labels' topology), null when no slice serves it; rebuilds
+// (rebuildNodeState) keep the state's.
 NodeStateConstSharedPtr chargeNodeState(const NodeState& sameLabels,
                                         std::shared_ptr<const NodeCharges> charges,
                                         const Policy& policy,

@@ -37,6 +37,25 @@ void AllocatedDevices::addClaim(const ResourceClaim& claim) {
   }
 }
 
+void AllocatedDevices::removeClaim(const ResourceClaim& claim) {
+  if (!claim.allocated) return;
+  for (const AllocatedDevice& device : claim.devices) {
+    if (device.adminAccess) continue;
+    Holders& from = device.shared ? shared_ : exclusive_;
+    const auto it = from.find(key(device.driver, device.pool, device.device));
+    if (it == from.end()) continue;
+    if (!device.shared) {
+      from.erase(it);
+      continue;
+    }
+    // A shared device stays allocated while another claim's pods hold it.
+    for (const ClaimConsumer& consumer : claim.reservedFor) {
+      std::erase(it->second, consumer.uid);
+    }
+    if (it->second.empty()) from.erase(it);
+  }
+}
+
 void AllocatedDevices::addExclusive(std::string_view driver, std::string_view pool,
                                     std::string_view device,
                                     const std::vector<std::string>& holders) {

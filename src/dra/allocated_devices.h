@@ -17,6 +17,8 @@ class AllocatedDevices {
  public:
   // The claim's non-admin results; the pods it is reserved for become the devices' holders.
   void addClaim(const ResourceClaim& claim);
+  // Undoes addClaim for the claim as it was added (its allocation released or the claim gone).
+  void removeClaim(const ResourceClaim& claim);
   void addExclusive(std::string_view driver, std::string_view pool, std::string_view device,
                     const std::vector<std::string>& holders = {});
   void addShared(std::string_view driver, std::string_view pool, std::string_view device,

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "core/node_state.h"
+#include "dra/dra_objects.h"
 #include "policy/policy.h"
 #include "snapshot/node_state_index.h"
 
@@ -17,6 +18,9 @@ struct ClusterSnapshot {
   PolicyConstSharedPtr policy;
   bool synced = false;   // the first full list of nodes and pods is in
   NodeStateIndex nodes;  // sharded: a build shares every shard no changed node is in
+  // DRA (docs/dra.md): the classes, claims and templates a request resolves a pod's claims
+  // against (parsePodDemand); null when the cluster state does not watch DRA objects.
+  dra::DraObjectsConstSharedPtr dra;
 
   // nullptr when the node is not known.
   const NodeState* find(std::string_view name) const noexcept { return nodes.find(name); }

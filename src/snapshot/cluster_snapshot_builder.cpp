@@ -43,8 +43,9 @@ bool ClusterSnapshotBuilder::upsertNode(NodeInfo node, NodeChargesConstSharedPtr
   const bool labelsChanged = !sameNodeContent(entry.node, node);
   if (labelsChanged) {
     // The state read from the previous content no longer describes this node; the next read
-    // starts over.
+    // starts over (and the DRA mapping, which reads its topology).
     entry.read = NodeReadKey{};
+    entry.draStale = true;
   }
   const bool changed = labelsChanged || !sameCharges(entry.charges, charges);
   entry.node = std::move(node);  // keeps uid/resourceVersion current even when nothing changed
@@ -116,6 +117,37 @@ void ClusterSnapshotBuilder::setPolicy(PolicyConstSharedPtr policy) {
   }
 }
 
+void ClusterSnapshotBuilder::setDra(const dra::SliceIndex* slices,
+                                    const dra::AllocatedDevices* allocated,
+                                    dra::DraObjectsConstSharedPtr objects) {
+  const bool on = slices != nullptr && allocated != nullptr && objects != nullptr;
+  draSlices_ = on ? slices : nullptr;
+  draAllocated_ = on ? allocated : nullptr;
+  draObjects_ = on ? std::move(objects) : nullptr;
+  metaChanged_ = true;
+  draAllNodesChanged();
+}
+
+bool ClusterSnapshotBuilder::draNodeChanged(std::string_view name) {
+  const std::size_t shard = NodeStateIndex::shardOf(name);
+  const auto it = entries_[shard].find(name);
+  if (it == entries_[shard].end()) {
+    return false;
+  }
+  it->second.draStale = true;
+  touch(shard, it->second);
+  return true;
+}
+
+void ClusterSnapshotBuilder::draAllNodesChanged() {
+  for (std::size_t shard = 0; shard < kShards; ++shard) {
+    for (auto& [name, entry] : entries_[shard]) {
+      entry.draStale = true;
+      touch(shard, entry);
+    }
+  }
+}
+
 void ClusterSnapshotBuilder::setSynced(bool synced) {
   if (synced_ != synced) {
     synced_ = synced;
@@ -137,7 +169,14 @@ NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(EntryMap&
       // read. `read` keeps that state alive while the new one is built from it.
       readEntry(entry);
       const NodeStateConstSharedPtr read = entry.state;
-      entry.state = chargeNodeState(*read, entry.charges, *policy_);
+      if (entry.draStale) {
+        entry.dra = draSlices_ == nullptr
+                        ? nullptr
+                        : buildDraNodeState(entry.node, read->topology, *draSlices_, *draAllocated_,
+                                            draObjects_->classes());
+        entry.draStale = false;
+      }
+      entry.state = chargeNodeState(*read, entry.charges, *policy_, entry.dra);
       entry.plain = precomputePlainAnswers(*entry.state, *policy_);
       ++stats_.rebuilt;
     } else {
@@ -159,6 +198,7 @@ ClusterSnapshotConstSharedPtr ClusterSnapshotBuilder::build() {
   next->generation = ++snapshotGeneration_;
   next->policy = policy_;
   next->synced = synced_;
+  next->dra = draObjects_;
   for (std::size_t shard = 0; shard < kShards; ++shard) {
     if (!current_ || dirty_.test(shard)) {
       next->nodes.setShard(shard, buildShard(entries_[shard]));

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/dra_node_state.h"
 #include "core/node_charges.h"
 #include "core/node_content.h"
 #include "core/plain_answers.h"
@@ -51,6 +52,18 @@ class ClusterSnapshotBuilder {
   void setPolicy(PolicyConstSharedPtr policy);
   void setSynced(bool synced);
 
+  // DRA (docs/dra.md). The cluster state owns the slices and the allocated devices (claims'
+  // allocations and the extender's own in flight) and updates them on this builder's thread;
+  // build() reads them for the nodes marked since. `objects` carries the classes: a change of
+  // objects (new classes) re-derives every node. Any of the three null turns DRA off.
+  void setDra(const dra::SliceIndex* slices, const dra::AllocatedDevices* allocated,
+              dra::DraObjectsConstSharedPtr objects);
+  // The node's slices or the devices allocated from them changed (SliceIndex::nodesOfPool names
+  // the nodes a pool serves). False when the node is unknown.
+  bool draNodeChanged(std::string_view name);
+  // Every node (a slice without nodeName changed: it may serve any node).
+  void draAllNodesChanged();
+
   // Returns the previous snapshot itself when nothing changed.
   ClusterSnapshotConstSharedPtr build();
   const SnapshotBuildStats& lastBuildStats() const noexcept { return stats_; }
@@ -64,8 +77,10 @@ class ClusterSnapshotBuilder {
     // The policy `state`'s labels were read under: the rule both modes use. Reset when the content
     // changes (sameNodeContent at upsert), so a key that is current was read from `node`.
     NodeReadKey read;
-    NodeStateConstSharedPtr state;  // the last state read or built for this node
-    PlainAnswers plain;             // of `state` once built (not of a state only read)
+    NodeStateConstSharedPtr state;   // the last state read or built for this node
+    PlainAnswers plain;              // of `state` once built (not of a state only read)
+    DraNodeStateConstSharedPtr dra;  // the node's DRA state, kept until its inputs change
+    bool draStale = true;
   };
 
   using EntryMap = std::unordered_map<std::string, Entry, NodeNameHash, std::equal_to<>>;
@@ -86,6 +101,9 @@ class ClusterSnapshotBuilder {
   std::size_t nodeCount_ = 0;
   std::size_t pendingRemovals_ = 0;
   std::uint64_t snapshotGeneration_ = 0;
+  const dra::SliceIndex* draSlices_ = nullptr;
+  const dra::AllocatedDevices* draAllocated_ = nullptr;
+  dra::DraObjectsConstSharedPtr draObjects_;
   ClusterSnapshotConstSharedPtr current_;
   SnapshotBuildStats stats_;
 };
