@@ -119,8 +119,8 @@ DraPlacement DraDecider::place(const NodeState& state, bool emptied) {
   out.outcome = DraOutcome::kPlaced;
   GpuMask gpus = 0;
   for (const dra::PickedDevice& picked : out.result.devices) {
-    const dra::DeviceRole role = dra.mapping.devices[picked.position].role;
-    const int gpu = dra.gpuOf[picked.position];
+    const dra::DeviceRole role = dra.deviceGpus[picked.position].role;
+    const int gpu = dra.deviceGpus[picked.position].gpu;
     if (role == dra::DeviceRole::kMig) {
       ++out.migDevices;
     } else if (role == dra::DeviceRole::kWholeGpu) {
@@ -138,12 +138,23 @@ DraPlacement DraDecider::place(const NodeState& state, bool emptied) {
   return out;
 }
 
+// Would the allocator's pick on the emptied node meet the pod's link and NUMA demands? Then
+// preemption may help (kUnschedulable), else nothing will (kUnresolvable).
+// Short of free devices, the link demand is not weighed (as checkFit does for too few free GPUs).
+bool DraDecider::fitsWhenEmptied(const PodDemand& demand, const NodeState& state, bool weighLinks) {
+  const DraPlacement empty = place(state, true);
+  return empty.outcome == DraOutcome::kPlaced &&
+         (!weighLinks || !demand.minLink || empty.wholeGpus <= 1 ||
+          empty.pick.weakest >= *demand.minLink) &&
+         (!demand.singleNuma || empty.wholeGpus == 0 || empty.pick.singleNuma);
+}
+
 FitOutcome DraDecider::fit(const PodDemand& demand, const NodeState& state, const Policy& policy) {
   const DraPlacement placed = place(state);
   if (placed.outcome == DraOutcome::kPassThrough) return FitOutcome{};
   if (placed.outcome == DraOutcome::kNoFit) {
-    const bool empty = place(state, true).outcome == DraOutcome::kPlaced;
-    return reject(unlessEmptyFits(empty), FitReason::kDraNoAllocation);
+    return reject(unlessEmptyFits(fitsWhenEmptied(demand, state, false)),
+                  FitReason::kDraNoAllocation);
   }
   const int k = placed.wholeGpus;
   if (k > 1 && placed.linksUnknown) {
@@ -161,13 +172,7 @@ FitOutcome DraDecider::fit(const PodDemand& demand, const NodeState& state, cons
   const bool weak = demand.minLink && k > 1 && placed.pick.weakest < *demand.minLink;
   const bool spread = demand.singleNuma && k > 0 && !placed.pick.singleNuma;
   if (!weak && !spread) return FitOutcome{};
-  // Would the allocator's pick on the emptied node pass? Then preemption may help.
-  const DraPlacement empty = place(state, true);
-  const bool emptyPasses =
-      empty.outcome == DraOutcome::kPlaced &&
-      (!demand.minLink || empty.wholeGpus <= 1 || empty.pick.weakest >= *demand.minLink) &&
-      (!demand.singleNuma || empty.pick.singleNuma);
-  return reject(unlessEmptyFits(emptyPasses),
+  return reject(unlessEmptyFits(fitsWhenEmptied(demand, state, true)),
                 weak ? FitReason::kLinkTooWeak : FitReason::kNoSingleNumaSet);
 }
 
@@ -175,6 +180,9 @@ ScoreTerms DraDecider::terms(const PodDemand& demand, const NodeState& state) {
   const DraPlacement placed = place(state);
   ScoreTerms terms;
   if (placed.outcome != DraOutcome::kPlaced) return terms;
+  // A single-NUMA pod whose set spans NUMA nodes has no placement here (as a device-plugin node
+  // without an aligned pick).
+  if (demand.singleNuma && placed.wholeGpus > 0 && !placed.pick.singleNuma) return terms;
   if (placed.wholeGpus > 0) wholeGpuTerms(demand, placed.wholeGpus, placed.pick, state, terms);
   if (placed.migDevices > 0) {
     terms.migFit = kTermScale;  // existing MIG devices: no placement value lost

@@ -47,6 +47,8 @@ class DraDecider {
   ScoreTerms terms(const PodDemand& demand, const NodeState& state);
 
  private:
+  bool fitsWhenEmptied(const PodDemand& demand, const NodeState& state, bool weighLinks);
+
   const DraDemand& demand_;
   dra::FirstFit claimsOnly_;    // the pod's claims
   dra::FirstFit withExtended_;  // ... and the extended-resource claim (DRA nodes)

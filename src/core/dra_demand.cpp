@@ -23,6 +23,27 @@ std::string otherBackedResource(const PodInfo& pod, const dra::ClassCatalog& cla
   return {};
 }
 
+// The claims as "N devices of class C", when they are nothing more (see DraDemand::plainGpus).
+void findPlainForm(DraDemand& demand) {
+  std::int64_t total = 0;
+  int cls = -1;
+  for (const dra::ClaimProgram& claim : demand.claims) {
+    if (!claim.constraints.empty()) return;
+    for (const dra::RequestProgram& request : claim.requests) {
+      if (request.firstAvailable || request.alternatives.size() != 1) return;
+      const dra::ShapeProgram& shape = request.alternatives.front();
+      const bool plain = shape.mode == dra::AllocationMode::kExactCount &&
+                         shape.selectors.empty() && shape.tolerations.empty() &&
+                         (cls < 0 || shape.classIndex == cls);
+      if (!plain) return;
+      cls = shape.classIndex;
+      total += shape.count;
+    }
+  }
+  demand.plainGpus = total;
+  demand.plainClass = cls;
+}
+
 }  // namespace
 
 DraDemandConstSharedPtr resolveDraDemand(const PodInfo& pod, std::int64_t gpus,
@@ -85,6 +106,7 @@ DraDemandConstSharedPtr resolveDraDemand(const PodInfo& pod, std::int64_t gpus,
     if (!program.ok()) return passThrough(program.error().message);
     demand->claims.push_back(std::move(program).value());
   }
+  findPlainForm(*demand);
   return demand;
 }
 

@@ -28,6 +28,11 @@ struct DraDemand {
   int extendedClass = -1;
   dra::ClaimProgram extendedClaim;
   std::string passThrough;  // why the extender makes no claim about the pod; empty: it does
+  // Claims that amount to "N devices of one class" (exact counts, no selectors, tolerations or
+  // constraints): on a node whose plain order is that class's, the first-fit set is the first N
+  // free GPUs of that order, which the node state has precomputed (docs/dra.md, "Cost").
+  std::int64_t plainGpus = 0;  // 0: the claims are not of that form
+  int plainClass = -1;
   // The classes the programs' class indices refer to: a node's precomputed matches are usable
   // only when computed from the same catalog (otherwise that node is passed through).
   dra::ClassCatalogConstSharedPtr catalog;

@@ -11,8 +11,9 @@ namespace {
 
 // A device the allocator could hand out alone, before any claim of the pod: free, its counters
 // available, no taint a request without tolerations must respect.
-bool availableAlone(const dra::NodeDevices& devices, const dra::NodeDevice& nd) {
-  if (nd.inUse) return false;
+// `emptied`: as if no claim held anything (in use ignored, counters at their sets' values).
+bool availableAlone(const dra::NodeDevices& devices, const dra::NodeDevice& nd, bool emptied) {
+  if (nd.inUse && !emptied) return false;
   const dra::ResourceSlice& slice = *nd.slice;
   const dra::Device& device = slice.devices[nd.index];
   for (std::uint32_t t = device.taints.first; t < device.taints.first + device.taints.count; ++t) {
@@ -38,7 +39,7 @@ bool availableAlone(const dra::NodeDevices& devices, const dra::NodeDevice& nd) 
   }
   if (device.consumesCounters.count == 0) return true;
   for (std::size_t k = 0; k < pool.counters.size(); ++k) {
-    if (pool.counters[k].available < need[k]) return false;
+    if ((emptied ? pool.counters[k].total : pool.counters[k].available) < need[k]) return false;
   }
   return true;
 }
@@ -51,32 +52,48 @@ void deriveUsage(DraNodeState& state) {
   state.migDevicesInUse = 0;
   state.plainOrder.clear();
   state.plainTaken = 0;
+  state.plainBlocked = 0;
   state.plainUninterpretable = false;
   const std::size_t n = state.devices.devices.size();
   for (std::size_t i = 0; i < n; ++i) {
-    const dra::DeviceRole role = state.mapping.devices[i].role;
+    const dra::DeviceRole role = state.deviceGpus[i].role;
     const bool inUse = state.devices.devices[i].inUse;
     if (role == dra::DeviceRole::kMig) {
       ++state.migDevices;
       if (inUse) ++state.migDevicesInUse;
     }
-    if (inUse && state.gpuOf[i] >= 0 && role != dra::DeviceRole::kOther) {
-      state.gpusInUse |= bitOf(state.gpuOf[i]);
+    if (inUse && state.deviceGpus[i].gpu >= 0 && role != dra::DeviceRole::kOther) {
+      state.gpusInUse |= bitOf(state.deviceGpus[i].gpu);
     }
   }
   if (state.plainClass < 0) return;
-  const auto& selects = state.classMatches[static_cast<std::size_t>(state.plainClass)];
+  std::vector<std::string_view> counterSets;  // of the devices in the plain order
   for (std::size_t i = 0; i < n; ++i) {
-    const int gpu = state.gpuOf[i];
-    if (selects[i] == dra::CelOutcome::kError || selects[i] == dra::CelOutcome::kUninterpretable) {
+    const int gpu = state.deviceGpus[i].gpu;
+    const dra::CelOutcome selects = state.classMatches.at(state.plainClass, i);
+    if (selects == dra::CelOutcome::kError || selects == dra::CelOutcome::kUninterpretable) {
       state.plainUninterpretable = true;
     }
-    if (selects[i] != dra::CelOutcome::kTrue || gpu < 0 ||
-        state.mapping.devices[i].role != dra::DeviceRole::kWholeGpu) {
+    if (selects != dra::CelOutcome::kTrue || gpu < 0 ||
+        state.deviceGpus[i].role != dra::DeviceRole::kWholeGpu) {
       continue;
     }
+    // Two GPUs of the order drawing on one counter set: taking one can rule out the other, which
+    // a precomputed order cannot tell. Such pods get no verdict (DynamicMIG GPUs each have their
+    // own set; this guards other layouts).
+    const dra::NodeDevice& nd = state.devices.devices[i];
+    const dra::Device& published = nd.slice->devices[nd.index];
+    for (std::uint32_t g = published.consumesCounters.first;
+         g < published.consumesCounters.first + published.consumesCounters.count; ++g) {
+      const std::string_view set = nd.slice->view(nd.slice->counterGroups[g].counterSet);
+      if (std::find(counterSets.begin(), counterSets.end(), set) != counterSets.end()) {
+        state.plainUninterpretable = true;
+      }
+      counterSets.push_back(set);
+    }
     state.plainOrder.push_back(gpu);
-    if (!availableAlone(state.devices, state.devices.devices[i])) state.plainTaken |= bitOf(gpu);
+    if (!availableAlone(state.devices, nd, false)) state.plainTaken |= bitOf(gpu);
+    if (!availableAlone(state.devices, nd, true)) state.plainBlocked |= bitOf(gpu);
   }
 }
 
@@ -145,14 +162,13 @@ DraNodeStateConstSharedPtr buildDraNodeState(const NodeInfo& node, const GpuTopo
   state->mapping = dra::mapGpuDevices(node.name, state->devices, topology, devicePlugin);
   state->topologyUnknown = !state->mapping.error.empty();
 
-  state->gpuOf.assign(state->devices.devices.size(), -1);
+  state->deviceGpus = state->mapping.devices;
   int ordinal = 0;
-  for (std::size_t i = 0; i < state->gpuOf.size(); ++i) {
-    const dra::DeviceGpu& mapped = state->mapping.devices[i];
-    if (!state->topologyUnknown) {
-      state->gpuOf[i] = mapped.gpu;
-    } else if (mapped.role == dra::DeviceRole::kWholeGpu && ordinal < kMaxGpus) {
-      state->gpuOf[i] = static_cast<std::int8_t>(ordinal++);
+  for (std::size_t i = 0; i < state->deviceGpus.size(); ++i) {
+    dra::DeviceGpu& device = state->deviceGpus[i];
+    if (state->topologyUnknown) {
+      const bool counts = device.role == dra::DeviceRole::kWholeGpu && ordinal < kMaxGpus;
+      device.gpu = counts ? static_cast<std::int8_t>(ordinal++) : std::int8_t{-1};
     }
     const dra::NodeDevice& nd = state->devices.devices[i];
     if (nd.inUse) {

@@ -31,14 +31,15 @@ struct DraNodeState {
   dra::ClassCatalogConstSharedPtr catalog;  // the classes `classMatches` is indexed by
   dra::ClassMatches classMatches;
   dra::GpuMapping mapping;
-  // Per device (in order): its GPU index, or -1. The mapping's, or on a mapping error each
-  // whole-GPU device's ordinal: counts stay right, links and NUMA are then unknown.
-  std::vector<std::int8_t> gpuOf;
+  // Per device (in order): its role and GPU index (-1: none), as a request reads them. The
+  // mapping's, or on a mapping error each whole-GPU device's ordinal: counts stay right, links
+  // and NUMA are then unknown.
+  std::vector<dra::DeviceGpu> deviceGpus;
   bool topologyUnknown = false;  // the mapping failed: links and NUMA of DRA GPUs are unknown
   // The node hands out nvidia.com/gpu through DRA: it has whole-GPU devices and no device-plugin
   // allocatable for it. `plainClass` is the class that backs the resource (-1: none, so such
   // pods cannot fit here), `plainOrder` the GPUs of the whole-GPU devices it selects in device
-  // order, `plainTaken` those the allocator would skip (in use, counters spent, tainted).
+  // order, `plainTaken` those the allocator would skip now (in use, counters spent, tainted).
   bool handsOutGpus = false;
   int plainClass = -1;
   // The class backing nvidia.com/gpu cannot be evaluated on some whole-GPU device (a selector
@@ -46,6 +47,7 @@ struct DraNodeState {
   bool plainUninterpretable = false;
   std::vector<int> plainOrder;
   GpuMask plainTaken = 0;
+  GpuMask plainBlocked = 0;  // skipped even with no claim holding anything (tainted, counters)
   // Whole GPUs held by allocated DRA devices (whole or MIG), and the MIG devices on the node.
   GpuMask gpusInUse = 0;
   int migDevices = 0;

@@ -37,12 +37,30 @@ class NodeDecider {
   // Both must outlive the decider.
   NodeDecider(const PodDemand& demand, const Policy& policy)
       : demand_(demand), policy_(policy), plainGpus_(PlainAnswers::gpusOf(demand)) {
-    if (demand.draClaims()) dra_.emplace(*demand.dra);
+    if (!demand.draClaims()) return;
+    dra_.emplace(*demand.dra);
+    if (demand.dra->plainGpus > 0 && demand.mig.empty()) {
+      // "N GPUs of one class": on nodes whose plain order is that class's, decide as N + the
+      // pod's own nvidia.com/gpu (its claim comes last, of the same class) from the node state.
+      const bool sameClass =
+          demand.gpus == 0 || demand.dra->extendedClass == demand.dra->plainClass;
+      if (sameClass) {
+        claimsAsGpus_ = demand;
+        claimsAsGpus_->dra = nullptr;
+        claimsAsGpus_->gpus = demand.dra->plainGpus + demand.gpus;
+        claimsAsGpusPlain_ = PlainAnswers::gpusOf(*claimsAsGpus_);
+      }
+    }
   }
 
   // The fit check on a resolved candidate (`node.state` set).
   FitOutcome fit(const NodeCandidate& node) const {
     if (passedThrough()) return FitOutcome{};
+    if (claimsAsGpus(*node.state)) {
+      return node.plain != nullptr && claimsAsGpusPlain_ > 0
+                 ? node.plain->forGpus(claimsAsGpusPlain_).fit()
+                 : checkFit(*claimsAsGpus_, *node.state, policy_);
+    }
     if (dra_) {
       const FitOutcome claims = dra_->fit(demand_, *node.state, policy_);
       // On a device-plugin node the pod's nvidia.com/gpu and MIG requests are the plugin's.
@@ -56,6 +74,11 @@ class NodeDecider {
   // offers it no placement.
   ScoreTerms terms(const NodeCandidate& node) const {
     if (demand_.empty() || passedThrough()) return ScoreTerms{};
+    if (claimsAsGpus(*node.state)) {
+      return node.plain != nullptr && claimsAsGpusPlain_ > 0
+                 ? node.plain->forGpus(claimsAsGpusPlain_).terms(demand_.strategy)
+                 : scoreTerms(*claimsAsGpus_, *node.state);
+    }
     if (dra_ && !devicePluginPart(*node.state)) return dra_->terms(demand_, *node.state);
     return usesAnswers(node) ? node.plain->forGpus(plainGpus_).terms(demand_.strategy)
                              : scoreTerms(demand_, *node.state);
@@ -85,6 +108,14 @@ class NodeDecider {
 
   bool passedThrough() const noexcept { return demand_.dra && demand_.dra->passedThrough(); }
 
+  // The pod's claims are "N GPUs" of the class this DRA node hands nvidia.com/gpu out by.
+  bool claimsAsGpus(const NodeState& state) const noexcept {
+    if (!claimsAsGpus_ || state.allocator != GpuAllocator::kDra || !state.dra) return false;
+    const DraNodeState& dra = *state.dra;
+    return dra.plainClass == demand_.dra->plainClass && dra.catalog == demand_.dra->catalog &&
+           !dra.plainUninterpretable;
+  }
+
   // Requests the device plugin serves on this node besides the claims: GPUs or MIG instances on
   // a node that does not hand nvidia.com/gpu out through DRA.
   bool devicePluginPart(const NodeState& state) const noexcept {
@@ -96,6 +127,8 @@ class NodeDecider {
   const Policy& policy_;
   std::int64_t plainGpus_;
   mutable std::optional<DraDecider> dra_;  // pods with claims: the first-fit's scratch
+  std::optional<PodDemand> claimsAsGpus_;  // the claims as N whole GPUs, when they are that
+  std::int64_t claimsAsGpusPlain_ = 0;
 };
 
 }  // namespace gte

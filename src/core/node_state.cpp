@@ -99,9 +99,9 @@ class NodeStateBuilder {
       for (const int gpu : dra.plainOrder)
         offered |= gpu < n ? bitOf(gpu) : 0;
     } else {
-      for (std::size_t i = 0; i < dra.gpuOf.size(); ++i) {
-        const int gpu = dra.gpuOf[i];
-        if (gpu >= 0 && gpu < n && dra.mapping.devices[i].role == dra::DeviceRole::kWholeGpu) {
+      for (const dra::DeviceGpu& device : dra.deviceGpus) {
+        const int gpu = device.gpu;
+        if (gpu >= 0 && gpu < n && device.role == dra::DeviceRole::kWholeGpu) {
           offered |= bitOf(gpu);
         }
       }
@@ -110,8 +110,10 @@ class NodeStateBuilder {
     for (int gpu = 0; gpu < n; ++gpu) {
       if (topo_.used[static_cast<std::size_t>(gpu)] == GpuUse::kAllocated) labelsUsed |= bitOf(gpu);
     }
-    state_.usableMask = offered;
-    state_.freeMask = offered & ~dra.plainTaken & ~dra.gpusInUse & ~labelsUsed;
+    // Usable: what the allocator could hand out with no claim holding anything (preemption's
+    // bound); free: what it hands out now.
+    state_.usableMask = offered & ~dra.plainBlocked;
+    state_.freeMask = state_.usableMask & ~dra.plainTaken & ~dra.gpusInUse & ~labelsUsed;
   }
 
   // The order the node's allocator takes GPUs in: DRA's device order, else ascending index (the
@@ -524,8 +526,8 @@ void adoptDra(NodeState& state) {
   if (!state.dra || !state.dra->handsOutGpus) return;
   state.allocator = GpuAllocator::kDra;
   int gpus = 0;
-  for (const std::int8_t gpu : state.dra->gpuOf)
-    gpus = std::max(gpus, gpu + 1);
+  for (const dra::DeviceGpu& device : state.dra->deviceGpus)
+    gpus = std::max(gpus, device.gpu + 1);
   if (state.dra->topologyUnknown || state.status != TopologyStatus::kKnown) {
     forgetLinks(state.topology, gpus);
   }

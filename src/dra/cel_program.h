@@ -23,7 +23,7 @@
 
 namespace gte::dra {
 
-enum class CelOutcome : std::uint8_t {
+enum class CelOutcome : std::uint8_t {  // values fit two bits (class_catalog.h packs them)
   kFalse,
   kTrue,
   kError,            // a CEL runtime error: the scheduler's allocation fails on the node

@@ -51,19 +51,27 @@ int ClassCatalog::forExtendedResource(std::string_view resource) const noexcept 
 }
 
 ClassMatches matchClasses(const NodeDevices& devices, const ClassCatalog& catalog) {
-  ClassMatches matches(catalog.size());
+  ClassMatches matches;
+  const std::size_t n = devices.devices.size();
+  matches.packed.assign(n, 0);
+  if (catalog.size() > static_cast<std::size_t>(ClassMatches::kPacked)) {
+    matches.overflow.assign(catalog.size() - ClassMatches::kPacked, std::vector<CelOutcome>(n));
+  }
   for (std::size_t c = 0; c < catalog.size(); ++c) {
     const CompiledClass& compiled = catalog.at(static_cast<int>(c));
-    std::vector<CelOutcome>& row = matches[c];
-    row.reserve(devices.devices.size());
-    for (const NodeDevice& device : devices.devices) {
+    for (std::size_t d = 0; d < n; ++d) {
+      const NodeDevice& device = devices.devices[d];
       CelOutcome outcome =
           compiled.uninterpretable.empty() ? CelOutcome::kTrue : CelOutcome::kUninterpretable;
       const SliceDevice view(*device.slice, device.index);
       for (std::size_t s = 0; s < compiled.selectors.size() && outcome == CelOutcome::kTrue; ++s) {
         outcome = compiled.selectors[s].evaluate(view);
       }
-      row.push_back(outcome);
+      if (c < static_cast<std::size_t>(ClassMatches::kPacked)) {
+        matches.packed[d] |= static_cast<std::uint64_t>(outcome) << (2 * c);
+      } else {
+        matches.overflow[c - ClassMatches::kPacked][d] = outcome;
+      }
     }
   }
   return matches;

@@ -4,6 +4,7 @@
 // same resource the newer one (by creationTimestamp; on a tie the lower name), plus the implicit
 // `deviceclass.resource.kubernetes.io/<class>` every class backs. Immutable once built: the
 // snapshot holds one, and every DRA node's precomputed class matches refer to its indices.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -41,11 +42,23 @@ class ClassCatalog {
 
 using ClassCatalogConstSharedPtr = std::shared_ptr<const ClassCatalog>;
 
-// Per class of the catalog, per device of the node (in device order): whether the class's
+// Per device of the node (in device order), per class of the catalog: whether the class's
 // selectors select it (kTrue/kFalse), fail on it (kError) or cannot be evaluated
 // (kUninterpretable). Class selectors depend on nothing but the device, so the snapshot computes
-// this once per change.
-using ClassMatches = std::vector<std::vector<CelOutcome>>;
+// this once per change. Packed two bits per class in one word per device for the first 32 classes
+// (a request reads one word per device it tries), in `overflow` beyond.
+struct ClassMatches {
+  static constexpr int kPacked = 32;
+  std::vector<std::uint64_t> packed;              // per device
+  std::vector<std::vector<CelOutcome>> overflow;  // [class - 32][device]
+
+  CelOutcome at(int classIndex, std::size_t device) const noexcept {
+    if (classIndex < kPacked) {
+      return static_cast<CelOutcome>((packed[device] >> (2 * classIndex)) & 3u);
+    }
+    return overflow[static_cast<std::size_t>(classIndex - kPacked)][device];
+  }
+};
 ClassMatches matchClasses(const NodeDevices& devices, const ClassCatalog& catalog);
 
 }  // namespace gte::dra

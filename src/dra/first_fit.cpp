@@ -15,14 +15,16 @@ bool sameValue(const AttributeValue& a, const AttributeValue& b) {
   return a.integer == b.integer;
 }
 
-bool applies(const ConstraintProgram& constraint, const std::string& request,
-             const std::string& sub) {
+// Whether a constraint covers devices of a request (or of one of its subrequests): it names no
+// request, the request, or "request/subrequest".
+bool applies(const ConstraintProgram& constraint, const RequestProgram& request,
+             const ShapeProgram& shape) {
   if (constraint.requests.empty()) return true;
   const auto named = [&](const std::string& name) {
     return std::find(constraint.requests.begin(), constraint.requests.end(), name) !=
            constraint.requests.end();
   };
-  return named(request) || (!sub.empty() && named(request + "/" + sub));
+  return named(request.name) || (request.firstAvailable && named(shape.fullName));
 }
 
 bool tolerates(const DeviceToleration& toleration, std::string_view key, std::string_view value,
@@ -64,6 +66,9 @@ FirstFit::FirstFit(std::vector<const ClaimProgram*> claims, long budget)
       for (const ShapeProgram& program : claim.requests[r].alternatives) {
         Shape shape;
         shape.program = &program;
+        for (const ConstraintProgram& constraint : claim.constraints) {
+          shape.constrained.push_back(applies(constraint, claim.requests[r], program));
+        }
         shapes_[c][r].push_back(std::move(shape));
       }
     }
@@ -86,8 +91,15 @@ FirstFitResult FirstFit::run(const NodeDevices& node, const ClassMatches& classM
   for (std::size_t p = 0; p < node.pools.size(); ++p) {
     consumed_[p].assign(node.pools[p].counters.size(), Quantity());
   }
-  for (auto& claim : constraints_)
-    std::fill(claim.begin(), claim.end(), MatchState{});
+  for (auto& claim : constraints_) {
+    for (MatchState& state : claim) {
+      state.first.reset();
+      state.count = 0;
+      state.values.clear();
+      state.known.assign(n, -1);
+      state.attribute.resize(n);
+    }
+  }
   for (auto& result : results_)
     result.clear();
   why_.clear();
@@ -177,11 +189,12 @@ FirstFit::Step FirstFit::selectable(Shape& shape, std::uint32_t position) {
     cached = static_cast<std::int8_t>(s);
     return s;
   };
-  const CelOutcome byClass =
-      (*matches_)[static_cast<std::size_t>(shape.program->classIndex)][position];
+  CelOutcome outcome = matches_->at(shape.program->classIndex, position);
   const NodeDevice& nd = node_->devices[position];
+  if (outcome == CelOutcome::kTrue && shape.program->selectors.empty() && nd.plain) {
+    return remember(Step::kTrue);  // the common case reads nothing of the device itself
+  }
   const SliceDevice device(*nd.slice, nd.index);
-  CelOutcome outcome = byClass;
   for (std::size_t s = 0; s < shape.program->selectors.size() && outcome == CelOutcome::kTrue;
        ++s) {
     outcome = shape.program->selectors[s].evaluate(device);
@@ -208,6 +221,7 @@ FirstFit::Step FirstFit::selectable(Shape& shape, std::uint32_t position) {
 
 bool FirstFit::countersFit(std::uint32_t position, bool add) {
   const NodeDevice& nd = node_->devices[position];
+  if (nd.plain) return true;
   const ResourceSlice& slice = *nd.slice;
   const Range uses = slice.devices[nd.index].consumesCounters;
   if (uses.count == 0) return true;
@@ -245,6 +259,7 @@ bool FirstFit::countersFit(std::uint32_t position, bool add) {
 
 bool FirstFit::tainted(const Shape& shape, std::uint32_t position) const {
   const NodeDevice& nd = node_->devices[position];
+  if (nd.plain) return false;
   const ResourceSlice& slice = *nd.slice;
   const Range taints = slice.devices[nd.index].taints;
   for (std::uint32_t t = taints.first; t < taints.first + taints.count; ++t) {
@@ -263,18 +278,31 @@ bool FirstFit::tainted(const Shape& shape, std::uint32_t position) const {
   return false;
 }
 
-bool FirstFit::addToConstraints(int claim, const std::string& request, const std::string& sub,
-                                std::uint32_t position, std::size_t& added) {
+const AttributeValue* FirstFit::attributeOf(int claim, std::size_t constraint,
+                                            std::uint32_t position) {
+  MatchState& state = constraints_[static_cast<std::size_t>(claim)][constraint];
+  std::int8_t& known = state.known[position];
+  if (known < 0) {
+    const NodeDevice& nd = node_->devices[position];
+    const auto value =
+        SliceDevice(*nd.slice, nd.index)
+            .qualifiedAttribute(
+                claims_[static_cast<std::size_t>(claim)]->constraints[constraint].attribute);
+    known = value ? 1 : 0;
+    if (value) state.attribute[position] = *value;
+  }
+  return known > 0 ? &state.attribute[position] : nullptr;
+}
+
+bool FirstFit::addToConstraints(int claim, const Shape& shape, std::uint32_t position,
+                                std::size_t& added) {
   const ClaimProgram& program = *claims_[static_cast<std::size_t>(claim)];
-  const NodeDevice& nd = node_->devices[position];
-  const SliceDevice device(*nd.slice, nd.index);
   for (added = 0; added < program.constraints.size(); ++added) {
-    const ConstraintProgram& constraint = program.constraints[added];
+    if (!shape.constrained[added]) continue;
     MatchState& state = constraints_[static_cast<std::size_t>(claim)][added];
-    if (!applies(constraint, request, sub)) continue;
-    const auto value = device.qualifiedAttribute(constraint.attribute);
-    if (!value) return false;
-    if (constraint.distinct) {
+    const AttributeValue* value = attributeOf(claim, added, position);
+    if (value == nullptr) return false;
+    if (program.constraints[added].distinct) {
       for (const AttributeValue& taken : state.values) {
         if (value->kind == ValueKind::kList || sameValue(*value, taken)) return false;
       }
@@ -291,14 +319,12 @@ bool FirstFit::addToConstraints(int claim, const std::string& request, const std
   return true;
 }
 
-void FirstFit::removeFromConstraints(int claim, const std::string& request, const std::string& sub,
-                                     std::size_t count) {
+void FirstFit::removeFromConstraints(int claim, const Shape& shape, std::size_t count) {
   const ClaimProgram& program = *claims_[static_cast<std::size_t>(claim)];
   for (std::size_t i = count; i-- > 0;) {
-    const ConstraintProgram& constraint = program.constraints[i];
-    if (!applies(constraint, request, sub)) continue;
+    if (!shape.constrained[i]) continue;
     MatchState& state = constraints_[static_cast<std::size_t>(claim)][i];
-    if (constraint.distinct) {
+    if (program.constraints[i].distinct) {
       state.values.pop_back();
     } else {
       --state.count;
@@ -311,18 +337,15 @@ FirstFit::Step FirstFit::allocateDevice(int claim, int request, int sub, std::ui
   if (inUse(position)) return Step::kFalse;
   const auto c = static_cast<std::size_t>(claim);
   const auto r = static_cast<std::size_t>(request);
-  const RequestProgram& req = claims_[c]->requests[r];
   const Shape& shape = shapes_[c][r][static_cast<std::size_t>(sub)];
   if (!countersFit(position, true)) return Step::kFalse;
   if (tainted(shape, position)) {
     countersFit(position, false);
     return Step::kFalse;
   }
-  const std::string& base = req.name;
-  const std::string subName = req.firstAvailable ? shape.program->name : std::string();
   std::size_t added = 0;
-  if (!addToConstraints(claim, base, subName, position, added)) {
-    removeFromConstraints(claim, base, subName, added);
+  if (!addToConstraints(claim, shape, position, added)) {
+    removeFromConstraints(claim, shape, added);
     countersFit(position, false);
     if (must) {
       return fail(Step::kError, "claim " + claims_[c]->id + ", request " + shape.program->fullName +
@@ -342,10 +365,8 @@ void FirstFit::deallocate(int claim, std::uint32_t position) {
   const PickedDevice picked = results_[c].back();
   results_[c].pop_back();
   allocating_[position] = -1;
-  const RequestProgram& req = claims_[c]->requests[picked.request];
   const Shape& shape = shapes_[c][picked.request][picked.alternative];
-  const std::string subName = req.firstAvailable ? shape.program->name : std::string();
-  removeFromConstraints(claim, req.name, subName, claims_[c]->constraints.size());
+  removeFromConstraints(claim, shape, claims_[c]->constraints.size());
   countersFit(position, false);
 }
 

@@ -66,6 +66,7 @@ class FirstFit {
   enum class Step : std::uint8_t { kFalse, kTrue, kExceeded, kError, kUnknown };
   struct Shape {
     const ShapeProgram* program = nullptr;
+    std::vector<bool> constrained;  // per constraint of the claim: applies to this request
     int numDevices = 0;
     std::vector<std::uint32_t> allDevices;  // allocation mode All: every selectable device
     std::vector<std::int8_t> selectable;    // per position: -1 not evaluated, else a Step
@@ -74,6 +75,10 @@ class FirstFit {
     std::optional<AttributeValue> first;  // matchAttribute: the value the first device fixed
     int count = 0;
     std::vector<AttributeValue> values;  // distinctAttribute: the values taken
+    // The constraint's attribute per device position, looked up once per node: -1 not yet,
+    // 0 the device lacks it, 1 in `attribute`.
+    std::vector<std::int8_t> known;
+    std::vector<AttributeValue> attribute;
   };
 
   Step prepare();
@@ -84,10 +89,9 @@ class FirstFit {
   bool inUse(std::uint32_t position) const;
   bool countersFit(std::uint32_t position, bool add);
   bool tainted(const Shape& shape, std::uint32_t position) const;
-  bool addToConstraints(int claim, const std::string& request, const std::string& sub,
-                        std::uint32_t position, std::size_t& added);
-  void removeFromConstraints(int claim, const std::string& request, const std::string& sub,
-                             std::size_t count);
+  const AttributeValue* attributeOf(int claim, std::size_t constraint, std::uint32_t position);
+  bool addToConstraints(int claim, const Shape& shape, std::uint32_t position, std::size_t& added);
+  void removeFromConstraints(int claim, const Shape& shape, std::size_t count);
   Step fail(Step step, std::string why);
 
   std::vector<const ClaimProgram*> claims_;

@@ -271,6 +271,9 @@ class PoolBuilder {
       device.index = d;
       device.pool = static_cast<std::uint16_t>(pool);
       device.inUse = allocated_.exclusive(p.driver, p.name, slice->deviceName(d));
+      const Device& published = slice->devices[d];
+      device.plain = published.taints.count == 0 && published.consumesCounters.count == 0 &&
+                     !published.allowMultipleAllocations;
       out_.devices.push_back(device);
     }
   }

@@ -44,6 +44,9 @@ struct NodeDevice {
   std::uint32_t index = 0;               // in slice->devices
   std::uint16_t pool = 0;                // in NodeDevices::pools
   bool inUse = false;                    // exclusively allocated to some claim
+  // No taints, no counters consumed, not shareable: the first-fit need not read the device
+  // itself past its selectors (most GPU devices).
+  bool plain = true;
 };
 
 struct NodeDevices {

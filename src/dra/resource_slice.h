@@ -43,10 +43,15 @@ struct NodeSelection {
   bool any() const noexcept { return !nodeName.empty() || allNodes || nodeSelector.has_value(); }
 };
 
+// 16 bytes: a slice of 8 GPUs holds about 90 of them.
 struct StoredAttribute {
-  TextRef name;  // as published: "uuid" (the driver's domain) or "resource.kubernetes.io/pciBusID"
+  // The name as published: "uuid" (the driver's domain) or "resource.kubernetes.io/pciBusID".
+  std::uint32_t nameOffset = 0;
+  std::uint16_t nameLength = 0;
   ValueKind kind = ValueKind::kString;
   std::int64_t value = 0;  // kInt, kBool; kString/kVersion: TextRef packed offset << 32 | length
+
+  TextRef name() const noexcept { return TextRef{nameOffset, nameLength}; }
 };
 
 struct StoredQuantity {

@@ -141,7 +141,10 @@ class SliceReader {
     range.first = size(slice_.attributes.size());
     Status s = forEachKey(r_, at, [&](const std::string& name) -> Status {
       StoredAttribute attribute;
-      attribute.name = text_.intern(name);
+      if (name.size() > 0xffff) return fieldError(dotted(at, "<name>"), "longer than 65535");
+      const TextRef ref = text_.intern(name);
+      attribute.nameOffset = ref.offset;
+      attribute.nameLength = static_cast<std::uint16_t>(ref.length);
       if (Status read = readAttributeValue(dotted(at, name), attribute); !read.ok()) return read;
       slice_.attributes.push_back(attribute);
       return Ok{};

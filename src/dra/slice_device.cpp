@@ -15,7 +15,7 @@ std::optional<AttributeValue> SliceDevice::celAttribute(std::string_view domain,
   const Range range = device().attributes;
   for (std::uint32_t i = range.first; i < range.first + range.count; ++i) {
     const StoredAttribute& attribute = slice_->attributes[i];
-    const QualifiedName name = splitQualifiedName(slice_->view(attribute.name), driver());
+    const QualifiedName name = splitQualifiedName(slice_->view(attribute.name()), driver());
     if (name.domain == domain && name.id == id) return slice_->valueOf(attribute);
   }
   return std::nullopt;
@@ -38,7 +38,7 @@ std::optional<AttributeValue> SliceDevice::qualifiedAttribute(
   const auto find = [&](std::string_view key) -> std::optional<AttributeValue> {
     for (std::uint32_t i = range.first; i < range.first + range.count; ++i) {
       const StoredAttribute& attribute = slice_->attributes[i];
-      if (slice_->view(attribute.name) == key) return slice_->valueOf(attribute);
+      if (slice_->view(attribute.name()) == key) return slice_->valueOf(attribute);
     }
     return std::nullopt;
   };

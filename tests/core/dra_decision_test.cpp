@@ -269,3 +269,83 @@ TEST_CASE("mapping mismatches: the node's DRA GPUs are topology-unknown", "[core
 
 }  // namespace
 }  // namespace gte
+
+namespace gte {
+namespace {
+
+// A claim of `count` GPUs of the NVIDIA GPU class, as the API server would hold it.
+dra::ResourceClaimConstSharedPtr gpuClaim(const std::string& name, int count) {
+  auto claim = std::make_shared<dra::ResourceClaim>();
+  claim->name = name;
+  claim->ns = "ml";
+  dra::DeviceRequest request;
+  request.name = "gpus";
+  dra::DeviceRequestShape shape;
+  shape.name = "gpus";
+  shape.deviceClassName = "gpu.nvidia.com";
+  shape.count = count;
+  request.alternatives.push_back(shape);
+  claim->spec.requests.push_back(request);
+  return claim;
+}
+
+// 4x L40S published with GPU 1 tainted NoSchedule and GPU 3 allocated.
+std::string taintedL40sSlice() {
+  std::string devices = "[";
+  const char* bus[4] = {"38", "3a", "3c", "3e"};
+  for (const int gpu : {2, 1, 3, 0}) {
+    if (devices.size() > 1) devices += ",";
+    devices +=
+        R"({"name":"gpu-)" + std::to_string(gpu) +
+        R"(","attributes":{"type":{"string":"gpu"},"resource.kubernetes.io/pciBusID":{"string":"0000:)" +
+        bus[gpu] + R"(:00.0"}})";
+    if (gpu == 1) devices += R"(,"taints":[{"key":"example.com/xid","effect":"NoSchedule"}])";
+    devices += "}";
+  }
+  return testing::draSliceJson("l40s-slice", "l40s", "l40s", devices + "]");
+}
+
+TEST_CASE("claims of N GPUs decide from the precomputed picks exactly as the first-fit does",
+          "[core][dra]") {
+  const Policy policy = defaultPolicy();
+  testing::DraCluster cluster;
+  cluster.addSlice("hgx-h100-slice.json");
+  cluster.addSlice("a100-nvlink-first-slice.json");
+  cluster.addSlice("a100-pcie-first-slice.json");
+  cluster.addSliceJson(taintedL40sSlice());
+  cluster.allocated.addExclusive("gpu.nvidia.com", "l40s", "gpu-3");
+  cluster.allocated.addExclusive("gpu.nvidia.com", "hgx-h100-a", "gpu-6");
+  cluster.allocated.addExclusive("gpu.nvidia.com", "hgx-h100-a", "gpu-0");
+  std::vector<NodeStateConstSharedPtr> states = {
+      cluster.nodeState(draNode(testing::makeDgxH100, "hgx-h100-a"), policy),
+      cluster.nodeState(draNode(testing::makeA100PcieBridged, "a100-nvlink-first"), policy),
+      cluster.nodeState(draNode(testing::makeA100PcieBridged, "a100-pcie-first"), policy),
+      cluster.nodeState(draNode(testing::make4xPcieL40s, "l40s"), policy)};
+  for (int k = 1; k <= 9; ++k) {
+    cluster.objects->add(gpuClaim("claim-" + std::to_string(k), k));
+  }
+  for (int k = 1; k <= 9; ++k) {
+    for (const auto& annotations : std::vector<std::vector<std::pair<std::string, std::string>>>{
+             {}, {{"gputopo.dev/min-link", "nvlink"}}, {{"gputopo.dev/numa", "single"}}}) {
+      PodInfo pod = testing::makeClaimPod("p", "ml", {{"gpus", "claim-" + std::to_string(k)}});
+      for (const auto& [key, value] : annotations)
+        pod.annotations[key] = value;
+      const auto demand = parsePodDemand(pod, policy, cluster.objects.get());
+      REQUIRE(demand.ok());
+      REQUIRE(demand->dra->plainGpus == k);
+      for (const auto& state : states) {
+        INFO("k " << k << " node " << state->name << " annotations " << annotations.size());
+        const Decided shortcut = decide(*demand, *state, policy);
+        DraDecider replica(*demand->dra);
+        CHECK(shortcut.fit.verdict == replica.fit(*demand, *state, policy).verdict);
+        const ScoreTerms terms = replica.terms(*demand, *state);
+        CHECK(shortcut.terms.linkQuality == terms.linkQuality);
+        CHECK(shortcut.terms.numaLocality == terms.numaLocality);
+        CHECK(shortcut.terms.packing == terms.packing);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gte
