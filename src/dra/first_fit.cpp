@@ -98,6 +98,7 @@ FirstFitResult FirstFit::run(const NodeDevices& node, const ClassMatches& classM
       state.values.clear();
       state.known.assign(n, -1);
       state.attribute.resize(n);
+      state.resolvedIn = nullptr;
     }
   }
   for (auto& result : results_)

@@ -19,6 +19,7 @@
 #include "dra/claim_program.h"
 #include "dra/class_catalog.h"
 #include "dra/node_devices.h"
+#include "dra/slice_device.h"
 #include "model/quantity.h"
 
 namespace gte::dra {
@@ -79,6 +80,8 @@ class FirstFit {
     // 0 the device lacks it, 1 in `attribute`.
     std::vector<std::int8_t> known;
     std::vector<AttributeValue> attribute;
+    const ResourceSlice* resolvedIn = nullptr;  // the slice `lookup` is resolved in
+    SliceDevice::QualifiedLookup lookup;
   };
 
   Step prepare();

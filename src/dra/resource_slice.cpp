@@ -15,6 +15,13 @@ AttributeValue ResourceSlice::valueOf(const StoredAttribute& attribute) const no
   return out;
 }
 
+std::optional<TextRef> ResourceSlice::attributeName(std::string_view wanted) const noexcept {
+  for (const TextRef ref : attributeNames) {
+    if (view(ref) == wanted) return ref;
+  }
+  return std::nullopt;
+}
+
 std::size_t ResourceSlice::heapBytes() const noexcept {
   const auto strings = [](const std::string& s) { return s.capacity() > 15 ? s.capacity() : 0; };
   std::size_t bytes = strings(name) + strings(driver) + strings(pool) + text.bytes();
@@ -24,6 +31,7 @@ std::size_t ResourceSlice::heapBytes() const noexcept {
   bytes += counterGroups.capacity() * sizeof(CounterGroup);
   bytes += taints.capacity() * sizeof(StoredTaint);
   bytes += deviceSelections.capacity() * sizeof(NodeSelection);
+  bytes += attributeNames.capacity() * sizeof(TextRef);
   return bytes;
 }
 

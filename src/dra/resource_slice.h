@@ -97,6 +97,9 @@ struct ResourceSlice {
   std::vector<CounterGroup> counterGroups;
   std::vector<StoredTaint> taints;
   std::vector<NodeSelection> deviceSelections;
+  // The distinct attribute names of the slice's devices: a lookup by name resolves the name here
+  // once, then compares offsets (every copy of a name is the same string in `text`).
+  std::vector<TextRef> attributeNames;
   TextBuffer text;
 
   std::string_view view(TextRef ref) const noexcept { return text.view(ref); }
@@ -104,6 +107,8 @@ struct ResourceSlice {
     return view(devices[device].name);
   }
   AttributeValue valueOf(const StoredAttribute& attribute) const noexcept;
+  // The stored name equal to `name`, if any device has an attribute of that name.
+  std::optional<TextRef> attributeName(std::string_view wanted) const noexcept;
   // Heap bytes held (for the memory figures in docs/dra.md).
   std::size_t heapBytes() const noexcept;
 };

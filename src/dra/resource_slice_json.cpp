@@ -1,5 +1,7 @@
 #include "dra/resource_slice_json.h"
 
+#include <algorithm>
+
 #include "dra/json_fields.h"
 
 namespace gte::dra {
@@ -22,6 +24,14 @@ class SliceReader {
     if (!s.ok()) return s;
     if (slice_.driver.empty()) return fieldError(where("spec.driver"), "missing");
     if (slice_.pool.empty()) return fieldError(where("spec.pool.name"), "missing");
+    for (const StoredAttribute& attribute : slice_.attributes) {
+      const TextRef name = attribute.name();
+      if (std::find(slice_.attributeNames.begin(), slice_.attributeNames.end(), name) ==
+          slice_.attributeNames.end()) {
+        slice_.attributeNames.push_back(name);
+      }
+    }
+    slice_.attributeNames.shrink_to_fit();
     text_.shrink();
     slice_.devices.shrink_to_fit();
     slice_.attributes.shrink_to_fit();

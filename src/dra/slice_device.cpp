@@ -48,6 +48,32 @@ std::optional<AttributeValue> SliceDevice::qualifiedAttribute(
   return find(name.substr(slash + 1));
 }
 
+SliceDevice::QualifiedLookup SliceDevice::QualifiedLookup::resolve(const ResourceSlice& slice,
+                                                                   std::string_view name) noexcept {
+  QualifiedLookup lookup;
+  lookup.exact = slice.attributeName(name);
+  const std::size_t slash = name.find('/');
+  if (slash != std::string_view::npos && name.substr(0, slash) == slice.driver) {
+    lookup.inDriverDomain = slice.attributeName(name.substr(slash + 1));
+  }
+  return lookup;
+}
+
+std::optional<AttributeValue> SliceDevice::qualifiedAttribute(
+    const QualifiedLookup& lookup) const noexcept {
+  const Range range = device().attributes;
+  for (const std::optional<TextRef>& name : {lookup.exact, lookup.inDriverDomain}) {
+    if (!name) continue;
+    for (std::uint32_t i = range.first; i < range.first + range.count; ++i) {
+      const StoredAttribute& attribute = slice_->attributes[i];
+      if (attribute.nameOffset == name->offset && attribute.nameLength == name->length) {
+        return slice_->valueOf(attribute);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 bool SliceDevice::hasMalformedVersion() const noexcept {
   const Range range = device().attributes;
   for (std::uint32_t i = range.first; i < range.first + range.count; ++i) {

@@ -30,6 +30,15 @@ class SliceDevice {
   // A constraint's attribute, by its fully qualified name ("resource.kubernetes.io/pcieRoot",
   // "gpu.nvidia.com/uuid").
   std::optional<AttributeValue> qualifiedAttribute(std::string_view name) const noexcept;
+  // The same with the name resolved in this device's slice: `exact` the stored name equal to the
+  // full name, `inDriverDomain` the one equal to its id when its domain is the driver's
+  // (QualifiedLookup::resolve). Compares offsets only: for lookups repeated over devices.
+  struct QualifiedLookup {
+    std::optional<TextRef> exact;
+    std::optional<TextRef> inDriverDomain;
+    static QualifiedLookup resolve(const ResourceSlice& slice, std::string_view name) noexcept;
+  };
+  std::optional<AttributeValue> qualifiedAttribute(const QualifiedLookup& lookup) const noexcept;
   // True when some version attribute does not parse as a semantic version: CEL builds every
   // attribute before it evaluates, so every expression on such a device fails to evaluate.
   bool hasMalformedVersion() const noexcept;
