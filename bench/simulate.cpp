@@ -6,7 +6,7 @@
 //                [--pods PATH | --synthetic MIX] [--choosers LIST] [--seeds 42,43,44]
 //                [--target 130] [--extender-weight 12] [--policy FILE]
 //                [--csv PATH] [--json PATH] [--curve PATH] [--label TEXT]
-//                [--cpu-pods least-allocated|most-allocated]
+//                [--cpu-pods least-allocated|most-allocated] [--dra shuffled|index]
 //                [--mig-share 0.3 [--mig-mix
 //                1g.10gb:40,2g.20gb:20,3g.40gb:20,4g.40gb:10,7g.80gb:10]]
 #include <cstdio>
@@ -36,7 +36,7 @@ constexpr std::string_view kUsage =
     "                    [--pods PATH | --synthetic MIX] [--choosers LIST] [--seeds 42,43,44]\n"
     "                    [--target 130] [--extender-weight 12] [--policy FILE]\n"
     "                    [--csv PATH] [--json PATH] [--curve PATH] [--label TEXT]\n"
-    "                    [--cpu-pods least-allocated|most-allocated]\n"
+    "                    [--cpu-pods least-allocated|most-allocated] [--dra shuffled|index]\n"
     "                    [--mig-share 0.3 [--mig-mix PROFILES]]\n"
     "  SPEC     built-in templates and counts, e.g. hgx-a100:16,dgx1v:16,pcie4:8,pcie2:32\n"
     "           (MIG: hgx-a100-mig, hgx-a100-mig4, a100-pcie-mig; static layout:\n"
@@ -46,6 +46,10 @@ constexpr std::string_view kUsage =
     "           most-allocated-gpu, best-fit, random (comma-separated)\n"
     "  --cpu-pods  under the extender choosers, place pods without GPUs by this in-tree strategy\n"
     "           (the default scheduler's) instead of the extender scheduler's profile\n"
+    "  --dra    every node's GPUs published by the NVIDIA DRA driver (one ResourceSlice, devices\n"
+    "           in a seeded random order per node, or by index), nvidia.com/gpu a DRA-backed\n"
+    "           extended resource: the GPUs inside a node are the DRA allocator's first-fit\n"
+    "           (whole GPUs only: no MIG templates or --mig-share)\n"
     "  --mig-share  share of synthetic pods asking for one A100-80GB MIG instance, profiles\n"
     "           drawn from --mig-mix; turns the policy's mig.dynamic on (MIG templates without\n"
     "           a layout have no instances: the MIG manager creates the one the scheduler "
@@ -69,6 +73,7 @@ struct Options {
   std::string label;
   std::string cpuPods;
   double migShare = 0;
+  std::string dra = "off";
   std::string migMix = "1g.10gb:40,2g.20gb:20,3g.40gb:20,4g.40gb:10,7g.80gb:10";
 };
 
@@ -134,6 +139,8 @@ bool parseArgs(int argc, char** argv, Options& options) {
       options.cpuPods = value;
     } else if (arg == "--mig-share") {
       options.migShare = std::stod(value);
+    } else if (arg == "--dra") {
+      options.dra = value;
     } else if (arg == "--mig-mix") {
       options.migMix = value;
     } else {
@@ -250,6 +257,24 @@ bool loadTrace(const Options& options, const Policy& policy, std::int64_t capaci
   return true;
 }
 
+// DRA mode models whole GPUs: MIG pods and GPUs in MIG mode are refused.
+bool draModelled(const Options& options, const std::vector<Scenario>& scenarios) {
+  if (options.migShare > 0) {
+    std::cerr << "gte_simulate: --dra models whole GPUs: no --mig-share\n";
+    return false;
+  }
+  for (const Scenario& scenario : scenarios) {
+    for (const SimNodeSpec& node : scenario.nodes) {
+      if (node.machine->migGpus() > 0) {
+        std::cerr << "gte_simulate: --dra models whole GPUs: template " << node.machine->name
+                  << " has GPUs in MIG mode\n";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 bool chooserOptions(const std::string& name, SimOptions& sim) {
   if (name.rfind("extender", 0) == 0) {
     sim.chooser = Chooser::kExtender;
@@ -308,8 +333,16 @@ int main(int argc, char** argv) {
   if (options.migShare > 0) {
     policy.dynamicMig = true;
   }
+  const auto draOrder = draDeviceOrderFromName(options.dra);
+  if (!draOrder) {
+    std::cerr << "gte_simulate: --dra: unknown '" << options.dra << "'\n" << kUsage;
+    return 2;
+  }
   std::vector<Scenario> scenarios;
   if (!loadScenarios(options, scenarios)) {
+    return 2;
+  }
+  if (*draOrder != DraDeviceOrder::kOff && !draModelled(options, scenarios)) {
     return 2;
   }
   std::vector<LabelledRun> runs;
@@ -322,10 +355,15 @@ int main(int argc, char** argv) {
     if (!loadTrace(options, policy, capacity, trace)) {
       return 2;
     }
-    const std::string name = (options.label.empty() ? "" : options.label + ": ") + scenario.name;
+    const std::string name =
+        (options.label.empty() ? "" : options.label + ": ") + scenario.name +
+        (*draOrder == DraDeviceOrder::kOff
+             ? ""
+             : ", DRA (" + std::string(draDeviceOrderName(*draOrder)) + " device order)");
     for (const std::string& chooser : splitList(options.choosers)) {
       SimOptions sim;
       sim.extenderWeight = options.extenderWeight;
+      sim.draOrder = *draOrder;
       if (!options.cpuPods.empty()) {
         sim.cpuPodsInTree = inTreeFromName(options.cpuPods);
         if (!sim.cpuPodsInTree) {

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <random>
 
+#include "core/dra_decision.h"
 #include "core/fit.h"
 #include "core/predict_allocation.h"
 #include "prioritize/prioritize_nodes.h"
@@ -19,6 +21,7 @@ struct SimNode {
   NodeUsage usage;
   std::int64_t cpuRequested = 0;
   std::int64_t memoryRequested = 0;
+  NodeInfo draNode;  // DRA mode: the node as its DRA state is built from (name, labels)
 };
 
 // Chooses uniformly among the nodes with the highest score in one pass (reservoir sampling).
@@ -132,14 +135,49 @@ SizeShares requestShares(std::span<const SimPod> arrivals) {
   return shares;
 }
 
+// DRA mode: the pod's nvidia.com/gpu is the scheduler's extended-resource claim, filled by the
+// first-fit replica over the node's device order; its devices become allocated, and the node's
+// state is rebuilt from the slices and allocations as the extender's snapshot would rebuild it.
+bool placeDra(SimNode& node, const SimPod& pod, const Policy& policy, SimDraCluster& dra,
+              PodPlacement& placement) {
+  const DraNodeStateConstSharedPtr state = node.state->dra;
+  if (state == nullptr) {
+    return false;  // no slice serves the node: it has no DRA GPUs
+  }
+  const dra::ClaimProgram claim = dra::extendedResourceClaim(dra.gpuClass(), pod.gpus);
+  dra::FirstFit firstFit({&claim});
+  const dra::FirstFitResult result = firstFit.run(state->devices, state->classMatches);
+  if (result.status != dra::FirstFitStatus::kAllocated) {
+    return false;
+  }
+  GpuMask gpus = 0;
+  for (const dra::PickedDevice& picked : result.devices) {
+    const int gpu = state->deviceGpus[picked.position].gpu;
+    gpus |= gpu >= 0 ? GpuMask{1} << gpu : 0;
+  }
+  placement.gpus = gpus;
+  if (pod.gpus >= 2) {
+    placement.weakest = describeDraSet(*node.state, gpus).weakest;
+  }
+  dra.allocate(state->devices, result.devices);
+  node.cpuRequested += pod.cpuMilli;
+  node.memoryRequested += pod.memoryMib;
+  node.state = chargeNodeState(*node.labels, nullptr, policy,
+                               dra.nodeState(node.draNode, node.labels->topology));
+  return true;
+}
+
 // False when the pod cannot run there: a MIG instance with no legal free placement on the node
 // (only a MIG-naive chooser picks such a node). Nothing is taken then.
 bool place(SimNode& node, const SimPod& pod, const PodDemand& demand, const Policy& policy,
-           PodPlacement& placement) {
+           SimDraCluster* dra, PodPlacement& placement) {
   if (demand.empty()) {
     node.cpuRequested += pod.cpuMilli;
     node.memoryRequested += pod.memoryMib;
     return true;
+  }
+  if (dra != nullptr && demand.mig.empty()) {
+    return placeDra(node, pod, policy, *dra, placement);
   }
   const Allocation allocation = predictAllocation(demand, *node.state);
   if (!allocation.complete) {
@@ -188,17 +226,44 @@ SimRun simulate(std::span<const SimNodeSpec> cluster, std::span<const SimPod> ar
   std::vector<SimNode> nodes;
   std::vector<NodeStateConstSharedPtr> states;
   SimRun run;
+  std::optional<SimDraCluster> dra;
+  if (options.draOrder != DraDeviceOrder::kOff) {
+    dra.emplace();
+  }
+  // The driver's device order per node: its own stream, so tie-breaking draws stay as without DRA.
+  std::mt19937_64 orderRng(options.seed ^ 0x9e3779b97f4a7c15ULL);
   for (const SimNodeSpec& spec : cluster) {
     auto& shared = templates[spec.machine];
     if (shared.first == nullptr) {
-      const NodeInfo info = makeTemplateNode(*spec.machine, spec.machine->name, policy.labelPrefix);
+      const NodeInfo info =
+          dra ? makeDraTemplateNode(*spec.machine, spec.machine->name, policy.labelPrefix)
+              : makeTemplateNode(*spec.machine, spec.machine->name, policy.labelPrefix);
       shared.first = readNodeState(info, policy);
       shared.second = rebuildNodeState(*shared.first, NodeUsage{}, policy);
     }
-    nodes.push_back(SimNode{&spec, shared.first.get(), shared.second, {}, 0, 0});
-    run.capacityGpus += shared.second->usableCount;
-    run.capacitySlices += static_cast<std::int64_t>(shared.second->gpuCount) * kMigMemorySlices;
-    run.capacityMigSlices += shared.second->migSlicesTotal;
+    nodes.push_back(SimNode{&spec, shared.first.get(), shared.second, {}, 0, 0, {}});
+    if (dra) {
+      // GPUs in MIG mode are not whole-GPU devices: the slice lists the others.
+      std::vector<int> order;
+      for (int gpu = 0; gpu < spec.machine->gpus; ++gpu) {
+        const auto g = static_cast<std::size_t>(gpu);
+        if (g >= spec.machine->mig.size() || spec.machine->mig[g] != '1') {
+          order.push_back(gpu);
+        }
+      }
+      if (options.draOrder == DraDeviceOrder::kShuffled) {
+        std::shuffle(order.begin(), order.end(), orderRng);
+      }
+      dra->publish(*spec.machine, spec.name, order);
+      SimNode& node = nodes.back();
+      node.draNode = makeDraTemplateNode(*spec.machine, spec.name, policy.labelPrefix);
+      node.state = chargeNodeState(*shared.first, nullptr, policy,
+                                   dra->nodeState(node.draNode, shared.first->topology));
+    }
+    const NodeState& empty = *nodes.back().state;
+    run.capacityGpus += empty.usableCount;
+    run.capacitySlices += static_cast<std::int64_t>(empty.gpuCount) * kMigMemorySlices;
+    run.capacityMigSlices += empty.migSlicesTotal;
   }
   const SizeShares shares = requestShares(arrivals);
   std::size_t nextFragmentation = 0;
@@ -250,11 +315,14 @@ SimRun simulate(std::span<const SimNodeSpec> cluster, std::span<const SimPod> ar
     arrivedSlices += pod.demandSlices();
     placement.node = top.chosen();
     if (placement.node >= 0) {
-      if (place(nodes[static_cast<std::size_t>(placement.node)], pod, demand, policy, placement)) {
+      if (place(nodes[static_cast<std::size_t>(placement.node)], pod, demand, policy,
+                dra ? &*dra : nullptr, placement)) {
         allocated += pod.gpus;
         allocatedMigSlices += pod.migSlices;
       } else {
-        placement.migInvalid = true;
+        // A MIG instance with no legal start; in DRA mode, a claim the allocator cannot fill
+        // on the chosen node (not expected: the node's free GPUs were counted).
+        placement.migInvalid = !pod.migProfile.empty();
         placement.node = -1;
       }
     }

@@ -7,6 +7,12 @@
 // start slice), the baselines by slice counts alone (mig_slices.h), and a baseline's choice where
 // the profile has no legal start is recorded as invalid and takes nothing. No departures: pods stay
 // where they land. Deterministic for a seed.
+//
+// DRA mode (`SimOptions::draOrder`, sim/dra_cluster.h): every node's GPUs come from one NVIDIA DRA
+// ResourceSlice and `nvidia.com/gpu` is a DRA-backed extended resource, so inside the chosen node
+// every chooser's pod gets the devices the first-fit replica of the scheduler's DRA allocator
+// picks, and the extender decides on node states built from the slices and allocations. Whole
+// GPUs only (no MIG templates or MIG pods).
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -14,6 +20,7 @@
 
 #include "policy/link_class.h"
 #include "policy/policy.h"
+#include "sim/dra_cluster.h"
 #include "sim/fragmentation.h"
 #include "sim/node_chooser.h"
 #include "sim/sim_pod.h"
@@ -30,6 +37,7 @@ struct SimOptions {
   int extenderWeight = 12;                          // the chart's default
   std::uint64_t seed = 1;                           // tie-breaking
   std::vector<int> fragmentationAt = {50, 70, 90};  // arrived % of capacity
+  DraDeviceOrder draOrder = DraDeviceOrder::kOff;   // kOff: the device plugin hands out GPUs
 };
 
 struct PodPlacement {
