@@ -391,6 +391,7 @@ int main(int argc, char** argv) {
   std::cout << "AR = allocated GPUs % of capacity at 100/130% arrived demand; ff = arrived % at the"
                " first failed GPU pod (ff8: 8-GPU pod); nvlK = K-GPU pods on an all-NVLink set;"
                " missK = K-GPU pods given a weaker link class than a feasible node offered;"
+               " sysK = K-GPU pods with a pair across the inter-socket link;"
                " frag90/tfrag90 = FGD / topology fragmentation % at 90% arrived. mean±sd over"
                " seeds "
             << options.seeds << ".\n";

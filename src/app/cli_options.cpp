@@ -202,7 +202,7 @@ Result<Invocation> parseServe(const std::vector<std::string>& args) {
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string_view arg = args[i];
     if (arg == "--help" || arg == "-h") {
-      return Invocation{Command::kHelp, {}, serveHelp(), {}};
+      return Invocation{Command::kHelp, {}, serveHelp(), {}, {}};
     }
     if (arg == "--disable-explain") {
       inv.serve.explain = false;
@@ -268,7 +268,8 @@ Result<Invocation> parseExplain(const std::vector<std::string>& args) {
   inv.command = Command::kExplain;
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string_view arg = args[i];
-    if (arg == "--help" || arg == "-h") return Invocation{Command::kHelp, {}, explainHelp(), {}};
+    if (arg == "--help" || arg == "-h")
+      return Invocation{Command::kHelp, {}, explainHelp(), {}, {}};
     auto given = flagValue(args, i);
     if (!given) return std::move(given).error();
     if (auto s = applyExplainFlag(given->flag, given->value, inv.explain); !s)
@@ -280,7 +281,81 @@ Result<Invocation> parseExplain(const std::vector<std::string>& args) {
   return inv;
 }
 
+Status applyClaimTemplateFlag(std::string_view flag, const std::string& value,
+                              ClaimTemplateOptions& o) {
+  if (flag == "--gpus") {
+    std::size_t gpus = 0;
+    if (auto s = setCount(flag, value, gpus, 1, 32); !s) return s;
+    o.gpus = static_cast<int>(gpus);
+    return Ok{};
+  }
+  if (flag == "--name") {
+    o.name = value;
+    return Ok{};
+  }
+  if (flag == "--namespace" || flag == "-n") {
+    o.ns = value;
+    return Ok{};
+  }
+  if (flag == "--device-class") {
+    o.deviceClass = value;
+    return Ok{};
+  }
+  if (flag == "-o" || flag == "--output") {
+    if (value == "yaml") {
+      o.output = ManifestFormat::kYaml;
+    } else if (value == "json") {
+      o.output = ManifestFormat::kJson;
+    } else {
+      return invalidArgument(std::string(flag) + ": one of yaml, json");
+    }
+    return Ok{};
+  }
+  return invalidArgument("unknown flag " + std::string(flag) + " (see claim-template --help)");
+}
+
+Result<Invocation> parseClaimTemplate(const std::vector<std::string>& args) {
+  Invocation inv;
+  inv.command = Command::kClaimTemplate;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    std::string_view arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      return Invocation{Command::kHelp, {}, claimTemplateHelp(), {}, {}};
+    }
+    if (arg == "--nvswitch-partition") {
+      inv.claimTemplate.nvswitchPartition = true;
+      continue;
+    }
+    auto given = flagValue(args, i);
+    if (!given) return std::move(given).error();
+    if (auto s = applyClaimTemplateFlag(given->flag, given->value, inv.claimTemplate); !s)
+      return std::move(s).error();
+  }
+  if (inv.claimTemplate.gpus == 0) {
+    return invalidArgument("claim-template needs --gpus (see claim-template --help)");
+  }
+  return inv;
+}
+
 }  // namespace
+
+std::string claimTemplateHelp() {
+  return "Usage: gpu-topology-extender claim-template --gpus N [--name NAME] [--namespace NS]\n"
+         "         [--device-class CLASS] [--nvswitch-partition] [-o yaml|json]\n\n"
+         "Prints a ResourceClaimTemplate (resource.k8s.io/v1) for N GPUs whose request lists\n"
+         "firstAvailable tiers: N devices on one PCIe root complex, else on one NUMA node, else\n"
+         "any N. The scheduler's DRA allocator takes the first tier a node can satisfy and\n"
+         "prefers nodes where an earlier tier fits. Pods refer to it in spec.resourceClaims.\n\n"
+         "  --gpus N               GPUs per claim, 1-32 (1: a plain request, no tiers)\n"
+         "  --name NAME            the template's name (default gpus-N)\n"
+         "  --namespace NS, -n NS  metadata.namespace (default: none, kubectl's context)\n"
+         "  --device-class CLASS   the DeviceClass of whole GPUs (default gpu.nvidia.com)\n"
+         "  --nvswitch-partition   first tier: one NVIDIA Fabric Manager partition of N GPUs\n"
+         "                         (gpu.nvidia.com/partitionN, published by the driver's\n"
+         "                         FabricManagerPartitioning gate; N = 1, 2, 4 or 8); the other\n"
+         "                         tiers then keep off GPUs that belong to such partitions\n"
+         "  -o yaml|json           output format (default yaml)\n";
+}
 
 std::string explainHelp() {
   return "Usage: gpu-topology-extender explain --url URL --pod NAMESPACE/NAME [--top N] "
@@ -302,6 +377,8 @@ std::string topLevelHelp() {
          "Usage:\n"
          "  gpu-topology-extender serve [flags]   run the extender (see serve --help)\n"
          "  gpu-topology-extender explain [flags] explain a pod's placement (see explain --help)\n"
+         "  gpu-topology-extender claim-template --gpus N  print a ResourceClaimTemplate for N\n"
+         "                                        well-connected DRA GPUs (see its --help)\n"
          "  gpu-topology-extender version         print the version\n"
          "  gpu-topology-extender --help          this text\n";
 }
@@ -364,18 +441,19 @@ std::string serveHelp() {
 
 Result<Invocation> parseCommandLine(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    return Invocation{Command::kHelp, {}, topLevelHelp(), {}};
+    return Invocation{Command::kHelp, {}, topLevelHelp(), {}, {}};
   }
   if (args[0] == "version" || args[0] == "--version") {
     if (args.size() > 1 && (args[1] == "--help" || args[1] == "-h")) {
-      return Invocation{Command::kHelp, {}, "Usage: gpu-topology-extender version\n", {}};
+      return Invocation{Command::kHelp, {}, "Usage: gpu-topology-extender version\n", {}, {}};
     }
-    return Invocation{Command::kVersion, {}, {}, {}};
+    return Invocation{Command::kVersion, {}, {}, {}, {}};
   }
   if (args[0] == "serve") return parseServe(args);
   if (args[0] == "explain") return parseExplain(args);
+  if (args[0] == "claim-template") return parseClaimTemplate(args);
   return invalidArgument("unknown command \"" + args[0] +
-                         "\" (expected serve, explain or version)");
+                         "\" (expected serve, explain, claim-template or version)");
 }
 
 }  // namespace gte::app

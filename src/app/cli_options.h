@@ -1,6 +1,6 @@
 #pragma once
-// Command-line parsing for `gpu-topology-extender serve|explain|version`. Pure, so every flag and
-// every error message is unit-tested.
+// Command-line parsing for `gpu-topology-extender serve|explain|claim-template|version`. Pure, so
+// every flag and every error message is unit-tested.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +11,7 @@
 
 namespace gte::app {
 
-enum class Command { kServe, kExplain, kVersion, kHelp };
+enum class Command { kServe, kExplain, kClaimTemplate, kVersion, kHelp };
 
 enum class ClusterSource { kNone, kKubeconfig, kInCluster, kClusterFile };
 
@@ -66,11 +66,27 @@ struct ExplainOptions {
   OutputFormat output = OutputFormat::kTable;
 };
 
+enum class ManifestFormat { kYaml, kJson };
+
+// `gpu-topology-extender claim-template --gpus N [--name NAME] [--namespace NS]
+// [--device-class CLASS] [--nvswitch-partition] [-o yaml|json]`: prints a ResourceClaimTemplate
+// whose request tries well-connected GPU sets first (docs/dra.md, "Claim shaping"). The names are
+// checked where the template is built (dra/claim_shaping.h).
+struct ClaimTemplateOptions {
+  int gpus = 0;
+  std::string name;
+  std::string ns;
+  std::string deviceClass = "gpu.nvidia.com";
+  bool nvswitchPartition = false;
+  ManifestFormat output = ManifestFormat::kYaml;
+};
+
 struct Invocation {
   Command command = Command::kHelp;
   ServeOptions serve;
   std::string helpText;  // for kHelp: what to print
   ExplainOptions explain;
+  ClaimTemplateOptions claimTemplate;
 };
 
 // argv without the program name. Errors name the flag and the problem.
@@ -79,5 +95,6 @@ Result<Invocation> parseCommandLine(const std::vector<std::string>& args);
 std::string topLevelHelp();
 std::string serveHelp();
 std::string explainHelp();
+std::string claimTemplateHelp();
 
 }  // namespace gte::app

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/claim_template_command.h"
 #include "app/cli_options.h"
 #include "app/cluster_wiring.h"
 #include "app/explain_command.h"
@@ -200,6 +201,8 @@ int main(int argc, char** argv) {
       return 0;
     case gte::app::Command::kExplain:
       return gte::app::runExplainCommand(invocation->explain);
+    case gte::app::Command::kClaimTemplate:
+      return gte::app::runClaimTemplateCommand(invocation->claimTemplate);
     case gte::app::Command::kServe:
       try {
         return serve(invocation->serve);

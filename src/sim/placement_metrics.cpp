@@ -92,6 +92,7 @@ RunMetrics summarise(const SimRun& run, std::span<const SimPod> arrivals) {
     if (gpus >= 2) {
       size.fullyNvlink += placement.weakest == LinkClass::kNvlink ? 1 : 0;
       size.missed += placement.weakest < placement.bestOffered ? 1 : 0;
+      size.crossSocket += placement.weakest == LinkClass::kSys ? 1 : 0;
     }
   }
   if (!run.placements.empty()) {

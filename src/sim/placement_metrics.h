@@ -21,6 +21,7 @@ struct SizeMetrics {
   double firstFailurePercent = -1;  // arrived demand (% of capacity) at the first failure; -1: none
   int fullyNvlink = 0;              // placed with every pair NVLink-joined (2+ GPUs)
   int missed = 0;                   // placed on a weaker link class than the best feasible offer
+  int crossSocket = 0;              // placed with some pair across the inter-socket link (SYS)
 };
 
 struct MigMetrics {

@@ -60,6 +60,8 @@ const Columns& tableColumns() {
       {"k2.missed", "miss2%"},
       {"k4.missed", "miss4%"},
       {"k8.missed", "miss8%"},
+      {"k2.cross_socket", "sys2%"},
+      {"k4.cross_socket", "sys4%"},
       {"frag90.fgd", "frag90"},
       {"frag90.topology", "tfrag90"},
   };
@@ -149,6 +151,7 @@ std::vector<std::pair<std::string, double>> flattenMetrics(const RunMetrics& met
     if (size.gpus >= 2) {
       out.emplace_back(k + "nvlink", ratio(size.fullyNvlink, size.placed));
       out.emplace_back(k + "missed", ratio(size.missed, size.placed));
+      out.emplace_back(k + "cross_socket", ratio(size.crossSocket, size.placed));
     }
   }
   appendMigMetrics(out, metrics.mig);

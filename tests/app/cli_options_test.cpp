@@ -1,4 +1,5 @@
 #include "app/cli_options.h"
+#include "app/claim_template_command.h"
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -183,4 +184,46 @@ TEST_CASE("the explain command: flags, defaults and errors that name the flag") 
   REQUIRE(help.ok());
   CHECK(help->command == Command::kHelp);
   CHECK(help->helpText.find("--top N") != std::string::npos);
+}
+
+TEST_CASE("the claim-template command: flags, defaults and errors that name the flag") {
+  auto inv = parseCommandLine({"claim-template", "--gpus", "4"});
+  REQUIRE(inv.ok());
+  CHECK(inv->command == gte::app::Command::kClaimTemplate);
+  CHECK(inv->claimTemplate.gpus == 4);
+  CHECK(inv->claimTemplate.deviceClass == "gpu.nvidia.com");
+  CHECK_FALSE(inv->claimTemplate.nvswitchPartition);
+  CHECK(inv->claimTemplate.output == gte::app::ManifestFormat::kYaml);
+  auto all =
+      parseCommandLine({"claim-template", "--gpus=8", "--name", "train", "-n", "ml",
+                        "--device-class", "gpu.example.com", "--nvswitch-partition", "-o", "json"});
+  REQUIRE(all.ok());
+  CHECK(all->claimTemplate.name == "train");
+  CHECK(all->claimTemplate.ns == "ml");
+  CHECK(all->claimTemplate.deviceClass == "gpu.example.com");
+  CHECK(all->claimTemplate.nvswitchPartition);
+  CHECK(all->claimTemplate.output == gte::app::ManifestFormat::kJson);
+  CHECK(parseCommandLine({"claim-template"}).error().message.find("--gpus") != std::string::npos);
+  CHECK(parseCommandLine({"claim-template", "--gpus", "33"}).error().message.find("--gpus") !=
+        std::string::npos);
+  CHECK(parseCommandLine({"claim-template", "--gpus", "2", "-o", "xml"})
+            .error()
+            .message.find("yaml, json") != std::string::npos);
+  auto help = parseCommandLine({"claim-template", "--help"});
+  REQUIRE(help.ok());
+  CHECK(help->helpText.find("firstAvailable") != std::string::npos);
+}
+
+TEST_CASE("claim-template text: the manifest, or the builder's error naming the flag") {
+  gte::app::ClaimTemplateOptions options;
+  options.gpus = 2;
+  options.output = gte::app::ManifestFormat::kJson;
+  const auto json = gte::app::claimTemplateText(options);
+  REQUIRE(json.ok());
+  CHECK(json->find(R"("name":"gpus-2")") != std::string::npos);
+  options.gpus = 3;
+  options.nvswitchPartition = true;
+  const auto refused = gte::app::claimTemplateText(options);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message.find("--nvswitch-partition") != std::string::npos);
 }

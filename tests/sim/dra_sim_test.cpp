@@ -71,6 +71,13 @@ TEST_CASE(
     CHECK(dra.placements[3].weakest == LinkClass::kSys);
     // With one node the first-fit set is the only offer: not a node-choice miss.
     CHECK(dra.placements[3].bestOffered == LinkClass::kSys);
+    std::vector<SimPod> pods(4, SimPod("pod", 1000, 1024, 1));
+    pods[3].gpus = 2;
+    const RunMetrics metrics = summarise(dra, pods);
+    REQUIRE(metrics.bySize.size() == 2);
+    CHECK(metrics.bySize[1].fullyNvlink == 0);
+    CHECK(metrics.bySize[1].crossSocket == 1);
+    CHECK(metrics.bySize[1].missed == 0);
   }
   // The device plugin on the same sequence keeps NVLink pairs: its 2-GPU pick is NVLink-joined.
   const SimRun plugin =
