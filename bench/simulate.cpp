@@ -6,7 +6,8 @@
 //                [--pods PATH | --synthetic MIX] [--choosers LIST] [--seeds 42,43,44]
 //                [--target 130] [--extender-weight 12] [--policy FILE]
 //                [--csv PATH] [--json PATH] [--curve PATH] [--label TEXT]
-//                [--cpu-pods least-allocated|most-allocated] [--dra shuffled|index]
+//                [--cpu-pods least-allocated|most-allocated] [--dra shuffled|index
+//                [--dra-pods extended-resource|claim-template]]
 //                [--mig-share 0.3 [--mig-mix
 //                1g.10gb:40,2g.20gb:20,3g.40gb:20,4g.40gb:10,7g.80gb:10]]
 #include <cstdio>
@@ -36,7 +37,8 @@ constexpr std::string_view kUsage =
     "                    [--pods PATH | --synthetic MIX] [--choosers LIST] [--seeds 42,43,44]\n"
     "                    [--target 130] [--extender-weight 12] [--policy FILE]\n"
     "                    [--csv PATH] [--json PATH] [--curve PATH] [--label TEXT]\n"
-    "                    [--cpu-pods least-allocated|most-allocated] [--dra shuffled|index]\n"
+    "                    [--cpu-pods least-allocated|most-allocated] [--dra shuffled|index\n"
+    "                    [--dra-pods extended-resource|claim-template]]\n"
     "                    [--mig-share 0.3 [--mig-mix PROFILES]]\n"
     "  SPEC     built-in templates and counts, e.g. hgx-a100:16,dgx1v:16,pcie4:8,pcie2:32\n"
     "           (MIG: hgx-a100-mig, hgx-a100-mig4, a100-pcie-mig; static layout:\n"
@@ -50,6 +52,9 @@ constexpr std::string_view kUsage =
     "           in a seeded random order per node, or by index), nvidia.com/gpu a DRA-backed\n"
     "           extended resource: the GPUs inside a node are the DRA allocator's first-fit\n"
     "           (whole GPUs only: no MIG templates or --mig-share)\n"
+    "  --dra-pods  how pods of 2+ GPUs ask in DRA mode: nvidia.com/gpu (default), or a claim\n"
+    "           from `gpu-topology-extender claim-template --gpus N` (firstAvailable tiers:\n"
+    "           same pcieRoot, same numaNode, any; kube-scheduler's DRA score prefers earlier)\n"
     "  --mig-share  share of synthetic pods asking for one A100-80GB MIG instance, profiles\n"
     "           drawn from --mig-mix; turns the policy's mig.dynamic on (MIG templates without\n"
     "           a layout have no instances: the MIG manager creates the one the scheduler "
@@ -74,6 +79,7 @@ struct Options {
   std::string cpuPods;
   double migShare = 0;
   std::string dra = "off";
+  std::string draPods = "extended-resource";
   std::string migMix = "1g.10gb:40,2g.20gb:20,3g.40gb:20,4g.40gb:10,7g.80gb:10";
 };
 
@@ -141,6 +147,8 @@ bool parseArgs(int argc, char** argv, Options& options) {
       options.migShare = std::stod(value);
     } else if (arg == "--dra") {
       options.dra = value;
+    } else if (arg == "--dra-pods") {
+      options.draPods = value;
     } else if (arg == "--mig-mix") {
       options.migMix = value;
     } else {
@@ -334,8 +342,11 @@ int main(int argc, char** argv) {
     policy.dynamicMig = true;
   }
   const auto draOrder = draDeviceOrderFromName(options.dra);
-  if (!draOrder) {
-    std::cerr << "gte_simulate: --dra: unknown '" << options.dra << "'\n" << kUsage;
+  const auto draPods = draPodFormFromName(options.draPods);
+  if (!draOrder || !draPods) {
+    std::cerr << "gte_simulate: --dra / --dra-pods: unknown '"
+              << (draOrder ? options.draPods : options.dra) << "'\n"
+              << kUsage;
     return 2;
   }
   std::vector<Scenario> scenarios;
@@ -359,11 +370,13 @@ int main(int argc, char** argv) {
         (options.label.empty() ? "" : options.label + ": ") + scenario.name +
         (*draOrder == DraDeviceOrder::kOff
              ? ""
-             : ", DRA (" + std::string(draDeviceOrderName(*draOrder)) + " device order)");
+             : ", DRA (" + std::string(draDeviceOrderName(*draOrder)) + " device order, pods by " +
+                   std::string(draPodFormName(*draPods)) + ")");
     for (const std::string& chooser : splitList(options.choosers)) {
       SimOptions sim;
       sim.extenderWeight = options.extenderWeight;
       sim.draOrder = *draOrder;
+      sim.draPods = *draPods;
       if (!options.cpuPods.empty()) {
         sim.cpuPodsInTree = inTreeFromName(options.cpuPods);
         if (!sim.cpuPodsInTree) {

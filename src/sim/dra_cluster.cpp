@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "dra/claim_shaping.h"
 #include "dra/resource_slice_json.h"
 
 namespace gte::sim {
@@ -15,6 +16,11 @@ constexpr std::array<std::pair<DraDeviceOrder, std::string_view>, 3> kOrders{{
     {DraDeviceOrder::kOff, "off"},
     {DraDeviceOrder::kIndex, "index"},
     {DraDeviceOrder::kShuffled, "shuffled"},
+}};
+
+constexpr std::array<std::pair<DraPodForm, std::string_view>, 2> kForms{{
+    {DraPodForm::kExtendedResource, "extended-resource"},
+    {DraPodForm::kClaimTemplate, "claim-template"},
 }};
 
 // The NVIDIA DRA driver chart's class for whole GPUs, as it installs it on resource.k8s.io/v1.
@@ -59,6 +65,24 @@ std::string_view draDeviceOrderName(DraDeviceOrder order) noexcept {
 
 std::optional<DraDeviceOrder> draDeviceOrderFromName(std::string_view name) noexcept {
   for (const auto& [value, known] : kOrders) {
+    if (known == name) {
+      return value;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string_view draPodFormName(DraPodForm form) noexcept {
+  for (const auto& [value, name] : kForms) {
+    if (value == form) {
+      return name;
+    }
+  }
+  return "unknown";
+}
+
+std::optional<DraPodForm> draPodFormFromName(std::string_view name) noexcept {
+  for (const auto& [value, known] : kForms) {
     if (known == name) {
       return value;
     }
@@ -135,6 +159,35 @@ void SimDraCluster::publish(const NodeTemplate& machine, const std::string& node
 DraNodeStateConstSharedPtr SimDraCluster::nodeState(const NodeInfo& node,
                                                     const GpuTopology& topology) const {
   return buildDraNodeState(node, topology, slices_, allocated_, catalog_);
+}
+
+const dra::ClaimProgram& SimDraCluster::claim(DraPodForm form, int gpus) {
+  const auto key = std::make_pair(form, gpus);
+  auto found = claims_.find(key);
+  if (found != claims_.end()) {
+    return found->second;
+  }
+  if (form == DraPodForm::kExtendedResource || gpus < 2) {
+    return claims_.emplace(key, dra::extendedResourceClaim(gpuClass_, gpus)).first->second;
+  }
+  dra::ShapedClaimOptions shaped;
+  shaped.gpus = gpus;
+  const dra::ClaimSpec spec = orThrow(dra::shapedClaimSpec(shaped), "claim template");
+  return claims_
+      .emplace(key, orThrow(dra::compileClaim(spec, "sim/gpus-" + std::to_string(gpus), *catalog_),
+                            "claim template"))
+      .first->second;
+}
+
+DraDemandConstSharedPtr SimDraCluster::templateDemand(int gpus) {
+  auto& demand = demands_[gpus];
+  if (demand == nullptr) {
+    auto made = std::make_shared<DraDemand>();
+    made->claims.push_back(claim(DraPodForm::kClaimTemplate, gpus));
+    made->catalog = catalog_;
+    demand = std::move(made);
+  }
+  return demand;
 }
 
 void SimDraCluster::allocate(const dra::NodeDevices& devices,

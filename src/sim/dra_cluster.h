@@ -9,12 +9,14 @@
 // a node is the first-fit replica of src/dra; the node states the choosers see are built from the
 // same slices and allocations the way the extender's snapshot builds them (buildDraNodeState).
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/dra_demand.h"
 #include "core/dra_node_state.h"
 #include "dra/allocated_devices.h"
 #include "dra/class_catalog.h"
@@ -33,6 +35,14 @@ enum class DraDeviceOrder : std::uint8_t {
 };
 std::string_view draDeviceOrderName(DraDeviceOrder order) noexcept;
 std::optional<DraDeviceOrder> draDeviceOrderFromName(std::string_view name) noexcept;
+
+// How a pod of 2+ GPUs asks for them in DRA mode (1-GPU pods always use nvidia.com/gpu).
+enum class DraPodForm : std::uint8_t {
+  kExtendedResource,  // nvidia.com/gpu: N, the scheduler's claim of N devices (no constraints)
+  kClaimTemplate,     // a claim from `claim-template --gpus N` (dra/claim_shaping.h): tiers
+};
+std::string_view draPodFormName(DraPodForm form) noexcept;
+std::optional<DraPodForm> draPodFormFromName(std::string_view name) noexcept;
 
 // The PCIe root complex of each GPU of a template, numbered by each root's lowest GPU: a pair
 // whose `pci` level is same board, PIX, PXB or PHB meets below one host bridge, so both GPUs
@@ -61,6 +71,11 @@ class SimDraCluster {
   // Marks the devices a first-fit picked on this node as allocated (the claim's status).
   void allocate(const dra::NodeDevices& devices, std::span<const dra::PickedDevice> picked);
 
+  // The claim the allocator fills for a pod of `gpus` GPUs asking in `form` (cached per count).
+  const dra::ClaimProgram& claim(DraPodForm form, int gpus);
+  // The claim-template form as the extender reads the pod's demand.
+  DraDemandConstSharedPtr templateDemand(int gpus);
+
   const dra::ClassCatalogConstSharedPtr& catalog() const noexcept { return catalog_; }
   // The class backing nvidia.com/gpu (the chart's `gpu.nvidia.com`).
   int gpuClass() const noexcept { return gpuClass_; }
@@ -70,6 +85,8 @@ class SimDraCluster {
   dra::AllocatedDevices allocated_;
   dra::ClassCatalogConstSharedPtr catalog_;
   int gpuClass_ = -1;
+  std::map<std::pair<DraPodForm, int>, dra::ClaimProgram> claims_;
+  std::map<int, DraDemandConstSharedPtr> demands_;
 };
 
 }  // namespace gte::sim

@@ -1,12 +1,15 @@
 #include "sim/simulator.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #include "core/dra_decision.h"
 #include "core/fit.h"
+#include "core/node_decider.h"
 #include "core/predict_allocation.h"
 #include "prioritize/prioritize_nodes.h"
 #include "sim/mig_slices.h"
@@ -135,26 +138,66 @@ SizeShares requestShares(std::span<const SimPod> arrivals) {
   return shares;
 }
 
-// DRA mode: the pod's nvidia.com/gpu is the scheduler's extended-resource claim, filled by the
-// first-fit replica over the node's device order; its devices become allocated, and the node's
-// state is rebuilt from the slices and allocations as the extender's snapshot would rebuild it.
+GpuMask draGpus(const DraNodeState& state, const dra::FirstFitResult& result) {
+  GpuMask gpus = 0;
+  for (const dra::PickedDevice& picked : result.devices) {
+    const int gpu = state.deviceGpus[picked.position].gpu;
+    gpus |= gpu >= 0 ? GpuMask{1} << gpu : 0;
+  }
+  return gpus;
+}
+
+// What the DRA allocator gives a claim on a node as it is: the firstAvailable alternative it
+// takes (-1: none) and the weakest link of the set. Cached per node and GPU count until a pod
+// lands on the node.
+struct ClaimOffer {
+  bool known = false;
+  int alternative = -1;
+  LinkClass weakest = LinkClass::kUnknown;
+};
+
+ClaimOffer claimOffer(const SimNode& node, const dra::ClaimProgram& claim) {
+  ClaimOffer offer;
+  offer.known = true;
+  const DraNodeStateConstSharedPtr& state = node.state->dra;
+  if (state == nullptr) {
+    return offer;
+  }
+  dra::FirstFit firstFit({&claim});
+  const dra::FirstFitResult result = firstFit.run(state->devices, state->classMatches);
+  if (result.status == dra::FirstFitStatus::kAllocated && !result.devices.empty()) {
+    offer.alternative = result.devices.front().alternative;
+    offer.weakest = describeDraSet(*node.state, draGpus(*state, result)).weakest;
+  }
+  return offer;
+}
+
+// kube-scheduler's DynamicResources score (weight 2 in the default profile): per firstAvailable
+// request 8 - i for the alternative i allocated, normalised to 0..100 over the feasible nodes by
+// the highest (DefaultNormalizeScore).
+std::int64_t draPluginScore(int alternative, int bestAlternative) {
+  constexpr std::int64_t kMaxSubrequests = 8;  // resource.k8s.io FirstAvailableDeviceRequestMaxSize
+  if (alternative < 0 || bestAlternative < 0) {
+    return 0;
+  }
+  return 2 * (100 * (kMaxSubrequests - alternative) / (kMaxSubrequests - bestAlternative));
+}
+
+// DRA mode: the pod's claim (the scheduler's extended-resource claim, or the claim template's),
+// filled by the first-fit replica over the node's device order; its devices become allocated, and
+// the node's state is rebuilt from the slices and allocations as the extender's snapshot would.
 bool placeDra(SimNode& node, const SimPod& pod, const Policy& policy, SimDraCluster& dra,
-              PodPlacement& placement) {
+              const dra::ClaimProgram& claim, PodPlacement& placement) {
   const DraNodeStateConstSharedPtr state = node.state->dra;
   if (state == nullptr) {
     return false;  // no slice serves the node: it has no DRA GPUs
   }
-  const dra::ClaimProgram claim = dra::extendedResourceClaim(dra.gpuClass(), pod.gpus);
   dra::FirstFit firstFit({&claim});
   const dra::FirstFitResult result = firstFit.run(state->devices, state->classMatches);
   if (result.status != dra::FirstFitStatus::kAllocated) {
     return false;
   }
-  GpuMask gpus = 0;
-  for (const dra::PickedDevice& picked : result.devices) {
-    const int gpu = state->deviceGpus[picked.position].gpu;
-    gpus |= gpu >= 0 ? GpuMask{1} << gpu : 0;
-  }
+  const GpuMask gpus = draGpus(*state, result);
   placement.gpus = gpus;
   if (pod.gpus >= 2) {
     placement.weakest = describeDraSet(*node.state, gpus).weakest;
@@ -170,14 +213,14 @@ bool placeDra(SimNode& node, const SimPod& pod, const Policy& policy, SimDraClus
 // False when the pod cannot run there: a MIG instance with no legal free placement on the node
 // (only a MIG-naive chooser picks such a node). Nothing is taken then.
 bool place(SimNode& node, const SimPod& pod, const PodDemand& demand, const Policy& policy,
-           SimDraCluster* dra, PodPlacement& placement) {
+           SimDraCluster* dra, DraPodForm form, PodPlacement& placement) {
   if (demand.empty()) {
     node.cpuRequested += pod.cpuMilli;
     node.memoryRequested += pod.memoryMib;
     return true;
   }
   if (dra != nullptr && demand.mig.empty()) {
-    return placeDra(node, pod, policy, *dra, placement);
+    return placeDra(node, pod, policy, *dra, dra->claim(form, pod.gpus), placement);
   }
   const Allocation allocation = predictAllocation(demand, *node.state);
   if (!allocation.complete) {
@@ -274,6 +317,10 @@ SimRun simulate(std::span<const SimNodeSpec> cluster, std::span<const SimPod> ar
   std::int64_t allocated = 0;
   std::int64_t arrivedSlices = 0;
   std::int64_t allocatedMigSlices = 0;
+  // Claim-template pods: per node and GPU count, what the allocator would take there.
+  constexpr int kOfferSizes = 33;
+  std::vector<std::array<ClaimOffer, kOfferSizes>> offers(dra ? nodes.size() : 0);
+  std::vector<int> alternatives;
   for (const SimPod& pod : arrivals) {
     PodDemand demand;
     demand.gpus = pod.gpus;
@@ -281,21 +328,62 @@ SimRun simulate(std::span<const SimNodeSpec> cluster, std::span<const SimPod> ar
       demand.mig.push_back(MigRequest{migResourceSuffix(pod.migProfile), 1});
     }
     demand.strategy = policy.defaultStrategy;
+    // A claim-template pod asks the extender through its claim, not nvidia.com/gpu; the
+    // baselines see its GPU count (the DRA filter fits a node iff the last tier, any N, does).
+    const bool claimPod = dra && options.draPods == DraPodForm::kClaimTemplate && pod.gpus >= 2 &&
+                          pod.gpus < kOfferSizes && pod.migProfile.empty();
+    PodDemand claimDemand;
+    if (claimPod) {
+      claimDemand = demand;
+      claimDemand.gpus = 0;
+      claimDemand.dra = dra->templateDemand(pod.gpus);
+    }
+    const PodDemand& asked = claimPod ? claimDemand : demand;
+    std::optional<NodeDecider> decider;
+    if (claimPod && options.chooser == Chooser::kExtender) {
+      decider.emplace(asked, policy);
+    }
+    const auto offerOn = [&](std::size_t i) -> const ClaimOffer& {
+      ClaimOffer& offer = offers[i][static_cast<std::size_t>(pod.gpus)];
+      if (!offer.known) {
+        offer = claimOffer(nodes[i], dra->claim(DraPodForm::kClaimTemplate, pod.gpus));
+      }
+      return offer;
+    };
     PodPlacement placement;
     feasible.clear();
     candidates.clear();
+    alternatives.clear();
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       const SimNode& node = nodes[i];
-      if (!resourcesFit(node, pod) || !gpusFit(node, pod, demand, policy, options.chooser)) {
+      if (!resourcesFit(node, pod)) {
+        continue;
+      }
+      const NodeCandidate candidate{node.spec->name, node.state.get(), {}, nullptr};
+      if (decider ? !decider->fit(candidate).fits()
+                  : !gpusFit(node, pod, demand, policy, options.chooser)) {
         continue;
       }
       feasible.push_back(i);
-      candidates.push_back(NodeCandidate{node.spec->name, node.state.get(), {}});
-      if (demand.gpus >= 2) {
+      candidates.push_back(candidate);
+      if (claimPod) {
+        const ClaimOffer& offer = offerOn(i);
+        alternatives.push_back(offer.alternative);
+        placement.bestOffered = std::max(placement.bestOffered, offer.weakest);
+      } else if (demand.gpus >= 2) {
         placement.bestOffered =
             std::max(placement.bestOffered, wholeGpuPick(demand, *node.state)->weakest);
       }
     }
+    int bestAlternative = -1;
+    for (const int alternative : alternatives) {
+      if (alternative >= 0 && (bestAlternative < 0 || alternative < bestAlternative)) {
+        bestAlternative = alternative;
+      }
+    }
+    // The DRA plugin scores in kube-scheduler's profiles, not in BestFit's or Random's.
+    const bool draScored =
+        claimPod && options.chooser != Chooser::kBestFit && options.chooser != Chooser::kRandom;
     placement.feasibleNodes = static_cast<int>(feasible.size());
     if (!demand.mig.empty()) {
       noteMigOffer(nodes, pod, demand, policy, placement);
@@ -303,20 +391,26 @@ SimRun simulate(std::span<const SimNodeSpec> cluster, std::span<const SimPod> ar
     // Pods without GPUs are not sent to the extender (managedResources): in-tree scores only.
     HostScores extender;
     if (options.chooser == Chooser::kExtender && !demand.empty()) {
-      extender = prioritizeNodes(&demand, candidates, policy);
+      extender = prioritizeNodes(&asked, candidates, policy);
     }
     TopNodes top(rng);
     for (std::size_t j = 0; j < feasible.size(); ++j) {
       const int wire = extender.empty() ? 0 : extender[j].wire;
+      const std::int64_t draScore =
+          draScored ? draPluginScore(alternatives[j], bestAlternative) : 0;
       top.offer(static_cast<int>(feasible[j]),
-                nodeScore(nodes[feasible[j]], pod, demand, wire, options));
+                nodeScore(nodes[feasible[j]], pod, demand, wire, options) + draScore);
     }
     arrived += pod.gpus;
     arrivedSlices += pod.demandSlices();
     placement.node = top.chosen();
     if (placement.node >= 0) {
-      if (place(nodes[static_cast<std::size_t>(placement.node)], pod, demand, policy,
-                dra ? &*dra : nullptr, placement)) {
+      const auto chosen = static_cast<std::size_t>(placement.node);
+      if (place(nodes[chosen], pod, demand, policy, dra ? &*dra : nullptr,
+                claimPod ? DraPodForm::kClaimTemplate : DraPodForm::kExtendedResource, placement)) {
+        if (dra) {
+          offers[chosen] = {};  // the node changed: its offers are recomputed when asked
+        }
         allocated += pod.gpus;
         allocatedMigSlices += pod.migSlices;
       } else {

@@ -12,7 +12,9 @@
 // ResourceSlice and `nvidia.com/gpu` is a DRA-backed extended resource, so inside the chosen node
 // every chooser's pod gets the devices the first-fit replica of the scheduler's DRA allocator
 // picks, and the extender decides on node states built from the slices and allocations. Whole
-// GPUs only (no MIG templates or MIG pods).
+// GPUs only (no MIG templates or MIG pods). With `draPods` kClaimTemplate, pods of 2+ GPUs ask
+// through the claim-template tiers instead: every chooser that models kube-scheduler adds its
+// DRA plugin's score for the tier each node would allocate, and the extender decides the claim.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -34,10 +36,11 @@ struct SimOptions {
   // Pods without GPUs under the extender choosers: scored by `inTree` (nullopt), or by this
   // strategy when the default scheduler places them (the chart's scheduler serves opted-in pods).
   std::optional<InTree> cpuPodsInTree;
-  int extenderWeight = 12;                          // the chart's default
-  std::uint64_t seed = 1;                           // tie-breaking
-  std::vector<int> fragmentationAt = {50, 70, 90};  // arrived % of capacity
-  DraDeviceOrder draOrder = DraDeviceOrder::kOff;   // kOff: the device plugin hands out GPUs
+  int extenderWeight = 12;                             // the chart's default
+  std::uint64_t seed = 1;                              // tie-breaking
+  std::vector<int> fragmentationAt = {50, 70, 90};     // arrived % of capacity
+  DraDeviceOrder draOrder = DraDeviceOrder::kOff;      // kOff: the device plugin hands out GPUs
+  DraPodForm draPods = DraPodForm::kExtendedResource;  // DRA mode: how 2+-GPU pods ask
 };
 
 struct PodPlacement {

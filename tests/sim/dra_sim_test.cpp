@@ -20,8 +20,8 @@ using namespace gte::sim;
 namespace {
 
 SimRun replay(const char* cluster, const std::vector<int>& podGpus, Chooser chooser,
-              DraDeviceOrder order, InTree inTree = InTree::kLeastAllocated,
-              std::uint64_t seed = 1) {
+              DraDeviceOrder order, InTree inTree = InTree::kLeastAllocated, std::uint64_t seed = 1,
+              DraPodForm form = DraPodForm::kExtendedResource) {
   const std::vector<SimNodeSpec> nodes = *parseClusterSpec(cluster);
   std::vector<SimPod> pods;
   for (const int gpus : podGpus) {
@@ -32,6 +32,7 @@ SimRun replay(const char* cluster, const std::vector<int>& podGpus, Chooser choo
   options.inTree = inTree;
   options.draOrder = order;
   options.seed = seed;
+  options.draPods = form;
   return simulate(nodes, pods, defaultPolicy(), options);
 }
 
@@ -135,11 +136,16 @@ TEST_CASE(
   std::int64_t capacity = 0;
   for (const SimNodeSpec& node : nodes)
     capacity += node.machine->gpus;
-  for (const Chooser chooser : {Chooser::kExtender, Chooser::kMostAllocatedGpu}) {
-    INFO(chooserName(chooser));
+  for (const auto& [chooser, form] :
+       {std::pair{Chooser::kExtender, DraPodForm::kExtendedResource},
+        std::pair{Chooser::kMostAllocatedGpu, DraPodForm::kExtendedResource},
+        std::pair{Chooser::kExtender, DraPodForm::kClaimTemplate},
+        std::pair{Chooser::kLeastAllocated, DraPodForm::kClaimTemplate}}) {
+    INFO(chooserName(chooser) << " " << draPodFormName(form));
     const std::vector<SimPod> arrivals = arrivalSequence(*trace, capacity, 130, 42);
     SimOptions options;
     options.chooser = chooser;
+    options.draPods = form;
     options.draOrder = DraDeviceOrder::kShuffled;
     options.seed = 42;
     const SimRun run = simulate(nodes, arrivals, defaultPolicy(), options);
@@ -158,4 +164,34 @@ TEST_CASE(
     CHECK(placedGpus == run.placements.back().allocatedGpus);
     CHECK(placedGpus > capacity * 3 / 4);
   }
+}
+
+TEST_CASE("claim-template pods: first-fit takes the same-pcieRoot tier inside the node") {
+  // The DGX-1V sequence above with the 2-GPU pod asking through the template: GPUs 0, 1, 2 are
+  // taken; the roots are {0-3} and {4-7}. Same-pcieRoot tier, first pair by position: GPU 3 has
+  // no free root-0 partner, so 4 and 5 (nvl (4,5) = 1): NVLink, where nvidia.com/gpu got 3, 4.
+  for (const Chooser chooser : {Chooser::kExtender, Chooser::kLeastAllocated}) {
+    INFO(chooserName(chooser));
+    const SimRun run = replay("dgx1v:1", {1, 1, 1, 2}, chooser, DraDeviceOrder::kIndex,
+                              InTree::kLeastAllocated, 1, DraPodForm::kClaimTemplate);
+    CHECK(run.placements[3].gpus == mask({4, 5}));
+    CHECK(run.placements[3].weakest == LinkClass::kNvlink);
+  }
+}
+
+TEST_CASE("claim-template pods: kube-scheduler's DRA score prefers the node with an earlier tier") {
+  // One HGX A100 and one DGX-1V, a 4-GPU pod of 1 core and 1 GiB, the default scheduler.
+  // LeastAllocated + BalancedAllocation: HGX (99 + 99) / 2 + 99 = 198, DGX-1V (98 + 99) / 2 + 99
+  // = 197. The HGX's roots and NUMA nodes hold pairs, so its claim falls to tier 2 (any): DRA
+  // score 2 x 100 x (8 - 2) / 8 = 150; the DGX-1V's root {0-3} holds four: tier 0, 200.
+  // nvidia.com/gpu: the HGX wins (198 > 197); the template: the DGX-1V (397 > 348), GPUs 0-3.
+  const SimRun plain =
+      replay("hgx-a100:1,dgx1v:1", {4}, Chooser::kLeastAllocated, DraDeviceOrder::kIndex);
+  CHECK(plain.placements[0].node == 0);
+  const SimRun shaped =
+      replay("hgx-a100:1,dgx1v:1", {4}, Chooser::kLeastAllocated, DraDeviceOrder::kIndex,
+             InTree::kLeastAllocated, 1, DraPodForm::kClaimTemplate);
+  CHECK(shaped.placements[0].node == 1);
+  CHECK(shaped.placements[0].gpus == mask({0, 1, 2, 3}));
+  CHECK(shaped.placements[0].weakest == LinkClass::kNvlink);
 }
