@@ -1,6 +1,10 @@
 #include "core/placement_regret.h"
 
 #include <algorithm>
+#include <bit>
+
+#include "topology/link_bandwidth.h"
+#include "topology/pair_table.h"
 
 namespace gte {
 namespace {
@@ -43,6 +47,24 @@ PlacementRegret placementRegret(const PlacementDecision& decision, const SetQual
   regret.classReason = reasonBy(decision, got, [](const SetQuality& s) { return s.weakest; });
   regret.belowBestClass = regret.classReason != RegretReason::kNone;
   return regret;
+}
+
+SetQuality heldSetQuality(const GpuTopology& topology, const std::vector<int>& indices) {
+  GpuMask gpus = 0;
+  for (const int gpu : indices) {
+    if (gpu < 0 || gpu >= std::min(topology.gpuCount, kMaxGpus)) return SetQuality{};
+    gpus |= bitOf(gpu);
+  }
+  if (gpuCountOf(gpus) < 2 || !topology.linksKnown) return SetQuality{};
+  SetQuality quality{LinkClass::kNvlink, 0};
+  for (GpuMask rest = gpus; rest != 0; rest &= rest - 1) {
+    const int i = std::countr_zero(rest);
+    for (GpuMask later = rest & (rest - 1); later != 0; later &= later - 1) {
+      quality.weakest = std::min(quality.weakest, topology.linkClass(i, std::countr_zero(later)));
+    }
+  }
+  quality.bandwidthGBps = static_cast<std::uint16_t>(PairBandwidths(topology).set(gpus));
+  return quality;
 }
 
 }  // namespace gte

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/set_quality.h"
+#include "topology/gpu_topology.h"
 
 namespace gte {
 
@@ -73,5 +74,9 @@ struct PlacementRegret {
 };
 
 PlacementRegret placementRegret(const PlacementDecision& decision, const SetQuality& got);
+
+// How well linked the GPUs `indices` of a node are; unknown for fewer than two GPUs, an index the
+// node does not have, or unknown links.
+SetQuality heldSetQuality(const GpuTopology& topology, const std::vector<int>& indices);
 
 }  // namespace gte

@@ -25,6 +25,7 @@ class Metrics;
 struct Policy;
 
 class NodeStateCache;
+class PlacementRecorder;
 
 class ExtenderService {
  public:
@@ -32,7 +33,10 @@ class ExtenderService {
 
   // `cluster` is null when the extender runs without a cluster (decisions from the request's
   // Nodes; NodeNames requests are then answered with an Error). `metrics` may be null in tests.
-  ExtenderService(PolicySource policy, ClusterBackend* cluster, metrics::Metrics* metrics);
+  // `placements` (may be null) receives prioritize's decisions of pods of two or more GPUs in
+  // NodeNames mode, for placement regret, and gives explain by name the pod's placement.
+  ExtenderService(PolicySource policy, ClusterBackend* cluster, metrics::Metrics* metrics,
+                  PlacementRecorder* placements = nullptr);
   ~ExtenderService();
   ExtenderService(const ExtenderService&) = delete;
   ExtenderService& operator=(const ExtenderService&) = delete;
@@ -68,6 +72,7 @@ class ExtenderService {
   PolicySource policy_;
   ClusterBackend* cluster_;
   metrics::Metrics* metrics_;
+  PlacementRecorder* placements_;
   std::unique_ptr<NodeStateCache> nodeCache_;  // full-Node mode: NodeStates by label content
 };
 
