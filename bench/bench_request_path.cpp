@@ -20,6 +20,7 @@
 #include "prioritize/prioritize_nodes.h"
 #include "service/cluster_backend.h"
 #include "service/extender_service.h"
+#include "service/placement_recorder.h"
 #include "snapshot/cluster_snapshot_builder.h"
 #include "wire/extender_args.h"
 #include "wire/extender_results.h"
@@ -194,7 +195,9 @@ int main(int argc, char** argv) {
   std::printf("%-44s %8.2f ms (+ %.2f ms parsing nodes)\n", "snapshot build, all nodes", snapMs,
               buildMs);
   SnapshotBackend backend(snapshot);
-  gte::ExtenderService namesMode([policy] { return policy; }, &backend, nullptr);
+  // As the binary runs it: prioritize records each pod's decision for placement regret.
+  gte::PlacementRecorder placements(nullptr);
+  gte::ExtenderService namesMode([policy] { return policy; }, &backend, nullptr, &placements);
   report("filter, NodeNames (snapshot)",
          repeat(iterations, [&] { (void)namesMode.filter(namesBody); }));
   report("prioritize, NodeNames (snapshot)",

@@ -12,21 +12,38 @@
 namespace gte {
 namespace {
 
-// adjacency[i]: the GPUs j != i whose pair with i is at least `floor`.
+// adjacency[i]: the GPUs j != i whose pair with i is at least some link class.
 using Adjacency = std::array<GpuMask, kMaxGpus>;
 
-Adjacency adjacencyAtLeast(const GpuTopology& topology, LinkClass floor, int n) {
-  Adjacency adjacency{};
-  for (int i = 0; i < n; ++i) {
-    for (int j = i + 1; j < n; ++j) {
-      if (topology.linkClass(i, j) >= floor) {
-        adjacency[static_cast<std::size_t>(i)] |= bitOf(j);
-        adjacency[static_cast<std::size_t>(j)] |= bitOf(i);
+// The node's pair classes, read from the topology once.
+class PairClasses {
+ public:
+  PairClasses(const GpuTopology& topology, int n) : n_(n) {
+    for (int i = 0; i < n; ++i) {
+      for (int j = i + 1; j < n; ++j) {
+        const LinkClass cls = topology.linkClass(i, j);
+        classes_[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] = cls;
+        classes_[static_cast<std::size_t>(j)][static_cast<std::size_t>(i)] = cls;
       }
     }
   }
-  return adjacency;
-}
+
+  Adjacency atLeast(LinkClass floor) const {
+    Adjacency adjacency{};
+    for (int i = 0; i < n_; ++i) {
+      for (int j = 0; j < n_; ++j) {
+        if (i != j && classes_[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] >= floor) {
+          adjacency[static_cast<std::size_t>(i)] |= bitOf(j);
+        }
+      }
+    }
+    return adjacency;
+  }
+
+ private:
+  int n_;
+  std::array<std::array<LinkClass, kMaxGpus>, kMaxGpus> classes_{};
+};
 
 // Sets of k GPUs in which every pair is adjacent (cliques of the adjacency), among `members`.
 // Where the adjacency restricted to the members is an equivalence (every connected group a
@@ -47,7 +64,14 @@ class CliqueSets {
         total += gpuCountOf(group) / k_;
       return total;
     }
-    memo_.assign(std::size_t{1} << n_, -1);
+    const std::size_t states = std::size_t{1} << n_;
+    if (states <= smallMemo_.size()) {
+      std::fill_n(smallMemo_.begin(), states, std::int8_t{-1});
+      memo_ = smallMemo_.data();
+    } else {
+      largeMemo_.assign(states, -1);
+      memo_ = largeMemo_.data();
+    }
     return solve(members);
   }
 
@@ -154,7 +178,11 @@ class CliqueSets {
   int n_;
   int k_;
   long steps_ = 0;
-  std::vector<std::int8_t> memo_;
+  // The most disjoint cliques per subset of the node's GPUs (-1: not known yet): inline up to 8
+  // GPUs, on the heap above.
+  std::int8_t* memo_ = nullptr;
+  std::array<std::int8_t, 256> smallMemo_;
+  std::vector<std::int8_t> largeMemo_;
 };
 
 // Free slices of MIG-enabled GPUs that no free legal placement of a profile the node has an
@@ -197,8 +225,8 @@ NodeHealth nodeHealth(const NodeState& state) {
   NodeHealth health;
   health.freeGpus = state.freeCount;
   const int n = std::min(state.gpuCount, kMaxGpus);
-  const GpuTopology& topology = state.topology;
-  const Adjacency nvlink = adjacencyAtLeast(topology, LinkClass::kNvlink, n);
+  const PairClasses classes(state.topology, n);
+  const Adjacency nvlink = classes.atLeast(LinkClass::kNvlink);
   for (std::size_t i = 0; i < kHealthSizeCount; ++i) {
     const int k = kHealthSizes[i];
     if (k > state.usableCount || state.capacity == nullptr ||
@@ -206,16 +234,21 @@ NodeHealth nodeHealth(const NodeState& state) {
       continue;  // can never host k: contributes nothing to any k figure
     }
     health.packable[i] = state.freeCount;
-    const LinkClass best = (*state.capacity)[static_cast<std::size_t>(k)].devicePluginWeakest;
-    const Adjacency atBest = adjacencyAtLeast(topology, best, n);
-    CliqueSets bestSets(atBest, n, k);
-    health.hostable[i] = bestSets.maxDisjoint(state.freeMask);
     CliqueSets nvlinkSets(nvlink, n, k);
     health.nvlinkSets[i] = nvlinkSets.maxDisjoint(state.freeMask);
     if (k >= 2 && nvlinkSets.covered(state.usableMask) != 0) {
       health.stranded[i] = gpuCountOf(state.freeMask & ~nvlinkSets.covered(state.freeMask));
     }
-    health.approximate = health.approximate || bestSets.approximate() || nvlinkSets.approximate();
+    health.approximate = health.approximate || nvlinkSets.approximate();
+    const LinkClass best = (*state.capacity)[static_cast<std::size_t>(k)].devicePluginWeakest;
+    if (best == LinkClass::kNvlink) {
+      health.hostable[i] = health.nvlinkSets[i];  // the same sets
+      continue;
+    }
+    const Adjacency atBest = classes.atLeast(best);
+    CliqueSets bestSets(atBest, n, k);
+    health.hostable[i] = bestSets.maxDisjoint(state.freeMask);
+    health.approximate = health.approximate || bestSets.approximate();
   }
   health.strandedMigSlices = strandedMigSlices(state);
   for (const int size : kFragmentationSizes) {

@@ -1,6 +1,7 @@
 #include "prioritize/prioritize_nodes.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/node_decider.h"
 #include "prioritize/wire_scale.h"
@@ -8,35 +9,44 @@
 namespace gte {
 namespace {
 
-// Placement regret's view of one request (prioritizeNodes' `offer`), from each fitting
-// candidate's set and its wire score.
-PlacementOffer offerOf(std::int64_t gpus, std::span<const NodeCandidate> nodes,
-                       std::span<const SetQuality> sets, const HostScores& scores) {
-  PlacementOffer offer;
-  offer.gpus = gpus;
-  int topScore = -1;
-  for (std::size_t i = 0; i < scores.size(); ++i) {
-    if (!scores[i].terms.fits()) continue;
-    const SetQuality& set = sets[i];
-    if (offer.bestNode.empty() || set.bandwidthGBps > offer.feasibleBest.bandwidthGBps) {
-      offer.feasibleBest.bandwidthGBps = set.bandwidthGBps;
-      offer.bestNode = nodes[i].name;
+// Placement regret's view of one request (prioritizeNodes' `offer`), in two parts: the best set
+// over the fitting candidates, taken in the scoring loop, and the worst set among those ranked top
+// (wire score 10), once the wire scores are known.
+class OfferBuilder {
+ public:
+  explicit OfferBuilder(std::int64_t gpus) { offer_.gpus = gpus; }
+
+  void fits(std::string_view node, const SetQuality& set) noexcept {
+    if (offer_.bestNode.empty() || set.bandwidthGBps > offer_.feasibleBest.bandwidthGBps) {
+      offer_.feasibleBest.bandwidthGBps = set.bandwidthGBps;
+      offer_.bestNode = node;
     }
-    offer.feasibleBest.weakest = std::max(offer.feasibleBest.weakest, set.weakest);
-    if (scores[i].wire != kMaxExtenderScore) continue;
-    if (topScore < 0) {
-      offer.topWorst = set;
-    } else {
-      offer.topWorst.bandwidthGBps = std::min(offer.topWorst.bandwidthGBps, set.bandwidthGBps);
-      offer.topWorst.weakest = std::min(offer.topWorst.weakest, set.weakest);
-    }
-    if (scores[i].score > topScore) {
-      topScore = scores[i].score;
-      offer.topNode = nodes[i].name;
-    }
+    offer_.feasibleBest.weakest = std::max(offer_.feasibleBest.weakest, set.weakest);
   }
-  return offer;
-}
+
+  PlacementOffer finish(std::span<const NodeCandidate> nodes, std::span<const SetQuality> sets,
+                        std::span<const RankedScore> ranked, std::span<const int> wire) {
+    int topScore = -1;
+    for (std::size_t i = 0; i < wire.size(); ++i) {
+      if (wire[i] != kMaxExtenderScore) continue;
+      const SetQuality& set = sets[i];
+      if (topScore < 0) {
+        offer_.topWorst = set;
+      } else {
+        offer_.topWorst.bandwidthGBps = std::min(offer_.topWorst.bandwidthGBps, set.bandwidthGBps);
+        offer_.topWorst.weakest = std::min(offer_.topWorst.weakest, set.weakest);
+      }
+      if (ranked[i].score > topScore) {
+        topScore = ranked[i].score;
+        offer_.topNode = nodes[i].name;
+      }
+    }
+    return offer_;
+  }
+
+ private:
+  PlacementOffer offer_;
+};
 
 }  // namespace
 
@@ -51,7 +61,11 @@ HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidat
   const NodeDecider decide(demand != nullptr ? *demand : kNothing, policy);
   const bool regret = offer != nullptr && demand != nullptr && demand->gpus >= 2;
   std::vector<SetQuality> sets;
-  if (regret) sets.resize(nodes.size());
+  std::optional<OfferBuilder> offered;
+  if (regret) {
+    sets.resize(nodes.size());
+    offered.emplace(demand->gpus);
+  }
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (i + kCandidatePrefetchAhead < nodes.size()) {
       decide.prefetch(nodes[i + kCandidatePrefetchAhead]);
@@ -64,7 +78,10 @@ HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidat
       rank.fits = terms.fits();
       rank.linkQuality = terms.linkQuality;
       rank.score = decide.score(terms);
-      if (regret && rank.fits) sets[i] = decide.set(node);
+      if (regret && rank.fits) {
+        sets[i] = decide.set(node);
+        offered->fits(node.name, sets[i]);
+      }
     }
     scores.push_back({node.name, rank.score, 0, terms});
     ranked.push_back(rank);
@@ -73,7 +90,7 @@ HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidat
   for (std::size_t i = 0; i < scores.size(); ++i) {
     scores[i].wire = wire[i];
   }
-  if (regret) *offer = offerOf(demand->gpus, nodes, sets, scores);
+  if (regret) *offer = offered->finish(nodes, sets, ranked, wire);
   return scores;
 }
 
