@@ -18,11 +18,19 @@ struct Row {
   std::int64_t score = 0;
 };
 
+// What placement regret kept for the pod ("placement"; docs/topology-health.md).
+struct Placement {
+  bool present = false;
+  std::string node, gpus, got, best, bestFeasible, bestFeasibleNode, topRankedNode;
+  std::string regret, reason;  // regret as the extender wrote it ("0.600"), or ""
+};
+
 struct Document {
   std::string pod;     // NAMESPACE/NAME
   std::string demand;  // "4 GPUs, min-link nvlink, single NUMA, binpack"
   std::string error;   // the pod's own request is invalid
   std::vector<Row> rows;
+  Placement placement;
 };
 
 // A string, integer or null as text; anything else is skipped and reads as "".
@@ -83,6 +91,73 @@ bool readNode(JsonReader& r, Row& row) {
     if (!ok) return false;
   }
   return r.ok();
+}
+
+// {"weakestLink": "nvlink", "bandwidthGBps": 50} as "nvlink 50 GB/s"; null as "".
+bool readSet(JsonReader& r, std::string& out) {
+  out.clear();
+  if (r.readNull()) return true;
+  if (!r.beginObject()) return false;
+  std::string key, link, gbps;
+  while (r.nextKey(key)) {
+    if (!readScalar(r, key == "weakestLink" ? link : key == "bandwidthGBps" ? gbps : key)) {
+      return false;
+    }
+  }
+  out = link + " " + gbps + " GB/s";
+  return r.ok();
+}
+
+bool readPlacement(JsonReader& r, Placement& out) {
+  if (r.readNull()) return true;
+  if (!r.beginObject()) return false;
+  out.present = true;
+  std::string key;
+  while (r.nextKey(key)) {
+    bool ok = true;
+    if (key == "node") {
+      ok = readScalar(r, out.node);
+    } else if (key == "gpus") {
+      ok = readInts(r, out.gpus);
+    } else if (key == "got") {
+      ok = readSet(r, out.got);
+    } else if (key == "best") {
+      ok = readSet(r, out.best);
+    } else if (key == "bestFeasible") {
+      ok = readSet(r, out.bestFeasible);
+    } else if (key == "bestFeasibleNode") {
+      ok = readScalar(r, out.bestFeasibleNode);
+    } else if (key == "topRankedNode") {
+      ok = readScalar(r, out.topRankedNode);
+    } else if (key == "reason") {
+      ok = readScalar(r, out.reason);
+    } else if (key == "regret") {
+      std::string_view raw;
+      ok = r.skipValue(&raw);
+      out.regret = raw == "null" ? "" : std::string(raw);
+    } else {
+      ok = r.skipValue();
+    }
+    if (!ok) return false;
+  }
+  return r.ok();
+}
+
+// One line: where the pod went against the best any node offered, or what was decided so far.
+std::string placementLine(const Placement& p) {
+  if (!p.present) return "";
+  std::string out;
+  if (!p.node.empty()) {
+    out.append("placed on ").append(p.node);
+    if (!p.gpus.empty()) out.append(" (GPUs ").append(p.gpus).append(")");
+    out.append(": ").append(p.got.empty() ? "unknown" : p.got);
+  } else {
+    out.append("decided, not bound yet: best candidate ").append(p.bestFeasibleNode);
+    out.append(" (").append(p.bestFeasible).append("), ranked first ").append(p.topRankedNode);
+  }
+  out.append("; best any node offered: ").append(p.best.empty() ? "unknown" : p.best);
+  if (!p.regret.empty()) out.append("; regret ").append(p.regret).append(", ").append(p.reason);
+  return out.append("\n");
 }
 
 bool readDemand(JsonReader& r, std::string& out) {
@@ -158,6 +233,8 @@ Result<Document> readDocument(std::string_view text) {
       bool ok = true;
       if (key == "pod") {
         ok = readPod(r, doc);
+      } else if (key == "placement") {
+        ok = readPlacement(r, doc.placement);
       } else if (key == "nodes" && r.beginArray()) {
         sawNodes = true;
         while (ok && r.nextElement()) {
@@ -221,7 +298,7 @@ Result<std::string> explainTable(std::string_view json, std::size_t top) {
   } else {
     out.append("invalid request: ").append(doc->error);
   }
-  out.append("\n");
+  out.append("\n").append(placementLine(doc->placement));
   for (const auto& line : cells) {
     std::string text;
     for (std::size_t c = 0; c < line.size(); ++c) {

@@ -39,6 +39,19 @@ TEST_CASE("an empty DGX-1V hosts every size at its best class", "[core][health]"
   CHECK(h.strandedMigSlices == 0);
 }
 
+TEST_CASE("a 1-GPU pod on GPU 0 breaks quad A (docs/topology-health.md's picture)",
+          "[core][health]") {
+  const NodeHealth h = healthOf(testing::makeDgx1Volta(FixtureState().withUsed("10000000")));
+  // Free {1..7}: pairs {1,2} {3,7} {4,5} (7 GPUs: at most 3); quad B {4,5,6,7} only; 7 < 8.
+  CHECK(h.hostable == Sizes{7, 3, 1, 0});
+  CHECK(h.packable == Sizes{7, 7, 7, 7});
+  CHECK(h.nvlinkSets == Sizes{7, 3, 1, 0});
+  // {1,2,3} are in no free NVLink quad.
+  CHECK(h.stranded == Sizes{0, 0, 3, 0});
+  // Largest free NVLink clique 4 (quad B): only size 8 is lost, 7 free GPUs: 7 / 4 = 1.75.
+  CHECK(h.unusableGpus == 7);
+}
+
 TEST_CASE("a DGX-1V with GPUs 2 and 5 taken strands its free GPUs for 4-GPU pods",
           "[core][health]") {
   const NodeHealth h = healthOf(testing::makeDgx1Volta(FixtureState().withUsed("00100100")));
