@@ -264,45 +264,28 @@ NodeHealth nodeHealth(const NodeState& state) {
 
 namespace {
 
-void keepBest(SetQuality& best, const SetQuality& offer) noexcept {
-  best.bandwidthGBps = std::max(best.bandwidthGBps, offer.bandwidthGBps);
-  best.weakest = std::max(best.weakest, offer.weakest);
-}
-
-template <class Array, class Other>
-void addEach(Array& into, const Other& from) noexcept {
-  for (std::size_t i = 0; i < into.size(); ++i)
-    into[i] += from[i];
+// Per k, the highest bandwidth and the best class of either.
+void keepBest(OfferedSets& best, const OfferedSets& offered) noexcept {
+  for (std::size_t k = 0; k < best.size(); ++k) {
+    best[k].bandwidthGBps = std::max(best[k].bandwidthGBps, offered[k].bandwidthGBps);
+    best[k].weakest = std::max(best[k].weakest, offered[k].weakest);
+  }
 }
 
 }  // namespace
 
 void HealthTotals::add(const NodeHealth& node) noexcept {
   ++nodes;
-  freeGpus += node.freeGpus;
-  addEach(hostable, node.hostable);
-  addEach(packable, node.packable);
-  addEach(nvlinkSets, node.nvlinkSets);
-  addEach(stranded, node.stranded);
-  strandedMigSlices += node.strandedMigSlices;
-  unusableGpus += node.unusableGpus;
   approximateNodes += node.approximate ? 1 : 0;
-  for (std::size_t k = 0; k < bestOffered.size(); ++k)
-    keepBest(bestOffered[k], node.offered[k]);
+  addCounts(node);
+  keepBest(bestOffered, node.offered);
 }
 
 void HealthTotals::add(const HealthTotals& other) noexcept {
   nodes += other.nodes;
-  freeGpus += other.freeGpus;
-  addEach(hostable, other.hostable);
-  addEach(packable, other.packable);
-  addEach(nvlinkSets, other.nvlinkSets);
-  addEach(stranded, other.stranded);
-  strandedMigSlices += other.strandedMigSlices;
-  unusableGpus += other.unusableGpus;
   approximateNodes += other.approximateNodes;
-  for (std::size_t k = 0; k < bestOffered.size(); ++k)
-    keepBest(bestOffered[k], other.bestOffered[k]);
+  addCounts(other);
+  keepBest(bestOffered, other.bestOffered);
 }
 
 }  // namespace gte

@@ -23,29 +23,52 @@ inline constexpr std::size_t kHealthSizeCount = kHealthSizes.size();
 // Sizes 1..kMaxOfferedGpus have an `offered` entry (the plain demands of core/plain_answers.h).
 inline constexpr int kMaxOfferedGpus = 8;
 
-struct NodeHealth {
-  std::int32_t freeGpus = 0;
+// The counts a node contributes and a pool or cluster sums: `Count` is a node's width or a
+// total's.
+template <class Count>
+struct HealthCounts {
+  Count freeGpus = 0;
   // Disjoint sets of k free GPUs whose weakest link is at least the one the device plugin would
   // give a k-GPU pod on the emptied node: the k-GPU pods of the node's best class that still fit.
   // 0 where the node has fewer than k usable GPUs.
-  std::array<std::int32_t, kHealthSizeCount> hostable{};
+  std::array<Count, kHealthSizeCount> hostable{};
   // The free GPUs of a node that could host a k-GPU pod when empty (k usable GPUs), else 0:
   // summed over a pool and divided by k, the pods those free GPUs could host if they were packed.
-  std::array<std::int32_t, kHealthSizeCount> packable{};
+  std::array<Count, kHealthSizeCount> packable{};
   // Disjoint all-NVLink sets of k free GPUs (k = 1: every free GPU).
-  std::array<std::int32_t, kHealthSizeCount> nvlinkSets{};
+  std::array<Count, kHealthSizeCount> nvlinkSets{};
   // Free GPUs in no all-NVLink set of k free GPUs, on a node whose usable GPUs hold one (else 0;
   // k = 1: 0).
-  std::array<std::int32_t, kHealthSizeCount> stranded{};
+  std::array<Count, kHealthSizeCount> stranded{};
   // Unpartitioned MIG slices of MIG-enabled GPUs that no legal placement of a profile the node
   // already has an instance of can take (0 when it has none).
-  std::int32_t strandedMigSlices = 0;
+  Count strandedMigSlices = 0;
   // Summed over core/fragmentation.h's sizes (1, 2, 4, 8): the free GPUs each size cannot use, as
   // the binpack score counts them. A quarter of it is FGD's expected fragmentation, equal shares.
-  std::int32_t unusableGpus = 0;
-  // Index k (1..kMaxOfferedGpus; 0 unused): the device plugin's pick for a k-GPU pod now; unknown
-  // for k = 1 and where k GPUs are not free.
-  std::array<SetQuality, kMaxOfferedGpus + 1> offered{};
+  Count unusableGpus = 0;
+
+  template <class Other>
+  void addCounts(const HealthCounts<Other>& other) noexcept {
+    freeGpus += other.freeGpus;
+    for (std::size_t i = 0; i < kHealthSizeCount; ++i) {
+      hostable[i] += other.hostable[i];
+      packable[i] += other.packable[i];
+      nvlinkSets[i] += other.nvlinkSets[i];
+      stranded[i] += other.stranded[i];
+    }
+    strandedMigSlices += other.strandedMigSlices;
+    unusableGpus += other.unusableGpus;
+  }
+  friend bool operator==(const HealthCounts&, const HealthCounts&) = default;
+};
+
+// Index k (1..kMaxOfferedGpus; 0 unused): a set per request size.
+using OfferedSets = std::array<SetQuality, kMaxOfferedGpus + 1>;
+
+struct NodeHealth : HealthCounts<std::int32_t> {
+  // Index k: the device plugin's pick for a k-GPU pod now; unknown for k = 1 and where k GPUs are
+  // not free.
+  OfferedSets offered{};
   // A search over more than 8 GPUs whose NVLink pairs form no cliques ran out of its work
   // allowance: the node's counts are lower bounds.
   bool approximate = false;
@@ -54,18 +77,11 @@ struct NodeHealth {
 NodeHealth nodeHealth(const NodeState& state);
 
 // Cluster or pool totals: sums of NodeHealth, and the best set any node offers per k.
-struct HealthTotals {
+struct HealthTotals : HealthCounts<std::int64_t> {
   std::int64_t nodes = 0;
-  std::int64_t freeGpus = 0;
-  std::array<std::int64_t, kHealthSizeCount> hostable{};
-  std::array<std::int64_t, kHealthSizeCount> packable{};
-  std::array<std::int64_t, kHealthSizeCount> nvlinkSets{};
-  std::array<std::int64_t, kHealthSizeCount> stranded{};
-  std::int64_t strandedMigSlices = 0;
-  std::int64_t unusableGpus = 0;
   std::int64_t approximateNodes = 0;
   // Per k, the highest bandwidth and, separately, the best weakest class any node offers.
-  std::array<SetQuality, kMaxOfferedGpus + 1> bestOffered{};
+  OfferedSets bestOffered{};
 
   void add(const NodeHealth& node) noexcept;
   void add(const HealthTotals& other) noexcept;

@@ -57,12 +57,9 @@ SetQuality heldSetQuality(const GpuTopology& topology, const std::vector<int>& i
   }
   if (gpuCountOf(gpus) < 2 || !topology.linksKnown) return SetQuality{};
   SetQuality quality{LinkClass::kNvlink, 0};
-  for (GpuMask rest = gpus; rest != 0; rest &= rest - 1) {
-    const int i = std::countr_zero(rest);
-    for (GpuMask later = rest & (rest - 1); later != 0; later &= later - 1) {
-      quality.weakest = std::min(quality.weakest, topology.linkClass(i, std::countr_zero(later)));
-    }
-  }
+  forEachPair(gpus, [&](int i, int j) {
+    quality.weakest = std::min(quality.weakest, topology.linkClass(i, j));
+  });
   quality.bandwidthGBps = static_cast<std::uint16_t>(PairBandwidths(topology).set(gpus));
   return quality;
 }

@@ -204,12 +204,7 @@ PairBandwidths::PairBandwidths(const GpuTopology& topology) noexcept {
 int PairBandwidths::set(GpuMask gpus) const noexcept {
   if (gpuCountOf(gpus) < 2) return 0;
   int weakest = std::numeric_limits<int>::max();
-  for (GpuMask rest = gpus; rest != 0; rest &= rest - 1) {
-    const int i = std::countr_zero(rest);
-    for (GpuMask later = rest & (rest - 1); later != 0; later &= later - 1) {
-      weakest = std::min(weakest, pair(i, std::countr_zero(later)));
-    }
-  }
+  forEachPair(gpus, [&](int i, int j) { weakest = std::min(weakest, pair(i, j)); });
   return weakest;
 }
 

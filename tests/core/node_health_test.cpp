@@ -20,90 +20,97 @@ NodeHealth healthOf(const NodeInfo& node) {
 
 // DGX-1V NVLink neighbours (nvl 1122000210200200100001112212):
 //   0:{1,2,3,4} 1:{0,2,3,5} 2:{0,1,3,6} 3:{0,1,2,7} 4:{0,5,6,7} 5:{1,4,6,7} 6:{2,4,5,7} 7:{3,4,5,6}
-// All-NVLink quads: {0,1,2,3} and {4,5,6,7}; no all-NVLink set of 8 (0-5 is SYS).
-
-TEST_CASE("an empty DGX-1V hosts every size at its best class", "[core][health]") {
-  const NodeHealth h = healthOf(testing::makeDgx1Volta());
-  CHECK(h.freeGpus == 8);
-  // k=2: a perfect NVLink matching ({0,1} {2,3} {4,5} {6,7}); k=4: the two quads; k=8: the
-  // device plugin's 8-set on the empty node is SYS-bound, and all 8 are free: 1.
-  CHECK(h.hostable == Sizes{8, 4, 2, 1});
-  CHECK(h.packable == Sizes{8, 8, 8, 8});
-  CHECK(h.nvlinkSets == Sizes{8, 4, 2, 0});
-  // No free GPU is outside an NVLink pair or quad; the node has no all-NVLink 8-set, so k=8 counts
-  // nothing stranded.
-  CHECK(h.stranded == Sizes{0, 0, 0, 0});
-  // Largest free NVLink clique 4: sizes 1, 2, 4 are hosted as on the empty node; size 8 is not
-  // NVLink-bound there and 8 are free: nothing unusable.
-  CHECK(h.unusableGpus == 0);
-  CHECK(h.strandedMigSlices == 0);
+// All-NVLink quads: {0,1,2,3} and {4,5,6,7}; no all-NVLink set of 8 (0-5 is SYS), so the device
+// plugin's 8-set on the emptied node is SYS-bound: that is the node's best class for k = 8.
+TEST_CASE("whole-GPU figures on real machines", "[core][health]") {
+  struct Row {
+    const char* what;
+    NodeInfo node;
+    Sizes hostable, packable, nvlinkSets, stranded;
+    std::int32_t unusableGpus;
+  };
+  const Row rows[] = {
+      // A perfect NVLink matching ({0,1} {2,3} {4,5} {6,7}), the two quads, all 8 free for the
+      // SYS-bound 8-set. Largest free NVLink clique 4: every size hosted as on the empty node.
+      {"empty DGX-1V",
+       testing::makeDgx1Volta(),
+       {8, 4, 2, 1},
+       {8, 8, 8, 8},
+       {8, 4, 2, 0},
+       {0, 0, 0, 0},
+       0},
+      // GPU 0 taken (docs/topology-health.md's picture). Free {1..7}: pairs {1,2} {3,7} {4,5} (7
+      // GPUs: at most 3), quad B only, 7 < 8. {1,2,3} are in no free NVLink quad. Largest free
+      // clique 4: only size 8 is lost, with 7 free GPUs: 7.
+      {"DGX-1V, GPU 0 taken",
+       testing::makeDgx1Volta(FixtureState().withUsed("10000000")),
+       {7, 3, 1, 0},
+       {7, 7, 7, 7},
+       {7, 3, 1, 0},
+       {0, 0, 3, 0},
+       7},
+      // GPUs 2 and 5 taken: free {0,1,3,4,6,7}, NVLink among them 0:{1,3,4} 1:{0,3} 3:{0,1,7}
+      // 4:{0,6,7} 6:{4,7} 7:{3,4,6}. Pairs {0,1} {3,7} {4,6}; the triangles {0,1,3} and {4,6,7}
+      // have no common fourth neighbour: no quad, all 6 stranded for k = 4. Scoring's worked
+      // example (docs/scoring.md): sizes 4 and 8 cannot use the 6 free GPUs: 6 + 6 = 12.
+      {"DGX-1V, GPUs 2 and 5 taken",
+       testing::makeDgx1Volta(FixtureState().withUsed("00100100")),
+       {6, 3, 0, 0},
+       {6, 6, 6, 6},
+       {6, 3, 0, 0},
+       {0, 0, 6, 0},
+       12},
+      // DGX H100, GPUs 0-2 taken: 5 free in one all-NVLink group: 5/2, 5/4, 5/8 rounded down; an
+      // 8-GPU pod needs the whole node, so the 5 free GPUs are stranded for k = 8.
+      {"DGX H100, 3 taken",
+       testing::makeDgxH100(FixtureState().withUsed("11100000")),
+       {5, 2, 1, 0},
+       {5, 5, 5, 5},
+       {5, 2, 1, 0},
+       {0, 0, 0, 5},
+       5},
+      // 4x L40S, every pair NODE: no NVLink, so nothing is NVLink-stranded; the best class for any
+      // k is NODE, which every free pair has. 4 usable GPUs: never an 8-GPU pod.
+      {"4x L40S, 1 taken",
+       testing::make4xPcieL40s(FixtureState().withUsed("1000")),
+       {3, 1, 0, 0},
+       {3, 3, 3, 0},
+       {3, 0, 0, 0},
+       {0, 0, 0, 0},
+       3 + 3},
+      // DGX-2: 16x V100, NV6 between every pair through NVSwitch, GPU 0 taken: 15 free.
+      {"DGX-2, 1 taken",
+       testing::makeDgx2(FixtureState().withUsed("1000000000000000")),
+       {15, 7, 3, 1},
+       {15, 15, 15, 15},
+       {15, 7, 3, 1},
+       {0, 0, 0, 0},
+       0},
+  };
+  for (const Row& row : rows) {
+    INFO(row.what);
+    const NodeHealth h = healthOf(row.node);
+    CHECK(h.hostable == row.hostable);
+    CHECK(h.packable == row.packable);
+    CHECK(h.nvlinkSets == row.nvlinkSets);
+    CHECK(h.stranded == row.stranded);
+    CHECK(h.unusableGpus == row.unusableGpus);
+    CHECK(h.strandedMigSlices == 0);
+    CHECK_FALSE(h.approximate);
+  }
 }
 
-TEST_CASE("a 1-GPU pod on GPU 0 breaks quad A (docs/topology-health.md's picture)",
-          "[core][health]") {
-  const NodeHealth h = healthOf(testing::makeDgx1Volta(FixtureState().withUsed("10000000")));
-  // Free {1..7}: pairs {1,2} {3,7} {4,5} (7 GPUs: at most 3); quad B {4,5,6,7} only; 7 < 8.
-  CHECK(h.hostable == Sizes{7, 3, 1, 0});
-  CHECK(h.packable == Sizes{7, 7, 7, 7});
-  CHECK(h.nvlinkSets == Sizes{7, 3, 1, 0});
-  // {1,2,3} are in no free NVLink quad.
-  CHECK(h.stranded == Sizes{0, 0, 3, 0});
-  // Largest free NVLink clique 4 (quad B): only size 8 is lost, 7 free GPUs: 7 / 4 = 1.75.
-  CHECK(h.unusableGpus == 7);
-}
-
-TEST_CASE("a DGX-1V with GPUs 2 and 5 taken strands its free GPUs for 4-GPU pods",
-          "[core][health]") {
-  const NodeHealth h = healthOf(testing::makeDgx1Volta(FixtureState().withUsed("00100100")));
-  // Free {0,1,3,4,6,7}. NVLink among them: 0:{1,3,4} 1:{0,3} 3:{0,1,7} 4:{0,6,7} 6:{4,7} 7:{3,4,6}.
-  CHECK(h.freeGpus == 6);
-  // k=2: {0,1} {3,7} {4,6} = 3. k=4: the triangles {0,1,3} and {4,6,7} have no common fourth
-  // neighbour: 0. k=8: 6 < 8 free: 0.
-  CHECK(h.hostable == Sizes{6, 3, 0, 0});
-  CHECK(h.nvlinkSets == Sizes{6, 3, 0, 0});
-  // Every usable GPU can host each size once emptied: the 6 free GPUs count towards "if packed".
-  CHECK(h.packable == Sizes{6, 6, 6, 6});
-  // k=4: all 6 free GPUs lie in no free NVLink quad although the node has two.
-  CHECK(h.stranded == Sizes{0, 0, 6, 0});
-  // Scoring's worked example (docs/scoring.md): size 4 cannot use the 6 free GPUs (largest free
-  // NVLink clique 3), size 8 cannot either (6 < 8): 6 + 6 = 12, expected 12 / 4 = 3 GPUs.
-  CHECK(h.unusableGpus == 12);
-  // The device plugin gives a 2-GPU pod {6,7}: NV2, 2 x 25 = 50 GB/s one way.
-  CHECK(h.offered[2] == SetQuality{LinkClass::kNvlink, 50});
-  CHECK_FALSE(h.offered[1].known());  // one GPU has no pair
-  CHECK_FALSE(h.offered[7].known());  // 7 > 6 free
-}
-
-TEST_CASE("an NVSwitch node is arithmetic: every free set is all-NVLink", "[core][health]") {
-  // DGX H100, GPUs 0-2 taken: 5 free, one all-NVLink group.
-  const NodeHealth h = healthOf(testing::makeDgxH100(FixtureState().withUsed("11100000")));
-  CHECK(h.hostable == Sizes{5, 2, 1, 0});  // 5/2, 5/4, 5/8 rounded down
-  CHECK(h.nvlinkSets == Sizes{5, 2, 1, 0});
-  // An 8-GPU pod needs the whole node: the 5 free GPUs are in no free 8-set.
-  CHECK(h.stranded == Sizes{0, 0, 0, 5});
-  // NV18 x 25 GB/s = 450 for any pick.
-  CHECK(h.offered[4] == SetQuality{LinkClass::kNvlink, 450});
-}
-
-TEST_CASE("a PCIe node's best class is what its switches give", "[core][health]") {
-  // 4x L40S, every pair NODE: no NVLink, so nothing is NVLink-stranded; the best class for any k
-  // is NODE, which every free pair has.
-  const NodeHealth h = healthOf(testing::make4xPcieL40s(FixtureState().withUsed("1000")));
-  CHECK(h.hostable == Sizes{3, 1, 0, 0});  // 3 free: one pair; 4 and 8 do not fit
-  CHECK(h.packable == Sizes{3, 3, 3, 0});  // 4 usable GPUs: never an 8-GPU pod
-  CHECK(h.nvlinkSets == Sizes{3, 0, 0, 0});
-  CHECK(h.stranded == Sizes{0, 0, 0, 0});
+TEST_CASE("the set a k-GPU pod would get now, per size", "[core][health]") {
+  // DGX-1V with GPUs 2 and 5 taken: the device plugin gives a 2-GPU pod {6,7}, NV2: 2 x 25 = 50
+  // GB/s one way; one GPU has no pair; 7 > 6 free.
+  const NodeHealth v100 = healthOf(testing::makeDgx1Volta(FixtureState().withUsed("00100100")));
+  CHECK(v100.offered[2] == SetQuality{LinkClass::kNvlink, 50});
+  CHECK_FALSE(v100.offered[1].known());
+  CHECK_FALSE(v100.offered[7].known());
+  // NV18 x 25 GB/s = 450 for any pick on an H100.
+  CHECK(healthOf(testing::makeDgxH100()).offered[4] == SetQuality{LinkClass::kNvlink, 450});
   // NODE on PCIe Gen4 (Ada): 32 x 5 / 8 = 20 GB/s.
-  CHECK(h.offered[2] == SetQuality{LinkClass::kNode, 20});
-}
-
-TEST_CASE("a 16-GPU node: sets by the NVSwitch groups", "[core][health]") {
-  // DGX-2: 16x V100, NV6 between every pair through NVSwitch.
-  const NodeHealth h = healthOf(testing::makeDgx2(FixtureState().withUsed("1000000000000000")));
-  CHECK(h.hostable == Sizes{15, 7, 3, 1});
-  CHECK(h.nvlinkSets == Sizes{15, 7, 3, 1});
-  CHECK(h.stranded == Sizes{0, 0, 0, 0});
-  CHECK_FALSE(h.approximate);
+  CHECK(healthOf(testing::make4xPcieL40s()).offered[2] == SetQuality{LinkClass::kNode, 20});
 }
 
 TEST_CASE("MIG slices no legal placement of a profile in use can take", "[core][health]") {

@@ -4,6 +4,8 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "metrics/metrics.h"
 #include "service/placement_recorder.h"
@@ -125,6 +127,44 @@ TEST_CASE("the entries stay bounded by count and age, and a deleted pod's goes",
   // Each entry holds a few hundred bytes, names included.
   CHECK(recorder.bytes() > 200);
   CHECK(recorder.bytes() < 2000);
+}
+
+TEST_CASE("decisions, placements, lookups and deletions from several threads at once",
+          "[service][regret]") {
+  // The decision threads record, the watch thread reports placements and deletions, explain and
+  // the metrics observer read: all at once, the memory stays bounded and consistent (run under
+  // ThreadSanitizer by make tsan).
+  metrics::Metrics metrics;
+  PlacementRecorderOptions options;
+  options.capacity = 64;
+  PlacementRecorder recorder(&metrics, options);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&recorder, t] {
+      for (int i = 0; i < 2000; ++i) {
+        std::string uid = "u";
+        uid += std::to_string((i * 7 + t) % 200);
+        switch ((i + t) % 4) {
+          case 0:
+            recorder.decided(uid, twoGpuDecision());
+            break;
+          case 1:
+            recorder.placed(placedOn(uid, "n", {LinkClass::kNvlink, 50}));
+            break;
+          case 2:
+            (void)recorder.find(uid);
+            (void)recorder.bytes();
+            break;
+          default:
+            recorder.forget(uid);
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads)
+    thread.join();
+  CHECK(recorder.size() <= 64);
+  CHECK(recorder.bytes() > 0);
 }
 
 }  // namespace
