@@ -16,17 +16,16 @@
 #include "support/object_json.h"
 #include "support/pod_fixtures.h"
 
-using nlohmann::json;
-
 namespace {
 
 using gte::testing::FixtureState;
+using nlohmann::json;
 
+// The recorder comes first: the cluster's callbacks reach it, so it must outlive the cluster.
 struct Fixture {
-  std::shared_ptr<const gte::Policy> policy =
-      std::make_shared<const gte::Policy>(gte::defaultPolicy());
   gte::PlacementRecorder placements{nullptr};
   gte::PodInfo pod = gte::testing::makeGpuPod("pair", 2);
+  gte::PolicyConstSharedPtr policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
   gte::cluster::StaticClusterBackend cluster{
       gte::cluster::ClusterFileContents{
           {gte::testing::makeDgx1Volta(FixtureState().withName("dgx").withUsed("00100100")),
