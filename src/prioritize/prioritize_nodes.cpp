@@ -11,7 +11,7 @@ namespace {
 
 // Placement regret's view of one request (prioritizeNodes' `offer`), in two parts: the best set
 // over the fitting candidates, taken in the scoring loop, and the worst set among those ranked top
-// (wire score 10), once the wire scores are known.
+// (wire score 10), taken as the wire scores are written.
 class OfferBuilder {
  public:
   explicit OfferBuilder(std::int64_t gpus) { offer_.gpus = gpus; }
@@ -24,28 +24,25 @@ class OfferBuilder {
     offer_.feasibleBest.weakest = std::max(offer_.feasibleBest.weakest, set.weakest);
   }
 
-  PlacementOffer finish(std::span<const NodeCandidate> nodes, std::span<const SetQuality> sets,
-                        std::span<const RankedScore> ranked, std::span<const int> wire) {
-    int topScore = -1;
-    for (std::size_t i = 0; i < wire.size(); ++i) {
-      if (wire[i] != kMaxExtenderScore) continue;
-      const SetQuality& set = sets[i];
-      if (topScore < 0) {
-        offer_.topWorst = set;
-      } else {
-        offer_.topWorst.bandwidthGBps = std::min(offer_.topWorst.bandwidthGBps, set.bandwidthGBps);
-        offer_.topWorst.weakest = std::min(offer_.topWorst.weakest, set.weakest);
-      }
-      if (ranked[i].score > topScore) {
-        topScore = ranked[i].score;
-        offer_.topNode = nodes[i].name;
-      }
+  // A candidate ranked top (wire score 10) with its set and 0..100 score.
+  void top(std::string_view node, const SetQuality& set, int score) noexcept {
+    if (topScore_ < 0) {
+      offer_.topWorst = set;
+    } else {
+      offer_.topWorst.bandwidthGBps = std::min(offer_.topWorst.bandwidthGBps, set.bandwidthGBps);
+      offer_.topWorst.weakest = std::min(offer_.topWorst.weakest, set.weakest);
     }
-    return offer_;
+    if (score > topScore_) {
+      topScore_ = score;
+      offer_.topNode = node;
+    }
   }
+
+  const PlacementOffer& offer() const noexcept { return offer_; }
 
  private:
   PlacementOffer offer_;
+  int topScore_ = -1;
 };
 
 }  // namespace
@@ -89,8 +86,10 @@ HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidat
   const std::vector<int> wire = wireScores(ranked, policy.linkFirst);
   for (std::size_t i = 0; i < scores.size(); ++i) {
     scores[i].wire = wire[i];
+    if (regret && wire[i] == kMaxExtenderScore)
+      offered->top(nodes[i].name, sets[i], ranked[i].score);
   }
-  if (regret) *offer = offered->finish(nodes, sets, ranked, wire);
+  if (regret) *offer = offered->offer();
   return scores;
 }
 
