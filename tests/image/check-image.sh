@@ -9,8 +9,9 @@
 #     numeric one), the extender as ENTRYPOINT, the default CMD, port 8888, MALLOC_ARENA_MAX;
 #  2. the files: both binaries and the default policy present, owned by root and not writable by
 #     the image's user;
-#  3. as a container (`buildah run`, which applies the image's USER): the process is that user, and
-#     `gpu-topology-agent version` runs (its shared libraries resolve);
+#  3. as a container (`buildah run`, which applies the image's USER): the process is that user,
+#     the chart's preStop command (`sleep`) exists, and `gpu-topology-agent version` runs (its
+#     shared libraries resolve);
 #  4. the extender as Kubernetes runs it with the chart's readOnlyRootFilesystem: in its own mount
 #     namespace, the image's root file system mounted read-only, an empty tmpfs on /tmp (the
 #     chart's emptyDir), proc and a minimal /dev, chrooted, as the image's USER with the image's
@@ -83,6 +84,8 @@ done
 # 3. As a container: buildah applies USER.
 check "a container process runs as uid $uid" \
   test "$(buildah run --isolation chroot "$container" -- id -u)" = "$uid"
+check "the chart's preStop command runs in the image (sleep 0)" \
+  buildah run --isolation chroot "$container" -- sleep 0
 agent_version=$(buildah run --isolation chroot "$container" -- /usr/local/bin/gpu-topology-agent version || true)
 check "gpu-topology-agent runs in the image ($agent_version)" grep -q "^gpu-topology-agent $version" <<<"$agent_version"
 
