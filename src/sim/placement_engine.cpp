@@ -123,8 +123,9 @@ bool take(EngineNode& node, const SimPod& pod, const PodDemand& demand, const Po
   }
   node.cpuRequested += pod.cpuMilli;
   node.memoryRequested += pod.memoryMib;
-  if (demand.gpus >= 2) {
-    placement.weakest = wholeGpuPick(demand, *node.state)->weakest;
+  if (const GpuPick* pick = demand.gpus >= 1 ? wholeGpuPick(demand, *node.state) : nullptr) {
+    if (demand.gpus >= 2) placement.weakest = pick->weakest;
+    placement.strandedGpus = pick->stranded;
   }
   for (const int gpu : allocation.gpus) {
     placement.gpus |= GpuMask{1} << gpu;

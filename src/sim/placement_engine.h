@@ -63,6 +63,9 @@ struct PodPlacement {
   int tiedNodes = 0;   // feasible nodes that shared the chosen node's score (one drawn at random)
   int score = -1;      // the extender's 0..100 score of the chosen node (-1: not asked)
   int wireScore = -1;  // its 0..10 wire score over the feasible nodes (-1: not asked)
+  // Whole GPUs: free GPUs of the node that had a free NVLink peer and have none once the pod's
+  // GPUs are taken (GpuPick::stranded).
+  int strandedGpus = 0;
   std::int64_t arrivedGpus = 0;    // simulate: GPU demand arrived so far, this pod included
   std::int64_t allocatedGpus = 0;  // simulate: GPUs allocated once this pod is placed
   // MIG pods: where the instance went, and what the cluster offered when the pod arrived.
