@@ -254,3 +254,90 @@ TEST_CASE("router: explain switched off, or on the probe port, is an unknown pat
 }
 
 }  // namespace gte::server
+
+namespace gte::server {
+
+TEST_CASE("router: whatif and nodes, under the prefix and at the root, with their methods") {
+  Fixture f;
+  // Both may take a while (a what-if up to its deadline): they go to the decision pool.
+  CHECK(f.router.acceptsBody("POST", "/scheduler/whatif"));
+  CHECK(f.router.acceptsBody("POST", "/whatif"));
+  CHECK(f.router.acceptsBody("GET", "/scheduler/nodes?node=n1"));
+  CHECK(f.router.acceptsBody("GET", "/nodes"));
+  CHECK_FALSE(f.router.acceptsBody("GET", "/whatif"));
+  CHECK_FALSE(f.router.acceptsBody("POST", "/nodes"));
+  // Without a cluster cache both are configuration errors (400), per the error table.
+  for (const char* path : {"/scheduler/whatif", "/whatif"}) {
+    const Reply reply = f.call("POST", path, R"({"pod":{},"count":1})");
+    CHECK(reply.status == 400);
+    CHECK(contains(reply.body, "a what-if needs a cluster cache"));
+  }
+  for (const char* path : {"/scheduler/nodes", "/nodes"}) {
+    const Reply reply = f.call("GET", path);
+    CHECK(reply.status == 400);
+    CHECK(contains(reply.body, "the node listing needs a cluster cache"));
+  }
+  const Reply getWhatif = f.call("GET", "/scheduler/whatif");
+  CHECK(getWhatif.status == 405);
+  CHECK(header(getWhatif, "Allow") == "POST");
+  const Reply postNodes = f.call("POST", "/nodes");
+  CHECK(postNodes.status == 405);
+  CHECK(header(postNodes, "Allow") == "GET");
+  CHECK(contains(f.metrics.serialize(),
+                 R"(gpu_topology_extender_http_requests_total{code="400",verb="other"} 4)"));
+}
+
+TEST_CASE("router: ?format=table answers the operator table; bad views are refused first") {
+  Fixture f;
+  const Reply table = f.call("POST", "/scheduler/explain?format=table", kFilterBody);
+  CHECK(table.status == 200);
+  CHECK(table.contentType == "text/plain; charset=utf-8");
+  CHECK(table.body == "pod ml/p: binpack\nNODE  VERDICT  SCORE  WIRE  GPUS  LINK  NUMA  REASON\n");
+  CHECK(f.call("POST", "/scheduler/explain?format=json", kFilterBody).body.starts_with("{"));
+  const Reply badFormat = f.call("POST", "/scheduler/explain?format=yaml", kFilterBody);
+  CHECK(badFormat.status == 400);
+  CHECK(contains(badFormat.body, R"(format: one of json, table; got \"yaml\")"));
+  CHECK(f.call("GET", "/explain?pod=ml/p&format=table&top=0").status == 400);
+  CHECK(f.call("GET", "/explain?pod=ml/p&format=table&top=x").status == 400);
+  // The view is checked before the what-if runs (here it could not run at all: no cluster).
+  CHECK(contains(f.call("POST", "/whatif?format=html", "{}").body, "format: one of json"));
+  // An error stays JSON whatever the format asked.
+  const Reply error = f.call("GET", "/nodes?format=table");
+  CHECK(error.status == 400);
+  CHECK(error.contentType == "application/json");
+}
+
+TEST_CASE("router: the node listing's limit is bounded by --max-nodes-per-request") {
+  RouterOptions options;
+  options.maxNodesPerRequest = 3;
+  Fixture f("/scheduler", options);
+  const Reply over = f.call("GET", "/nodes?limit=4");
+  CHECK(over.status == 413);
+  CHECK(contains(over.body, "limit: 4 nodes exceed --max-nodes-per-request (3)"));
+  CHECK(f.call("GET", "/nodes?limit=0").status == 400);
+  CHECK(f.call("GET", "/nodes?limit=two").status == 400);
+  // Within the limit the listing itself answers (no cluster here: 400 from the service).
+  CHECK(contains(f.call("GET", "/nodes?limit=3").body, "needs a cluster cache"));
+}
+
+TEST_CASE("router: whatif and nodes switched off are unknown paths; explain stays") {
+  metrics::Metrics metrics;
+  auto policy = std::make_shared<const Policy>(defaultPolicy());
+  ExtenderService service{[policy] { return policy; }, nullptr, &metrics};
+  RouterOptions off;
+  off.whatif = false;
+  off.nodes = false;
+  Router router("/scheduler", service, &metrics, "{}", off);
+  for (const auto& [method, path] :
+       {std::pair{"POST", "/scheduler/whatif"}, std::pair{"POST", "/whatif"},
+        std::pair{"GET", "/scheduler/nodes"}, std::pair{"GET", "/nodes"}}) {
+    CAPTURE(path);
+    CHECK_FALSE(router.acceptsBody(method, path));
+    Reply reply;
+    router.dispatch(method, path, "{}", [&](Reply r) { reply = std::move(r); });
+    CHECK(reply.status == 404);
+  }
+  CHECK(router.acceptsBody("GET", "/explain?pod=ml/p"));
+}
+
+}  // namespace gte::server

@@ -1,12 +1,14 @@
-#include "app/explain_table.h"
+#include "report/explain_table.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "json/json_reader.h"
+#include "report/json_fields.h"
+#include "report/text_table.h"
 
-namespace gte::app {
+namespace gte::report {
 namespace {
 
 using json::JsonReader;
@@ -24,36 +26,6 @@ struct Document {
   std::string error;   // the pod's own request is invalid
   std::vector<Row> rows;
 };
-
-// A string, integer or null as text; anything else is skipped and reads as "".
-bool readScalar(JsonReader& r, std::string& out) {
-  out.clear();
-  switch (r.peek()) {
-    case Kind::kString:
-      return r.readString(out);
-    case Kind::kNumber: {
-      std::int64_t n = 0;
-      if (!r.readInt64(n)) return false;
-      out = std::to_string(n);
-      return true;
-    }
-    default:
-      return r.skipValue();
-  }
-}
-
-bool readInts(JsonReader& r, std::string& out) {
-  out.clear();
-  if (r.peek() != Kind::kArray) return r.skipValue();
-  r.beginArray();
-  while (r.nextElement()) {
-    std::int64_t n = 0;
-    if (!r.readInt64(n)) return false;
-    if (!out.empty()) out.push_back(',');
-    out += std::to_string(n);
-  }
-  return r.ok();
-}
 
 bool readNode(JsonReader& r, Row& row) {
   if (!r.beginObject()) return false;
@@ -85,47 +57,6 @@ bool readNode(JsonReader& r, Row& row) {
   return r.ok();
 }
 
-bool readDemand(JsonReader& r, std::string& out) {
-  if (r.readNull()) return true;
-  if (!r.beginObject()) return false;
-  std::string key;
-  std::string gpus = "0", minLink, strategy, mig;
-  bool singleNuma = false;
-  while (r.nextKey(key)) {
-    bool ok = true;
-    if (key == "gpus") {
-      ok = readScalar(r, gpus);
-    } else if (key == "minLink") {
-      ok = readScalar(r, minLink);
-    } else if (key == "strategy") {
-      ok = readScalar(r, strategy);
-    } else if (key == "singleNuma") {
-      ok = r.readBool(singleNuma);
-    } else if (key == "mig" && r.peek() == Kind::kArray) {
-      r.beginArray();
-      while (r.nextElement()) {
-        std::string profile, count, k;
-        if (!r.beginObject()) return false;
-        while (r.nextKey(k)) {
-          if (!readScalar(r, k == "profile" ? profile : count)) return false;
-        }
-        if (!mig.empty()) mig.append(", ");
-        mig.append(count).append("x MIG ").append(profile);
-      }
-    } else {
-      ok = r.skipValue();
-    }
-    if (!ok) return false;
-  }
-  out.clear();
-  if (gpus != "0") out.append(gpus).append(gpus == "1" ? " GPU" : " GPUs");
-  if (!mig.empty()) out.append(out.empty() ? "" : ", ").append(mig);
-  if (!minLink.empty()) out.append(", min-link ").append(minLink);
-  if (singleNuma) out.append(", single NUMA node");
-  if (!strategy.empty()) out.append(", ").append(strategy);
-  return r.ok();
-}
-
 bool readPod(JsonReader& r, Document& doc) {
   if (!r.beginObject()) return false;
   std::string key, ns, name;
@@ -138,7 +69,7 @@ bool readPod(JsonReader& r, Document& doc) {
     } else if (key == "error") {
       ok = readScalar(r, doc.error);
     } else if (key == "demand") {
-      ok = readDemand(r, doc.demand);
+      ok = readDemandText(r, doc.demand);
     } else {
       ok = r.skipValue();
     }
@@ -182,10 +113,6 @@ int verdictRank(const std::string& verdict) {
   return 2;
 }
 
-std::string orDash(const std::string& s) {
-  return s.empty() ? "-" : s;
-}
-
 }  // namespace
 
 Result<std::string> explainTable(std::string_view json, std::size_t top) {
@@ -203,16 +130,11 @@ Result<std::string> explainTable(std::string_view json, std::size_t top) {
   const std::size_t total = rows.size();
   if (top != 0 && rows.size() > top) rows.resize(top);
 
-  std::vector<std::vector<std::string>> cells;
+  std::vector<TextRow> cells;
   cells.push_back({"NODE", "VERDICT", "SCORE", "WIRE", "GPUS", "LINK", "NUMA", "REASON"});
   for (const Row& row : rows) {
     cells.push_back({row.name, row.verdict, std::to_string(row.score), orDash(row.wire),
                      orDash(row.gpus), orDash(row.link), orDash(row.numa), orDash(row.reason)});
-  }
-  std::vector<std::size_t> width(cells.front().size(), 0);
-  for (const auto& line : cells) {
-    for (std::size_t c = 0; c < line.size(); ++c)
-      width[c] = std::max(width[c], line[c].size());
   }
   std::string out = "pod ";
   out.append(doc->pod).append(": ");
@@ -221,15 +143,7 @@ Result<std::string> explainTable(std::string_view json, std::size_t top) {
   } else {
     out.append("invalid request: ").append(doc->error);
   }
-  out.append("\n");
-  for (const auto& line : cells) {
-    std::string text;
-    for (std::size_t c = 0; c < line.size(); ++c) {
-      text += line[c];
-      if (c + 1 < line.size()) text.append(width[c] - line[c].size() + 2, ' ');
-    }
-    out.append(text).append("\n");
-  }
+  out.append("\n").append(alignedColumns(cells));
   if (rows.size() < total) {
     out.append("(")
         .append(std::to_string(total - rows.size()))
@@ -239,4 +153,4 @@ Result<std::string> explainTable(std::string_view json, std::size_t top) {
   return out;
 }
 
-}  // namespace gte::app
+}  // namespace gte::report
