@@ -30,9 +30,22 @@ std::size_t csvRows(std::string_view csv) {
   return lines == 0 ? 0 : lines - 1;
 }
 
+// A value of another kind than a field wants: `message`, or a malformed body when the value is
+// not JSON at all (the body ends, or a byte no value starts with).
+Error wrongKind(json::JsonReader& r, std::string message) {
+  const json::Kind kind = r.peek();
+  if (kind == json::Kind::kEnd) {
+    r.fail("unexpected end of input");
+  } else if (kind == json::Kind::kInvalid && r.ok()) {
+    r.fail("unexpected character");
+  }
+  if (!r.ok()) return readerError(r, "request body");
+  return invalidArgument(std::move(message));
+}
+
 Status readPod(json::JsonReader& r, WhatifRequest& out) {
   std::string_view span;
-  if (r.peek() != json::Kind::kObject) return invalidArgument("pod: expected a v1.Pod object");
+  if (r.peek() != json::Kind::kObject) return wrongKind(r, "pod: expected a v1.Pod object");
   if (!r.skipValue(&span)) return readerError(r, "request body");
   auto pod = parsePodJson(span);
   if (!pod) return invalidArgument("pod: " + pod.error().message);
@@ -42,7 +55,7 @@ Status readPod(json::JsonReader& r, WhatifRequest& out) {
 
 Status readCount(json::JsonReader& r, std::size_t maxPods, WhatifRequest& out) {
   if (r.peek() != json::Kind::kNumber || !r.readInt64(out.count)) {
-    return invalidArgument("count: expected a whole number of pods");
+    return wrongKind(r, "count: expected a whole number of pods");
   }
   if (out.count < 1) return invalidArgument("count: must be at least 1");
   if (static_cast<std::uint64_t>(out.count) > maxPods) {
@@ -54,7 +67,7 @@ Status readCount(json::JsonReader& r, std::size_t maxPods, WhatifRequest& out) {
 Status readCsv(json::JsonReader& r, std::size_t maxPods, WhatifRequest& out) {
   std::string csv;
   if (r.peek() != json::Kind::kString || !r.readString(csv)) {
-    return invalidArgument("csv: expected a string (the CSV text)");
+    return wrongKind(r, "csv: expected a string (the CSV text)");
   }
   if (const std::size_t rows = csvRows(csv); rows > maxPods) {
     return tooManyPods("csv", rows, maxPods);
@@ -69,7 +82,7 @@ Status readCsv(json::JsonReader& r, std::size_t maxPods, WhatifRequest& out) {
 Status readPolicy(json::JsonReader& r, WhatifRequest& out) {
   std::string yaml;
   if (r.peek() != json::Kind::kString || !r.readString(yaml)) {
-    return invalidArgument("policy: expected a string (the policy YAML)");
+    return wrongKind(r, "policy: expected a string (the policy YAML)");
   }
   if (yaml.size() > kMaxWhatifPolicyBytes) {
     return Error{ErrorCode::kTooLarge, "policy: " + std::to_string(yaml.size()) +

@@ -208,9 +208,12 @@ TEST_CASE("bad what-if input answers a clear error through the error table") {
       {R"({"pod":)" + pod + R"(,"count":0})", 400, "count: must be at least 1"},
       {R"({"pod":)" + pod + R"(,"count":-3})", 400, "count: must be at least 1"},
       {R"({"pod":)" + pod + R"(,"count":"3"})", 400, "count: expected a whole number"},
+      {R"({"pod":)" + pod + R"(,"count":)", 400, "malformed request body: unexpected end"},
+      {R"({"pod":)" + pod + R"(,"count":?})", 400, "malformed request body: unexpected char"},
       {R"({"pod":)" + pod + R"(,"count":1000000000})", 413,
        "count: 1000000000 pods exceed the what-if limit of 5 (--whatif-max-pods)"},
-      {R"({"pod":)" + pod + R"(,"count":99999999999999999999})", 400, "count: expected"},
+      {R"({"pod":)" + pod + R"(,"count":99999999999999999999})", 400,
+       "expected an integer in int64 range"},
       {R"({"csv":"name,cpu_milli,memory_mib,num_gpu\na,1,1,1\nb,1,1,1\nc,1,1,1\nd,1,1,1\n)"
        R"(e,1,1,1\nf,1,1,1\n"})",
        413, "csv: 6 pods exceed the what-if limit of 5"},
