@@ -76,14 +76,20 @@ grep -q '"pod":"train"' <<<"$pod" || fail "whatif --pod-file: $pod"
 
 # Errors: the extender's refusal on stderr with exit 1, through both ways; flag errors exit 2.
 printf 'weights:\n  linkQuality: -1\n' >"$work/broken.yaml"
-for via in port-forward proxy; do
-  if err=$(plugin --via "$via" whatif --gpus 1 --policy "$work/broken.yaml" 2>&1); then
-    fail "$via: a broken policy was accepted"
-  fi
-  grep -q 'policy: weights.linkQuality: must be >= 0' <<<"$err" || fail "$via: broken policy: $err"
-  if err=$(plugin --via "$via" nodes --node nope 2>&1); then fail "$via: an unknown node listed"; fi
-  grep -q 'node \\"nope\\" is not in the cache' <<<"$err" || fail "$via: unknown node: $err"
-done
+# Through port-forward the extender's message; through the proxy kubectl's status line and the
+# plugin's note on where the message is.
+if err=$(plugin whatif --gpus 1 --policy "$work/broken.yaml" 2>&1); then
+  fail "port-forward: a broken policy was accepted"
+fi
+grep -q 'HTTP 400 .*policy: weights.linkQuality: must be >= 0' <<<"$err" || fail "port-forward: broken policy: $err"
+if err=$(plugin nodes --node nope 2>&1); then fail "port-forward: an unknown node listed"; fi
+grep -q 'HTTP 404 .*node \\"nope\\" is not in the cache' <<<"$err" || fail "port-forward: unknown node: $err"
+if err=$(plugin --via proxy whatif --gpus 1 --policy "$work/broken.yaml" 2>&1); then
+  fail "proxy: a broken policy was accepted"
+fi
+grep -q 'Error from server (HTTP 400)' <<<"$err" || fail "proxy: broken policy: $err"
+grep -q 'the service proxy kubectl shows the status only; --via port-forward' <<<"$err" ||
+  fail "proxy: broken policy without the note: $err"
 status=0
 plugin whatif --gpus 0 2>/dev/null || status=$?
 expect "--gpus 0 exit status" 2 "$status"

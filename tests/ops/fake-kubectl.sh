@@ -36,8 +36,8 @@ case $1 in
     code=$(printf '%s' "$out" | tail -n 1)
     text=$(printf '%s' "$out" | sed '$d')
     if [ "$code" != 200 ]; then
-      # As kubectl reports a proxied error: a line on stderr, exit 1.
-      echo "Error from server: $text" >&2
+      # As kubectl reports a proxied error: its status class only, not the body, exit 1.
+      echo "Error from server (HTTP $code): the server rejected our request for an unknown reason" >&2
       exit 1
     fi
     printf '%s\n' "$text"
