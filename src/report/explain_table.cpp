@@ -12,7 +12,6 @@ namespace gte::report {
 namespace {
 
 using json::JsonReader;
-using json::Kind;
 
 struct Row {
   std::string name, verdict, reason, link, numa, gpus;
@@ -28,81 +27,40 @@ struct Document {
 };
 
 bool readNode(JsonReader& r, Row& row) {
-  if (!r.beginObject()) return false;
-  std::string key;
-  std::string scratch;
-  while (r.nextKey(key)) {
-    bool ok = true;
-    if (key == "name") {
-      ok = readScalar(r, row.name);
-    } else if (key == "verdict") {
-      ok = readScalar(r, row.verdict);
-    } else if (key == "reason") {
-      ok = readScalar(r, row.reason);
-    } else if (key == "weakestLink") {
-      ok = readScalar(r, row.link);
-    } else if (key == "numaSpan") {
-      ok = readScalar(r, row.numa);
-    } else if (key == "gpus") {
-      ok = readInts(r, row.gpus);
-    } else if (key == "wireScoreAfterFilter") {
-      ok = readScalar(r, row.wire);
-    } else if (key == "score") {
-      ok = r.readInt64(row.score);
-    } else {
-      ok = r.skipValue();
-    }
-    if (!ok) return false;
-  }
-  return r.ok();
+  return readObject(r,
+                    {{"name", &row.name},
+                     {"verdict", &row.verdict},
+                     {"reason", &row.reason},
+                     {"weakestLink", &row.link},
+                     {"numaSpan", &row.numa},
+                     {"wireScoreAfterFilter", &row.wire}},
+                    [&](const std::string& key) {
+                      if (key == "gpus") return readInts(r, row.gpus);
+                      if (key == "score") return r.readInt64(row.score);
+                      return false;
+                    });
 }
 
 bool readPod(JsonReader& r, Document& doc) {
-  if (!r.beginObject()) return false;
-  std::string key, ns, name;
-  while (r.nextKey(key)) {
-    bool ok = true;
-    if (key == "namespace") {
-      ok = readScalar(r, ns);
-    } else if (key == "name") {
-      ok = readScalar(r, name);
-    } else if (key == "error") {
-      ok = readScalar(r, doc.error);
-    } else if (key == "demand") {
-      ok = readDemandText(r, doc.demand);
-    } else {
-      ok = r.skipValue();
-    }
-    if (!ok) return false;
-  }
+  std::string ns, name;
+  const bool ok = readObject(
+      r, {{"namespace", &ns}, {"name", &name}, {"error", &doc.error}},
+      [&](const std::string& key) { return key == "demand" && readDemandText(r, doc.demand); });
   doc.pod = ns + "/" + name;
-  return r.ok();
+  return ok;
 }
 
 Result<Document> readDocument(std::string_view text) {
   JsonReader r(text);
   Document doc;
-  std::string key;
   bool sawNodes = false;
-  if (r.beginObject()) {
-    while (r.nextKey(key)) {
-      bool ok = true;
-      if (key == "pod") {
-        ok = readPod(r, doc);
-      } else if (key == "nodes" && r.beginArray()) {
-        sawNodes = true;
-        while (ok && r.nextElement()) {
-          doc.rows.emplace_back();
-          ok = readNode(r, doc.rows.back());
-        }
-      } else {
-        ok = r.skipValue();
-      }
-      if (!ok) break;
-    }
-  }
-  if (r.ok()) r.finish();
-  if (!r.ok()) return invalidArgument("not an explain document: " + r.error());
+  readObject(r, {}, [&](const std::string& key) {
+    if (key == "pod") return readPod(r, doc);
+    if (key != "nodes") return false;
+    sawNodes = true;
+    return readList(r, doc.rows, [&r](Row& row) { return readNode(r, row); });
+  });
+  if (auto done = finishDocument(r, "an explain"); !done) return std::move(done).error();
   if (!sawNodes) return invalidArgument("not an explain document: no \"nodes\"");
   return doc;
 }

@@ -38,36 +38,24 @@ bool readInts(JsonReader& r, std::string& out) {
 
 bool readDemandText(JsonReader& r, std::string& out) {
   if (r.readNull()) return true;
-  if (!r.beginObject()) return false;
-  std::string key;
   std::string gpus = "0", minLink, strategy, mig;
   bool singleNuma = false;
-  while (r.nextKey(key)) {
-    bool ok = true;
-    if (key == "gpus") {
-      ok = readScalar(r, gpus);
-    } else if (key == "minLink") {
-      ok = readScalar(r, minLink);
-    } else if (key == "strategy") {
-      ok = readScalar(r, strategy);
-    } else if (key == "singleNuma") {
-      ok = r.readBool(singleNuma);
-    } else if (key == "mig" && r.peek() == Kind::kArray) {
-      r.beginArray();
-      while (r.nextElement()) {
-        std::string profile, count, k;
-        if (!r.beginObject()) return false;
-        while (r.nextKey(k)) {
-          if (!readScalar(r, k == "profile" ? profile : count)) return false;
-        }
-        if (!mig.empty()) mig.append(", ");
-        mig.append(count).append("x MIG ").append(profile);
-      }
-    } else {
-      ok = r.skipValue();
-    }
-    if (!ok) return false;
-  }
+  const bool ok = readObject(r, {{"gpus", &gpus}, {"minLink", &minLink}, {"strategy", &strategy}},
+                             [&](const std::string& key) {
+                               if (key == "singleNuma") return r.readBool(singleNuma);
+                               if (key != "mig" || r.peek() != Kind::kArray) return false;
+                               r.beginArray();
+                               while (r.nextElement()) {
+                                 std::string profile, count;
+                                 if (!readObject(r, {{"profile", &profile}, {"count", &count}})) {
+                                   return false;
+                                 }
+                                 if (!mig.empty()) mig.append(", ");
+                                 mig.append(count).append("x MIG ").append(profile);
+                               }
+                               return r.ok();
+                             });
+  if (!ok) return false;
   out.clear();
   const auto part = [&out](const std::string& text) {
     if (!out.empty()) out.append(", ");
@@ -78,20 +66,27 @@ bool readDemandText(JsonReader& r, std::string& out) {
   if (!minLink.empty()) part("min-link " + minLink);
   if (singleNuma) part("single NUMA node");
   if (!strategy.empty()) part(strategy);
-  return r.ok();
+  return true;
 }
 
-bool readFreeSets(JsonReader& r, std::string& out) {
+bool readJoined(JsonReader& r, std::string& out, char separator, bool keys) {
   out.clear();
   if (r.readNull()) return true;
   if (!r.beginObject()) return false;
   std::string key, value;
   while (r.nextKey(key)) {
     if (!readScalar(r, value)) return false;
-    if (!out.empty()) out.push_back('/');
+    if (!out.empty()) out.push_back(separator);
+    if (keys) out.append(key).push_back(':');
     out += value;
   }
   return r.ok();
+}
+
+Status finishDocument(JsonReader& r, std::string_view what) {
+  if (r.ok()) r.finish();
+  if (!r.ok()) return invalidArgument("not " + std::string(what) + " document: " + r.error());
+  return Ok{};
 }
 
 }  // namespace gte::report

@@ -20,74 +20,33 @@ struct Document {
   std::string listed, cached, freeGpus, sets;
 };
 
-// {"nvlink": 24, "sys": 4} as "nvlink:24 sys:4".
-bool readLinks(JsonReader& r, std::string& out) {
-  out.clear();
-  if (r.readNull()) return true;
-  if (!r.beginObject()) return false;
-  std::string key, value;
-  while (r.nextKey(key)) {
-    if (!readScalar(r, value)) return false;
-    if (!out.empty()) out.push_back(' ');
-    out += key + ":" + value;
-  }
-  return r.ok();
-}
-
 bool readNode(JsonReader& r, Row& row) {
-  if (!r.beginObject()) return false;
-  std::string key;
-  while (r.nextKey(key)) {
-    bool ok = true;
-    if (key == "free") {
-      ok = readInts(r, row.free);
-    } else if (key == "freeSets") {
-      ok = readFreeSets(r, row.sets);
-    } else if (key == "links") {
-      ok = readLinks(r, row.links);
-    } else {
-      std::string* field = key == "name"               ? &row.name
-                           : key == "topology"         ? &row.topology
-                           : key == "model"            ? &row.model
-                           : key == "usableGpus"       ? &row.usable
-                           : key == "freeGpus"         ? &row.freeCount
-                           : key == "largestNvlinkSet" ? &row.largest
-                                                       : nullptr;
-      ok = field ? readScalar(r, *field) : r.skipValue();
-    }
-    if (!ok) return false;
-  }
-  return r.ok();
+  return readObject(r,
+                    {{"name", &row.name},
+                     {"topology", &row.topology},
+                     {"model", &row.model},
+                     {"usableGpus", &row.usable},
+                     {"freeGpus", &row.freeCount},
+                     {"largestNvlinkSet", &row.largest}},
+                    [&](const std::string& key) {
+                      if (key == "free") return readInts(r, row.free);
+                      if (key == "freeSets") return readFreeSets(r, row.sets);
+                      return key == "links" && readJoined(r, row.links, ' ', true);
+                    });
 }
 
 Result<Document> readDocument(std::string_view text) {
   JsonReader r(text);
   Document doc;
-  std::string key;
   bool sawNodes = false;
-  if (r.beginObject()) {
-    while (r.nextKey(key)) {
-      bool ok = true;
-      if (key == "nodes" && r.beginArray()) {
-        sawNodes = true;
-        while (ok && r.nextElement()) {
-          doc.rows.emplace_back();
-          ok = readNode(r, doc.rows.back());
-        }
-      } else if (key == "freeSets") {
-        ok = readFreeSets(r, doc.sets);
-      } else {
-        std::string* field = key == "listed"     ? &doc.listed
-                             : key == "cached"   ? &doc.cached
-                             : key == "freeGpus" ? &doc.freeGpus
-                                                 : nullptr;
-        ok = field ? readScalar(r, *field) : r.skipValue();
-      }
-      if (!ok) break;
-    }
-  }
-  if (r.ok()) r.finish();
-  if (!r.ok()) return invalidArgument("not a nodes document: " + r.error());
+  readObject(r, {{"listed", &doc.listed}, {"cached", &doc.cached}, {"freeGpus", &doc.freeGpus}},
+             [&](const std::string& key) {
+               if (key == "freeSets") return readFreeSets(r, doc.sets);
+               if (key != "nodes") return false;
+               sawNodes = true;
+               return readList(r, doc.rows, [&r](Row& row) { return readNode(r, row); });
+             });
+  if (auto done = finishDocument(r, "a nodes"); !done) return std::move(done).error();
   if (!sawNodes) return invalidArgument("not a nodes document: no \"nodes\"");
   return doc;
 }

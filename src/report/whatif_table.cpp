@@ -28,91 +28,46 @@ struct Document {
 };
 
 bool readPlacement(JsonReader& r, Placement& p) {
-  if (!r.beginObject()) return false;
-  std::string key;
-  while (r.nextKey(key)) {
-    bool ok = true;
-    if (key == "gpus") {
-      ok = readInts(r, p.gpus);
-    } else if (key == "nodeFreeSetsBefore") {
-      ok = readFreeSets(r, p.setsBefore);
-    } else if (key == "nodeFreeSetsAfter") {
-      ok = readFreeSets(r, p.setsAfter);
-    } else if (key == "clusterFreeSetsAfter") {
-      ok = readFreeSets(r, p.clusterAfter);
-    } else {
-      std::string* field = key == "pod"            ? &p.pod
-                           : key == "node"         ? &p.node
-                           : key == "weakestLink"  ? &p.link
-                           : key == "score"        ? &p.score
-                           : key == "wireScore"    ? &p.wire
-                           : key == "tiedNodes"    ? &p.tied
-                           : key == "strandedGpus" ? &p.stranded
-                           : key == "reason"       ? &p.reason
-                                                   : nullptr;
-      ok = field ? readScalar(r, *field) : r.skipValue();
-    }
-    if (!ok) return false;
-  }
-  return r.ok();
+  return readObject(r,
+                    {{"pod", &p.pod},
+                     {"node", &p.node},
+                     {"weakestLink", &p.link},
+                     {"score", &p.score},
+                     {"wireScore", &p.wire},
+                     {"tiedNodes", &p.tied},
+                     {"strandedGpus", &p.stranded},
+                     {"reason", &p.reason}},
+                    [&](const std::string& key) {
+                      if (key == "gpus") return readInts(r, p.gpus);
+                      if (key == "nodeFreeSetsBefore") return readFreeSets(r, p.setsBefore);
+                      if (key == "nodeFreeSetsAfter") return readFreeSets(r, p.setsAfter);
+                      return key == "clusterFreeSetsAfter" && readFreeSets(r, p.clusterAfter);
+                    });
 }
 
 bool readRun(JsonReader& r, Run& run) {
-  if (!r.beginObject()) return false;
-  std::string key;
-  while (r.nextKey(key)) {
-    bool ok = true;
-    if (key == "name") {
-      ok = readScalar(r, run.name);
-    } else if (key == "hash") {
-      ok = readScalar(r, run.hash);
-    } else if (key == "demand") {
-      ok = readDemandText(r, run.demand);
-    } else if (key == "placed") {
-      ok = readScalar(r, run.placed);
-    } else if (key == "clusterFreeSetsBefore") {
-      ok = readFreeSets(r, run.clusterBefore);
-    } else if (key == "clusterFreeSetsAfter") {
-      ok = readFreeSets(r, run.clusterAfter);
-    } else if (key == "placements" && r.beginArray()) {
-      while (ok && r.nextElement()) {
-        run.placements.emplace_back();
-        ok = readPlacement(r, run.placements.back());
-      }
-    } else {
-      ok = r.skipValue();
-    }
-    if (!ok) return false;
-  }
-  return r.ok();
+  return readObject(r, {{"name", &run.name}, {"hash", &run.hash}, {"placed", &run.placed}},
+                    [&](const std::string& key) {
+                      if (key == "demand") return readDemandText(r, run.demand);
+                      if (key == "clusterFreeSetsBefore") {
+                        return readFreeSets(r, run.clusterBefore);
+                      }
+                      if (key == "clusterFreeSetsAfter") return readFreeSets(r, run.clusterAfter);
+                      return key == "placements" && readList(r, run.placements, [&r](Placement& p) {
+                               return readPlacement(r, p);
+                             });
+                    });
 }
 
 Result<Document> readDocument(std::string_view text) {
   JsonReader r(text);
   Document doc;
-  std::string key;
-  if (r.beginObject()) {
-    while (r.nextKey(key)) {
-      bool ok = true;
-      if (key == "mode") {
-        ok = readScalar(r, doc.mode);
-      } else if (key == "pods") {
-        ok = readScalar(r, doc.pods);
-      } else if (key == "nodes") {
-        ok = readScalar(r, doc.nodes);
-      } else if (key == "policies" && r.beginArray()) {
-        while (ok && r.nextElement()) {
-          doc.runs.emplace_back();
-          ok = readRun(r, doc.runs.back());
-        }
-      } else {
-        ok = r.skipValue();
-      }
-      if (!ok) break;
-    }
-  }
-  if (r.ok()) r.finish();
-  if (!r.ok()) return invalidArgument("not a what-if document: " + r.error());
+  readObject(r, {{"mode", &doc.mode}, {"pods", &doc.pods}, {"nodes", &doc.nodes}},
+             [&](const std::string& key) {
+               return key == "policies" &&
+                      readList(r, doc.runs, [&r](Run& run) { return readRun(r, run); });
+             });
+  if (auto done = finishDocument(r, "a what-if"); !done) return std::move(done).error();
   if (doc.runs.empty()) return invalidArgument("not a what-if document: no \"policies\"");
   return doc;
 }

@@ -18,15 +18,20 @@ const std::string kGfd =
     R"("freeGpus":0,"free":[],"freeSets":{"1":0,"2":0,"4":0,"8":0},"largestNvlinkSet":0,)"
     R"("links":{"unknown":1}})";
 
+// The table of `doc`, which must be a nodes document.
+std::string tableOf(const std::string& doc) {
+  auto table = nodesTable(doc);
+  REQUIRE(table.ok());
+  return *table;
+}
+
 }  // namespace
 
 TEST_CASE("nodes table: a line per node and the totals") {
   const std::string doc = R"({"nodes":[)" + kDgx1 + "," + kGfd +
                           R"(],"listed":2,"cached":2,"freeGpus":6,)"
                           R"("freeSets":{"1":6,"2":3,"4":0,"8":0}})";
-  auto table = nodesTable(doc);
-  REQUIRE(table.ok());
-  CHECK(*table ==
+  CHECK(tableOf(doc) ==
         "NODE  TOPOLOGY  MODEL                 USABLE  FREE  FREE GPUS    SETS 1/2/4/8  LARGEST  "
         "LINKS\n"
         "dgx1  known     Tesla-V100-SXM2-16GB  8       6     0,1,3,4,6,7  6/3/0/0       3        "
@@ -40,11 +45,9 @@ TEST_CASE("nodes table: a listing cut at its limit says so") {
   const std::string doc = R"({"nodes":[)" + kDgx1 +
                           R"(],"listed":1,"cached":5,"freeGpus":6,)"
                           R"("freeSets":{"1":6,"2":3,"4":0,"8":0}})";
-  auto table = nodesTable(doc);
-  REQUIRE(table.ok());
   CHECK(
-      table->ends_with("1 node: 6 free GPUs; free all-NVLink sets of 1/2/4/8 GPUs: 6/3/0/0\n"
-                       "(1 of the 5 nodes in the cache listed)\n"));
+      tableOf(doc).ends_with("1 node: 6 free GPUs; free all-NVLink sets of 1/2/4/8 GPUs: 6/3/0/0\n"
+                             "(1 of the 5 nodes in the cache listed)\n"));
   CHECK_FALSE(nodesTable(R"({"policies":[]})").ok());
   CHECK_FALSE(nodesTable("[").ok());
 }

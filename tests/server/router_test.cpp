@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "metrics/metrics.h"
 #include "policy/default_policy.h"
@@ -235,22 +236,37 @@ TEST_CASE("router: explain goes to the decision pool, under the prefix and at /e
                  R"(gpu_topology_extender_http_requests_total{code="200",verb="other"} 1)"));
 }
 
-TEST_CASE("router: explain switched off, or on the probe port, is an unknown path") {
+TEST_CASE(
+    "router: explain, whatif and nodes switched off, or on the probe port, are unknown paths") {
   metrics::Metrics metrics;
   auto policy = std::make_shared<const Policy>(defaultPolicy());
   ExtenderService service{[policy] { return policy; }, nullptr, &metrics};
   RouterOptions off;
   off.explain = false;
+  off.whatif = false;
+  off.nodes = false;
   RouterOptions probe;
   probe.serveVerbs = false;
   for (const RouterOptions& options : {off, probe}) {
     Router router("/scheduler", service, &metrics, "{}", options);
-    CHECK_FALSE(router.acceptsBody("GET", "/explain?pod=ml/p"));
-    CHECK_FALSE(router.acceptsBody("POST", "/scheduler/explain"));
-    Reply reply;
-    router.dispatch("GET", "/explain?pod=ml/p", {}, [&](Reply r) { reply = std::move(r); });
-    CHECK(reply.status == 404);
+    for (const auto& [method, path] :
+         {std::pair{"GET", "/explain?pod=ml/p"}, std::pair{"POST", "/scheduler/explain"},
+          std::pair{"POST", "/scheduler/whatif"}, std::pair{"POST", "/whatif"},
+          std::pair{"GET", "/scheduler/nodes"}, std::pair{"GET", "/nodes"}}) {
+      CAPTURE(path);
+      CHECK_FALSE(router.acceptsBody(method, path));
+      Reply reply;
+      router.dispatch(method, path, "{}", [&](Reply r) { reply = std::move(r); });
+      CHECK(reply.status == 404);
+    }
   }
+  // Each switch turns off its own endpoint only.
+  RouterOptions whatifOff;
+  whatifOff.whatif = false;
+  const Router router("/scheduler", service, &metrics, "{}", whatifOff);
+  CHECK_FALSE(router.acceptsBody("POST", "/whatif"));
+  CHECK(router.acceptsBody("GET", "/nodes"));
+  CHECK(router.acceptsBody("GET", "/explain?pod=ml/p"));
 }
 
 }  // namespace gte::server
@@ -259,13 +275,15 @@ namespace gte::server {
 
 TEST_CASE("router: whatif and nodes, under the prefix and at the root, with their methods") {
   Fixture f;
-  // Both may take a while (a what-if up to its deadline): they go to the decision pool.
-  CHECK(f.router.acceptsBody("POST", "/scheduler/whatif"));
-  CHECK(f.router.acceptsBody("POST", "/whatif"));
-  CHECK(f.router.acceptsBody("GET", "/scheduler/nodes?node=n1"));
-  CHECK(f.router.acceptsBody("GET", "/nodes"));
-  CHECK_FALSE(f.router.acceptsBody("GET", "/whatif"));
-  CHECK_FALSE(f.router.acceptsBody("POST", "/nodes"));
+  // Both may take a while (a what-if up to its deadline): they go to the decision pool, with their
+  // own method only.
+  for (const auto& [method, path, pooled] :
+       {std::tuple{"POST", "/scheduler/whatif", true}, std::tuple{"POST", "/whatif", true},
+        std::tuple{"GET", "/scheduler/nodes?node=n1", true}, std::tuple{"GET", "/nodes", true},
+        std::tuple{"GET", "/whatif", false}, std::tuple{"POST", "/nodes", false}}) {
+    CAPTURE(method, path);
+    CHECK(f.router.acceptsBody(method, path) == pooled);
+  }
   // Without a cluster cache both are configuration errors (400), per the error table.
   for (const char* path : {"/scheduler/whatif", "/whatif"}) {
     const Reply reply = f.call("POST", path, R"({"pod":{},"count":1})");
@@ -277,12 +295,13 @@ TEST_CASE("router: whatif and nodes, under the prefix and at the root, with thei
     CHECK(reply.status == 400);
     CHECK(contains(reply.body, "the node listing needs a cluster cache"));
   }
-  const Reply getWhatif = f.call("GET", "/scheduler/whatif");
-  CHECK(getWhatif.status == 405);
-  CHECK(header(getWhatif, "Allow") == "POST");
-  const Reply postNodes = f.call("POST", "/nodes");
-  CHECK(postNodes.status == 405);
-  CHECK(header(postNodes, "Allow") == "GET");
+  // The other method: 405 with the one that works.
+  for (const auto& [method, path, allow] :
+       {std::tuple{"GET", "/scheduler/whatif", "POST"}, std::tuple{"POST", "/nodes", "GET"}}) {
+    const Reply wrong = f.call(method, path);
+    CHECK(wrong.status == 405);
+    CHECK(header(wrong, "Allow") == allow);
+  }
   CHECK(contains(f.metrics.serialize(),
                  R"(gpu_topology_extender_http_requests_total{code="400",verb="other"} 4)"));
 }
@@ -318,26 +337,6 @@ TEST_CASE("router: the node listing's limit is bounded by --max-nodes-per-reques
   CHECK(f.call("GET", "/nodes?limit=two").status == 400);
   // Within the limit the listing itself answers (no cluster here: 400 from the service).
   CHECK(contains(f.call("GET", "/nodes?limit=3").body, "needs a cluster cache"));
-}
-
-TEST_CASE("router: whatif and nodes switched off are unknown paths; explain stays") {
-  metrics::Metrics metrics;
-  auto policy = std::make_shared<const Policy>(defaultPolicy());
-  ExtenderService service{[policy] { return policy; }, nullptr, &metrics};
-  RouterOptions off;
-  off.whatif = false;
-  off.nodes = false;
-  Router router("/scheduler", service, &metrics, "{}", off);
-  for (const auto& [method, path] :
-       {std::pair{"POST", "/scheduler/whatif"}, std::pair{"POST", "/whatif"},
-        std::pair{"GET", "/scheduler/nodes"}, std::pair{"GET", "/nodes"}}) {
-    CAPTURE(path);
-    CHECK_FALSE(router.acceptsBody(method, path));
-    Reply reply;
-    router.dispatch(method, path, "{}", [&](Reply r) { reply = std::move(r); });
-    CHECK(reply.status == 404);
-  }
-  CHECK(router.acceptsBody("GET", "/explain?pod=ml/p"));
 }
 
 }  // namespace gte::server

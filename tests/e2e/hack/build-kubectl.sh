@@ -13,27 +13,17 @@ if [[ -n ${E2E_KUBECTL:-} ]]; then
   echo "kubectl: using E2E_KUBECTL=$E2E_KUBECTL"
   exit 0
 fi
-e2e_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-repo_root=$(cd "$e2e_dir/../.." && pwd)
-bin_dir=${E2E_BIN_DIR:-$repo_root/build/e2e-bin}
-command -v go >/dev/null || export PATH="/usr/local/go/bin:$PATH"
-cd "$e2e_dir"
-export GOFLAGS="-mod=mod -buildvcs=false" CGO_ENABLED=0
-
-version=$(go list -m -f '{{.Version}}' k8s.io/kubernetes)
-stamp=$( {
-  go list -m -f '{{.Path}} {{.Version}}{{with .Replace}} => {{.Path}} {{.Version}}{{end}}' all
-  go version
-} | sha256sum | cut -d' ' -f1)
+# shellcheck source=k8s-release.sh
+source "$(dirname "${BASH_SOURCE[0]}")/k8s-release.sh"
+enter_e2e_module
+version=$(k8s_version)
+stamp=$(build_stamp true)
 if [[ ${E2E_REBUILD:-0} != 1 && -x $bin_dir/kubectl && -f $bin_dir/.kubectl-stamp &&
   $(cat "$bin_dir/.kubectl-stamp") == "$stamp" ]]; then
   echo "kubectl $version: cached in $bin_dir"
   exit 0
 fi
-minor=${version#v1.}
-minor=${minor%%.*}
-pkg=k8s.io/component-base/version
-ldflags="-s -w -X $pkg.gitVersion=$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
+ldflags=$(version_ldflags "$version")
 echo "kubectl $version: building into $bin_dir"
 mkdir -p "$bin_dir"
 rm -f "$bin_dir/.kubectl-stamp"
