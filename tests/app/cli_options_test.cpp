@@ -245,8 +245,6 @@ TEST_CASE("the whatif command: one pod form, its annotations, a CSV, a policy") 
             .find("--count: goes with") != std::string::npos);
   CHECK(error({"whatif", "--url", "http://h:1", "--csv", "p.csv", "--min-link", "nvlink"})
             .find("--min-link") != std::string::npos);
-  CHECK(error({"whatif", "--url", "http://h:1", "--gpus", "1", "--group-size", "4"})
-            .find("unknown flag --group-size") != std::string::npos);
   CHECK(error({"whatif", "--url", "http://h:1", "--gpus", "1", "-o", "yaml"}).find("-o") !=
         std::string::npos);
   auto help = parseCommandLine({"whatif", "--help"});

@@ -4,11 +4,13 @@
 // the running one; the live cache (snapshot, charges, reservations) is exactly as before; and
 // every bad input is a clear error through the error table, within the limits.
 #include <catch2/catch_test_macros.hpp>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cluster/static_cluster_backend.h"
@@ -293,4 +295,69 @@ TEST_CASE("the node listing: every node by name, one node, a limit") {
   const gte::Reply unknown = golden.service->nodes({"nope", 10});
   CHECK(unknown.status == 404);
   CHECK(unknown.body.find("node \\\"nope\\\" is not in the cache") != std::string::npos);
+}
+
+namespace {
+
+// The golden cluster, except that a snapshot is handed out only once the test says so: a what-if
+// loads it after taking its slot, so one can be held in the middle of its run.
+class GatedCluster final : public gte::ClusterBackend {
+ public:
+  explicit GatedCluster(gte::ClusterBackend& inner) : inner_(inner) {}
+  gte::ClusterSnapshotConstSharedPtr snapshot() const override {
+    std::unique_lock lock(mutex_);
+    ++waiting_;
+    changed_.notify_all();
+    changed_.wait(lock, [this] { return open_; });
+    return inner_.snapshot();
+  }
+  bool ready() const override { return true; }
+  bool healthy(std::string* /*why*/) const override { return true; }
+  gte::Status bind(const gte::BindRequest& request) override { return inner_.bind(request); }
+  std::optional<gte::PodInfo> podByUid(const std::string& uid) const override {
+    return inner_.podByUid(uid);
+  }
+  gte::Result<gte::PodInfo> podByName(const std::string& ns,
+                                      const std::string& name) const override {
+    return inner_.podByName(ns, name);
+  }
+  std::vector<gte::PodInfo> podsOnNode(const std::string& node) const override {
+    return inner_.podsOnNode(node);
+  }
+
+  void awaitWaiter() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return waiting_ > 0; });
+  }
+  void open() {
+    std::lock_guard lock(mutex_);
+    open_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  gte::ClusterBackend& inner_;
+  mutable std::mutex mutex_;
+  mutable std::condition_variable changed_;
+  mutable int waiting_ = 0;
+  bool open_ = false;
+};
+
+}  // namespace
+
+TEST_CASE("one what-if at a time: a second one meanwhile is answered 503 at once") {
+  Golden golden;
+  GatedCluster gated(*golden.cluster);
+  const gte::ExtenderService service([p = golden.policy] { return p; }, &gated, nullptr);
+  gte::Reply first;
+  std::thread running([&] { first = service.whatif(whatifBody(2, 1)); });
+  gated.awaitWaiter();  // the first holds the slot, waiting for its snapshot
+  const gte::Reply second = service.whatif(whatifBody(2, 1));
+  CHECK(second.status == 503);
+  CHECK(second.body.find("another what-if is running (one at a time)") != std::string::npos);
+  gated.open();
+  running.join();
+  CHECK(first.status == 200);
+  // The slot is free again.
+  CHECK(service.whatif(whatifBody(2, 1)).status == 200);
 }
