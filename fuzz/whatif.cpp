@@ -36,9 +36,9 @@ struct Golden {
     check(parsed.ok(), "tests/golden/cluster.yaml loads");
     cluster = std::make_unique<gte::cluster::StaticClusterBackend>(std::move(*parsed), policy);
     // Small bounds keep each input fast; the deadline is far beyond what 64 pods on 5 nodes take.
-    service = std::make_unique<gte::ExtenderService>(
-        [p = policy] { return p; }, cluster.get(), nullptr,
-        gte::WhatifLimits{64, std::chrono::seconds(5)});
+    service =
+        std::make_unique<gte::ExtenderService>([p = policy] { return p; }, cluster.get(), nullptr,
+                                               gte::WhatifLimits{64, std::chrono::seconds(5)});
   }
 };
 
@@ -50,8 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view body(reinterpret_cast<const char*>(data), size);
   const auto before = golden.cluster->snapshot();
   const gte::Reply reply = golden.service->whatif(body);
-  check(reply.status == 200 || reply.status == 400 || reply.status == 413 ||
-            reply.status == 503,
+  check(reply.status == 200 || reply.status == 400 || reply.status == 413 || reply.status == 503,
         "the answer has a status of the error table's whatif column");
   check(nlohmann::json::accept(reply.body), "the answer is one well-formed JSON document");
   if (reply.status == 200) {
