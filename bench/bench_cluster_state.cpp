@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "cluster/apiserver/cache_sinks.h"
 #include "cluster/cluster_state.h"
-#include "k8s/cache_sinks.h"
 #include "policy/default_policy.h"
 
 namespace {
@@ -120,8 +120,8 @@ int main(int argc, char** argv) {
   const int podCount = argc > 2 ? std::stoi(argv[2]) : 100000;
   auto state = std::make_shared<gte::cluster::ClusterState>(
       std::make_shared<const gte::Policy>(gte::defaultPolicy()));
-  gte::k8s::NodeCacheSink nodes(state, [] {});
-  gte::k8s::PodCacheSink pods(state, [] {});
+  gte::cluster::NodeCacheSink nodes(state, [] {});
+  gte::cluster::PodCacheSink pods(state, [] {});
 
   const Memory start = measure();
   auto t0 = Clock::now();
@@ -155,11 +155,11 @@ int main(int argc, char** argv) {
     const std::string json =
         podJson(podCount + i, "gpu-node-" + std::to_string(i), false, 2, "2026-01-01T00:00:00Z");
     t0 = Clock::now();
-    if (!pods.apply(gte::k8s::WatchEventType::kAdded, json).ok()) return 1;
+    if (!pods.apply(gte::kube::WatchEventType::kAdded, json).ok()) return 1;
     podEvents.push_back(ms(Clock::now() - t0));
     const std::string node = nodeJson(i, i % 2 ? "11000000" : "00110000");
     t0 = Clock::now();
-    if (!nodes.apply(gte::k8s::WatchEventType::kModified, node).ok()) return 1;
+    if (!nodes.apply(gte::kube::WatchEventType::kModified, node).ok()) return 1;
     nodeEvents.push_back(ms(Clock::now() - t0));
   }
   std::sort(podEvents.begin(), podEvents.end());
@@ -181,8 +181,8 @@ int main(int argc, char** argv) {
         i % 2 ? podJson(1000 + i, node, false, 0, "2025-12-01T00:00:00Z")
               : nodeJson(1000 + i % 1000, (1000 + i % 1000) % 4 == 0 ? "11110000" : "00000000");
     t0 = Clock::now();
-    const bool good = i % 2 ? pods.apply(gte::k8s::WatchEventType::kModified, pod).ok()
-                            : nodes.apply(gte::k8s::WatchEventType::kModified, pod).ok();
+    const bool good = i % 2 ? pods.apply(gte::kube::WatchEventType::kModified, pod).ok()
+                            : nodes.apply(gte::kube::WatchEventType::kModified, pod).ok();
     quietEvents.push_back(ms(Clock::now() - t0));
     if (!good) return 1;
   }

@@ -6,7 +6,7 @@
 namespace gte::agent {
 namespace {
 
-Error httpError(const std::string& what, const k8s::HttpResponse& response) {
+Error httpError(const std::string& what, const kube::HttpResponse& response) {
   const ErrorCode code = response.status >= 500 || response.status == 429
                              ? ErrorCode::kUnavailable
                              : ErrorCode::kFailedPrecondition;
