@@ -1,7 +1,8 @@
 // Memory and update cost of the cluster cache at scale: 5,000 GPU nodes and 100,000 pods fed
-// through the same path as the API-server list (JSON -> NodeCacheSink/PodCacheSink ->
-// ClusterState), one object at a time as a paged list delivers them. Prints heap bytes in use
-// (mallinfo2) and RSS before and after each step, per object, and the time of single watch events.
+// through the same path as the API-server list (JSON -> the sinks' readers -> NodeCacheSink /
+// PodCacheSink -> ClusterState), one object at a time as a paged list delivers them. Prints heap
+// bytes in use (mallinfo2) and RSS before and after each step, per object, and the time of single
+// watch events.
 //
 //   bench_cluster_state [nodes=5000] [pods=100000]
 #include <malloc.h>
@@ -17,6 +18,7 @@
 #include "api_objects.h"
 #include "cluster/apiserver/cache_sinks.h"
 #include "cluster/cluster_state.h"
+#include "json/json_reader.h"
 #include "policy/default_policy.h"
 
 namespace {
@@ -46,6 +48,21 @@ double ms(Clock::duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
 }
 
+using gte::kube::ReflectorSink;
+using gte::kube::WatchEventType;
+
+// One object as a list page or a watch event delivers it: read by the sink's reader where it
+// stands, then listed or applied.
+bool listed(ReflectorSink& sink, const std::string& json) {
+  gte::json::JsonReader reader(json);
+  return sink.read(reader).ok() && sink.listItem().ok();
+}
+
+bool applied(ReflectorSink& sink, WatchEventType type, const std::string& json) {
+  gte::json::JsonReader reader(json);
+  return sink.read(reader).ok() && sink.apply(type).ok();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -53,14 +70,18 @@ int main(int argc, char** argv) {
   const int podCount = argc > 2 ? std::stoi(argv[2]) : 100000;
   auto state = std::make_shared<gte::cluster::ClusterState>(
       std::make_shared<const gte::Policy>(gte::defaultPolicy()));
-  gte::cluster::NodeCacheSink nodes(state, [] {});
-  gte::cluster::PodCacheSink pods(state, [] {});
+  auto nodeSink = gte::kube::reflectorSink<gte::NodeInfo>(
+      gte::readNodeJson, std::make_shared<gte::cluster::NodeCacheSink>(state, [] {}));
+  auto podSink = gte::kube::reflectorSink<gte::PodInfo>(
+      gte::readPodJson, std::make_shared<gte::cluster::PodCacheSink>(state, [] {}));
+  ReflectorSink& nodes = *nodeSink;
+  ReflectorSink& pods = *podSink;
 
   const Memory start = measure();
   auto t0 = Clock::now();
   nodes.beginList();
   for (int i = 0; i < nodeCount; ++i) {
-    if (!nodes.listItem(nodeJson(i, i % 4 == 0 ? "11110000" : "00000000")).ok()) return 1;
+    if (!listed(nodes, nodeJson(i, i % 4 == 0 ? "11110000" : "00000000"))) return 1;
   }
   nodes.endList();
   const auto nodeListTime = Clock::now() - t0;
@@ -75,7 +96,7 @@ int main(int argc, char** argv) {
     // One GPU pod in ten was bound after the agent's last write: counted by prediction.
     const bool recent = gpus > 0 && (i / 10) % 10 == 0;
     const std::string when = recent ? "2025-12-02T10:10:00Z" : "2025-12-01T00:00:00Z";
-    if (!pods.listItem(podJson(i, node, nominated, gpus, when)).ok()) return 1;
+    if (!listed(pods, podJson(i, node, nominated, gpus, when))) return 1;
   }
   pods.endList();
   const auto podListTime = Clock::now() - t0;
@@ -88,11 +109,11 @@ int main(int argc, char** argv) {
     const std::string json =
         podJson(podCount + i, "gpu-node-" + std::to_string(i), false, 2, "2026-01-01T00:00:00Z");
     t0 = Clock::now();
-    if (!pods.apply(gte::kube::WatchEventType::kAdded, json).ok()) return 1;
+    if (!applied(pods, WatchEventType::kAdded, json)) return 1;
     podEvents.push_back(ms(Clock::now() - t0));
     const std::string node = nodeJson(i, i % 2 ? "11000000" : "00110000");
     t0 = Clock::now();
-    if (!nodes.apply(gte::kube::WatchEventType::kModified, node).ok()) return 1;
+    if (!applied(nodes, WatchEventType::kModified, node)) return 1;
     nodeEvents.push_back(ms(Clock::now() - t0));
   }
   std::sort(podEvents.begin(), podEvents.end());
@@ -114,8 +135,7 @@ int main(int argc, char** argv) {
         i % 2 ? podJson(1000 + i, node, false, 0, "2025-12-01T00:00:00Z")
               : nodeJson(1000 + i % 1000, (1000 + i % 1000) % 4 == 0 ? "11110000" : "00000000");
     t0 = Clock::now();
-    const bool good = i % 2 ? pods.apply(gte::kube::WatchEventType::kModified, pod).ok()
-                            : nodes.apply(gte::kube::WatchEventType::kModified, pod).ok();
+    const bool good = applied(i % 2 ? pods : nodes, WatchEventType::kModified, pod);
     quietEvents.push_back(ms(Clock::now() - t0));
     if (!good) return 1;
   }

@@ -34,18 +34,17 @@ bool readListMeta(JsonReader& reader, ListPage& page) {
   return reader.ok();
 }
 
-Status readItems(JsonReader& reader, ListPage& page,
-                 const std::function<Status(std::string_view)>& onItem) {
+Status readItems(JsonReader& reader, ListPage& page, const ListItemReader& readItem) {
   if (reader.readNull()) return Ok{};
   if (!reader.beginArray()) return decodeError(reader, "items");
   while (reader.nextElement()) {
-    std::string_view item;
-    if (!reader.skipValue(&item)) {
+    // A nested reader reads the item in the same pass; one it cannot read is skipped over.
+    const std::string_view rest = reader.rest();
+    JsonReader item(rest, reader.depthLeft());
+    if (readItem(item)) {
+      reader.consumed(item.offset());
+    } else if (!reader.skipValue()) {
       return decodeError(reader, "items[" + std::to_string(page.items) + "]");
-    }
-    if (auto s = onItem(item); !s) {
-      return Error{s.error().code,
-                   "items[" + std::to_string(page.items) + "]: " + s.error().message};
     }
     ++page.items;
   }
@@ -55,8 +54,7 @@ Status readItems(JsonReader& reader, ListPage& page,
 
 }  // namespace
 
-Result<ListPage> decodeListPage(std::string_view body,
-                                const std::function<Status(std::string_view item)>& onItem) {
+Result<ListPage> decodeListPage(std::string_view body, const ListItemReader& readItem) {
   JsonReader reader(body);
   ListPage page;
   if (!reader.beginObject()) return decodeError(reader, "body");
@@ -65,7 +63,7 @@ Result<ListPage> decodeListPage(std::string_view body,
     if (key == "metadata") {
       if (!readListMeta(reader, page)) return decodeError(reader, "metadata");
     } else if (key == "items") {
-      if (auto s = readItems(reader, page, onItem); !s) return std::move(s).error();
+      if (auto s = readItems(reader, page, readItem); !s) return std::move(s).error();
     } else if (!reader.skipValue()) {
       return decodeError(reader, key);
     }

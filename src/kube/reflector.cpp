@@ -3,8 +3,10 @@
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <random>
 
+#include "json/json_reader.h"
 #include "kube/line_splitter.h"
 #include "kube/list_page.h"
 #include "kube/query_escape.h"
@@ -144,12 +146,18 @@ Reflector::Loop::Outcome Reflector::Loop::listAll() {
                   excerpt(response->body));
       return Outcome::kFailed;  // includes 410 on an expired continue token: list again
     }
-    auto page = decodeListPage(response->body, [&](std::string_view item) -> Status {
-      if (auto s = sink->listItem(item); !s) {
-        ++skipped;
-        log::warn("list: skipping an item",
-                  {{"resource", options.resource}, {"error", s.error().message}});
+    const auto skip = [&](const Error& error) {
+      ++skipped;
+      log::warn("list: skipping an item",
+                {{"resource", options.resource}, {"error", error.message}});
+    };
+    auto page = decodeListPage(response->body, [&](json::JsonReader& item) -> Status {
+      auto read = sink->read(item);
+      if (!read) {
+        skip(read.error());
+        return std::move(read).error();  // an item that did not read is skipped over
       }
+      if (auto listed = sink->listItem(); !listed) skip(listed.error());
       return Ok{};
     });
     if (!page) {
@@ -186,8 +194,16 @@ Reflector::Loop::Outcome Reflector::Loop::watchOnce() {
   LineSplitter splitter;
   std::size_t events = 0;
   Outcome verdict = Outcome::kOk;
+  // Why the last event's object did not read, if it did not: the event is skipped.
+  std::optional<Error> unread;
+  const EventObjectReader readObject = [this, &unread](json::JsonReader& object) {
+    auto version = sink->read(object);
+    unread = version ? std::nullopt : std::optional<Error>(version.error());
+    return version;
+  };
   auto onLine = [&](std::string_view line) {
-    auto event = decodeWatchEvent(line);
+    unread.reset();
+    auto event = decodeWatchEvent(line, readObject);
     if (!event) {
       markFailure(event.error().message);
       verdict = Outcome::kFailed;
@@ -204,10 +220,11 @@ Reflector::Loop::Outcome Reflector::Loop::watchOnce() {
       return false;
     }
     if (event->type != WatchEventType::kBookmark) {
-      if (auto s = sink->apply(event->type, event->object); !s) {
+      const Status applied = unread ? Status(*unread) : sink->apply(event->type);
+      if (!applied) {
         log::warn("watch: skipping an event", {{"resource", options.resource},
                                                {"type", watchEventTypeName(event->type)},
-                                               {"error", s.error().message}});
+                                               {"error", applied.error().message}});
       }
     }
     if (!event->resourceVersion.empty()) resourceVersion = event->resourceVersion;

@@ -1,13 +1,20 @@
 #pragma once
-// Decodes one line of a Kubernetes watch stream: {"type":"ADDED","object":{...}}. The object is not
-// parsed here (that is the Node/Pod reader's job); only what the watch loop itself needs is read:
-// the object's metadata.resourceVersion, and for ERROR events the Status code and message (410 Gone
-// means the resourceVersion is too old and the cache must re-list).
+// Decodes one line of a Kubernetes watch stream, {"type":"ADDED","object":{...}}, in one pass: the
+// object of an ADDED, MODIFIED or DELETED event is read where it stands in the line, by the
+// caller's reader (the sink's typed reader), which also gives its metadata.resourceVersion. Only
+// what the watch loop itself needs is read here: for BOOKMARK the resourceVersion, for ERROR the
+// Status code, reason and message (410 Gone means the resourceVersion is too old and the cache
+// must re-list).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
 #include "base/result.h"
+
+namespace gte::json {
+class JsonReader;
+}
 
 namespace gte::kube {
 
@@ -17,7 +24,6 @@ const char* watchEventTypeName(WatchEventType type) noexcept;
 
 struct WatchEvent {
   WatchEventType type = WatchEventType::kAdded;
-  std::string_view object;  // the raw object JSON; points into the decoded line
   std::string resourceVersion;
   // kError only: the embedded metav1.Status.
   std::int64_t statusCode = 0;
@@ -27,7 +33,15 @@ struct WatchEvent {
   bool gone() const noexcept { return type == WatchEventType::kError && statusCode == 410; }
 };
 
-// `line` must outlive the returned event (object points into it).
-Result<WatchEvent> decodeWatchEvent(std::string_view line);
+// Reads the object of an ADDED, MODIFIED or DELETED event from a reader standing at it, to the
+// object's end and no further, and returns its metadata.resourceVersion.
+using EventObjectReader = std::function<Result<std::string>(json::JsonReader& object)>;
+
+// Calls readObject once for an ADDED, MODIFIED or DELETED event: on the object where it stands in
+// the line when "type" comes first (as the API server writes it), else on the object's bytes once
+// the type is known. When readObject fails, the event still decodes: the object is skipped and its
+// resourceVersion read from its metadata (the failure is readObject's to report). The line's other
+// errors (not JSON, no object, an unknown type) are errors.
+Result<WatchEvent> decodeWatchEvent(std::string_view line, const EventObjectReader& readObject);
 
 }  // namespace gte::kube

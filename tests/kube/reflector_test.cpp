@@ -9,7 +9,10 @@
 #include <mutex>
 #include <thread>
 
+#include "json/json_reader.h"
 #include "kube/fake_transport.h"
+#include "kube/object_sink.h"
+#include "model/node_info.h"
 
 using namespace gte::kube;
 using gte::Error;
@@ -25,17 +28,32 @@ using std::chrono::milliseconds;
 
 namespace {
 
+// An object as the recording sink keeps it: its JSON exactly as listed or watched.
+struct RawObject {
+  std::string json;
+  std::string resourceVersion;
+};
+
+// The test objects are Nodes (a name and a resourceVersion); one without a name does not read.
+Result<RawObject> readRaw(gte::json::JsonReader& reader) {
+  std::string_view span;
+  if (!reader.skipValue(&span)) return gte::invalidArgument(reader.error());
+  auto node = gte::parseNodeJson(span);
+  if (!node) return std::move(node).error();
+  return RawObject{std::string(span), node->resourceVersion};
+}
+
 // Records what the reflector delivers, as readable strings.
-class RecordingSink final : public ReflectorSink {
+class RecordingSink final : public ObjectSink<RawObject> {
  public:
   void beginList() override { record("begin"); }
-  Status listItem(std::string_view object) override {
-    record("item " + std::string(object));
+  Status listItem(RawObject object) override {
+    record("item " + object.json);
     return Ok{};
   }
   void endList() override { record("end"); }
-  Status apply(WatchEventType type, std::string_view object) override {
-    record(std::string(watchEventTypeName(type)) + " " + std::string(object));
+  Status apply(WatchEventType type, RawObject object) override {
+    record(std::string(watchEventTypeName(type)) + " " + object.json);
     return Ok{};
   }
   std::vector<std::string> log() const {
@@ -51,6 +69,10 @@ class RecordingSink final : public ReflectorSink {
   mutable std::mutex mutex_;
   std::vector<std::string> log_;
 };
+
+std::shared_ptr<ReflectorSink> recordInto(std::shared_ptr<RecordingSink> sink) {
+  return reflectorSink<RawObject>(readRaw, std::move(sink));
+}
 
 std::string listBody(const std::string& rv, const std::string& items,
                      const std::string& continueToken = "") {
@@ -105,7 +127,7 @@ TEST_CASE("Reflector: list, then watch from the list's resourceVersion; bookmark
          "\n");
     return ok("");  // the server ended the watch (timeoutSeconds)
   };
-  Reflector reflector(transport, sink, fastOptions());
+  Reflector reflector(transport, recordInto(sink), fastOptions());
   CHECK_FALSE(reflector.synced());
   reflector.start();
   REQUIRE(transport->waitForStreams(2, milliseconds(3000)));
@@ -132,6 +154,32 @@ TEST_CASE("Reflector: list, then watch from the list's resourceVersion; bookmark
   CHECK(reflector.healthy(&why));
 }
 
+TEST_CASE("Reflector: an object that does not read is skipped; the list and the watch go on") {
+  auto transport = std::make_shared<FakeTransport>();
+  auto sink = std::make_shared<RecordingSink>();
+  const std::string nameless = R"({"metadata":{"resourceVersion":"5"}})";
+  transport->onSend = [&](const RecordedRequest&) -> Result<HttpResponse> {
+    return ok(listBody("10", obj("a", "3") + "," + nameless + "," + obj("b", "4")));
+  };
+  transport->onStream = [&](int call, const std::string&, const auto& emit,
+                            Cancellation& cancel) -> Result<HttpResponse> {
+    if (call > 0) return blockUntilCancelled(cancel);
+    emit(event("MODIFIED", "a", "11") +
+         R"({"type":"MODIFIED","object":{"metadata":{"resourceVersion":"12"}}})" + "\n");
+    return ok("");
+  };
+  Reflector reflector(transport, recordInto(sink), fastOptions());
+  reflector.start();
+  REQUIRE(transport->waitForStreams(2, milliseconds(3000)));
+  reflector.stop();
+  CHECK(sink->log() == std::vector<std::string>{"begin", "item " + obj("a", "3"),
+                                                "item " + obj("b", "4"), "end",
+                                                "MODIFIED " + obj("a", "11")});
+  // The skipped event still moved the resourceVersion on: the next watch starts after it.
+  CHECK(transport->streamPaths()[1].find("resourceVersion=12") != std::string::npos);
+  CHECK(reflector.failures() == 0);
+}
+
 TEST_CASE("Reflector: a list follows continue tokens before it is complete") {
   auto transport = std::make_shared<FakeTransport>();
   auto sink = std::make_shared<RecordingSink>();
@@ -147,7 +195,7 @@ TEST_CASE("Reflector: a list follows continue tokens before it is complete") {
   auto options = fastOptions();
   options.pageSize = 1;
   options.fieldSelector = "status.phase!=Failed";
-  Reflector reflector(transport, sink, options);
+  Reflector reflector(transport, recordInto(sink), options);
   reflector.start();
   REQUIRE(transport->waitForStreams(1, milliseconds(3000)));
   reflector.stop();
@@ -178,7 +226,7 @@ TEST_CASE("Reflector: 410 Gone re-lists, as an ERROR event or as an HTTP status"
          "\n");
     return ok("");
   };
-  Reflector reflector(transport, sink, fastOptions());
+  Reflector reflector(transport, recordInto(sink), fastOptions());
   reflector.start();
   REQUIRE(transport->waitForStreams(2, milliseconds(3000)));
   reflector.stop();
@@ -198,7 +246,7 @@ TEST_CASE("Reflector: an API server that is down is retried with backoff, not in
   };
   auto options = fastOptions();
   options.failureGrace = milliseconds(150);
-  Reflector reflector(transport, sink, options);
+  Reflector reflector(transport, recordInto(sink), options);
   reflector.start();
   std::this_thread::sleep_for(milliseconds(600));
   // Delays 10-20, 20-40, then 40-80 ms: about 10 attempts in 600 ms; a busy loop makes thousands.
@@ -226,7 +274,7 @@ TEST_CASE("Reflector: recovers after the API server comes back") {
   };
   auto options = fastOptions();
   options.failureGrace = milliseconds(10);
-  Reflector reflector(transport, sink, options);
+  Reflector reflector(transport, recordInto(sink), options);
   reflector.start();
   REQUIRE(transport->waitForStreams(1, milliseconds(3000)));
   CHECK(reflector.synced());
@@ -244,7 +292,7 @@ TEST_CASE("Reflector: a watch the server closes at once is backed off too") {
   transport->onStream = [](int, const std::string&, const auto&, Cancellation&) {
     return Result<HttpResponse>(ok(""));
   };
-  Reflector reflector(transport, sink, fastOptions());
+  Reflector reflector(transport, recordInto(sink), fastOptions());
   reflector.start();
   std::this_thread::sleep_for(milliseconds(400));
   reflector.stop();
@@ -263,7 +311,7 @@ TEST_CASE("Reflector: a watch that hears nothing for too long makes it unhealthy
   };
   auto options = fastOptions();
   options.stuckAfter = milliseconds(100);
-  Reflector reflector(transport, sink, options);
+  Reflector reflector(transport, recordInto(sink), options);
   reflector.start();
   REQUIRE(transport->waitForStreams(1, milliseconds(3000)));
   std::string why;
@@ -281,7 +329,7 @@ TEST_CASE("Reflector: stop cancels the in-flight watch and joins promptly") {
   transport->onStream = [](int, const std::string&, const auto&, Cancellation& cancel) {
     return blockUntilCancelled(cancel);
   };
-  Reflector reflector(transport, sink, fastOptions());
+  Reflector reflector(transport, recordInto(sink), fastOptions());
   reflector.start();
   REQUIRE(transport->waitForStreams(1, milliseconds(3000)));
   const auto started = std::chrono::steady_clock::now();
@@ -305,7 +353,7 @@ TEST_CASE("Reflector: stop gives up on a thread stuck in an uncancellable call")
     return blockUntilCancelled(cancel);
   };
   {
-    Reflector reflector(transport, sink, fastOptions());
+    Reflector reflector(transport, recordInto(sink), fastOptions());
     reflector.start();
     REQUIRE(waitFor([&] { return entered.load(); }));
     CHECK_FALSE(reflector.stop(milliseconds(100)));

@@ -49,21 +49,19 @@ ApiServerBackend::ApiServerBackend(std::shared_ptr<kube::ApiTransport> transport
   };
   auto listed = std::make_shared<Listed>();
   listed->state = state_;
-  nodes_ =
-      std::make_unique<kube::Reflector>(transport,
-                                        std::make_shared<NodeCacheSink>(state_,
-                                                                        [listed] {
-                                                                          listed->nodes = true;
-                                                                          listed->check();
-                                                                        }),
-                                        reflectorOptions(options_, "nodes", "/api/v1/nodes", ""));
+  auto nodes = std::make_shared<NodeCacheSink>(state_, [listed] {
+    listed->nodes = true;
+    listed->check();
+  });
+  auto pods = std::make_shared<PodCacheSink>(state_, [listed] {
+    listed->pods = true;
+    listed->check();
+  });
+  nodes_ = std::make_unique<kube::Reflector>(
+      transport, kube::reflectorSink<NodeInfo>(readNodeJson, std::move(nodes)),
+      reflectorOptions(options_, "nodes", "/api/v1/nodes", ""));
   pods_ = std::make_unique<kube::Reflector>(
-      transport,
-      std::make_shared<PodCacheSink>(state_,
-                                     [listed] {
-                                       listed->pods = true;
-                                       listed->check();
-                                     }),
+      transport, kube::reflectorSink<PodInfo>(readPodJson, std::move(pods)),
       reflectorOptions(options_, "pods", "/api/v1/pods", kLivePods));
 }
 

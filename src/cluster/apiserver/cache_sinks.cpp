@@ -1,44 +1,38 @@
 #include "cluster/apiserver/cache_sinks.h"
 
-#include "cluster/pod_bind_time.h"
-
 namespace gte::cluster {
 namespace {
-
-Result<NodeInfo> decodeNode(std::string_view object) {
-  auto node = parseNodeJson(object);
-  if (!node) return std::move(node).error();
-  if (node->name.empty()) return invalidArgument("node without metadata.name");
-  return node;
-}
 
 // Pending GPU pods are kept too: bind reads the pod it binds from the cache rather than from the
 // API server.
 bool worthKeeping(const PodInfo& pod) {
-  return !pod.terminal() && cluster::holdsDevices(pod);
+  return !pod.terminal() && holdsDevices(pod);
 }
 
 }  // namespace
 
-Result<cluster::ObservedPod> observePod(std::string_view object) {
-  auto pod = parsePodJson(object);
-  if (!pod) return std::move(pod).error();
-  if (pod->uid.empty()) return invalidArgument("pod " + pod->name + " without metadata.uid");
-  return cluster::ObservedPod{std::move(*pod), cluster::podBindTime(object)};
+Result<ObservedPod> observePod(PodInfo pod) {
+  if (pod.uid.empty()) return invalidArgument("pod " + pod.name + " without metadata.uid");
+  const std::optional<std::int64_t> boundAt = pod.boundAt;
+  return ObservedPod{std::move(pod), boundAt};
 }
 
-NodeCacheSink::NodeCacheSink(std::shared_ptr<cluster::ClusterState> state,
-                             std::function<void()> onListed)
+Result<ObservedPod> observePod(std::string_view object) {
+  auto pod = parsePodJson(object);
+  if (!pod) return std::move(pod).error();
+  return observePod(std::move(*pod));
+}
+
+NodeCacheSink::NodeCacheSink(std::shared_ptr<ClusterState> state, std::function<void()> onListed)
     : state_(std::move(state)), onListed_(std::move(onListed)) {}
 
 void NodeCacheSink::beginList() {
   listing_.clear();
 }
 
-Status NodeCacheSink::listItem(std::string_view object) {
-  auto node = decodeNode(object);
-  if (!node) return std::move(node).error();
-  listing_.push_back(std::move(*node));
+// readNodeJson refuses a node without metadata.name.
+Status NodeCacheSink::listItem(NodeInfo node) {
+  listing_.push_back(std::move(node));
   return Ok{};
 }
 
@@ -48,27 +42,24 @@ void NodeCacheSink::endList() {
   onListed_();
 }
 
-Status NodeCacheSink::apply(kube::WatchEventType type, std::string_view object) {
-  auto node = decodeNode(object);
-  if (!node) return std::move(node).error();
+Status NodeCacheSink::apply(kube::WatchEventType type, NodeInfo node) {
   if (type == kube::WatchEventType::kDeleted) {
-    state_->removeNode(node->name);
+    state_->removeNode(node.name);
   } else {
-    state_->upsertNode(std::move(*node));
+    state_->upsertNode(std::move(node));
   }
   return Ok{};
 }
 
-PodCacheSink::PodCacheSink(std::shared_ptr<cluster::ClusterState> state,
-                           std::function<void()> onListed)
+PodCacheSink::PodCacheSink(std::shared_ptr<ClusterState> state, std::function<void()> onListed)
     : state_(std::move(state)), onListed_(std::move(onListed)) {}
 
 void PodCacheSink::beginList() {
   listing_.clear();
 }
 
-Status PodCacheSink::listItem(std::string_view object) {
-  auto observed = observePod(object);
+Status PodCacheSink::listItem(PodInfo pod) {
+  auto observed = observePod(std::move(pod));
   if (!observed) return std::move(observed).error();
   if (worthKeeping(observed->pod)) {
     // Compacted now: a list of 100,000 pods must not be held whole until it ends.
@@ -84,8 +75,8 @@ void PodCacheSink::endList() {
   onListed_();
 }
 
-Status PodCacheSink::apply(kube::WatchEventType type, std::string_view object) {
-  auto observed = observePod(object);
+Status PodCacheSink::apply(kube::WatchEventType type, PodInfo pod) {
+  auto observed = observePod(std::move(pod));
   if (!observed) return std::move(observed).error();
   if (type == kube::WatchEventType::kDeleted) {
     state_->removePod(observed->pod.uid);
