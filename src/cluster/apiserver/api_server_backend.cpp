@@ -5,6 +5,7 @@
 
 #include "cluster/apiserver/cache_sinks.h"
 #include "cluster/apiserver/pod_lookup.h"
+#include "kube/resource_path.h"
 #include "log/logger.h"
 
 namespace gte::cluster {
@@ -59,10 +60,10 @@ ApiServerBackend::ApiServerBackend(std::shared_ptr<kube::ApiTransport> transport
   });
   nodes_ = std::make_unique<kube::Reflector>(
       transport, kube::reflectorSink<NodeInfo>(readNodeJson, std::move(nodes)),
-      reflectorOptions(options_, "nodes", "/api/v1/nodes", ""));
+      reflectorOptions(options_, "nodes", kube::collectionPath(kube::kNodes), ""));
   pods_ = std::make_unique<kube::Reflector>(
       transport, kube::reflectorSink<PodInfo>(readPodJson, std::move(pods)),
-      reflectorOptions(options_, "pods", "/api/v1/pods", kLivePods));
+      reflectorOptions(options_, "pods", kube::collectionPath(kube::kPods), kLivePods));
 }
 
 ApiServerBackend::~ApiServerBackend() {

@@ -2,50 +2,23 @@
 
 #include "cluster/apiserver/cache_sinks.h"
 #include "cluster/gpu_annotation.h"
-#include "json/json_reader.h"
 #include "json/json_writer.h"
+#include "kube/api_status.h"
 #include "kube/object_name.h"
-#include "kube/query_escape.h"
+#include "kube/resource_path.h"
 #include "log/logger.h"
 
 namespace gte::cluster {
 namespace {
 
-// The names were validated (bind), and are percent-encoded as path segments all the same: a path
-// is built from them and must never change shape whatever they hold.
-std::string podPath(const BindRequest& request) {
-  return "/api/v1/namespaces/" + kube::queryEscape(request.podNamespace) + "/pods/" +
-         kube::queryEscape(request.podName);
+// The names were validated (bind); objectPath percent-encodes them all the same: a path is built
+// from them and must never change shape whatever they hold.
+std::string podPath(const BindRequest& request, std::string_view subresource = {}) {
+  return kube::objectPath(kube::kPods, request.podNamespace, request.podName, subresource);
 }
 
 std::string podName(const BindRequest& request) {
   return request.podNamespace + "/" + request.podName;
-}
-
-// The `message` of a Status answer (the API server's own words, e.g. "... Precondition failed:
-// UID in precondition: ..."); the body itself when it is not one.
-std::string statusMessage(const std::string& body) {
-  json::JsonReader reader(body);
-  std::string key;
-  std::string message;
-  if (reader.beginObject()) {
-    while (reader.nextKey(key)) {
-      const bool good = key == "message" && reader.peek() == json::Kind::kString
-                            ? reader.readString(message)
-                            : reader.skipValue();
-      if (!good) break;
-    }
-  }
-  return message.empty() ? body : message;
-}
-
-Error httpError(const std::string& what, const kube::HttpResponse& response) {
-  const ErrorCode code = response.status == 404   ? ErrorCode::kNotFound
-                         : response.status >= 500 ? ErrorCode::kUnavailable
-                                                  : ErrorCode::kFailedPrecondition;
-  constexpr std::size_t kMaxMessage = 600;
-  return Error{code, what + ": HTTP " + std::to_string(response.status) + ": " +
-                         statusMessage(response.body).substr(0, kMaxMessage)};
 }
 
 Error alreadyBound(const BindRequest& request, const std::string& node) {
@@ -137,8 +110,8 @@ void PodBinder::fetchPod(const AttemptPtr& attempt) {
         const BindRequest& request = attempt->request;
         if (!response) return self->finish(attempt, BindOutcome{std::move(response).error()});
         if (!response->success()) {
-          return self->finish(attempt,
-                              BindOutcome{httpError("get pod " + podName(request), *response)});
+          return self->finish(
+              attempt, BindOutcome{kube::statusError("get pod " + podName(request), *response)});
         }
         auto observed = observePod(response->body);
         if (!observed) {
@@ -226,17 +199,18 @@ void PodBinder::send(const AttemptPtr& attempt) {
   std::string body = bindingBody(attempt->request, attempt->uid, key,
                                  cluster::formatGpuAnnotation(attempt->allocation));
   auto self = shared_from_this();
-  transport_->sendAsync(
-      "POST", podPath(attempt->request) + "/binding", std::move(body), "application/json",
-      [self, attempt](Result<kube::HttpResponse> response) {
-        if (response && response->success()) {
-          return self->finish(attempt, BindOutcome{Ok{}});
-        }
-        const BindRequest& r = attempt->request;
-        Error failure = response ? httpError("bind pod " + podName(r) + " to " + r.node, *response)
-                                 : std::move(response).error();
-        self->resolveFailure(attempt, std::move(failure));
-      });
+  transport_->sendAsync("POST", podPath(attempt->request, "binding"), std::move(body),
+                        "application/json", [self, attempt](Result<kube::HttpResponse> response) {
+                          if (response && response->success()) {
+                            return self->finish(attempt, BindOutcome{Ok{}});
+                          }
+                          const BindRequest& r = attempt->request;
+                          Error failure =
+                              response ? kube::statusError(
+                                             "bind pod " + podName(r) + " to " + r.node, *response)
+                                       : std::move(response).error();
+                          self->resolveFailure(attempt, std::move(failure));
+                        });
 }
 
 void PodBinder::resolveFailure(const AttemptPtr& attempt, Error failure) {

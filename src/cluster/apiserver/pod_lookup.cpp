@@ -1,7 +1,7 @@
 #include "cluster/apiserver/pod_lookup.h"
 
 #include "kube/object_name.h"
-#include "kube/query_escape.h"
+#include "kube/resource_path.h"
 
 namespace gte::cluster {
 
@@ -11,8 +11,7 @@ Result<PodInfo> getPod(kube::ApiTransport& transport, const std::string& ns,
   if (!kube::isDns1123Label(ns) || !kube::isDns1123Subdomain(name)) {
     return Error{ErrorCode::kInvalidArgument, "not a valid NAMESPACE/NAME: \"" + pod + "\""};
   }
-  auto response = transport.send(
-      "GET", "/api/v1/namespaces/" + kube::queryEscape(ns) + "/pods/" + kube::queryEscape(name));
+  auto response = transport.send("GET", kube::objectPath(kube::kPods, ns, name));
   if (!response) return std::move(response).error();
   if (response->status == 404) {
     return Error{ErrorCode::kNotFound, "pod " + pod + " not found"};
