@@ -76,7 +76,7 @@ struct FakeNodeServer {
 
 Discovery twoGpus(const std::string& used) {
   Discovery d;
-  d.topology = emptyTopology(2);
+  d.topology = blankTopology(TopologySource::kLabelsV1, 2, MigMode::kNotCapable);
   d.topology.linksKnown = true;
   d.topology.nvlinks = {4};
   d.topology.pcie = {PcieLevel::kPhb};
