@@ -428,8 +428,12 @@ Result<GpuTopology> readFallbackTopology(const NodeInfo& node) {
   return topo;
 }
 
+bool hasLabelsV1(const NodeInfo& node, const Policy& policy) {
+  return node.labels.find(policy.labelPrefix + "v") != node.labels.end();
+}
+
 Result<GpuTopology> readTopology(const NodeInfo& node, const Policy& policy) {
-  if (node.labels.find(policy.labelPrefix + "v") != node.labels.end()) {
+  if (hasLabelsV1(node, policy)) {
     return readLabelsV1(node, policy);
   }
   return readFallbackTopology(node);
