@@ -98,10 +98,6 @@ class SnapshotBackend final : public gte::ClusterBackend {
     return gte::Error{gte::ErrorCode::kNotFound, "no pods in the benchmark"};
   }
   std::vector<gte::PodInfo> podsOnNode(const std::string&) const override { return {}; }
-  std::shared_ptr<const gte::NodeState> nodeStateWithout(
-      const std::string&, const std::vector<std::string>&) const override {
-    return nullptr;
-  }
 
  private:
   gte::ClusterSnapshotConstSharedPtr snapshot_;

@@ -10,8 +10,8 @@
 
 #include "core/fit.h"
 #include "core/node_state.h"
+#include "core/score_node.h"
 #include "policy/default_policy.h"
-#include "prioritize/score_node.h"
 #include "support/node_fixtures.h"
 #include "support/pod_fixtures.h"
 

@@ -83,7 +83,7 @@ def node_labels():
     dgx1 = (d / "dgx1").read_text()
     write(d, "dgx1-usage", dgx1 + "!gpu=0\n!gpu=3\n!unknown=2\n")
     a100 = (d / "a100").read_text()
-    write(d, "a100-mig-usage", a100 + "!mig=0,1g.10gb,6\n!mig=1,3g.40gb,4\n!unschedulable=\n")
+    write(d, "a100-mig-usage", a100 + "!mig=0,1g.10gb,6\n!mig=1,3g.40gb,4\n")
 
 
 def policy_yaml():

@@ -6,7 +6,7 @@
 // Input: lines of `key=value`. A key without '/' gets the policy's label prefix ("n=8" is
 // "gputopo.dev/n=8"); "@<resource>=<quantity>" sets status.allocatable; "!gpu=<i>" marks GPU i as
 // taken, "!unknown=<count>" takes GPUs of unknown index, "!mig=<gpu>,<profile>,<start>" takes a
-// MIG instance; "!unschedulable=" sets spec.unschedulable.
+// MIG instance.
 #include <bit>
 #include <charconv>
 #include <cstddef>
@@ -54,8 +54,6 @@ void applyLine(std::string_view line, const gte::Policy& policy, gte::NodeInfo& 
     readInt(value, usage.unknownGpus);
   } else if (key == "!mig") {
     addMig(value, usage);
-  } else if (key == "!unschedulable") {
-    node.unschedulable = true;
   } else if (key.find('/') == std::string_view::npos) {
     node.labels[policy.labelPrefix + std::string(key)] = std::string(value);
   } else {

@@ -60,7 +60,7 @@ std::string withoutSurrogateEscapes(std::string text) {
   return text;
 }
 
-gte::ServiceReply callVerb(const gte::ExtenderService& service, int verb, std::string_view body) {
+gte::Reply callVerb(const gte::ExtenderService& service, int verb, std::string_view body) {
   switch (verb) {
     case 0:
       return service.filter(body);
@@ -69,9 +69,9 @@ gte::ServiceReply callVerb(const gte::ExtenderService& service, int verb, std::s
     case 2:
       return service.preempt(body);
     default: {
-      gte::ServiceReply reply;
+      gte::Reply reply;
       int answers = 0;
-      service.bind(body, [&](gte::ServiceReply r) {
+      service.bind(body, [&](gte::Reply r) {
         reply = std::move(r);
         ++answers;
       });
@@ -103,7 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::make_unique<gte::cluster::StaticClusterBackend>(goldenCluster(), policy, options);
   }
   const gte::ExtenderService service([] { return policy; }, cluster.get(), nullptr);
-  const gte::ServiceReply reply = callVerb(service, verb, body);
+  const gte::Reply reply = callVerb(service, verb, body);
   check(reply.status >= 200 && reply.status < 600, "the answer has an HTTP status");
   check(nlohmann::json::accept(withoutSurrogateEscapes(reply.body)),
         "the answer is one well-formed JSON document");

@@ -133,6 +133,7 @@ Status applyValueFlag(std::string_view flag, const std::string& value, ServeOpti
   if (flag == "--request-timeout") return setDuration(flag, value, o.requestTimeout);
   if (flag == "--idle-timeout") return setDuration(flag, value, o.idleTimeout);
   if (flag == "--tls-handshake-timeout") return setDuration(flag, value, o.tlsHandshakeTimeout);
+  if (flag == "--drain-period") return setDuration(flag, value, o.drainPeriod, true);
   if (flag == "--shutdown-grace") return setDuration(flag, value, o.shutdownGrace, true);
   if (flag == "--bind-concurrency") return setCount(flag, value, o.bindConcurrency, 1, 4096);
   if (flag == "--bind-deadline") return setDuration(flag, value, o.bindDeadline);
@@ -171,8 +172,8 @@ bool takesValue(std::string_view flag) {
          flag == "--max-header-bytes" || flag == "--max-connections" ||
          flag == "--max-nodes-per-request" || flag == "--decision-threads" ||
          flag == "--request-timeout" || flag == "--idle-timeout" ||
-         flag == "--tls-handshake-timeout" || flag == "--shutdown-grace" ||
-         flag == "--bind-concurrency" || flag == "--bind-deadline" ||
+         flag == "--tls-handshake-timeout" || flag == "--drain-period" ||
+         flag == "--shutdown-grace" || flag == "--bind-concurrency" || flag == "--bind-deadline" ||
          flag == "--api-warm-connections";
 }
 
@@ -340,7 +341,13 @@ std::string serveHelp() {
          "  --request-timeout D       time to receive a request and send its answer (default 30s)\n"
          "  --idle-timeout D          keep-alive connection idle time (default 120s)\n"
          "  --tls-handshake-timeout D (default 10s)\n"
-         "  --shutdown-grace D        on SIGTERM, time to finish requests in flight (default 20s)\n"
+         "  --drain-period D          after SIGTERM, keep serving for D: /readyz fails, every "
+         "answer\n"
+         "                            closes its connection, new connections are still "
+         "accepted,\n"
+         "                            idle ones stay open (default 5s; SIGINT skips it)\n"
+         "  --shutdown-grace D        after the drain period, time to finish requests in flight\n"
+         "                            (default 20s)\n"
          "  --bind-concurrency N      binds sent to the API server at once; more wait their "
          "turn\n"
          "                            (default 64)\n"

@@ -43,6 +43,9 @@ struct ServeOptions {
   std::chrono::milliseconds requestTimeout{30'000};
   std::chrono::milliseconds idleTimeout{120'000};
   std::chrono::milliseconds tlsHandshakeTimeout{10'000};
+  // After SIGTERM: keep serving, every answer with Connection: close, idle connections open
+  // (--drain-period); then --shutdown-grace for the requests still in flight.
+  std::chrono::milliseconds drainPeriod{5'000};
   std::chrono::milliseconds shutdownGrace{20'000};
   // Binds sent to the API server at once; more wait their turn (--bind-concurrency).
   std::size_t bindConcurrency = 64;

@@ -425,14 +425,6 @@ std::vector<PodInfo> ClusterState::podsOnNode(std::string_view node) const {
   return ledger_.podsOn(node);
 }
 
-NodeStateConstSharedPtr ClusterState::nodeStateWithout(
-    std::string_view name, const std::vector<std::string>& podUids) const {
-  const ClusterSnapshotConstSharedPtr now = snapshot();
-  const NodeState* state = now->find(name);
-  if (state == nullptr) return nullptr;
-  return gte::nodeStateWithout(*state, podUids, *now->policy);
-}
-
 std::size_t ClusterState::nodeCount() const {
   std::lock_guard lock(mutex_);
   return builder_.nodeCount();

@@ -118,11 +118,6 @@ class ClusterState {
   std::optional<PodInfo> podByUid(std::string_view uid) const;
   // Bound and reserved pods on `node` (reserved ones with nodeName filled in).
   std::vector<PodInfo> podsOnNode(std::string_view node) const;
-  // What-if for preempt: the node's state as if these pods were gone (nodeStateWithout in
-  // core/node_charges.h, on the published snapshot: takes no writer lock). Null for an unknown
-  // node.
-  NodeStateConstSharedPtr nodeStateWithout(std::string_view node,
-                                           const std::vector<std::string>& podUids) const;
   std::size_t nodeCount() const;
   std::size_t podCount() const;  // bound and nominated
   std::size_t pendingCount() const;

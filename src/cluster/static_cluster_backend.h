@@ -32,10 +32,6 @@ class StaticClusterBackend final : public ClusterBackend {
   // Any pod of the file, pending ones included, as the file has it.
   Result<PodInfo> podByName(const std::string& ns, const std::string& name) const override;
   std::vector<PodInfo> podsOnNode(const std::string& node) const override;
-  NodeStateConstSharedPtr nodeStateWithout(const std::string& node,
-                                           const std::vector<std::string>& podUids) const override {
-    return state_.nodeStateWithout(node, podUids);
-  }
 
   // For the policy watcher's listener.
   void setPolicy(PolicyConstSharedPtr policy) { state_.setPolicy(std::move(policy)); }

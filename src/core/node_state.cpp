@@ -419,7 +419,6 @@ namespace {
 std::shared_ptr<NodeState> readState(const NodeInfo& node, const Policy& policy) {
   auto state = std::make_shared<NodeState>();
   state->name = node.name;
-  state->unschedulable = node.unschedulable;
   state->allocatableGpus = allocatableGpus(node);
   readInto(*state, node, policy);
   return state;
@@ -432,7 +431,6 @@ std::shared_ptr<NodeState> copyRead(const NodeState& sameLabels) {
   state->status = sameLabels.status;
   state->topologyError = sameLabels.topologyError;
   state->topology = sameLabels.topology;
-  state->unschedulable = sameLabels.unschedulable;
   state->allocatableGpus = sameLabels.allocatableGpus;
   return state;
 }

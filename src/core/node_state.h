@@ -71,7 +71,6 @@ struct MigProfileFit {
 // cache lines; the rest is read only for MIG, preempt, bind and diagnostics.
 struct NodeState {
   TopologyStatus status = TopologyStatus::kUnknown;
-  bool unschedulable = false;
   int gpuCount = 0;     // whole GPUs on the node
   int usableCount = 0;  // healthy, not in MIG mode: what could ever be handed out whole
   int freeCount = 0;

@@ -1,18 +1,23 @@
 #pragma once
 // What filter and prioritize answer on one node for the common pod: k whole GPUs (1..8) and
 // nothing else, no MIG instance, no min-link or NUMA annotation, either strategy. The snapshot
-// builder computes them with the same checkFit and scoreTerms the loops would call, once per node
-// state (snapshot/precompute_plain_answers.h); a request over thousands of nodes then reads one
-// cache line per node from a table its shard keeps contiguous, instead of several lines scattered
-// over each node's state. Any other demand goes through checkFit and scoreTerms themselves.
+// builder has them computed once per node state (precomputePlainAnswers, with the same checkFit
+// and scoreTerms the request path calls for any other demand); a request over thousands of nodes
+// then reads one cache line per node from a table its shard keeps contiguous, instead of several
+// lines scattered over each node's state. NodeDecider (core/node_decider.h) chooses between the
+// two paths.
 #include <array>
 #include <cstddef>
 #include <cstdint>
 
 #include "core/fit_outcome.h"
 #include "core/pod_demand.h"
+#include "core/score_node.h"
 
 namespace gte {
+
+struct NodeState;
+struct Policy;
 
 // One request size. Score terms as scoreTerms gives them (0..1200, -1 where one does not apply).
 struct alignas(16) PlainAnswer {
@@ -24,8 +29,13 @@ struct alignas(16) PlainAnswer {
   std::int16_t packingSpread = -1;
 
   FitOutcome fit() const noexcept { return FitOutcome{verdict, reason, -1}; }
-  std::int16_t packing(Strategy strategy) const noexcept {
-    return strategy == Strategy::kSpread ? packingSpread : packingBinpack;
+  // migFit stays -1: a plain demand asks for no MIG instance.
+  ScoreTerms terms(Strategy strategy) const noexcept {
+    ScoreTerms out;
+    out.linkQuality = linkQuality;
+    out.numaLocality = numaLocality;
+    out.packing = strategy == Strategy::kSpread ? packingSpread : packingBinpack;
+    return out;
   }
 };
 
@@ -43,5 +53,9 @@ struct PlainAnswers {
     return byGpus[static_cast<std::size_t>(k - 1)];
   }
 };
+
+// The answers for one node state, from checkFit and scoreTerms on each plain demand. `policy` must
+// be the one the state was built under and the requests will decide with (the snapshot's).
+PlainAnswers precomputePlainAnswers(const NodeState& state, const Policy& policy);
 
 }  // namespace gte

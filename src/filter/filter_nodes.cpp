@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/fit.h"
+#include "core/node_decider.h"
 
 namespace gte {
 namespace {
@@ -48,25 +48,29 @@ std::uint64_t FilterResult::count(Verdict verdict) const noexcept {
 FilterResult filterNodes(const Result<PodDemand>& demand, std::span<const NodeCandidate> nodes,
                          const Policy& policy) {
   FilterResult result;
-  result.nodes.reserve(nodes.size());
   ReasonTable reasons(result.reasons);
-  const std::int64_t plainGpus = demand ? PlainAnswers::gpusOf(*demand) : 0;
+  if (!demand) {
+    // The pod rejects itself: no node can help.
+    if (!nodes.empty()) {
+      result.nodes.assign(nodes.size(),
+                          {Verdict::kUnresolvable, reasons.forText(demand.error().message)});
+    }
+    return result;
+  }
+  result.nodes.reserve(nodes.size());
+  const NodeDecider decide(*demand, policy);
   for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (i + kCandidatePrefetchAhead < nodes.size()) {
+      decide.prefetch(nodes[i + kCandidatePrefetchAhead]);
+    }
     const NodeCandidate& node = nodes[i];
-    if (demand && i + kCandidatePrefetchAhead < nodes.size()) {
-      prefetchCandidate(*demand, plainGpus, nodes[i + kCandidatePrefetchAhead]);
-    }
-    if (!demand) {
-      result.nodes.push_back({Verdict::kUnresolvable, reasons.forText(demand.error().message)});
-    } else if (node.state == nullptr) {
+    if (node.state == nullptr) {
       result.nodes.push_back({Verdict::kUnresolvable, reasons.forText(node.missing)});
-    } else {
-      const FitOutcome outcome = plainGpus > 0 && node.plain != nullptr
-                                     ? node.plain->forGpus(plainGpus).fit()
-                                     : checkFit(*demand, *node.state, policy);
-      result.nodes.push_back(
-          {outcome.verdict, outcome.fits() ? 0 : reasons.forOutcome(outcome, *demand)});
+      continue;
     }
+    const FitOutcome outcome = decide.fit(node);
+    result.nodes.push_back(
+        {outcome.verdict, outcome.fits() ? 0 : reasons.forOutcome(outcome, *demand)});
   }
   return result;
 }

@@ -17,6 +17,23 @@ namespace {
 
 constexpr std::array<const char*, 5> kVerbNames = {"filter", "prioritize", "bind", "preempt",
                                                    "other"};
+constexpr std::size_t kOtherVerb = kVerbNames.size() - 1;
+
+std::size_t verbIndex(wire::Verb verb) noexcept {
+  switch (verb) {
+    case wire::Verb::kFilter:
+      return 0;
+    case wire::Verb::kPrioritize:
+      return 1;
+    case wire::Verb::kBind:
+      return 2;
+    case wire::Verb::kPreempt:
+      return 3;
+    case wire::Verb::kExplain:
+      break;
+  }
+  return kOtherVerb;
+}
 // The status codes the server answers; anything else is counted as "other".
 constexpr std::array<int, 7> kCodes = {200, 400, 404, 405, 413, 500, 503};
 constexpr std::array<const char*, 9> kRejectReasons = {
@@ -236,10 +253,15 @@ struct Metrics::Impl {
 Metrics::Metrics() : impl_(std::make_unique<Impl>()) {}
 Metrics::~Metrics() = default;
 
-void Metrics::observeRequest(Verb verb, int httpStatus, double seconds) {
-  const auto v = static_cast<std::size_t>(verb);
+void Metrics::observeRequest(wire::Verb verb, int httpStatus, double seconds) {
+  const std::size_t v = verbIndex(verb);
   impl_->requestBy[v][codeIndex(httpStatus)]->Increment();
   impl_->latencyBy[v]->Observe(seconds);
+}
+
+void Metrics::observeUnknownPath(int httpStatus) {
+  impl_->requestBy[kOtherVerb][codeIndex(httpStatus)]->Increment();
+  impl_->latencyBy[kOtherVerb]->Observe(0);
 }
 
 void Metrics::countFilterNodes(NodeOutcome outcome, std::uint64_t n) {

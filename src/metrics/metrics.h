@@ -8,9 +8,10 @@
 #include <string>
 #include <string_view>
 
+#include "wire/verb.h"
+
 namespace gte::metrics {
 
-enum class Verb { kFilter, kPrioritize, kBind, kPreempt, kOther };
 enum class NodeOutcome { kFit, kUnschedulable, kUnresolvable };
 enum class ReloadResult { kOk, kError };
 enum class WatchedResource { kNodes, kPods };
@@ -40,8 +41,11 @@ class Metrics {
   Metrics(const Metrics&) = delete;
   Metrics& operator=(const Metrics&) = delete;
 
-  // One HTTP request: its verb, status code and wall time.
-  void observeRequest(Verb verb, int httpStatus, double seconds);
+  // One HTTP request to a verb or explain: its status code and wall time. The `verb` label is the
+  // extender verb's name, "other" for explain.
+  void observeRequest(wire::Verb verb, int httpStatus, double seconds);
+  // One request to a path that is no endpoint (label verb="other").
+  void observeUnknownPath(int httpStatus);
   // Per-node filter verdicts.
   void countFilterNodes(NodeOutcome outcome, std::uint64_t n);
   // A node whose topology labels could not be read (one per node and label change).

@@ -7,7 +7,6 @@ namespace gte {
 namespace {
 
 using json::JsonReader;
-using json::Kind;
 
 // Reads a string field, tolerating null (Go encodes nothing else for these fields).
 bool readOptionalString(JsonReader& r, std::string& out) {
@@ -36,20 +35,6 @@ Status readMetadata(JsonReader& r, NodeInfo& node) {
     if (!good) return readerError(r, "node metadata." + key);
   }
   if (!r.ok()) return readerError(r, "node metadata");
-  return Ok{};
-}
-
-Status readSpec(JsonReader& r, NodeInfo& node) {
-  if (r.readNull()) return Ok{};
-  if (!r.beginObject()) return readerError(r, "node spec");
-  std::string key;
-  while (r.nextKey(key)) {
-    const bool good = key == "unschedulable" && r.peek() != Kind::kNull
-                          ? r.readBool(node.unschedulable)
-                          : r.skipValue();
-    if (!good) return readerError(r, "node spec." + key);
-  }
-  if (!r.ok()) return readerError(r, "node spec");
   return Ok{};
 }
 
@@ -87,8 +72,6 @@ Result<NodeInfo> readNodeJson(JsonReader& r) {
     Status s = Ok{};
     if (key == "metadata") {
       s = readMetadata(r, node);
-    } else if (key == "spec") {
-      s = readSpec(r, node);
     } else if (key == "status") {
       s = readStatus(r, node);
     } else if (!r.skipValue()) {

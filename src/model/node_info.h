@@ -18,9 +18,8 @@ struct NodeInfo {
   std::string name;
   std::string uid;
   std::string resourceVersion;
-  StringMap labels;            // metadata.labels
-  ResourceList allocatable;    // status.allocatable (what fit decisions use, as the scheduler does)
-  bool unschedulable = false;  // spec.unschedulable
+  StringMap labels;          // metadata.labels
+  ResourceList allocatable;  // status.allocatable (what fit decisions use, as the scheduler does)
 };
 
 // Parses one v1.Node JSON object. Invalid quantities in allocatable are errors that name the key.

@@ -8,8 +8,8 @@
 
 #include "core/node_candidate.h"
 #include "core/pod_demand.h"
+#include "core/score_node.h"
 #include "policy/policy.h"
-#include "prioritize/score_node.h"
 
 namespace gte {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "prioritize/score_node.h"
+#include "core/score_node.h"
 
 namespace gte {
 namespace {

@@ -16,6 +16,8 @@
 
 namespace gte {
 
+inline constexpr int kMaxExtenderScore = 10;  // kube-scheduler's MaxExtenderPriority
+
 struct RankedScore {
   bool fits = false;
   int linkQuality = -1;  // the linkQuality term (0..1200), -1 when it does not apply

@@ -1,7 +1,8 @@
 #pragma once
-// Maps (method, path, body) to a reply: the extender verbs under the path prefix, plus health,
-// readiness, metrics and version. No sockets: the transport in http_server.cpp calls it, and the
-// routing tests call it directly.
+// Maps (method, path, body) to a reply: the extender verbs and explain under the path prefix, plus
+// health, readiness, metrics and version. No sockets: the transport in http_server.cpp calls it,
+// and the routing tests call it directly. Every refusal it answers goes through the error table
+// (service/error_reply.h).
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -9,28 +10,17 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
+#include "base/result.h"
 #include "metrics/metrics.h"
 #include "service/cluster_backend.h"
+#include "service/reply.h"
+#include "wire/verb.h"
 
 namespace gte {
 class ExtenderService;
 
 namespace server {
-
-struct VerbRoute {
-  std::string_view name;
-  metrics::Verb verb;
-};
-
-struct Reply {
-  int status = 200;
-  std::string contentType = "application/json";
-  std::string body;
-  std::vector<std::pair<std::string, std::string>> headers;
-};
 
 struct RouterOptions {
   // false: only /healthz, /livez, /readyz, /metrics and /version (the --metrics-listen port).
@@ -57,7 +47,7 @@ class Router {
   // bind when the request arrived and whether its client has gone.
   void dispatch(std::string_view method, std::string_view path, std::string_view body,
                 std::function<void(Reply)> done, BindCaller caller = {}) const;
-  // Replies used by the transport before a body is read.
+  // Replies used by the transport before a body is read (httpErrorReply: the same for every path).
   Reply tooLarge(std::string_view path, std::size_t limit) const;
   Reply badRequest(std::string_view path, std::string_view why) const;
   Reply headerTooLarge(std::size_t limit) const;
@@ -67,27 +57,28 @@ class Router {
   // Graceful shutdown: from now on /readyz fails, so load balancers stop sending new work.
   void setDraining(bool draining) { draining_ = draining; }
 
-  // True for paths whose POST bodies should be read at all (anything else is answered at once).
+  // True for requests whose bodies should be read at all and that go to the decision pool (a verb
+  // or explain); anything else is answered at once.
   bool acceptsBody(std::string_view method, std::string_view path) const;
   // True for a POST to bind: the transport then watches whether the caller hangs up meanwhile.
   bool isBind(std::string_view method, std::string_view path) const;
 
  private:
-  // Everything but a POST to bind, which only dispatch() answers (it may wait on the API server).
-  Reply route(std::string_view method, std::string_view path, std::string_view body) const;
-  const VerbRoute* findVerb(std::string_view path) const;
-  bool isExplain(std::string_view path) const;
+  // The verb or explain a path names (query stripped); nullopt for any other path.
+  std::optional<wire::Verb> verbAt(std::string_view path) const;
+  // Probes, metrics, version and unknown paths.
+  Reply route(std::string_view method, std::string_view path) const;
   Reply explain(std::string_view method, std::string_view rawPath, std::string_view body) const;
-  void observe(metrics::Verb verb, int status, std::chrono::steady_clock::time_point started) const;
+  void observe(wire::Verb verb, int status, std::chrono::steady_clock::time_point started) const;
   // A refusal when the body asks for more than the limits allow; nullopt to go ahead. Preempt and
   // explain skim the body for this first; filter and prioritize, the verbs of every scheduling
   // cycle, have their parse enforce the limits instead (one pass over the body, not two).
-  std::optional<Reply> refuseShape(metrics::Verb verb, std::string_view body) const;
-  enum class Refusal { kNodeObjects, kTooManyNodes };
-  Reply refuse(metrics::Verb verb, Refusal refusal) const;
+  std::optional<Reply> refuseShape(wire::Verb verb, std::string_view body) const;
+  // A request over the limits (wire::nodeObjectsRefused, wire::tooManyNodes): logged, counted by
+  // reason, answered per the error table.
+  Reply refuse(wire::Verb verb, const Error& refusal) const;
   // Filter and prioritize: parse with the limits, then decide.
-  Reply decide(metrics::Verb verb, std::string_view body,
-               std::chrono::steady_clock::time_point started) const;
+  Reply decide(wire::Verb verb, std::string_view body) const;
   Reply readiness() const;
 
   std::string prefix_;

@@ -18,7 +18,6 @@
 namespace gte {
 
 struct ClusterSnapshot;  // src/snapshot/cluster_snapshot.h
-struct NodeState;        // src/core/node_state.h
 
 struct BindRequest {
   std::string podName;
@@ -86,11 +85,6 @@ class ClusterBackend {
   virtual Result<PodInfo> podByName(const std::string& ns, const std::string& name) const = 0;
   // GPU pods the extender accounts on `node` (bound or reserved).
   virtual std::vector<PodInfo> podsOnNode(const std::string& node) const = 0;
-  // What-if for preempt: the node's state as if the pods with these UIDs were gone (their
-  // accounted GPUs and MIG instances free again), from the published snapshot without the cache's
-  // writer lock. Null for an unknown node.
-  virtual std::shared_ptr<const NodeState> nodeStateWithout(
-      const std::string& node, const std::vector<std::string>& podUids) const = 0;
 };
 
 }  // namespace gte

@@ -4,36 +4,45 @@
 #include "wire/reason.h"
 
 namespace gte {
+namespace {
 
-int httpStatusOf(ErrorCode code) noexcept {
+// The status of an error for verbs without an `Error` field.
+int statusOf(ErrorCode code) noexcept {
   switch (code) {
     case ErrorCode::kInvalidArgument:
     case ErrorCode::kFailedPrecondition:
       return 400;
     case ErrorCode::kNotFound:
       return 404;
-    case ErrorCode::kUnavailable:
-      return 503;
     case ErrorCode::kTooLarge:
       return 413;
+    case ErrorCode::kUnavailable:
+      return 503;
     case ErrorCode::kInternal:
       return 500;
   }
   return 500;
 }
 
-ServiceReply errorReply(ExtenderVerb verb, const Error& error) {
+}  // namespace
+
+Reply errorReply(wire::Verb verb, const Error& error) {
   const std::string message = wire::prefixedReason(error.message);
   switch (verb) {
-    case ExtenderVerb::kFilter:
-      return ServiceReply{200, wire::writeFilterError(message)};
-    case ExtenderVerb::kBind:
-      return ServiceReply{200, wire::writeBindingResult(message)};
-    case ExtenderVerb::kPrioritize:
-    case ExtenderVerb::kPreempt:
+    case wire::Verb::kFilter:
+      return Reply{200, wire::writeFilterError(message)};
+    case wire::Verb::kBind:
+      return Reply{200, wire::writeBindingResult(message)};
+    case wire::Verb::kPrioritize:
+    case wire::Verb::kPreempt:
+    case wire::Verb::kExplain:
       break;
   }
-  return ServiceReply{httpStatusOf(error.code), wire::writeErrorBody(message)};
+  return Reply{statusOf(error.code), wire::writeErrorBody(message)};
+}
+
+Reply httpErrorReply(int status, std::string_view message) {
+  return Reply{status, wire::writeErrorBody(wire::prefixedReason(message))};
 }
 
 }  // namespace gte

@@ -1,33 +1,41 @@
 #pragma once
-// The one table from an error to what kube-scheduler receives, per verb (kube-scheduler's extender
-// contract: only HTTP 200 is success, and a non-200 carries no message to the user):
+// The one table from an error to what the caller receives, per verb. kube-scheduler treats any
+// non-200 answer as a failed call and reads no body from it; the answers of filter
+// (ExtenderFilterResult) and bind (ExtenderBindingResult) have an `Error` field it reads and
+// reports, those of prioritize (HostPriorityList) and preempt (ExtenderPreemptionResult) have
+// none, and explain is read by people and tools that see the status:
 //
-//   code \ verb            filter / bind                prioritize / preempt
-//   kInvalidArgument       200, message in `Error`      400
-//   kNotFound              200, message in `Error`      404
+//   code \ verb            filter / bind                prioritize / preempt / explain
+//   kInvalidArgument       200, message in `Error`      400  (malformed body or query)
 //   kFailedPrecondition    200, message in `Error`      400  (never clears: fix the configuration)
+//   kNotFound              200, message in `Error`      404
+//   kTooLarge              200, message in `Error`      413  (more than --max-nodes-per-request)
 //   kUnavailable           200, message in `Error`      503  (clears by itself: cache not synced)
-//   kTooLarge              200, message in `Error`      413
 //   kInternal              200, message in `Error`      500
 //
-// Filter and bind have an `Error` field, so their errors travel in it with HTTP 200: the message
-// then reaches the pod's events. kube-scheduler retries the pod with backoff either way.
-// Prioritize errors are ignored by kube-scheduler (the extender's scores are left out of that
-// cycle); a preempt error leaves that cycle without preemption. Every message carries the reason
-// prefix.
+// With the message in `Error`, a filter error reaches the pod's FailedScheduling event and a bind
+// error the bind failure; kube-scheduler retries the pod with backoff either way. A prioritize
+// error leaves the extender's scores out of that cycle; a preempt error leaves the cycle without
+// preemption. Without a body to read, the status is what tells the causes apart.
+//
+// Before a verb runs, HTTP itself is answered the same for every path (httpErrorReply): 400 for
+// malformed HTTP, 404 for a path that is no endpoint, 405 for a wrong method (with `Allow`), 413
+// for a body over --max-body-bytes (refused before or while it is read: there is no verb request
+// to answer), 431 for a header over --max-header-bytes.
+//
+// Every message, in either form, starts with the reason prefix (wire::kReasonPrefix).
 #include <string_view>
 
 #include "base/result.h"
-#include "service/service_reply.h"
+#include "service/reply.h"
+#include "wire/verb.h"
 
 namespace gte {
 
-enum class ExtenderVerb { kFilter, kPrioritize, kBind, kPreempt };
+Reply errorReply(wire::Verb verb, const Error& error);
 
-ServiceReply errorReply(ExtenderVerb verb, const Error& error);
-
-// The HTTP status of an error for verbs without an `Error` field.
-int httpStatusOf(ErrorCode code) noexcept;
+// An HTTP-level refusal: `status` with a JSON {"Error": "<prefix><message>"} body.
+Reply httpErrorReply(int status, std::string_view message);
 
 // True for errors that go away without anyone acting (retrying is the fix); false for those that
 // stay until the configuration or the input changes. Decides the log level at the edge.

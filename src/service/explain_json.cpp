@@ -107,9 +107,10 @@ void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy)
   w.key("name").string(node.name).key("verdict").string(verdictName(node.verdict));
   w.key("reason").string(node.reason);
   w.key("score").integer(node.score).key("wireScore").integer(node.wireScore);
+  // The same score, null for a node filter rejects (the field the explain table reads).
   w.key("wireScoreAfterFilter");
-  if (node.wireScoreAfterFilter) {
-    w.integer(*node.wireScoreAfterFilter);
+  if (node.verdict == Verdict::kFit) {
+    w.integer(node.wireScore);
   } else {
     w.null();
   }

@@ -42,15 +42,17 @@ int numaSpan(GpuMask gpus, const NodeState& state) noexcept {
 
 Explanation explainNodes(const Result<PodDemand>& demand, std::span<const NodeCandidate> nodes,
                          const Policy& policy) {
-  // The very calls the filter and prioritize verbs make.
+  const PodDemand* pod = demand ? &*demand : nullptr;
+  // The very calls the filter and prioritize verbs make: filter on the request's nodes, then
+  // prioritize on the nodes filter kept, as kube-scheduler sends them. The scores and terms of the
+  // rejected nodes, which do not depend on the other candidates, come from one more call on all.
   const FilterResult filtered = filterNodes(demand, nodes, policy);
-  const HostScores scores = prioritizeNodes(demand ? &*demand : nullptr, nodes, policy);
-  // What kube-scheduler sends prioritize next: the nodes filter kept.
   std::vector<NodeCandidate> kept;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (filtered.nodes[i].verdict == Verdict::kFit) kept.push_back(nodes[i]);
   }
-  const HostScores keptScores = prioritizeNodes(demand ? &*demand : nullptr, kept, policy);
+  const HostScores keptScores = prioritizeNodes(pod, kept, policy);
+  const HostScores scores = prioritizeNodes(pod, nodes, policy);
   std::size_t nextKept = 0;
   Explanation out;
   out.nodes.reserve(nodes.size());
@@ -59,13 +61,13 @@ Explanation explainNodes(const Result<PodDemand>& demand, std::span<const NodeCa
     node.name = nodes[i].name;
     node.state = nodes[i].state;
     node.verdict = filtered.nodes[i].verdict;
-    if (node.verdict != Verdict::kFit) {
+    if (node.verdict == Verdict::kFit) {
+      node.wireScore = keptScores[nextKept++].wire;
+    } else {
       node.reason = wire::prefixedReason(filtered.reasons[filtered.nodes[i].reason]);
     }
     node.score = scores[i].score;
-    node.wireScore = scores[i].wire;
     node.terms = scores[i].terms;
-    if (node.verdict == Verdict::kFit) node.wireScoreAfterFilter = keptScores[nextKept++].wire;
     if (demand && node.state != nullptr) addDetails(*demand, node);
     out.nodes.push_back(std::move(node));
   }

@@ -1,11 +1,13 @@
 #pragma once
 // Explain: for one pod and the nodes of one request, everything filter and prioritize decided and
-// what it rests on. The verdicts and reasons are filterNodes' own result and the scores, terms and
-// wire scores prioritizeNodes' own result for the same demand, candidates and policy (the functions
-// the filter and prioritize verbs call), so an explanation can never disagree with the answers
-// kube-scheduler got. The details behind them (the GPUs the device plugin would hand out, the MIG
-// placement, the best set) come from the precomputed NodeState through predictAllocation and
-// wholeGpuPick, the lookups checkFit and scoreTerms make. Pure: no I/O, clock, locks or globals.
+// what it rests on. The verdicts and reasons are filterNodes' own result for the same demand,
+// candidates and policy; the scores and terms prioritizeNodes' own, and the wire scores
+// prioritizeNodes' over the candidates filter kept, which is what kube-scheduler sends prioritize
+// after filter (the functions the filter and prioritize verbs call), so an explanation can never
+// disagree with the answers kube-scheduler got. The details behind them (the GPUs the device plugin
+// would hand out, the MIG placement, the best set) come from the precomputed NodeState through
+// predictAllocation and wholeGpuPick, the lookups checkFit and scoreTerms make. Pure: no I/O,
+// clock, locks or globals.
 #include <optional>
 #include <span>
 #include <string>
@@ -18,8 +20,8 @@
 #include "core/node_candidate.h"
 #include "core/node_state.h"
 #include "core/pod_demand.h"
+#include "core/score_node.h"
 #include "policy/policy.h"
-#include "prioritize/score_node.h"
 
 namespace gte {
 
@@ -28,11 +30,10 @@ struct NodeExplanation {
   Verdict verdict = Verdict::kFit;
   std::string reason;  // the text filter answers (with the wire prefix); empty for kFit
   int score = 0;       // 0..100, prioritizeNodes' score
-  int wireScore = 0;   // 0..10, prioritizeNodes' wire score for this request's candidates
-  // prioritizeNodes' wire score over the candidates filter keeps, which is the request
-  // kube-scheduler sends prioritize after filter (before its own plugins drop any); nullopt for a
-  // node filter rejects.
-  std::optional<int> wireScoreAfterFilter;
+  // 0..10, prioritizeNodes' wire score over the candidates filter keeps, which is the request
+  // kube-scheduler sends prioritize after filter (before its own plugins drop any); 0 for a node
+  // filter rejects (never sent to prioritize).
+  int wireScore = 0;
   ScoreTerms terms;                  // prioritizeNodes' terms (-1: does not apply)
   const NodeState* state = nullptr;  // null: unresolved (reason says why)
   Allocation allocation;             // predictAllocation: what the pod would get here

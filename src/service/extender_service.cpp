@@ -11,7 +11,6 @@
 #include "log/logger.h"
 #include "metrics/metrics.h"
 #include "prioritize/prioritize_nodes.h"
-#include "prioritize/score_node.h"
 #include "service/cluster_backend.h"
 #include "service/error_reply.h"
 #include "service/node_state_cache.h"
@@ -20,28 +19,10 @@
 #include "wire/extender_args.h"
 #include "wire/extender_results.h"
 #include "wire/reason.h"
+#include "wire/verb.h"
 
 namespace gte {
 namespace {
-
-// A body that could not be parsed: counted, logged, answered per the error table.
-ServiceReply rejected(ExtenderVerb verb, std::string_view name, const Error& e,
-                      metrics::Metrics* metrics) {
-  log::warn("rejected request", {{"verb", name}, {"error", e.message}});
-  if (metrics) metrics->countRejectedRequest("malformed_json");
-  return errorReply(verb, e);
-}
-
-// Nodes that could not be resolved: a cache still filling is routine, a configuration mismatch is
-// not.
-ServiceReply undecided(ExtenderVerb verb, std::string_view name, const Error& e) {
-  if (clearsByItself(e.code)) {
-    log::info("request answered before the cache is ready", {{"verb", name}, {"error", e.message}});
-  } else {
-    log::error("request cannot be decided", {{"verb", name}, {"error", e.message}});
-  }
-  return errorReply(verb, e);
-}
 
 // The answer views the request's names and `out.reasonTexts`: nothing is copied per node.
 wire::FilterResult toWire(const FilterResult& result, const Resolved& resolved) {
@@ -93,18 +74,36 @@ ExtenderService::ExtenderService(PolicySource policy, ClusterBackend* cluster,
 
 ExtenderService::~ExtenderService() = default;
 
-ServiceReply ExtenderService::filter(std::string_view body) const {
+Reply ExtenderService::rejected(wire::Verb verb, const Error& error) const {
+  log::warn("rejected request", {{"verb", wire::verbName(verb)}, {"error", error.message}});
+  if (metrics_) metrics_->countRejectedRequest("malformed_json");
+  return errorReply(verb, error);
+}
+
+Reply ExtenderService::undecided(wire::Verb verb, const Error& error) const {
+  // A cache still filling is routine, a configuration mismatch is not.
+  if (clearsByItself(error.code)) {
+    log::info("request answered before the cache is ready",
+              {{"verb", wire::verbName(verb)}, {"error", error.message}});
+  } else {
+    log::error("request cannot be decided",
+               {{"verb", wire::verbName(verb)}, {"error", error.message}});
+  }
+  return errorReply(verb, error);
+}
+
+Reply ExtenderService::filter(std::string_view body) const {
   return filter(wire::parseExtenderArgs(body));
 }
 
-ServiceReply ExtenderService::prioritize(std::string_view body) const {
+Reply ExtenderService::prioritize(std::string_view body) const {
   return prioritize(wire::parseExtenderArgs(body));
 }
 
-ServiceReply ExtenderService::filter(Result<wire::ExtenderArgs> args) const {
-  if (!args) return rejected(ExtenderVerb::kFilter, "filter", args.error(), metrics_);
+Reply ExtenderService::filter(Result<wire::ExtenderArgs> args) const {
+  if (!args) return rejected(wire::Verb::kFilter, args.error());
   auto resolved = resolveNodes(*args, cluster_, policy_, *nodeCache_, metrics_);
-  if (!resolved) return undecided(ExtenderVerb::kFilter, "filter", resolved.error());
+  if (!resolved) return undecided(wire::Verb::kFilter, resolved.error());
 
   const auto demand = parsePodDemand(args->pod, *resolved->policy);
   const FilterResult result = filterNodes(demand, resolved->candidates, *resolved->policy);
@@ -113,13 +112,13 @@ ServiceReply ExtenderService::filter(Result<wire::ExtenderArgs> args) const {
     log::info("pod rejected by its own request",
               {{"pod", args->pod.ns + "/" + args->pod.name}, {"error", demand.error().message}});
   }
-  return ServiceReply{200, wire::writeFilterResult(toWire(result, *resolved))};
+  return Reply{200, wire::writeFilterResult(toWire(result, *resolved))};
 }
 
-ServiceReply ExtenderService::prioritize(Result<wire::ExtenderArgs> args) const {
-  if (!args) return rejected(ExtenderVerb::kPrioritize, "prioritize", args.error(), metrics_);
+Reply ExtenderService::prioritize(Result<wire::ExtenderArgs> args) const {
+  if (!args) return rejected(wire::Verb::kPrioritize, args.error());
   auto resolved = resolveNodes(*args, cluster_, policy_, *nodeCache_, metrics_);
-  if (!resolved) return undecided(ExtenderVerb::kPrioritize, "prioritize", resolved.error());
+  if (!resolved) return undecided(wire::Verb::kPrioritize, resolved.error());
 
   const auto demand = parsePodDemand(args->pod, *resolved->policy);
   const HostScores scores =
@@ -129,19 +128,19 @@ ServiceReply ExtenderService::prioritize(Result<wire::ExtenderArgs> args) const 
   for (const HostScore& score : scores) {
     list.push_back({score.host, score.wire});
   }
-  return ServiceReply{200, wire::writeHostPriorityList(list)};
+  return Reply{200, wire::writeHostPriorityList(list)};
 }
 
-void ExtenderService::bind(std::string_view body, std::function<void(ServiceReply)> done,
+void ExtenderService::bind(std::string_view body, std::function<void(Reply)> done,
                            BindCaller caller) const {
   auto args = wire::parseBindingArgs(body);
   if (!args) {
-    done(rejected(ExtenderVerb::kBind, "bind", args.error(), metrics_));
+    done(rejected(wire::Verb::kBind, args.error()));
     return;
   }
   if (!cluster_) {
     if (metrics_) metrics_->countBind(false);
-    done(undecided(ExtenderVerb::kBind, "bind",
+    done(undecided(wire::Verb::kBind,
                    Error{ErrorCode::kFailedPrecondition,
                          "bind needs a cluster connection (--kubeconfig or --in-cluster); remove "
                          "bindVerb from the extender configuration to let kube-scheduler bind"}));
@@ -167,7 +166,7 @@ void ExtenderService::bind(std::string_view body, std::function<void(ServiceRepl
           log::write(abandoned ? log::Level::kInfo : log::Level::kWarn,
                      abandoned ? "bind abandoned" : "bind failed",
                      {{"pod", pod}, {"node", node}, {"error", outcome.status.error().message}});
-          done(errorReply(ExtenderVerb::kBind, outcome.status.error()));
+          done(errorReply(wire::Verb::kBind, outcome.status.error()));
           return;
         }
         const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -177,7 +176,7 @@ void ExtenderService::bind(std::string_view body, std::function<void(ServiceRepl
                             {"ms", std::to_string(took.count())},
                             {"slot_wait_ms", std::to_string(outcome.slotWait.count())},
                             {"pod_read", outcome.podRead ? "true" : "false"}});
-        done(ServiceReply{200, wire::writeBindingResult("")});
+        done(Reply{200, wire::writeBindingResult("")});
       });
 }
 

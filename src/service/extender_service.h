@@ -13,8 +13,9 @@
 
 #include "base/result.h"
 #include "service/cluster_backend.h"
-#include "service/service_reply.h"
+#include "service/reply.h"
 #include "wire/extender_args.h"
+#include "wire/verb.h"
 
 namespace gte {
 class ClusterBackend;
@@ -36,29 +37,34 @@ class ExtenderService {
   ExtenderService(const ExtenderService&) = delete;
   ExtenderService& operator=(const ExtenderService&) = delete;
 
-  ServiceReply filter(std::string_view body) const;
-  ServiceReply prioritize(std::string_view body) const;
+  Reply filter(std::string_view body) const;
+  Reply prioritize(std::string_view body) const;
   // The same on a body already parsed (the router parses with its limits); a parse error is
   // answered as a malformed request.
-  ServiceReply filter(Result<wire::ExtenderArgs> args) const;
-  ServiceReply prioritize(Result<wire::ExtenderArgs> args) const;
+  Reply filter(Result<wire::ExtenderArgs> args) const;
+  Reply prioritize(Result<wire::ExtenderArgs> args) const;
   // Bind may wait on the API server, so it answers through `done` (possibly on another thread).
   // `caller` lets the backend drop a bind kube-scheduler has given up on.
-  void bind(std::string_view body, std::function<void(ServiceReply)> done,
-            BindCaller caller = {}) const;
-  ServiceReply preempt(std::string_view body) const;
+  void bind(std::string_view body, std::function<void(Reply)> done, BindCaller caller = {}) const;
+  Reply preempt(std::string_view body) const;
 
   // Explain (docs/api.md): an ExtenderArgs body answered with what filter and prioritize decide
   // for it, node by node, and why.
-  ServiceReply explain(std::string_view body) const;
+  Reply explain(std::string_view body) const;
   // Explain of a pod by "NAMESPACE/NAME" against every node of the cluster cache. May wait on the
   // API server (one GET of the pod): call it on a decision thread, never an I/O thread.
-  ServiceReply explainPod(std::string_view podRef) const;
+  Reply explainPod(std::string_view podRef) const;
 
   bool ready(std::string* why) const;
   bool healthy(std::string* why) const;
 
  private:
+  // A body that could not be parsed: logged, counted, answered per the error table.
+  Reply rejected(wire::Verb verb, const Error& error) const;
+  // A request that cannot be decided now (cache not synced) or here (a configuration mismatch):
+  // logged at the level that says which, answered per the error table.
+  Reply undecided(wire::Verb verb, const Error& error) const;
+
   PolicySource policy_;
   ClusterBackend* cluster_;
   metrics::Metrics* metrics_;

@@ -14,23 +14,23 @@
 namespace gte {
 namespace {
 
-// Explain has no Error field for kube-scheduler to show: errors are HTTP statuses with a JSON
-// {"Error": ...} body, as prioritize answers them.
-ServiceReply explainError(const Error& error) {
+// Explain answers errors as HTTP statuses with a JSON {"Error": ...} body (the error table's
+// explain column).
+Reply explainError(const Error& error) {
   log::info("explain refused", {{"error", error.message}});
-  return errorReply(ExtenderVerb::kPrioritize, error);
+  return errorReply(wire::Verb::kExplain, error);
 }
 
-ServiceReply explainResolved(const PodInfo& pod, const Resolved& resolved, std::string_view mode) {
+Reply explainResolved(const PodInfo& pod, const Resolved& resolved, std::string_view mode) {
   const Policy& policy = *resolved.policy;
   const auto demand = parsePodDemand(pod, policy);
   const Explanation explanation = explainNodes(demand, resolved.candidates, policy);
-  return ServiceReply{200, writeExplanation(pod, demand, mode, policy, explanation)};
+  return Reply{200, writeExplanation(pod, demand, mode, policy, explanation)};
 }
 
 }  // namespace
 
-ServiceReply ExtenderService::explain(std::string_view body) const {
+Reply ExtenderService::explain(std::string_view body) const {
   auto args = wire::parseExtenderArgs(body);
   if (!args) return explainError(args.error());
   auto resolved = resolveNodes(*args, cluster_, policy_, *nodeCache_, metrics_);
@@ -38,7 +38,7 @@ ServiceReply ExtenderService::explain(std::string_view body) const {
   return explainResolved(args->pod, *resolved, resolved->nodesMode ? "nodes" : "nodeNames");
 }
 
-ServiceReply ExtenderService::explainPod(std::string_view podRef) const {
+Reply ExtenderService::explainPod(std::string_view podRef) const {
   if (!cluster_) {
     return explainError(
         Error{ErrorCode::kFailedPrecondition,

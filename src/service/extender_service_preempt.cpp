@@ -1,14 +1,13 @@
 // The preempt verb of ExtenderService (kept apart from filter/prioritize: it is the only verb that
 // asks "what if these pods were gone").
-#include "core/fit.h"
+#include "core/fit_outcome.h"
 #include "core/node_state.h"
+#include "core/preemption_planner.h"
 #include "log/logger.h"
-#include "metrics/metrics.h"
 #include "model/gpu_request.h"
 #include "service/cluster_backend.h"
-#include "service/error_reply.h"
 #include "service/extender_service.h"
-#include "service/preemption_planner.h"
+#include "service/resolve_nodes.h"
 #include "snapshot/cluster_snapshot.h"
 #include "wire/extender_args.h"
 #include "wire/extender_results.h"
@@ -34,43 +33,34 @@ std::vector<wire::MetaVictims> passThrough(const wire::PreemptionArgs& args) {
   return out;
 }
 
-// Why the pod does not fit the candidate even with every victim gone: the fit check's reason there
-// (the one filter gives), for the log line of a vetoed candidate.
-std::string vetoReason(const PodDemand& demand, const std::vector<VictimInfo>& victims,
-                       const WhatIfState& whatIf, const Policy& policy) {
-  std::vector<std::string> all;
-  all.reserve(victims.size());
-  for (const auto& v : victims)
-    all.push_back(v.uid);
-  const auto state = whatIf(all);
-  if (!state) return "node not in the extender's cache";
-  return fitReasonText(checkFit(demand, *state, policy), demand);
+void logVeto(const PodInfo& pod, const std::string& node, std::string_view reason) {
+  log::info("preemption candidate vetoed: the pod does not fit even with every victim gone",
+            {{"pod", pod.ns + "/" + pod.name}, {"node", node}, {"reason", reason}});
 }
 
 }  // namespace
 
-ServiceReply ExtenderService::preempt(std::string_view body) const {
+Reply ExtenderService::preempt(std::string_view body) const {
   auto args = wire::parsePreemptionArgs(body);
-  if (!args) {
-    log::warn("rejected request", {{"verb", "preempt"}, {"error", args.error().message}});
-    if (metrics_) metrics_->countRejectedRequest("malformed_json");
-    return errorReply(ExtenderVerb::kPreempt, args.error());
-  }
-  if (!cluster_) return ServiceReply{200, wire::writePreemptionResult(passThrough(*args))};
-  auto snapshot = cluster_->snapshot();
-  if (!snapshot || !snapshot->synced) {
-    log::info("request answered before the cache is ready",
-              {{"verb", "preempt"}, {"error", "cache not synced"}});
-    return errorReply(ExtenderVerb::kPreempt, Error{ErrorCode::kUnavailable, "cache not synced"});
-  }
+  if (!args) return rejected(wire::Verb::kPreempt, args.error());
+  if (!cluster_) return Reply{200, wire::writePreemptionResult(passThrough(*args))};
+  auto loaded = syncedSnapshot(cluster_);
+  if (!loaded) return undecided(wire::Verb::kPreempt, loaded.error());
+  const ClusterSnapshotConstSharedPtr& snapshot = *loaded;
   const Policy& policy = *snapshot->policy;
   auto demand = parsePodDemand(args->pod, policy);
   if (!demand) {
     // The pod cannot fit anywhere whatever is evicted: no candidate helps.
-    return ServiceReply{200, wire::writePreemptionResult({})};
+    return Reply{200, wire::writePreemptionResult({})};
   }
+  // Every candidate is judged on this one snapshot: the what-ifs start from its node states.
   std::vector<wire::MetaVictims> out;
   for (const auto& c : args->candidates) {
+    const NodeState* state = snapshot->find(c.node);
+    if (state == nullptr) {
+      logVeto(args->pod, c.node, "node not in the extender's cache");
+      continue;
+    }
     std::vector<VictimInfo> victims;
     for (const auto& v : c.pods) {
       // The cache keeps only pods that hold devices: a victim it does not know holds none, and
@@ -83,21 +73,14 @@ ServiceReply ExtenderService::preempt(std::string_view body) const {
       }
       victims.push_back({v.uid, holds});
     }
-    const std::string node = c.node;
-    WhatIfState whatIf = [this, &node](const std::vector<std::string>& gone) {
-      return cluster_->nodeStateWithout(node, gone);
-    };
-    auto planned = planVictims(*demand, victims, whatIf, policy);
-    if (!planned) {
-      log::info("preemption candidate vetoed: the pod does not fit even with every victim gone",
-                {{"pod", args->pod.ns + "/" + args->pod.name},
-                 {"node", c.node},
-                 {"reason", vetoReason(*demand, victims, whatIf, policy)}});
+    VictimPlan plan = planVictims(*demand, victims, *state, policy);
+    if (!plan.helps()) {
+      logVeto(args->pod, c.node, fitReasonText(plan.withAllGone, *demand));
       continue;
     }
-    out.push_back(wire::MetaVictims{c.node, std::move(*planned), c.numPdbViolations});
+    out.push_back(wire::MetaVictims{c.node, std::move(plan.victims), c.numPdbViolations});
   }
-  return ServiceReply{200, wire::writePreemptionResult(out)};
+  return Reply{200, wire::writePreemptionResult(out)};
 }
 
 }  // namespace gte

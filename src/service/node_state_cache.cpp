@@ -2,7 +2,7 @@
 
 #include <functional>
 
-#include "core/node_content_hash.h"
+#include "core/node_content.h"
 #include "core/node_state.h"
 
 namespace gte {
@@ -16,25 +16,30 @@ const NodeStateCache::Shard& NodeStateCache::shardFor(const std::string& name) c
 
 NodeStateCache::Lookup NodeStateCache::get(const NodeInfo& node,
                                            const PolicyConstSharedPtr& policy) {
-  const std::uint64_t hash = nodeContentHash(node);
   Shard& shard = shardFor(node.name);
+  std::shared_ptr<const NodeInfo> readFrom;
+  std::shared_ptr<const NodeState> cached;
   {
     std::lock_guard lock(shard.mutex);
     auto it = shard.entries.find(node.name);
-    if (it != shard.entries.end() && it->second.key.current(hash, policy)) {
+    if (it != shard.entries.end() && it->second.key.current(policy)) {
       if (it->second.key.policy != policy) {
         it->second.key.policy = policy;  // an equal reloaded policy: later checks by identity
       }
-      return {it->second.state, false};
+      readFrom = it->second.node;
+      cached = it->second.state;
     }
   }
+  // Compared outside the lock: the entry's node is immutable and held.
+  if (readFrom && sameNodeContent(*readFrom, node)) return {std::move(cached), false};
   // Built outside the lock: two racing requests may both build; the results are equal.
   auto state = buildNodeState(node, NodeUsage{}, *policy);
+  auto read = std::make_shared<const NodeInfo>(node);
   std::lock_guard lock(shard.mutex);
   if (shard.entries.size() >= maxEntries_ / kShards + 1 && !shard.entries.contains(node.name)) {
     shard.entries.erase(shard.entries.begin());  // bounded memory against churn of node names
   }
-  shard.entries.insert_or_assign(node.name, Entry{NodeReadKey{hash, policy}, state});
+  shard.entries.insert_or_assign(node.name, Entry{NodeReadKey{policy}, std::move(read), state});
   return {state, true};
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // Full-Node mode (no cluster cache): kube-scheduler sends every node object on every call, so the
 // per-node precomputation (topology graph, best sets per size, MIG fits) is memoised with the same
-// rule as the cluster cache's snapshot builder (NodeReadKey, core/node_content_hash.h): a node is
-// rebuilt only when nodeContentHash or the policy changes, not per request. Sharded locks keep
+// rule as the cluster cache's snapshot builder (core/node_content.h): a node is rebuilt only when
+// its content (labels, GPU and MIG allocatable, compared with the node it was read from) or the
+// policy changes, not per request. Sharded locks keep
 // concurrent requests from contending; a lookup holds its shard's lock only to copy a shared_ptr.
 #include <array>
 #include <cstdint>
@@ -11,7 +12,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "core/node_content_hash.h"
+#include "core/node_content.h"
 #include "model/node_info.h"
 #include "policy/policy.h"
 
@@ -33,7 +34,8 @@ class NodeStateCache {
 
  private:
   struct Entry {
-    NodeReadKey key;  // what `state` was built under
+    NodeReadKey key;                       // the policy `state` was built under
+    std::shared_ptr<const NodeInfo> node;  // what it was read from (compared outside the lock)
     std::shared_ptr<const NodeState> state;
   };
   struct Shard {

@@ -45,20 +45,6 @@ Resolved fromNodeObjects(const std::vector<wire::NodeItem>& items, PolicyConstSh
   return out;
 }
 
-// The published snapshot, once it holds a full list.
-Result<ClusterSnapshotConstSharedPtr> syncedSnapshot(const ClusterBackend* cluster) {
-  if (!cluster) {
-    return Error{ErrorCode::kFailedPrecondition,
-                 "NodeNames received but the extender runs without a cluster cache; start it with "
-                 "--kubeconfig, --in-cluster or --cluster-file, or set nodeCacheCapable: false"};
-  }
-  auto snapshot = cluster->snapshot();
-  if (!snapshot || !snapshot->synced) {
-    return Error{ErrorCode::kUnavailable, "cache not synced"};
-  }
-  return snapshot;
-}
-
 // NodeNames mode: states from the cluster snapshot, loaded once for the whole request.
 Result<Resolved> fromSnapshot(const std::vector<std::string>& names,
                               const ClusterBackend* cluster) {
@@ -77,6 +63,19 @@ Result<Resolved> fromSnapshot(const std::vector<std::string>& names,
 }
 
 }  // namespace
+
+Result<ClusterSnapshotConstSharedPtr> syncedSnapshot(const ClusterBackend* cluster) {
+  if (!cluster) {
+    return Error{ErrorCode::kFailedPrecondition,
+                 "NodeNames received but the extender runs without a cluster cache; start it with "
+                 "--kubeconfig, --in-cluster or --cluster-file, or set nodeCacheCapable: false"};
+  }
+  auto snapshot = cluster->snapshot();
+  if (!snapshot || !snapshot->synced) {
+    return Error{ErrorCode::kUnavailable, "cache not synced"};
+  }
+  return snapshot;
+}
 
 Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const ClusterBackend* cluster,
                               const PolicySource& policySource, NodeStateCache& cache,

@@ -41,6 +41,10 @@ Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const ClusterBacke
                               const PolicySource& policySource, NodeStateCache& cache,
                               metrics::Metrics* metrics);
 
+// The published snapshot, once it holds a full list (every verb that reads the cluster cache
+// loads it through this, once per request). Errors as above.
+Result<ClusterSnapshotConstSharedPtr> syncedSnapshot(const ClusterBackend* cluster);
+
 // Every node of the cluster snapshot, sorted by name (explain of a pod by name). Errors as above.
 Result<Resolved> resolveAllNodes(const ClusterBackend* cluster);
 

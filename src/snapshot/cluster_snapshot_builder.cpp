@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "core/node_content_hash.h"
-#include "snapshot/precompute_plain_answers.h"
+#include "core/node_content.h"
+#include "core/plain_answers.h"
 
 namespace gte {
 namespace {
@@ -33,7 +33,6 @@ bool ClusterSnapshotBuilder::upsertNode(NodeInfo node, NodeChargesConstSharedPtr
   if (it == entries.end()) {
     std::string name = node.name;
     Entry& entry = entries[name];
-    entry.contentHash = nodeContentHash(node);
     entry.node = std::move(node);
     entry.charges = std::move(charges);
     ++nodeCount_;
@@ -41,9 +40,12 @@ bool ClusterSnapshotBuilder::upsertNode(NodeInfo node, NodeChargesConstSharedPtr
     return true;
   }
   Entry& entry = it->second;
-  const std::uint64_t contentHash = nodeContentHash(node);
-  const bool labelsChanged = contentHash != entry.contentHash;
-  entry.contentHash = contentHash;
+  const bool labelsChanged = !sameNodeContent(entry.node, node);
+  if (labelsChanged) {
+    // The state read from the previous content no longer describes this node; the next read
+    // starts over.
+    entry.read = NodeReadKey{};
+  }
   const bool changed = labelsChanged || !sameCharges(entry.charges, charges);
   entry.node = std::move(node);  // keeps uid/resourceVersion current even when nothing changed
   entry.charges = std::move(charges);
@@ -67,9 +69,9 @@ bool ClusterSnapshotBuilder::setCharges(std::string_view name, NodeChargesConstS
 }
 
 const NodeState& ClusterSnapshotBuilder::readEntry(Entry& entry) {
-  if (!entry.state || !entry.read.current(entry.contentHash, policy_)) {
+  if (!entry.state || !entry.read.current(policy_)) {
     entry.state = readNodeState(entry.node, *policy_);
-    entry.read = NodeReadKey{entry.contentHash, policy_};
+    entry.read = NodeReadKey{policy_};
   }
   return *entry.state;
 }

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/node_charges.h"
-#include "core/node_content_hash.h"
+#include "core/node_content.h"
 #include "core/plain_answers.h"
 #include "model/node_info.h"
 #include "snapshot/cluster_snapshot.h"
@@ -34,8 +34,8 @@ class ClusterSnapshotBuilder {
  public:
   explicit ClusterSnapshotBuilder(PolicyConstSharedPtr policy);
 
-  // Adds or replaces a node, with its charges (null: none). A node whose nodeContentHash (labels,
-  // GPU allocatable, unschedulable flag) and charges are unchanged keeps its generation, so build()
+  // Adds or replaces a node, with its charges (null: none). A node whose content (labels, GPU and
+  // MIG allocatable: sameNodeContent) and charges are unchanged keeps its generation, so build()
   // does not re-derive it.
   // Returns true when the node is new or one of those changed (its labels will be read again).
   bool upsertNode(NodeInfo node, NodeChargesConstSharedPtr charges = nullptr);
@@ -59,10 +59,11 @@ class ClusterSnapshotBuilder {
  private:
   struct Entry {
     NodeInfo node;
-    std::uint64_t contentHash = 0;  // nodeContentHash(node)
     NodeChargesConstSharedPtr charges;
     std::uint64_t generation = 0;  // stamp of the last change
-    NodeReadKey read;              // what `state`'s labels were read under: the rule both modes use
+    // The policy `state`'s labels were read under: the rule both modes use. Reset when the content
+    // changes (sameNodeContent at upsert), so a key that is current was read from `node`.
+    NodeReadKey read;
     NodeStateConstSharedPtr state;  // the last state read or built for this node
     PlainAnswers plain;             // of `state` once built (not of a state only read)
   };

@@ -35,10 +35,6 @@ Result<std::optional<PodInfo>> readPod(JsonReader& r) {
   return std::optional<PodInfo>(std::move(*pod));
 }
 
-Error tooManyNodes(std::size_t limit) {
-  return Error{ErrorCode::kTooLarge, "more than " + std::to_string(limit) + " nodes"};
-}
-
 Status readNodeItems(JsonReader& r, std::size_t maxNodes, std::vector<NodeItem>& out) {
   if (r.readNull()) return Ok{};
   if (!r.beginArray()) return readerError(r, "Nodes.items");
@@ -76,7 +72,7 @@ Status readNodeItems(JsonReader& r, std::size_t maxNodes, std::vector<NodeItem>&
 Result<std::optional<std::vector<NodeItem>>> readNodeList(JsonReader& r, const ArgsLimits& limits) {
   if (r.readNull()) return std::optional<std::vector<NodeItem>>{};
   if (limits.nodeObjectsRefused) {
-    return Error{ErrorCode::kFailedPrecondition, "full Node objects refused"};
+    return nodeObjectsRefused();
   }
   if (!r.beginObject()) return readerError(r, "Nodes");
   std::vector<NodeItem> items;
@@ -119,6 +115,17 @@ Status readStringField(JsonReader& r, std::string_view what, std::string& out) {
 }
 
 }  // namespace
+
+Error nodeObjectsRefused() {
+  return Error{ErrorCode::kFailedPrecondition,
+               "full Node objects refused: this extender reads nodes from its cluster cache; "
+               "configure kube-scheduler with nodeCacheCapable: true"};
+}
+
+Error tooManyNodes(std::size_t limit) {
+  return Error{ErrorCode::kTooLarge, "request names more than " + std::to_string(limit) +
+                                         " nodes (--max-nodes-per-request)"};
+}
 
 Result<std::string> parseNodeNameOnly(JsonReader& r) {
   if (!r.beginObject()) return readerError(r, "node");

@@ -37,8 +37,14 @@ struct ArgsLimits {
   bool nodeObjectsRefused = false;  // a non-null Nodes is refused (a cluster cache serves names)
 };
 
-// A parse stopped by `limits` fails with one of these codes, which no other parse error uses:
-// kFailedPrecondition for Node objects that are refused, kTooLarge for more than maxNodes.
+// The refusals of a request over ArgsLimits, whichever verb meets them (the parse below for filter
+// and prioritize, the router's skim of the body for preempt and explain), with the codes no other
+// parse error uses: kFailedPrecondition for full Node objects sent to an extender with a cluster
+// cache (a configuration mismatch), kTooLarge for more than `limit` nodes.
+Error nodeObjectsRefused();
+Error tooManyNodes(std::size_t limit);
+
+// A parse stopped by `limits` fails with one of the refusals above.
 Result<ExtenderArgs> parseExtenderArgs(std::string_view body, const ArgsLimits& limits = {});
 
 struct BindingArgs {

@@ -46,6 +46,7 @@ TEST_CASE("transport limits, timeouts and the probe port") {
   CHECK(defaults->serve.requestTimeout == std::chrono::seconds(30));
   CHECK(defaults->serve.idleTimeout == std::chrono::seconds(120));
   CHECK(defaults->serve.tlsHandshakeTimeout == std::chrono::seconds(10));
+  CHECK(defaults->serve.drainPeriod == std::chrono::seconds(5));
   CHECK(defaults->serve.shutdownGrace == std::chrono::seconds(20));
   CHECK(defaults->serve.metricsPort == 0);
   CHECK(defaults->serve.bindConcurrency == 64);
@@ -66,6 +67,7 @@ TEST_CASE("transport limits, timeouts and the probe port") {
                                "3s",
                                "--shutdown-grace",
                                "0ms",
+                               "--drain-period=1500ms",
                                "--decision-threads",
                                "3",
                                "--tls-cert",
@@ -89,6 +91,7 @@ TEST_CASE("transport limits, timeouts and the probe port") {
   CHECK(o.idleTimeout == std::chrono::minutes(2));
   CHECK(o.tlsHandshakeTimeout == std::chrono::seconds(3));
   CHECK(o.shutdownGrace == std::chrono::milliseconds(0));
+  CHECK(o.drainPeriod == std::chrono::milliseconds(1500));
   CHECK(o.decisionThreads == 3);
   CHECK(o.tlsClientCaFile == "ca");
   CHECK(o.metricsHost == "0.0.0.0");
@@ -122,6 +125,7 @@ TEST_CASE("bad command lines name the flag") {
       {{"serve", "--metrics-listen", "9090"}, "--metrics-listen"},
       {{"serve", "--bind-concurrency", "0"}, "--bind-concurrency: must be 1-"},
       {{"serve", "--bind-deadline", "0ms"}, "--bind-deadline: must be > 0"},
+      {{"serve", "--drain-period", "5"}, "--drain-period: expected a duration"},
       {{"serve", "--api-warm-connections", "2000"}, "--api-warm-connections: must be 0-"},
       {{"serve", "--api-warm-connections", "-1"}, "--api-warm-connections"},
       {{"frobnicate"}, "unknown command"},

@@ -5,6 +5,7 @@
 
 #include "cluster/cluster_state.h"
 #include "cluster_test_support.h"
+#include "core/node_charges.h"
 
 using gte::cluster::ClusterState;
 using gte::cluster::ClusterStateOptions;
@@ -207,7 +208,7 @@ TEST_CASE("synced and the policy travel in the snapshot; a policy change re-deri
   CHECK(snapshot->find("a")->status != gte::TopologyStatus::kKnown);
 }
 
-TEST_CASE("nodeStateWithout frees what evicting the victims would free") {
+TEST_CASE("The published state carries the charges preempt's what-if frees") {
   ManualClock clock;
   ClusterState state(testPolicy(), clockedOptions(clock));
   // GPUs 0-3 used per the labels: 0,1 by `old` (annotated), 2,3 by `mystery` (no annotation).
@@ -219,11 +220,15 @@ TEST_CASE("nodeStateWithout frees what evicting the victims would free") {
   state.upsertPod(bound("recent", 2, "a", 2000));  // counted on top of the labels
   REQUIRE(freeGpus(state, "a") == 2);
 
-  CHECK(state.nodeStateWithout("a", {"recent"})->freeCount == 4);
-  CHECK(state.nodeStateWithout("a", {"old"})->freeCount == 4);
-  CHECK(state.nodeStateWithout("a", {"old", "recent"})->freeCount == 6);
+  const auto snapshot = state.snapshot();
+  const gte::NodeState& a = *snapshot->find("a");
+  const auto freeWithout = [&](const std::vector<std::string>& gone) {
+    return gte::nodeStateWithout(a, gone, *snapshot->policy)->freeCount;
+  };
+  CHECK(freeWithout({"recent"}) == 4);
+  CHECK(freeWithout({"old"}) == 4);
+  CHECK(freeWithout({"old", "recent"}) == 6);
   // Which GPUs `mystery` holds is unknown: evicting it is not promised to free anything.
-  CHECK(state.nodeStateWithout("a", {"mystery"})->freeCount == 2);
-  CHECK(state.nodeStateWithout("nope", {"old"}) == nullptr);
+  CHECK(freeWithout({"mystery"}) == 2);
   CHECK(freeGpus(state, "a") == 2);  // the what-if changed nothing
 }

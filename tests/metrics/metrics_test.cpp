@@ -28,11 +28,16 @@ TEST_CASE("metrics: every family is exposed at zero before any event") {
 
 TEST_CASE("metrics: requests are counted by verb and status, unknown statuses as other") {
   Metrics m;
-  m.observeRequest(Verb::kFilter, 200, 0.001);
-  m.observeRequest(Verb::kFilter, 200, 0.002);
-  m.observeRequest(Verb::kPrioritize, 503, 0.001);
-  m.observeRequest(Verb::kBind, 418, 0.001);
+  m.observeRequest(wire::Verb::kFilter, 200, 0.001);
+  m.observeRequest(wire::Verb::kFilter, 200, 0.002);
+  m.observeRequest(wire::Verb::kPrioritize, 503, 0.001);
+  m.observeRequest(wire::Verb::kBind, 418, 0.001);
+  m.observeRequest(wire::Verb::kExplain, 200, 0.001);
+  m.observeUnknownPath(404);
   const std::string text = m.serialize();
+  // Explain and paths that are no endpoint share the "other" verb label.
+  CHECK(has(text, R"(gpu_topology_extender_http_requests_total{code="200",verb="other"} 1)"));
+  CHECK(has(text, R"(gpu_topology_extender_http_requests_total{code="404",verb="other"} 1)"));
   CHECK(has(text, R"(gpu_topology_extender_http_requests_total{code="200",verb="filter"} 2)"));
   CHECK(has(text, R"(gpu_topology_extender_http_requests_total{code="503",verb="prioritize"} 1)"));
   CHECK(has(text, R"(gpu_topology_extender_http_requests_total{code="other",verb="bind"} 1)"));

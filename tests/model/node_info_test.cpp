@@ -2,7 +2,7 @@
 
 #include <catch2/catch_test_macros.hpp>
 
-TEST_CASE("Node parsing reads name, labels, allocatable and unschedulable only") {
+TEST_CASE("Node parsing reads name, labels and allocatable only") {
   auto node = gte::parseNodeJson(R"({"metadata":{"name":"gpu-a","uid":"n1","resourceVersion":"7",
     "labels":{"gputopo.dev/n":"8","kubernetes.io/hostname":"gpu-a"},"managedFields":[{"x":1}]},
     "spec":{"unschedulable":true,"taints":[{"key":"k","effect":"NoSchedule"}]},
@@ -12,7 +12,6 @@ TEST_CASE("Node parsing reads name, labels, allocatable and unschedulable only")
   CHECK(node->name == "gpu-a");
   CHECK(node->resourceVersion == "7");
   CHECK(node->labels.at("gputopo.dev/n") == "8");
-  CHECK(node->unschedulable);
   CHECK(node->allocatable.get("nvidia.com/gpu").wholeUnits() == 7);
   CHECK(node->allocatable.get("pods").wholeUnits() == 110);  // bare numbers are accepted
 }

@@ -169,21 +169,49 @@ TEST_CASE("router: refusals by the request limits, per verb, counted by reason")
   const Reply many = f.call("POST", "/scheduler/filter", three);
   CHECK(many.status == 200);
   CHECK(contains(many.body, "request names more than 2 nodes (--max-nodes-per-request)"));
+  // Verbs without an Error field answer the error table's status: 413 for a request over a limit,
+  // 400 for a configuration mismatch.
   const Reply manyScores = f.call("POST", "/scheduler/prioritize", three);
-  CHECK(manyScores.status == 400);
-  CHECK(contains(manyScores.body, "more than 2 nodes"));
-  // Preempt: the skim of the body enforces them.
+  CHECK(manyScores.status == 413);
+  CHECK(manyScores.body ==
+        R"j({"Error":"gpu-topology: request names more than 2 nodes (--max-nodes-per-request)"})j");
+  // Preempt and explain: the skim of the body enforces them.
   const Reply victims =
       f.call("POST", "/scheduler/preempt",
              pod + R"("NodeNameToMetaVictims":{"a":{"Pods":[]},"b":{"Pods":[]},"c":{"Pods":[]}}})");
-  CHECK(victims.status == 400);
-  CHECK(contains(victims.body, "more than 2 nodes"));
+  CHECK(victims.status == 413);
+  CHECK(contains(victims.body, "gpu-topology: request names more than 2 nodes"));
+  CHECK(f.call("POST", "/scheduler/explain", three).status == 413);
+  const Reply explainObjects = f.call("POST", "/scheduler/explain", kFilterBody);
+  CHECK(explainObjects.status == 400);
+  CHECK(contains(explainObjects.body, "gpu-topology: full Node objects refused"));
   const std::string text = f.metrics.serialize();
   CHECK(contains(
-      text, R"(gpu_topology_extender_rejected_requests_total{reason="full_nodes_refused"} 2)"));
+      text, R"(gpu_topology_extender_rejected_requests_total{reason="full_nodes_refused"} 3)"));
   CHECK(contains(text,
-                 R"(gpu_topology_extender_rejected_requests_total{reason="too_many_nodes"} 3)"));
+                 R"(gpu_topology_extender_rejected_requests_total{reason="too_many_nodes"} 4)"));
   CHECK_FALSE(contains(text, R"(reason="malformed_json"} 1)"));
+}
+
+TEST_CASE("router: every error body carries the reason prefix, transport refusals included") {
+  Fixture f;
+  for (const Reply& reply :
+       {f.call("GET", "/nope"), f.call("GET", "/scheduler/filter"), f.call("POST", "/healthz"),
+        f.call("GET", "/scheduler/explain"), f.call("DELETE", "/explain"),
+        f.call("POST", "/scheduler/prioritize", "[1,"), f.router.tooLarge("/scheduler/filter", 10),
+        f.router.headerTooLarge(10), f.router.badRequest("/scheduler/filter", "bad header")}) {
+    CAPTURE(reply.status, reply.body);
+    CHECK(reply.status >= 400);
+    CHECK(reply.body.starts_with(R"({"Error":"gpu-topology: )"));
+    CHECK(reply.contentType == "application/json");
+  }
+  // Explain by GET without a pod: the error table's explain column.
+  const Reply noPod = f.call("GET", "/explain");
+  CHECK(noPod.status == 400);
+  CHECK(contains(noPod.body, "GET needs ?pod=NAMESPACE/NAME"));
+  const Reply wrong = f.call("PUT", "/scheduler/explain");
+  CHECK(wrong.status == 405);
+  CHECK(header(wrong, "Allow") == "GET, POST");
 }
 
 }  // namespace

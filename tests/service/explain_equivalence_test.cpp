@@ -1,8 +1,9 @@
 // Explain must say what filter and prioritize answer: for the same request, each node's verdict
 // and reason equal filter's (kept, FailedNodes, FailedAndUnresolvableNodes with the same text) and
-// its wireScore equals prioritize's Score, in both cache modes, on nodes built from the real
-// `nvidia-smi topo -m` captures in tests/data/topologies (with some GPUs in use) and the DGX A100
-// in MIG mode.
+// its wireScore equals the Score prioritize answers for the nodes filter kept (what kube-scheduler
+// sends it), in both cache modes, on nodes built from the real `nvidia-smi topo -m` captures in
+// tests/data/topologies (with some GPUs in use), the DGX A100 in MIG mode, and nodes whose
+// topology is hidden from the extender (GPU Feature Discovery labels only).
 #include <catch2/catch_test_macros.hpp>
 #include <map>
 #include <memory>
@@ -108,6 +109,9 @@ std::string nodesBody(const PodInfo& pod, const std::vector<NodeInfo>& nodes) {
 struct Tally {
   std::map<std::string, int> verdicts;
   std::set<int> wireScores;
+  // Kept nodes whose Score differs when prioritize is sent every node of the request instead of
+  // only those filter kept: the rejected nodes shifted the scale.
+  int scaledByRejected = 0;
   int gpuSets = 0;
   int migPlacements = 0;
 };
@@ -139,6 +143,18 @@ void checkAgreement(const gte::ExtenderService& service, const PodInfo& pod,
   std::map<std::string, int> wire;
   for (const auto& host : prioritized)
     wire[host["Host"].get<std::string>()] = host["Score"].get<int>();
+  // What prioritize answers when sent only the nodes filter kept, which is what kube-scheduler
+  // sends it.
+  std::vector<NodeInfo> keptNodes;
+  for (const NodeInfo& node : nodes) {
+    if (kept.count(node.name) == 1) keptNodes.push_back(node);
+  }
+  const auto keptReply =
+      service.prioritize(namesMode ? namesBody(pod, keptNodes) : nodesBody(pod, keptNodes));
+  REQUIRE(keptReply.status == 200);
+  std::map<std::string, int> keptWire;
+  for (const auto& host : json::parse(keptReply.body))
+    keptWire[host["Host"].get<std::string>()] = host["Score"].get<int>();
 
   const json& explainedNodes = explained["nodes"];
   REQUIRE(explainedNodes.size() == nodes.size());
@@ -163,12 +179,19 @@ void checkAgreement(const gte::ExtenderService& service, const PodInfo& pod,
     }
     if (verdict == "fit") CHECK(node["reason"] == "");
     REQUIRE(wire.count(name) == 1);
-    CHECK(node["wireScore"].get<int>() == wire[name]);
+    if (verdict == "fit") {
+      CHECK(node["wireScore"].get<int>() == keptWire.at(name));
+      CHECK(node["wireScoreAfterFilter"].get<int>() == keptWire.at(name));
+      if (wire[name] != keptWire.at(name)) ++tally.scaledByRejected;
+    } else {
+      CHECK(node["wireScore"].get<int>() == 0);  // never sent to prioritize
+      CHECK(node["wireScoreAfterFilter"].is_null());
+    }
     CHECK(node["score"].get<int>() >= 0);
     CHECK(node["score"].get<int>() <= 100);
 
     ++tally.verdicts[verdict];
-    tally.wireScores.insert(wire[name]);
+    tally.wireScores.insert(node["wireScore"].get<int>());
     const json& demand = explained["pod"]["demand"];
     if (verdict == "fit" && !demand.is_null() && demand["gpus"].get<int>() > 0) {
       // The device plugin hands out exactly the requested number of GPUs on a fitting node.
@@ -178,28 +201,6 @@ void checkAgreement(const gte::ExtenderService& service, const PodInfo& pod,
     if (verdict == "fit" && !demand.is_null() && !demand["mig"].empty()) {
       CHECK_FALSE(node["mig"].empty());
       ++tally.migPlacements;
-    }
-  }
-
-  // wireScoreAfterFilter: what prioritize answers when sent only the nodes filter kept, which is
-  // what kube-scheduler sends it.
-  std::vector<NodeInfo> keptNodes;
-  for (const NodeInfo& node : nodes) {
-    if (kept.count(node.name) == 1) keptNodes.push_back(node);
-  }
-  const auto keptReply =
-      service.prioritize(namesMode ? namesBody(pod, keptNodes) : nodesBody(pod, keptNodes));
-  REQUIRE(keptReply.status == 200);
-  std::map<std::string, int> keptWire;
-  for (const auto& host : json::parse(keptReply.body))
-    keptWire[host["Host"].get<std::string>()] = host["Score"].get<int>();
-  for (const json& node : explainedNodes) {
-    const std::string name = node["name"].get<std::string>();
-    CAPTURE(name);
-    if (kept.count(name) == 1) {
-      CHECK(node["wireScoreAfterFilter"].get<int>() == keptWire.at(name));
-    } else {
-      CHECK(node["wireScoreAfterFilter"].is_null());
     }
   }
 }
@@ -226,4 +227,33 @@ TEST_CASE("Explain agrees with filter and prioritize in both cache modes on real
   CHECK(tally.wireScores.size() >= 3);
   CHECK(tally.gpuSets > 0);
   CHECK(tally.migPlacements > 0);
+}
+
+TEST_CASE("Explain's wire scores are prioritize's over the nodes filter kept, not every node") {
+  // A 2-GPU pod that needs NVLink, on three DGX-1Vs with different free GPUs and two nodes whose
+  // topology the extender cannot see (GPU Feature Discovery labels only). Filter rejects the hidden
+  // ones (min-link cannot be judged there); prioritize, sent every node, would rank them as a
+  // weaker link class and squeeze the DGX-1Vs into 2..10. kube-scheduler sends prioritize only the
+  // three DGX-1Vs, which get the whole 0..10: explain must say that.
+  auto policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
+  using gte::testing::FixtureState;
+  const std::vector<NodeInfo> nodes = {
+      gte::testing::makeDgx1Volta(FixtureState().withName("dgx1-empty")),
+      gte::testing::makeDgx1Volta(FixtureState().withName("dgx1-two-used").withUsed("00100100")),
+      gte::testing::makeDgx1Volta(FixtureState().withName("dgx1-five-used").withUsed("11101100")),
+      gte::testing::makeGfdNode("hidden-a", 4, "NVIDIA-A100-SXM4-40GB"),
+      gte::testing::makeGfdNode("hidden-b", 8, "NVIDIA-A100-SXM4-40GB"),
+  };
+  gte::ExtenderService fullNodes([policy] { return policy; }, nullptr, nullptr);
+  gte::cluster::StaticClusterBackend cluster(gte::cluster::ClusterFileContents{nodes, {}}, policy);
+  gte::ExtenderService names([policy] { return policy; }, &cluster, nullptr);
+  const PodInfo pod =
+      gte::testing::makeGpuPod("pair-nvlink", 2, {{"gputopo.dev/min-link", "nvlink"}});
+  Tally tally;
+  checkAgreement(fullNodes, pod, nodes, false, tally);
+  checkAgreement(names, pod, nodes, true, tally);
+  CHECK(tally.verdicts["fit"] == 6);
+  CHECK(tally.verdicts["unresolvable"] == 4);
+  // The case is the one that tells the two scales apart.
+  CHECK(tally.scaledByRejected > 0);
 }

@@ -22,7 +22,7 @@ namespace {
 using testing::FixtureState;
 
 // Every kind of node the answers must get right: each machine empty, partly used (labels and
-// charges), with an unhealthy GPU, cordoned, in MIG mode; a node without labels-v1; a node with
+// charges), with an unhealthy GPU, in MIG mode; a node without labels-v1; a node with
 // malformed labels; a 16-GPU node.
 ClusterSnapshotConstSharedPtr varietySnapshot(const PolicyConstSharedPtr& policy) {
   ClusterSnapshotBuilder builder(policy);
@@ -43,7 +43,6 @@ ClusterSnapshotConstSharedPtr varietySnapshot(const PolicyConstSharedPtr& policy
     builder.upsertNode(make(FixtureState().withName(name()).withUsed("01101001")));
     builder.upsertNode(make(FixtureState().withName(name()).withUsed("11111110")));
     builder.upsertNode(make(FixtureState().withName(name()).withHealth("11011111")));
-    builder.upsertNode(make(FixtureState().withName(name()).withUnschedulable()));
     builder.upsertNode(make(FixtureState().withName(name())), testing::podHolding({2, 3}));
     builder.upsertNode(make(FixtureState().withName(name()).withUsed("00010000")),
                        testing::podHolding({0, 5}));

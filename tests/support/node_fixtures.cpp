@@ -27,7 +27,6 @@ NodeInfo makeLabelsV1Node(const MachineLabels& machine, const FixtureState& stat
   NodeInfo node;
   node.name = state.name;
   node.uid = "uid-" + state.name;
-  node.unschedulable = state.unschedulable;
   const auto n = static_cast<std::size_t>(machine.gpus);
   const std::string& p = state.prefix;
   put(node, p, "v", "1");

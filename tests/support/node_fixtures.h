@@ -18,7 +18,6 @@ struct FixtureState {
   std::optional<std::string> health;     // default all healthy
   std::optional<std::string> mig;        // labels-v1 `mig`; default per machine
   std::map<int, std::string> migTokens;  // `mig<i>` values
-  bool unschedulable = false;
 
   // Fluent setters for one-line situations: FixtureState().withName("n1").withUsed("00100100").
   FixtureState& withName(std::string value) {
@@ -43,10 +42,6 @@ struct FixtureState {
   }
   FixtureState& withMigTokens(int gpu, std::string tokens) {
     migTokens[gpu] = std::move(tokens);
-    return *this;
-  }
-  FixtureState& withUnschedulable() {
-    unschedulable = true;
     return *this;
   }
 };

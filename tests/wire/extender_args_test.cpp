@@ -140,7 +140,7 @@ TEST_CASE("ExtenderArgs limits stop the parse where the body breaks them") {
   auto many = parseExtenderArgs(three, limits);
   REQUIRE_FALSE(many.ok());
   CHECK(many.error().code == gte::ErrorCode::kTooLarge);
-  CHECK(many.error().message == "more than 2 nodes");
+  CHECK(many.error().message == "request names more than 2 nodes (--max-nodes-per-request)");
 
   const std::string items = R"({"Pod":)" + kPod +
                             R"(,"Nodes":{"items":[{"metadata":{"name":"a"}},)"

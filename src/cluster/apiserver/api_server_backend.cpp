@@ -158,11 +158,6 @@ std::vector<PodInfo> ApiServerBackend::podsOnNode(const std::string& node) const
   return state_->podsOnNode(node);
 }
 
-NodeStateConstSharedPtr ApiServerBackend::nodeStateWithout(
-    const std::string& node, const std::vector<std::string>& podUids) const {
-  return state_->nodeStateWithout(node, podUids);
-}
-
 Result<std::unique_ptr<ApiServerBackend>> makeApiServerBackend(const kube::KubeConfig& config,
                                                                PolicyConstSharedPtr policy,
                                                                ApiServerBackendOptions options) {

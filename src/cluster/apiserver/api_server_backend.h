@@ -78,8 +78,6 @@ class ApiServerBackend final : public ClusterBackend {
   // Blocks like bind(): never on a cpprest pool thread.
   Result<PodInfo> podByName(const std::string& ns, const std::string& name) const override;
   std::vector<PodInfo> podsOnNode(const std::string& node) const override;
-  NodeStateConstSharedPtr nodeStateWithout(const std::string& node,
-                                           const std::vector<std::string>& podUids) const override;
 
   // The PodBinder's asynchronous bind; after stop() it answers at once with an error.
   void bindAsync(BindRequest request, BindCaller caller,

@@ -1,7 +1,8 @@
-#include "snapshot/precompute_plain_answers.h"
+#include "core/plain_answers.h"
 
 #include "core/fit.h"
-#include "prioritize/score_node.h"
+#include "core/node_state.h"
+#include "policy/policy.h"
 
 namespace gte {
 

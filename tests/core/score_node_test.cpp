@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "core/fit.h"
+#include "core/score_node.h"
 #include "policy/default_policy.h"
-#include "prioritize/score_node.h"
 #include "support/node_fixtures.h"
 #include "support/pod_fixtures.h"
 #include "support/topo_matrix.h"

@@ -1,4 +1,4 @@
-#include "prioritize/score_node.h"
+#include "core/score_node.h"
 
 #include <algorithm>
 #include <array>

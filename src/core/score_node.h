@@ -1,7 +1,7 @@
 #pragma once
 // Ranks a node for a pod by the GPUs it would really get there (docs/scoring.md). Pure: no I/O,
-// clock, locks or globals. Scores are 0..100; prioritizeNodes maps one request's candidates onto
-// kube-scheduler's 0..10 (wireScores).
+// clock, locks or globals. Scores are 0..100; prioritizeNodes (src/prioritize) maps one request's
+// candidates onto kube-scheduler's 0..10 (wireScores).
 #include "core/node_state.h"
 #include "core/pod_demand.h"
 #include "policy/policy.h"
@@ -9,7 +9,6 @@
 namespace gte {
 
 inline constexpr int kMaxNodeScore = 100;
-inline constexpr int kMaxExtenderScore = 10;  // kube-scheduler's MaxExtenderPriority
 
 // Each term in [0, kTermScale]; -1 when it does not apply to the pod.
 inline constexpr int kTermScale = 1200;  // divisible by 6 link tiers and by 2, so steps are exact
@@ -19,6 +18,10 @@ struct ScoreTerms {
   int numaLocality = -1;
   int packing = -1;
   int migFit = -1;
+
+  // A term applies exactly when the node offers the pod a placement: every fitting pod gets a
+  // packing term (whole GPUs) or a migFit term (MIG).
+  bool fits() const noexcept { return packing >= 0 || migFit >= 0; }
 };
 
 // The terms behind scoreNode(); all -1 when the node does not fit.
