@@ -75,12 +75,16 @@ def quantity():
         write(d, f"q{i:02d}", t)
 
 
-def cluster_nodes():
+def cluster_objects(kind):
     for path in [ROOT / "tests/golden/cluster.yaml", *sorted((ROOT / "tests/data/clusters").glob("*.yaml"))]:
         doc = yaml.safe_load(path.read_text())
         for item in doc["items"]:
-            if item.get("kind") == "Node":
+            if item.get("kind") == kind:
                 yield item
+
+
+def cluster_nodes():
+    return cluster_objects("Node")
 
 
 def node_labels():
@@ -177,6 +181,36 @@ users: [{name: u, user: {exec: {command: aws}}}]
 """)
 
 
+def watch_stream():
+    """First byte: bit 0 Pod (else Node), bit 1 a list page (else a watch stream in chunks of
+    1 + (byte >> 2) bytes); then the body, as the API server writes it."""
+    d = reset("watch_stream")
+    for kind, bit in (("Node", 0), ("Pod", 1)):
+        objects = []
+        for i, item in enumerate(cluster_objects(kind)):
+            item = json.loads(json.dumps(item))
+            item["metadata"]["resourceVersion"] = str(100 + i)
+            item["metadata"].setdefault("uid", f"uid-{i}")
+            objects.append(item)
+        lines = [json.dumps({"type": "ADDED", "object": o}) for o in objects]
+        lines.append(json.dumps({"type": "MODIFIED", "object": objects[0]}))
+        lines.append(json.dumps({"object": objects[-1], "type": "DELETED"}))  # object first
+        lines.append(json.dumps({"type": "MODIFIED", "object": {"metadata": {"resourceVersion": "150"}}}))
+        lines.append(json.dumps({"type": "BOOKMARK", "object": {"kind": kind, "metadata": {
+            "resourceVersion": "200", "annotations": {"k8s.io/initial-events-end": "true"}}}}))
+        lines.append(json.dumps({"type": "ERROR", "object": {"kind": "Status", "code": 410,
+                                                             "reason": "Expired", "message": "too old"}}))
+        stream = ("\n".join(lines) + "\n").encode()
+        name = kind.lower()
+        write(d, f"{name}-watch-chunk-64", bytes([(63 << 2) | bit]) + stream)
+        write(d, f"{name}-watch-chunk-7", bytes([(6 << 2) | bit]) + stream)
+        write(d, f"{name}-watch-cut", bytes([(63 << 2) | bit]) + stream[: len(stream) // 2])
+        page = {"kind": kind + "List", "apiVersion": "v1",
+                "metadata": {"resourceVersion": "300", "continue": "eyJ2Ijo+/="},
+                "items": objects + [{"metadata": {"resourceVersion": "301"}}]}
+        write(d, f"{name}-list", bytes([2 | bit]) + json.dumps(page).encode())
+
+
 if __name__ == "__main__":
     verbs()
     whatif()
@@ -185,3 +219,4 @@ if __name__ == "__main__":
     policy_yaml()
     cluster_file()
     kubeconfig()
+    watch_stream()

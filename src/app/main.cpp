@@ -18,7 +18,7 @@
 #include "app/explain_command.h"
 #include "app/version.h"
 #include "app/whatif_command.h"
-#include "k8s/api_client.h"
+#include "kube/api_client.h"
 #include "log/logger.h"
 #include "metrics/metrics.h"
 #include "policy/default_policy.h"
@@ -111,7 +111,7 @@ int serve(const app::ServeOptions& options) {
   const std::size_t threads = options.threads
                                   ? options.threads
                                   : std::max<std::size_t>(2, std::thread::hardware_concurrency());
-  k8s::initializeClientThreadPool(threads);
+  kube::initializeClientThreadPool(threads);
   log::Level level = log::Level::kInfo;
   log::parseLevel(options.logLevel, level);
   log::setLevel(level);
