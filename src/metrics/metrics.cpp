@@ -31,6 +31,8 @@ std::size_t verbIndex(wire::Verb verb) noexcept {
     case wire::Verb::kPreempt:
       return 3;
     case wire::Verb::kExplain:
+    case wire::Verb::kWhatif:
+    case wire::Verb::kNodes:
       break;
   }
   return kOtherVerb;
@@ -582,6 +584,10 @@ void Metrics::setPlacementDecisions(std::int64_t tracked, std::int64_t bytes) {
 }
 
 std::string Metrics::serialize() const {
+  // The series replaced as a whole (the label-age histogram, the policy hash, the pools'
+  // fragmentation series) are removed and added again under these locks: a scrape taken under
+  // them never falls between the two and misses a series.
+  std::scoped_lock replacing(impl_->labelAgeMutex, impl_->policyMutex, impl_->poolsMutex);
   const auto families = impl_->registry->Collect();
   return prometheus::TextSerializer().Serialize(families);
 }

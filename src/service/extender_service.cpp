@@ -82,12 +82,14 @@ void countVerdicts(const FilterResult& result, metrics::Metrics* metrics) {
 }  // namespace
 
 ExtenderService::ExtenderService(PolicySource policy, ClusterBackend* cluster,
-                                 metrics::Metrics* metrics, PlacementRecorder* placements)
+                                 metrics::Metrics* metrics, WhatifLimits whatifLimits,
+                                 PlacementRecorder* placements)
     : policy_(std::move(policy)),
       cluster_(cluster),
       metrics_(metrics),
       placements_(placements),
-      nodeCache_(std::make_unique<NodeStateCache>()) {}
+      nodeCache_(std::make_unique<NodeStateCache>()),
+      whatifLimits_(whatifLimits) {}
 
 ExtenderService::~ExtenderService() = default;
 

@@ -42,6 +42,7 @@ var scenarios = []scenario{
 	{"preempt-on-full-node", preemptOnFullNode, 1},            // preempt_test.go
 	{"agent-labels-node", agentLabelsNode, 0.5},               // agent_test.go
 	{"chart-manifests-dry-run", chartManifestsDryRun, 1},      // chart_manifests_test.go
+	{"kubectl-plugin", kubectlPlugin, 1},                      // kubectl_plugin_test.go
 	{"regret-node-selector", regretNodeSelector, 1},           // topology_health_test.go
 	{"stranded-sets-move", strandedSetsMove, 1},               // topology_health_test.go
 }

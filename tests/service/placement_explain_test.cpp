@@ -33,7 +33,7 @@ struct Fixture {
            gte::testing::make4xPcieL40s(FixtureState().withName("l40s-b").withUsed("1000"))},
           {{pod, std::nullopt}}},
       policy, stateOptions()};
-  gte::ExtenderService service{[p = policy] { return p; }, &cluster, nullptr, &placements};
+  gte::ExtenderService service{[p = policy] { return p; }, &cluster, nullptr, {}, &placements};
 
   gte::cluster::ClusterStateOptions stateOptions() {
     gte::cluster::ClusterStateOptions options;

@@ -28,6 +28,8 @@ type Process struct {
 	cmd     *exec.Cmd
 	done    chan struct{}
 	err     error
+	// StopSignal is what Stop sends first (SIGTERM when zero).
+	StopSignal syscall.Signal
 }
 
 // StartProcess runs bin with args, stdout and stderr both going to <logDir>/<name>.log.
@@ -72,8 +74,8 @@ func (p *Process) HasExited() bool {
 // ExitErr describes how the process ended; only meaningful after Exited is closed.
 func (p *Process) ExitErr() error { return p.err }
 
-// Stop sends SIGTERM to the process group, waits up to grace, then sends SIGKILL. It is safe to call
-// more than once and on a process that already exited.
+// Stop sends StopSignal (SIGTERM) to the process group, waits up to grace, then sends SIGKILL. It is
+// safe to call more than once and on a process that already exited.
 func (p *Process) Stop(grace time.Duration) {
 	select {
 	case <-p.done:
@@ -81,7 +83,11 @@ func (p *Process) Stop(grace time.Duration) {
 	default:
 	}
 	pgid := p.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	sig := p.StopSignal
+	if sig == 0 {
+		sig = syscall.SIGTERM
+	}
+	_ = syscall.Kill(-pgid, sig)
 	select {
 	case <-p.done:
 	case <-time.After(grace):

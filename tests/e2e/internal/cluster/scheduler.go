@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -148,6 +149,9 @@ func StartExtender(ctx context.Context, logDir string, o ExtenderOptions) (*Proc
 	if err != nil {
 		return nil, "", err
 	}
+	// Teardown, not a rollout: SIGINT skips the drain period that SIGTERM starts (no client has
+	// to move away), and older binaries treat it as SIGTERM.
+	p.StopSignal = syscall.SIGINT
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	client := &http.Client{Timeout: 5 * time.Second}
