@@ -36,7 +36,7 @@ func renderedRules(obj *unstructured.Unstructured) []rbacRule {
 	return out
 }
 
-// chartUsers reports whether an audit event is a request of one of the chart's ServiceAccounts.
+// chartUser reports whether an audit event is a request of one of the chart's ServiceAccounts.
 func chartUser(e cluster.AuditEvent) bool {
 	return strings.HasPrefix(e.User.Username, serviceAccountUser(chartNamespace, ""))
 }

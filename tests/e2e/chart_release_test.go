@@ -10,6 +10,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -295,20 +296,22 @@ func firstRule(ctx context.Context, m chartrun.Manifests, binding *unstructured.
 	var rules []rbacRule
 	if obj := m.Find(kind, name); obj != nil {
 		rules = renderedRules(obj)
-	} else if kind == "ClusterRole" {
-		role, err := client.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("ClusterRole %s: %w", name, err)
-		}
-		for _, r := range role.Rules {
-			rules = append(rules, rbacRule{r.APIGroups, r.Resources, r.Verbs, r.ResourceNames})
-		}
 	} else {
-		role, err := client.RbacV1().Roles(binding.GetNamespace()).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("Role %s/%s: %w", binding.GetNamespace(), name, err)
+		var bootstrapped []rbacv1.PolicyRule
+		if kind == "ClusterRole" {
+			role, err := client.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("ClusterRole %s: %w", name, err)
+			}
+			bootstrapped = role.Rules
+		} else {
+			role, err := client.RbacV1().Roles(binding.GetNamespace()).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("Role %s/%s: %w", binding.GetNamespace(), name, err)
+			}
+			bootstrapped = role.Rules
 		}
-		for _, r := range role.Rules {
+		for _, r := range bootstrapped {
 			rules = append(rules, rbacRule{r.APIGroups, r.Resources, r.Verbs, r.ResourceNames})
 		}
 	}
