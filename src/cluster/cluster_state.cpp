@@ -7,6 +7,7 @@
 #include "core/node_charges.h"
 #include "core/node_state.h"
 #include "core/pod_demand.h"
+#include "core/pod_group.h"
 #include "core/predict_allocation.h"
 #include "model/gpu_request.h"
 
@@ -47,9 +48,15 @@ bool labelsCoverPod(std::int64_t labelsGeneration, std::int64_t boundAt,
 }
 
 ClusterState::ClusterState(PolicyConstSharedPtr policy, ClusterStateOptions options)
-    : options_(std::move(options)), policy_(policy), builder_(std::move(policy)) {
-  std::lock_guard lock(mutex_);
-  publishLocked();
+    : options_(std::move(options)),
+      policy_(policy),
+      builder_(std::move(policy)),
+      groups_(options_.groupObserver) {
+  {
+    std::lock_guard lock(mutex_);
+    publishLocked();
+  }
+  if (options_.attachGroupPlans) options_.attachGroupPlans(this);
 }
 
 ClusterSnapshotConstSharedPtr ClusterState::snapshot() const {
@@ -68,11 +75,13 @@ PodInfo ClusterState::compact(PodInfo pod) const {
 }
 
 PodInfo ClusterState::trimmedLocked(PodInfo pod) const {
-  // Only the extender's own annotations and the device requests matter; the rest (kubectl's
-  // last-applied-configuration can be kilobytes) would dominate the cache's memory.
+  // Only the extender's own annotations, the keys naming a pod group and its size, and the device
+  // requests matter; the rest (kubectl's last-applied-configuration can be kilobytes) would
+  // dominate the cache's memory.
   std::erase_if(pod.annotations, [this](const auto& entry) {
-    return entry.first.rfind(policy_->labelPrefix, 0) != 0;
+    return entry.first.rfind(policy_->labelPrefix, 0) != 0 && !isGroupAnnotation(entry.first);
   });
+  std::erase_if(pod.labels, [](const auto& entry) { return !isGroupLabel(entry.first); });
   ResourceList devices;
   for (const auto& [name, quantity] : pod.requests.entries()) {
     if (isGpuResource(name)) devices.set(name, quantity);
@@ -145,16 +154,21 @@ void ClusterState::upsertPodLocked(ObservedPod observed, NameSet& dirty) {
     // Succeeded/Failed pods hold no devices any more.
     erasePodLocked(uid, dirty);
     eraseReservationLocked(uid, dirty);
+    groups_.memberGone(uid, dirty);
     return;
   }
   if (!holdsDevices(observed.pod)) {
     erasePodLocked(uid, dirty);
+    groups_.memberGone(uid, dirty);
     return;
   }
   if (observed.pod.nodeName.empty() && observed.pod.nominatedNodeName.empty()) {
     // Pending and not nominated: nothing to account or preempt, kept for bind to read. A
     // reservation made for it by a bind in flight stays until the bind finishes.
     erasePodLocked(uid, dirty);
+    if (auto key = groupKeyLocked(observed.pod); key && ledger_.reservation(uid) == nullptr) {
+      groups_.memberPending(uid, *key);
+    }
     pending_.insert_or_assign(uid, trimmedLocked(std::move(observed.pod)));
     return;
   }
@@ -188,10 +202,26 @@ void ClusterState::upsertPodLocked(ObservedPod observed, NameSet& dirty) {
     record.counted = countedLocked(labelsGenerationLocked(node), record.boundAt);
     eraseReservationLocked(uid, dirty);
     dirty.insert(node);
+    groupMemberPlacedLocked(uid, record.pod, node,
+                            record.allocation ? &*record.allocation : nullptr, dirty);
   }
   if (auto left = ledger_.putPod(uid, std::move(record)); left && !left->empty()) {
     dirty.insert(std::move(*left));
   }
+}
+
+std::optional<std::string> ClusterState::groupKeyLocked(const PodInfo& pod) const {
+  return podGroupKey(pod, *policy_);
+}
+
+void ClusterState::groupMemberPlacedLocked(const std::string& uid, const PodInfo& pod,
+                                           const std::string& node, const Allocation* allocation,
+                                           NameSet& dirty) {
+  const auto key = groupKeyLocked(pod);
+  if (!key) return;
+  groups_.memberPlaced(
+      uid, *key, node, allocation, options_.now(), policy_->groups.holdTtlMillis,
+      [this](const std::string& name) { return builder_.groupDomains(name); }, dirty);
 }
 
 void ClusterState::erasePodLocked(const std::string& uid, NameSet& dirty) {
@@ -211,9 +241,16 @@ void ClusterState::replacePods(std::vector<ObservedPod> pods) {
     upsertPodLocked(std::move(observed), dirty);
   }
   for (const std::string& uid : ledger_.podUids()) {
-    if (listed.count(uid) == 0) erasePodLocked(uid, dirty);
+    if (listed.count(uid) == 0) {
+      erasePodLocked(uid, dirty);
+      groups_.memberGone(uid, dirty);
+    }
   }
-  std::erase_if(pending_, [&listed](const auto& entry) { return listed.count(entry.first) == 0; });
+  std::erase_if(pending_, [&](const auto& entry) {
+    if (listed.count(entry.first) != 0) return false;
+    groups_.memberGone(entry.first, dirty);
+    return true;
+  });
   refreshLocked(dirty);
 }
 
@@ -230,6 +267,7 @@ void ClusterState::removePod(std::string_view uid) {
   erasePodLocked(std::string(uid), dirty);
   eraseReservationLocked(std::string(uid), dirty);
   pending_.erase(std::string(uid));
+  groups_.memberGone(std::string(uid), dirty);
   refreshLocked(dirty);
 }
 
@@ -241,9 +279,14 @@ void ClusterState::setSynced(bool synced) {
 
 void ClusterState::setPolicy(PolicyConstSharedPtr policy) {
   std::lock_guard lock(mutex_);
+  NameSet dirty;
+  if (policy->groups.levels != policy_->groups.levels ||
+      policy->labelPrefix != policy_->labelPrefix) {
+    // Plans name domains by the old levels' ids: members plan again under the new levels.
+    groups_.releaseAll(HoldRelease::kPolicy, dirty);
+  }
   policy_ = policy;
   builder_.setPolicy(std::move(policy));
-  NameSet dirty;
   for (std::string& name : builder_.names()) {
     const std::int64_t generation = labelsGenerationLocked(name);
     ledger_.recount(name,
@@ -292,6 +335,15 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
   if (state == nullptr) {
     return Error{ErrorCode::kInternal, "node " + node + " has no state in the snapshot"};
   }
+  // A member of a group binding where its group holds slots decides on the node with those slots
+  // free: they were kept for it.
+  NodeStateConstSharedPtr withOwnHolds;
+  if (const auto key = groupKeyLocked(pod)) {
+    if (auto holds = groups_.holdUids(*key, node); !holds.empty()) {
+      withOwnHolds = nodeStateWithout(*state, holds, *now->policy);
+      state = withOwnHolds.get();
+    }
+  }
   // The same check filter made, now against everything placed since: a bind is refused exactly
   // when filter would refuse the node now, with filter's reason.
   const FitOutcome fit = demand->empty() ? FitOutcome{} : checkFit(*demand, *state, *now->policy);
@@ -307,12 +359,14 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
   ledger_.putReservation(uid, LedgerReservation{trimmedLocked(pod), node, allocation, nowSeconds(),
                                                 options_.now() + options_.reservationTtl});
   dirty.insert(node);
+  groupMemberPlacedLocked(uid, pod, node, &allocation, dirty);
   return allocation;
 }
 
 void ClusterState::release(std::string_view uid) {
   std::lock_guard lock(mutex_);
   NameSet dirty;
+  if (ledger_.reservation(uid) != nullptr) groups_.memberUnplaced(std::string(uid), dirty);
   eraseReservationLocked(std::string(uid), dirty);
   refreshLocked(dirty);
 }
@@ -338,9 +392,14 @@ void ClusterState::markBound(std::string_view uid) {
 
 std::size_t ClusterState::expireLocked(NameSet& dirty) {
   std::vector<std::string> nodes;
-  const std::size_t expired = ledger_.expire(options_.now(), nodes);
+  std::vector<std::string> uids;
+  const std::size_t expired = ledger_.expire(options_.now(), nodes, &uids);
   for (std::string& node : nodes)
     dirty.insert(std::move(node));
+  // A bind that never finished: its member waits again, and its group's slot is held again.
+  for (const std::string& uid : uids)
+    groups_.memberUnplaced(uid, dirty);
+  groups_.expire(options_.now(), dirty);
   return expired;
 }
 
@@ -381,11 +440,22 @@ void ClusterState::predictLocked(const std::string& node) {
   }
 }
 
-void ClusterState::refreshLocked(const NameSet& dirty) {
+void ClusterState::refreshLocked(const NameSet& dirty, const NameSet& checked) {
   for (const std::string& name : dirty) {
     predictLocked(name);
-    builder_.setCharges(name, std::make_shared<const NodeCharges>(ledger_.charges(name)));
+    NodeCharges charges = ledger_.charges(name);
+    if (groups_.holdsOn(name)) {
+      // Holds give way to pods: a pod bound where a hold was (by someone other than this
+      // extender) keeps its GPUs, and the hold moves to GPUs still free, or ends.
+      const NodeState* read = builder_.read(name);
+      if (read != nullptr && checked.count(name) == 0) {
+        groups_.repair(name, *rebuildNodeState(*read, charges.usage(), *policy_), *policy_);
+      }
+      groups_.addHolds(name, charges);
+    }
+    builder_.setCharges(name, std::make_shared<const NodeCharges>(std::move(charges)));
   }
+  builder_.setGroupPlans(groups_.table());
   publishLocked();
 }
 
@@ -398,6 +468,67 @@ void ClusterState::publishLocked() {
   }
   std::lock_guard lock(snapshotMutex_);
   current_ = std::move(next);
+}
+
+// ---------------------------------------------------------------- pod groups
+
+GroupMembers ClusterState::groupMembers(std::string_view key) const {
+  std::lock_guard lock(mutex_);
+  GroupMembers members;
+  members.placedNodes = groups_.placedNodes(key);
+  for (const std::string& uid : groups_.waiting(key)) {
+    if (const auto it = pending_.find(uid); it != pending_.end()) {
+      members.waiting.push_back(it->second);
+    }
+  }
+  return members;
+}
+
+Result<CommittedGroupPlanConstSharedPtr> ClusterState::commitGroupPlan(CommittedGroupPlan plan) {
+  std::lock_guard lock(mutex_);
+  NameSet dirty;
+  expireLocked(dirty);
+  const auto published = [this, &plan]() -> CommittedGroupPlanConstSharedPtr {
+    const GroupPlanTableConstSharedPtr table = groups_.table();
+    const auto it = table->find(plan.key);
+    return it == table->end() ? nullptr : it->second;
+  };
+  if (groups_.plan(plan.key) != nullptr) {
+    refreshLocked(dirty);
+    return published();
+  }
+  // The plan was made on a snapshot at most a few requests old: its GPUs must still be free in
+  // the one published now (which counts every hold and reservation made since), and no two slots
+  // of one node may share a GPU.
+  const ClusterSnapshotConstSharedPtr now = snapshot();
+  std::unordered_map<std::string, GpuMask> taken;
+  for (const PlannedSlot& slot : plan.plan.slots) {
+    const NodeState* state = now->find(slot.node);
+    GpuMask gpus = 0;
+    for (const int gpu : slot.allocation.gpus)
+      gpus |= GpuMask{1} << static_cast<unsigned>(gpu);
+    GpuMask& onNode = taken[slot.node];
+    if (state == nullptr || (gpus & ~state->freeMask) != 0 || (gpus & onNode) != 0) {
+      refreshLocked(dirty);
+      return Error{ErrorCode::kUnavailable, "group " + plan.group + ": planned GPUs on node " +
+                                                slot.node + " were taken meanwhile"};
+    }
+    onNode |= gpus;
+  }
+  NameSet planned;
+  groups_.commit(std::move(plan), options_.now(), policy_->groups.holdTtlMillis, planned);
+  NameSet checked;
+  for (const std::string& node : planned) {
+    if (dirty.count(node) == 0) checked.insert(node);
+    dirty.insert(node);
+  }
+  refreshLocked(dirty, checked);
+  return published();
+}
+
+std::size_t ClusterState::heldSlotCount() const {
+  std::lock_guard lock(mutex_);
+  return groups_.heldSlots();
 }
 
 // ---------------------------------------------------------------- queries

@@ -13,6 +13,7 @@ Result<std::unique_ptr<StaticClusterBackend>> StaticClusterBackend::fromFile(
 StaticClusterBackend::StaticClusterBackend(ClusterFileContents contents,
                                            PolicyConstSharedPtr policy, ClusterStateOptions options)
     : state_(std::move(policy), std::move(options)) {
+  setGroupPlans(&state_);
   std::vector<ObservedPod> pods;
   pods.reserve(contents.pods.size());
   for (FilePod& filePod : contents.pods) {

@@ -176,16 +176,11 @@ class Planner {
     for (std::uint32_t id = 0; id < tallies.size(); ++id) {
       if (tallies[id].nodes == 0) continue;
       if (anchored && *anchored != id) {
-        note(plan, level, id, tallies[id],
-             *anchored == kMixedDomain
-                 ? "members already placed span several domains of this level"
-                 : "members already placed are in " + domainName(level, *anchored));
+        note(plan, level, id, tallies[id], DomainVerdict::Outcome::kAnchoredElsewhere, *anchored);
         continue;
       }
       if (!holds(tallies[id])) {
-        note(plan, level, id, tallies[id],
-             "holds " + std::to_string(tallies[id].slots) + " of the " +
-                 std::to_string(countedNeed()) + " members");
+        note(plan, level, id, tallies[id], DomainVerdict::Outcome::kTooSmall);
         continue;
       }
       order.push_back(id);
@@ -207,12 +202,12 @@ class Planner {
       }
       std::vector<PlannedSlot> slots;
       if (!assign(members, slots)) {
-        note(plan, level, id, tallies[id], "its nodes cannot hold every member's GPU set");
+        note(plan, level, id, tallies[id], DomainVerdict::Outcome::kNoGpuSets);
         continue;
       }
       const GroupDomainIds shared = sharedDomains(slots);
       if (violatesRequired(shared)) {
-        note(plan, level, id, tallies[id], "its nodes lie in several domains of a required level");
+        note(plan, level, id, tallies[id], DomainVerdict::Outcome::kSpansRequired);
         continue;
       }
       plan.status = GroupPlanStatus::kPlanned;
@@ -221,12 +216,10 @@ class Planner {
       plan.slots = std::move(slots);
       plan.reason = labelled(level, id) + ": best fit, " + std::to_string(spare(tallies[id])) +
                     (homogeneous_ ? " slots" : " free GPUs") + " left over";
-      note(plan, level, id, tallies[id], "chosen");
+      note(plan, level, id, tallies[id], DomainVerdict::Outcome::kChosen);
       for (std::size_t j = i + 1; j < order.size(); ++j) {
-        note(plan, level, order[j], tallies[order[j]],
-             "best fit prefers " + domainName(level, id) + " (" +
-                 std::to_string(spare(tallies[order[j]])) + " left over against " +
-                 std::to_string(spare(tallies[id])) + ")");
+        note(plan, level, order[j], tallies[order[j]], DomainVerdict::Outcome::kLessTight, id,
+             spare(tallies[id]));
       }
       return true;
     }
@@ -234,10 +227,11 @@ class Planner {
   }
 
   void note(GroupPlan& plan, std::size_t level, std::uint32_t id, const DomainTally& tally,
-            std::string verdict) const {
+            DomainVerdict::Outcome outcome, std::uint32_t other = kNoDomain,
+            std::int64_t otherSpare = 0) const {
     if (!in_.explain) return;
-    plan.domains.push_back(
-        DomainVerdict{level, domainName(level, id), tally.slots, std::move(verdict)});
+    plan.domains.push_back(DomainVerdict{level, id, tally.slots, countedNeed(), spare(tally),
+                                         outcome, other, otherSpare});
   }
 
   // The refusal of a required level no domain could satisfy (tallies_ is that level's).
@@ -443,6 +437,34 @@ std::string describeMembers(std::span<const PodDemand> members) {
   for (const PodDemand& d : members)
     total += d.gpus;
   return pods + ", " + std::to_string(total) + " GPUs";
+}
+
+std::string domainVerdictText(const DomainVerdict& verdict, const GroupDomainNames* names) {
+  const auto name = [&](std::uint32_t id) {
+    const std::string_view known = names != nullptr ? names->name(verdict.level, id) : "";
+    return known.empty() ? "#" + std::to_string(id) : std::string(known);
+  };
+  switch (verdict.outcome) {
+    case DomainVerdict::Outcome::kChosen:
+      return "chosen: " + std::to_string(verdict.spare) + " left over";
+    case DomainVerdict::Outcome::kTooSmall:
+      return "holds " + std::to_string(verdict.slots) + " of the " +
+             std::to_string(verdict.needed) + " members";
+    case DomainVerdict::Outcome::kAnchoredElsewhere:
+      return verdict.other == kMixedDomain
+                 ? "members already placed span several domains of this level"
+                 : "members already placed are in " + (verdict.other == kNoDomain
+                                                           ? std::string("nodes without the label")
+                                                           : name(verdict.other));
+    case DomainVerdict::Outcome::kLessTight:
+      return "best fit prefers " + name(verdict.other) + " (" + std::to_string(verdict.spare) +
+             " left over against " + std::to_string(verdict.otherSpare) + ")";
+    case DomainVerdict::Outcome::kNoGpuSets:
+      return "its nodes cannot hold every member's GPU set";
+    case DomainVerdict::Outcome::kSpansRequired:
+      return "its nodes lie in several domains of a required level";
+  }
+  return "";
 }
 
 GroupPlan planGroup(const GroupPlanInput& input, const Policy& policy) {

@@ -45,13 +45,14 @@ struct GroupPlanInput {
   std::span<const PodDemand> members;             // one slot each; members asking for nothing
                                                   // have no slot and are left out by the caller
   std::span<const GroupDomainIds> anchors;  // the domains of members already bound or reserved
-  bool explain = false;                     // keep a verdict for every domain considered
+  bool explain = false;  // keep a verdict for every domain considered (cheap: no text)
 };
 
 struct PlannedSlot {
   std::string node;
   Allocation allocation;     // the GPUs the member gets there
   std::uint32_t member = 0;  // index into GroupPlanInput::members
+  friend bool operator==(const PlannedSlot&, const PlannedSlot&) = default;
 };
 
 enum class GroupPlanStatus : std::uint8_t {
@@ -65,12 +66,24 @@ enum class GroupPlanStatus : std::uint8_t {
 };
 std::string_view groupPlanStatusName(GroupPlanStatus status) noexcept;
 
-// A domain the planner looked at (explain).
+// A domain the planner looked at, and what it made of it (explain; domainVerdictText words it).
 struct DomainVerdict {
+  enum class Outcome : std::uint8_t {
+    kChosen,
+    kTooSmall,           // fewer slots (or free GPUs) than the members need
+    kAnchoredElsewhere,  // members already placed are in another domain of the level
+    kLessTight,          // holds the group, but the chosen domain fits it more tightly
+    kNoGpuSets,          // enough slots by count, but the nodes cannot hold every member's set
+    kSpansRequired,      // its nodes lie in several domains of a required level
+  };
   std::size_t level = 0;
-  std::string domain;
-  std::int64_t slots = 0;  // members it can take now
-  std::string verdict;     // "chosen", or why not
+  std::uint32_t domain = kNoDomain;
+  std::int64_t slots = 0;   // members of the counted shape it can take now
+  std::int64_t needed = 0;  // members of that shape the group needs
+  std::int64_t spare = 0;   // kChosen, kLessTight: what is left over
+  Outcome outcome = Outcome::kTooSmall;
+  std::uint32_t other = kNoDomain;  // kLessTight: the chosen domain; kAnchoredElsewhere: where
+  std::int64_t otherSpare = 0;      // kLessTight: the chosen domain's spare
 };
 
 // Where `domain[i]` names no single domain of level i.
@@ -88,6 +101,9 @@ struct GroupPlan {
   std::string reason;
   std::vector<DomainVerdict> domains;  // with GroupPlanInput::explain
 };
+
+// "best fit prefers c7 (1 left over against 0)", "holds 12 of the 16 members", ...
+std::string domainVerdictText(const DomainVerdict& verdict, const GroupDomainNames* names);
 
 GroupPlan planGroup(const GroupPlanInput& input, const Policy& policy);
 

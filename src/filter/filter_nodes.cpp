@@ -46,7 +46,7 @@ std::uint64_t FilterResult::count(Verdict verdict) const noexcept {
 }
 
 FilterResult filterNodes(const Result<PodDemand>& demand, std::span<const NodeCandidate> nodes,
-                         const Policy& policy) {
+                         const Policy& policy, const GroupAnswers* group) {
   FilterResult result;
   ReasonTable reasons(result.reasons);
   if (!demand) {
@@ -66,6 +66,15 @@ FilterResult filterNodes(const Result<PodDemand>& demand, std::span<const NodeCa
     const NodeCandidate& node = nodes[i];
     if (node.state == nullptr) {
       result.nodes.push_back({Verdict::kUnresolvable, reasons.forText(node.missing)});
+      continue;
+    }
+    if (group != nullptr && group->nodes[i] != GroupAnswers::Kind::kDecide) {
+      if (group->nodes[i] == GroupAnswers::Kind::kPlanned) {
+        result.nodes.push_back({Verdict::kFit, 0});
+      } else {
+        const GroupNodeRefusal& refusal = group->refusals[group->refusal[i]];
+        result.nodes.push_back({refusal.verdict, reasons.forText(refusal.text)});
+      }
       continue;
     }
     const FitOutcome outcome = decide.fit(node);

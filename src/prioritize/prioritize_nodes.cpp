@@ -5,8 +5,17 @@
 
 namespace gte {
 
+namespace {
+
+// Wire scores of a group member: its held slots first (the top score), every other node's score
+// scaled below them, so the plan wins whatever kube-scheduler's own plugins add.
+constexpr int kPlannedWire = 10;
+constexpr int kOtherWireCeiling = 8;
+
+}  // namespace
+
 HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidate> nodes,
-                           const Policy& policy) {
+                           const Policy& policy, const GroupAnswers* group) {
   HostScores scores;
   scores.reserve(nodes.size());
   std::vector<RankedScore> ranked;
@@ -21,7 +30,10 @@ HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidat
     const NodeCandidate& node = nodes[i];
     RankedScore rank;
     ScoreTerms terms;
-    if (node.state != nullptr) {
+    const GroupAnswers::Kind kind = group ? group->nodes[i] : GroupAnswers::Kind::kDecide;
+    if (kind == GroupAnswers::Kind::kPlanned) {
+      rank.score = kMaxNodeScore;  // ranked apart below
+    } else if (node.state != nullptr && kind == GroupAnswers::Kind::kDecide) {
       terms = decide.terms(node);
       rank.fits = terms.fits();
       rank.linkQuality = terms.linkQuality;
@@ -31,8 +43,15 @@ HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidat
     ranked.push_back(rank);
   }
   const std::vector<int> wire = wireScores(ranked, policy.linkFirst);
+  const bool planned = group != nullptr && group->anyPlanned();
   for (std::size_t i = 0; i < scores.size(); ++i) {
-    scores[i].wire = wire[i];
+    if (!planned) {
+      scores[i].wire = wire[i];
+    } else if (group->nodes[i] == GroupAnswers::Kind::kPlanned) {
+      scores[i].wire = kPlannedWire;
+    } else {
+      scores[i].wire = wire[i] * kOtherWireCeiling / kPlannedWire;
+    }
   }
   return scores;
 }

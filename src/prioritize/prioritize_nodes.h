@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/group_answers.h"
 #include "core/node_candidate.h"
 #include "core/pod_demand.h"
 #include "core/score_node.h"
@@ -22,8 +23,10 @@ struct HostScore {
 using HostScores = std::vector<HostScore>;
 
 // One entry per candidate, in order. A null demand (the pod's request or annotations did not parse)
-// and a candidate without a state score 0: filter has already rejected them.
+// and a candidate without a state score 0: filter has already rejected them. With `group` (a pod
+// group member's answers, one per candidate), its held slots score 100 and 10 on the wire, the
+// other nodes' wire scores are scaled into 0..8 below them, and refused nodes score 0.
 HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidate> nodes,
-                           const Policy& policy);
+                           const Policy& policy, const GroupAnswers* group = nullptr);
 
 }  // namespace gte

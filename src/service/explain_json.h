@@ -9,14 +9,19 @@
 #include "model/pod_info.h"
 #include "policy/policy.h"
 #include "service/explain_nodes.h"
+#include "service/group_requests.h"
 
 namespace gte {
 
 // `mode`: "nodes" (full Node objects in the request), "nodeNames" (names resolved in the cluster
-// cache) or "cluster" (every node of the cluster cache, for a pod looked up by name).
+// cache) or "cluster" (every node of the cluster cache, for a pod looked up by name). `group`:
+// the pod's group (null or without a ref: "group": null); `domainNames` names its plan's
+// domains; `nowUnix` is the clock behind a hold's remaining time.
 std::string writeExplanation(const PodInfo& pod, const Result<PodDemand>& demand,
                              std::string_view mode, const Policy& policy,
-                             const Explanation& explanation);
+                             const Explanation& explanation, const GroupDecision* group = nullptr,
+                             const GroupDomainNames* domainNames = nullptr,
+                             std::int64_t nowUnix = 0);
 
 std::string_view verdictName(Verdict verdict) noexcept;
 

@@ -16,6 +16,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/committed_group_plan.h"
+#include "core/group_domains.h"
 #include "core/node_charges.h"
 #include "core/node_content.h"
 #include "core/plain_answers.h"
@@ -50,6 +52,11 @@ class ClusterSnapshotBuilder {
   void removeNode(std::string_view name);
   void setPolicy(PolicyConstSharedPtr policy);
   void setSynced(bool synced);
+  // The pod-group plans the next snapshot publishes (null: none).
+  void setGroupPlans(GroupPlanTableConstSharedPtr plans);
+  // The node's pod-group domain per policy level, as of its current labels (every kNoDomain for an
+  // unknown node).
+  GroupDomainIds groupDomains(std::string_view name);
 
   // Returns the previous snapshot itself when nothing changed.
   ClusterSnapshotConstSharedPtr build();
@@ -66,6 +73,7 @@ class ClusterSnapshotBuilder {
     NodeReadKey read;
     NodeStateConstSharedPtr state;  // the last state read or built for this node
     PlainAnswers plain;             // of `state` once built (not of a state only read)
+    GroupDomainIds domains{kNoDomain, kNoDomain, kNoDomain, kNoDomain};  // read with the labels
   };
 
   using EntryMap = std::unordered_map<std::string, Entry, NodeNameHash, std::equal_to<>>;
@@ -77,6 +85,8 @@ class ClusterSnapshotBuilder {
   NodeStateIndex::ShardConstSharedPtr buildShard(EntryMap& entries);
 
   PolicyConstSharedPtr policy_;
+  GroupDomainInterner domains_;
+  GroupPlanTableConstSharedPtr groupPlans_;
   bool synced_ = false;
   bool metaChanged_ = true;  // policy or synced flag changed since the last build
   std::uint64_t nextGeneration_ = 1;

@@ -318,9 +318,12 @@ TEST_CASE("explain keeps why each other domain was refused", "[core][group-plan]
   REQUIRE(plan.status == GroupPlanStatus::kPlanned);
   std::map<std::string, std::string> verdicts;
   for (const DomainVerdict& v : plan.domains) {
-    if (v.level == 0) verdicts[v.domain] = v.verdict;
+    if (v.level == 0) {
+      verdicts[std::string(cluster.names->name(0, v.domain))] =
+          domainVerdictText(v, cluster.names.get());
+    }
   }
-  CHECK(verdicts["b"] == "chosen");
+  CHECK(verdicts["b"] == "chosen: 0 left over");
   CHECK(verdicts["a"] == "best fit prefers b (1 left over against 0)");
   CHECK(verdicts["c"] == "holds 2 of the 3 members");
 }
