@@ -488,12 +488,13 @@ Result<CommittedGroupPlanConstSharedPtr> ClusterState::commitGroupPlan(Committed
   std::lock_guard lock(mutex_);
   NameSet dirty;
   expireLocked(dirty);
-  const auto published = [this, &plan]() -> CommittedGroupPlanConstSharedPtr {
+  const std::string key = plan.key;
+  const auto published = [this, &key]() -> CommittedGroupPlanConstSharedPtr {
     const GroupPlanTableConstSharedPtr table = groups_.table();
-    const auto it = table->find(plan.key);
+    const auto it = table->find(key);
     return it == table->end() ? nullptr : it->second;
   };
-  if (groups_.plan(plan.key) != nullptr) {
+  if (groups_.plan(key) != nullptr) {
     refreshLocked(dirty);
     return published();
   }
