@@ -14,6 +14,8 @@ StaticClusterBackend::StaticClusterBackend(ClusterFileContents contents,
                                            PolicyConstSharedPtr policy, ClusterStateOptions options)
     : state_(std::move(policy), std::move(options)) {
   setGroupPlans(&state_);
+  for (const GroupOwnerSize& owner : contents.groupOwners)
+    groupOwners_.put(owner);
   std::vector<ObservedPod> pods;
   pods.reserve(contents.pods.size());
   for (FilePod& filePod : contents.pods) {
