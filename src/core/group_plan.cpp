@@ -219,7 +219,7 @@ class Planner {
       note(plan, level, id, tallies[id], DomainVerdict::Outcome::kChosen);
       for (std::size_t j = i + 1; j < order.size(); ++j) {
         note(plan, level, order[j], tallies[order[j]], DomainVerdict::Outcome::kLessTight, id,
-             spare(tallies[id]));
+             spare(tallies[id]), tallies[id].freeGpus);
       }
       return true;
     }
@@ -228,10 +228,10 @@ class Planner {
 
   void note(GroupPlan& plan, std::size_t level, std::uint32_t id, const DomainTally& tally,
             DomainVerdict::Outcome outcome, std::uint32_t other = kNoDomain,
-            std::int64_t otherSpare = 0) const {
+            std::int64_t otherSpare = 0, std::int64_t otherFree = 0) const {
     if (!in_.explain) return;
     plan.domains.push_back(DomainVerdict{level, id, tally.slots, countedNeed(), spare(tally),
-                                         outcome, other, otherSpare});
+                                         outcome, other, otherSpare, tally.freeGpus, otherFree});
   }
 
   // The refusal of a required level no domain could satisfy (tallies_ is that level's).
@@ -457,8 +457,13 @@ std::string domainVerdictText(const DomainVerdict& verdict, const GroupDomainNam
                                                            ? std::string("nodes without the label")
                                                            : name(verdict.other));
     case DomainVerdict::Outcome::kLessTight:
-      return "best fit prefers " + name(verdict.other) + " (" + std::to_string(verdict.spare) +
-             " left over against " + std::to_string(verdict.otherSpare) + ")";
+      if (verdict.spare == verdict.otherSpare) {
+        return "best fit prefers " + name(verdict.other) + " (as tight; " +
+               std::to_string(verdict.otherFreeGpus) + " free GPUs there, " +
+               std::to_string(verdict.freeGpus) + " here)";
+      }
+      return "best fit prefers " + name(verdict.other) + " (" + std::to_string(verdict.otherSpare) +
+             " left over there, " + std::to_string(verdict.spare) + " here)";
     case DomainVerdict::Outcome::kNoGpuSets:
       return "its nodes cannot hold every member's GPU set";
     case DomainVerdict::Outcome::kSpansRequired:

@@ -84,6 +84,8 @@ struct DomainVerdict {
   Outcome outcome = Outcome::kTooSmall;
   std::uint32_t other = kNoDomain;  // kLessTight: the chosen domain; kAnchoredElsewhere: where
   std::int64_t otherSpare = 0;      // kLessTight: the chosen domain's spare
+  std::int64_t freeGpus = 0;        // free GPUs of its candidate nodes
+  std::int64_t otherFreeGpus = 0;   // kLessTight: the chosen domain's
 };
 
 // Where `domain[i]` names no single domain of level i.

@@ -254,7 +254,7 @@ void writeGroup(JsonWriter& w, const GroupDecision* group, const GroupDomainName
   } else if (group->answers && group->proposal &&
              group->proposal->status != GroupPlanStatus::kPlanned) {
     status = "refused";
-  } else if (group->proposal && group->proposal->status == GroupPlanStatus::kPlanned) {
+  } else if (group->uncommitted) {
     status = "proposed";
   }
   w.key("status").string(status);
@@ -264,13 +264,9 @@ void writeGroup(JsonWriter& w, const GroupDecision* group, const GroupDomainName
   if (group->committed) {
     writePlan(w, *group->committed, true, names, nowUnix);
     verdictsOf = &group->committed->plan;
-  } else if (group->proposal && group->proposal->status == GroupPlanStatus::kPlanned) {
-    CommittedGroupPlan proposed;
-    proposed.levels = ref.levels;
-    proposed.plan = *group->proposal;
-    proposed.claimedBy.assign(proposed.plan.slots.size(), std::string());
-    writePlan(w, proposed, false, names, nowUnix);
-    verdictsOf = &*group->proposal;
+  } else if (group->uncommitted) {
+    writePlan(w, *group->uncommitted, false, names, nowUnix);
+    verdictsOf = &group->uncommitted->plan;
   } else {
     w.null();
     if (group->proposal) verdictsOf = &*group->proposal;

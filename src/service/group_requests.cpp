@@ -201,6 +201,7 @@ Result<GroupDecision> decideGroup(const PodInfo& pod, const Result<PodDemand>& d
     CommittedGroupPlan candidate = committable(ref, std::move(inputs), std::move(plan));
     if (write == GroupWrite::kReadOnly) {
       out.answers = answersFrom(candidate, resolved);
+      out.uncommitted = std::make_shared<const CommittedGroupPlan>(std::move(candidate));
       return out;
     }
     auto committed = store->commitGroupPlan(std::move(candidate));

@@ -29,6 +29,8 @@ struct GroupDecision {
   CommittedGroupPlanConstSharedPtr committed;
   // The plan this request made (committed or not, or a refusal); unset when it read one.
   std::optional<GroupPlan> proposal;
+  // A plan made here and not committed (prioritize, explain): what the answers come from then.
+  CommittedGroupPlanConstSharedPtr uncommitted;
   std::optional<GroupAnswers> answers;  // unset: decided as a pod without a group
   std::string note;                     // why the member is placed pod by pod
   bool committedHere = false;           // this request committed the group's plan

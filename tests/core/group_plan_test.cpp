@@ -324,7 +324,7 @@ TEST_CASE("explain keeps why each other domain was refused", "[core][group-plan]
     }
   }
   CHECK(verdicts["b"] == "chosen: 0 left over");
-  CHECK(verdicts["a"] == "best fit prefers b (1 left over against 0)");
+  CHECK(verdicts["a"] == "best fit prefers b (0 left over there, 1 here)");
   CHECK(verdicts["c"] == "holds 2 of the 3 members");
 }
 
