@@ -51,20 +51,52 @@ std::function<CacheCounts()> countsOf(const k8s::ApiServerBackend* backend) {
   };
 }
 
-cluster::ClusterStateOptions stateOptions(metrics::Metrics* metrics) {
+// `groups` receives the state's pod-group plans when the state is built (the backend hands them to
+// the service).
+cluster::ClusterStateOptions stateOptions(metrics::Metrics* metrics, GroupPlanStore** groups) {
   cluster::ClusterStateOptions state;
   if (metrics != nullptr) {
     state.onSnapshotBuilt = [metrics](double seconds) { metrics->observeSnapshotBuild(seconds); };
+    state.groupObserver.released = [metrics](cluster::HoldRelease reason, std::size_t n) {
+      metrics->countHoldsReleased(cluster::holdReleaseName(reason), n);
+    };
+    state.groupObserver.placed = [metrics](std::string_view level, bool whole) {
+      metrics->countGroupPlaced(level, whole);
+    };
+    state.groupObserver.firstToLast = [metrics](double seconds) {
+      metrics->observeGroupFirstToLast(seconds);
+    };
   }
+  state.attachGroupPlans = [groups](GroupPlanStore* store) { *groups = store; };
   return state;
+}
+
+std::vector<std::string> levelLabels(const Policy& policy) {
+  std::vector<std::string> out;
+  for (const GroupLevel& level : policy.groups.levels)
+    out.push_back(level.label);
+  return out;
+}
+
+// The placed-whole/split series of the policy's levels exist from the start, and from each reload
+// on for new levels.
+void registerGroupLevels(const PolicyConstSharedPtr& policy, PolicyListeners& listeners,
+                         metrics::Metrics* metrics) {
+  if (metrics == nullptr) return;
+  metrics->setGroupLevels(levelLabels(*policy));
+  listeners.add(
+      [metrics](const PolicyConstSharedPtr& p) { metrics->setGroupLevels(levelLabels(*p)); });
 }
 
 Result<ClusterWiring> staticBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
                                     PolicyListeners& listeners, metrics::Metrics* metrics) {
+  registerGroupLevels(policy, listeners, metrics);
+  GroupPlanStore* groups = nullptr;
   auto backend = cluster::StaticClusterBackend::fromFile(options.clusterFile, std::move(policy),
-                                                         stateOptions(metrics));
+                                                         stateOptions(metrics, &groups));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();
+  raw->setGroupPlans(groups);
   listeners.add([raw](const PolicyConstSharedPtr& p) { raw->setPolicy(p); });
   log::info("cluster state from file", {{"file", options.clusterFile},
                                         {"nodes", std::to_string(raw->state().nodeCount())},
@@ -81,14 +113,17 @@ Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstS
                     ? k8s::inClusterConfig()
                     : k8s::loadKubeconfigFile(options.kubeconfig);
   if (!config) return std::move(config).error();
+  registerGroupLevels(policy, listeners, metrics);
+  GroupPlanStore* groups = nullptr;
   k8s::ApiServerBackendOptions backendOptions;
-  backendOptions.state = stateOptions(metrics);
+  backendOptions.state = stateOptions(metrics, &groups);
   backendOptions.bind.concurrency = options.bindConcurrency;
   backendOptions.bind.deadline = options.bindDeadline;
   backendOptions.warmConnections = options.apiWarmConnections;
   auto backend = k8s::makeApiServerBackend(*config, std::move(policy), std::move(backendOptions));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();
+  raw->setGroupPlans(groups);  // the watch-fed state plans pod groups as the file's does
   listeners.add([raw](const PolicyConstSharedPtr& p) { raw->setPolicy(p); });
   raw->start();
   log::info(
