@@ -33,8 +33,13 @@ CacheCounts sizesOf(const Backend& backend) {
   return counts;
 }
 
-std::function<CacheCounts()> countsOf(const cluster::StaticClusterBackend* backend) {
-  return [backend] { return sizesOf(*backend); };
+// A cluster file has no housekeeping thread of its own: the observer's periodic sample also
+// releases pod-group holds past their TTL.
+std::function<CacheCounts()> countsOf(cluster::StaticClusterBackend* backend) {
+  return [backend] {
+    backend->expireHolds();
+    return sizesOf(*backend);
+  };
 }
 
 std::function<CacheCounts()> countsOf(const k8s::ApiServerBackend* backend) {

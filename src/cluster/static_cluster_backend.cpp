@@ -45,6 +45,13 @@ Status StaticClusterBackend::bind(const BindRequest& request) {
   return Ok{};
 }
 
+std::size_t StaticClusterBackend::expireHolds() {
+  const std::size_t before = state_.heldSlotCount();
+  state_.expireReservations();
+  const std::size_t after = state_.heldSlotCount();
+  return before > after ? before - after : 0;
+}
+
 std::optional<PodInfo> StaticClusterBackend::podByUid(const std::string& uid) const {
   return state_.podByUid(uid);
 }

@@ -35,6 +35,9 @@ class StaticClusterBackend final : public ClusterBackend {
 
   // The PodGroups, Jobs and JobSets of the file.
   const GroupSizeLookup* groupSizes() const override { return &groupOwners_; }
+  // Releases pod-group holds past their TTL (a file has no watch to confirm binds, so
+  // reservations end at bind; holds need this tick). Returns the slots released.
+  std::size_t expireHolds();
   // For the policy watcher's listener.
   void setPolicy(PolicyConstSharedPtr policy) { state_.setPolicy(std::move(policy)); }
   const ClusterState& state() const { return state_; }
