@@ -9,7 +9,9 @@
 // Each group's holds are released (the TTL passed) before the next round, untimed, so every round
 // plans on the same cluster. Prints medians; see docs/performance.md.
 //
-//   build/bin/bench_group_plan [cliques] [rounds] [members]
+//   build/bin/bench_group_plan [cliques] [rounds] [members] [later]
+// With `later`, only a later member's filter is repeated, `rounds` times, after one plan: the form
+// to profile (`perf record -g build/bin/bench_group_plan 280 3000 16 later`).
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -144,6 +146,15 @@ int main(int argc, char** argv) {
   std::printf("%-48s %7.1f ms\n", "cache built from the nodes (every state)", buildMs);
 
   const std::string plain = R"({"Pod":)" + podJson("solo", 4, "", 0) + names;
+  if (argc > 4 && std::string(argv[4]) == "later") {
+    (void)service.filter(R"({"Pod":)" + podJson("p-0", 4, "p", members) + names);
+    const std::string later = R"({"Pod":)" + podJson("p-1", 4, "p", members) + names;
+    Sample sample;
+    for (int round = 0; round < rounds; ++round)
+      sample.time([&] { (void)service.filter(later); });
+    sample.report("filter, a later member (from plan)");
+    return 0;
+  }
   Sample today;
   Sample first;
   Sample second;

@@ -59,6 +59,13 @@ FilterResult filterNodes(const Result<PodDemand>& demand, std::span<const NodeCa
   }
   result.nodes.reserve(nodes.size());
   const NodeDecider decide(*demand, policy);
+  // A group's refusals, formatted once each (a member is refused on most nodes of a large
+  // cluster, with one or two texts).
+  std::vector<std::uint32_t> groupReasons;
+  if (group != nullptr) {
+    for (const GroupNodeRefusal& refusal : group->refusals)
+      groupReasons.push_back(reasons.forText(refusal.text));
+  }
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (i + kCandidatePrefetchAhead < nodes.size()) {
       decide.prefetch(nodes[i + kCandidatePrefetchAhead]);
@@ -72,8 +79,8 @@ FilterResult filterNodes(const Result<PodDemand>& demand, std::span<const NodeCa
       if (group->nodes[i] == GroupAnswers::Kind::kPlanned) {
         result.nodes.push_back({Verdict::kFit, 0});
       } else {
-        const GroupNodeRefusal& refusal = group->refusals[group->refusal[i]];
-        result.nodes.push_back({refusal.verdict, reasons.forText(refusal.text)});
+        const std::uint8_t refusal = group->refusal[i];
+        result.nodes.push_back({group->refusals[refusal].verdict, groupReasons[refusal]});
       }
       continue;
     }
