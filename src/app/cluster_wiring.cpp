@@ -1,9 +1,9 @@
 #include "app/cluster_wiring.h"
 
+#include "cluster/apiserver/api_server_backend.h"
 #include "cluster/static_cluster_backend.h"
-#include "k8s/api_server_backend.h"
-#include "k8s/in_cluster_config.h"
-#include "k8s/kubeconfig_file.h"
+#include "kube/in_cluster_config.h"
+#include "kube/kubeconfig_file.h"
 #include "log/logger.h"
 #include "metrics/metrics.h"
 #include "service/cluster_backend.h"
@@ -42,12 +42,12 @@ std::function<CacheCounts()> countsOf(cluster::StaticClusterBackend* backend) {
   };
 }
 
-std::function<CacheCounts()> countsOf(const k8s::ApiServerBackend* backend) {
+std::function<CacheCounts()> countsOf(const cluster::ApiServerBackend* backend) {
   return [backend] {
     CacheCounts counts = sizesOf(*backend);
     counts.watched = true;
-    const k8s::WatchCounts nodes = backend->nodeWatch();
-    const k8s::WatchCounts pods = backend->podWatch();
+    const cluster::WatchCounts nodes = backend->nodeWatch();
+    const cluster::WatchCounts pods = backend->podWatch();
     counts.nodeWatch = WatchTotals{nodes.lists, nodes.failures};
     counts.podWatch = WatchTotals{pods.lists, pods.failures};
     counts.bindsSending = static_cast<std::int64_t>(backend->bindsSending());
@@ -115,17 +115,18 @@ Result<ClusterWiring> staticBackend(const ServeOptions& options, PolicyConstShar
 Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
                                        PolicyListeners& listeners, metrics::Metrics* metrics) {
   auto config = options.cluster == ClusterSource::kInCluster
-                    ? k8s::inClusterConfig()
-                    : k8s::loadKubeconfigFile(options.kubeconfig);
+                    ? kube::inClusterConfig()
+                    : kube::loadKubeconfigFile(options.kubeconfig);
   if (!config) return std::move(config).error();
   registerGroupLevels(policy, listeners, metrics);
   GroupPlanStore* groups = nullptr;
-  k8s::ApiServerBackendOptions backendOptions;
+  cluster::ApiServerBackendOptions backendOptions;
   backendOptions.state = stateOptions(metrics, &groups);
   backendOptions.bind.concurrency = options.bindConcurrency;
   backendOptions.bind.deadline = options.bindDeadline;
   backendOptions.warmConnections = options.apiWarmConnections;
-  auto backend = k8s::makeApiServerBackend(*config, std::move(policy), std::move(backendOptions));
+  auto backend =
+      cluster::makeApiServerBackend(*config, std::move(policy), std::move(backendOptions));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();
   raw->setGroupPlans(groups);  // the watch-fed state plans pod groups as the file's does

@@ -64,7 +64,7 @@ struct ClusterStateOptions {
 // A pod as the watch or a cluster file reports it.
 struct ObservedPod {
   PodInfo pod;
-  // Unix seconds of the bind (podBindTime()); nullopt = unknown, then the time it is first seen
+  // Unix seconds of the bind (PodInfo::boundAt); nullopt = unknown, then the time it is first seen
   // bound is used.
   std::optional<std::int64_t> boundAt;
 };

@@ -22,14 +22,14 @@ std::int64_t allocatableGpus(const NodeInfo& node) {
 
 // Reads the topology; malformed labels-v1 fall back to the counts other sources give.
 void readInto(NodeState& state, const NodeInfo& node, const Policy& policy) {
-  const bool hasLabelsV1 = node.labels.find(policy.labelPrefix + "v") != node.labels.end();
+  const bool labelsV1 = hasLabelsV1(node, policy);
   Result<GpuTopology> topology = readTopology(node, policy);
   if (topology.ok()) {
-    state.status = hasLabelsV1 ? TopologyStatus::kKnown : TopologyStatus::kUnknown;
+    state.status = labelsV1 ? TopologyStatus::kKnown : TopologyStatus::kUnknown;
     state.topology = std::move(topology).value();
     return;
   }
-  state.status = hasLabelsV1 ? TopologyStatus::kMalformed : TopologyStatus::kUnknown;
+  state.status = labelsV1 ? TopologyStatus::kMalformed : TopologyStatus::kUnknown;
   state.topologyError = topology.error().message;
   Result<GpuTopology> fallback = readFallbackTopology(node);
   if (fallback.ok()) {
