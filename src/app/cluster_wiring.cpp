@@ -7,6 +7,7 @@
 #include "log/logger.h"
 #include "metrics/metrics.h"
 #include "service/cluster_backend.h"
+#include "service/placement_recorder.h"
 
 namespace gte::app {
 
@@ -23,6 +24,16 @@ void PolicyListeners::notify(const PolicyConstSharedPtr& policy) const {
 
 namespace {
 
+// The pending pods by whole GPUs, in the gauge's buckets: 1, 2, 4, 8, other.
+metrics::PendingGpuPods pendingBuckets(const cluster::PendingByGpus& byGpus) {
+  metrics::PendingGpuPods out{};
+  for (std::size_t k = 0; k < byGpus.size(); ++k) {
+    const std::size_t bucket = k == 1 ? 0 : k == 2 ? 1 : k == 4 ? 2 : k == 8 ? 3 : 4;
+    out[bucket] += byGpus[k];
+  }
+  return out;
+}
+
 template <typename Backend>
 CacheCounts sizesOf(const Backend& backend) {
   const auto& state = backend.state();
@@ -30,6 +41,7 @@ CacheCounts sizesOf(const Backend& backend) {
   counts.nodes = static_cast<std::int64_t>(state.nodeCount());
   counts.pods = static_cast<std::int64_t>(state.podCount() + state.pendingCount());
   counts.reservations = static_cast<std::int64_t>(state.reservationCount());
+  counts.pendingGpuPods = pendingBuckets(state.pendingByGpus());
   return counts;
 }
 
@@ -58,7 +70,8 @@ std::function<CacheCounts()> countsOf(const cluster::ApiServerBackend* backend) 
 
 // `groups` receives the state's pod-group plans when the state is built (the backend hands them to
 // the service).
-cluster::ClusterStateOptions stateOptions(metrics::Metrics* metrics, GroupPlanStore** groups) {
+cluster::ClusterStateOptions stateOptions(const ServeOptions& options, metrics::Metrics* metrics,
+                                          PlacementRecorder* placements, GroupPlanStore** groups) {
   cluster::ClusterStateOptions state;
   if (metrics != nullptr) {
     state.onSnapshotBuilt = [metrics](double seconds) { metrics->observeSnapshotBuild(seconds); };
@@ -73,6 +86,11 @@ cluster::ClusterStateOptions stateOptions(metrics::Metrics* metrics, GroupPlanSt
     };
   }
   state.attachGroupPlans = [groups](GroupPlanStore* store) { *groups = store; };
+  if (placements != nullptr) {
+    state.onPodPlaced = [placements](const PodPlacement& placed) { placements->placed(placed); };
+    state.onPodGone = [placements](const std::string& uid) { placements->forget(uid); };
+  }
+  state.healthPoolLabel = options.healthPoolLabel;
   return state;
 }
 
@@ -94,11 +112,12 @@ void registerGroupLevels(const PolicyConstSharedPtr& policy, PolicyListeners& li
 }
 
 Result<ClusterWiring> staticBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
-                                    PolicyListeners& listeners, metrics::Metrics* metrics) {
+                                    PolicyListeners& listeners, metrics::Metrics* metrics,
+                                    PlacementRecorder* placements) {
   registerGroupLevels(policy, listeners, metrics);
   GroupPlanStore* groups = nullptr;
-  auto backend = cluster::StaticClusterBackend::fromFile(options.clusterFile, std::move(policy),
-                                                         stateOptions(metrics, &groups));
+  auto backend = cluster::StaticClusterBackend::fromFile(
+      options.clusterFile, std::move(policy), stateOptions(options, metrics, placements, &groups));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();
   raw->setGroupPlans(groups);
@@ -113,7 +132,8 @@ Result<ClusterWiring> staticBackend(const ServeOptions& options, PolicyConstShar
 }
 
 Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
-                                       PolicyListeners& listeners, metrics::Metrics* metrics) {
+                                       PolicyListeners& listeners, metrics::Metrics* metrics,
+                                       PlacementRecorder* placements) {
   auto config = options.cluster == ClusterSource::kInCluster
                     ? kube::inClusterConfig()
                     : kube::loadKubeconfigFile(options.kubeconfig);
@@ -121,7 +141,7 @@ Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstS
   registerGroupLevels(policy, listeners, metrics);
   GroupPlanStore* groups = nullptr;
   cluster::ApiServerBackendOptions backendOptions;
-  backendOptions.state = stateOptions(metrics, &groups);
+  backendOptions.state = stateOptions(options, metrics, placements, &groups);
   backendOptions.bind.concurrency = options.bindConcurrency;
   backendOptions.bind.deadline = options.bindDeadline;
   backendOptions.warmConnections = options.apiWarmConnections;
@@ -148,7 +168,8 @@ ClusterWiring::ClusterWiring(ClusterWiring&&) noexcept = default;
 ClusterWiring::~ClusterWiring() = default;
 
 Result<ClusterWiring> makeClusterBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
-                                         PolicyListeners& listeners, metrics::Metrics* metrics) {
+                                         PolicyListeners& listeners, metrics::Metrics* metrics,
+                                         PlacementRecorder* placements) {
   switch (options.cluster) {
     case ClusterSource::kNone:
       log::info(
@@ -156,10 +177,10 @@ Result<ClusterWiring> makeClusterBackend(const ServeOptions& options, PolicyCons
           "(nodeCacheCapable: false)");
       return ClusterWiring{};
     case ClusterSource::kClusterFile:
-      return staticBackend(options, std::move(policy), listeners, metrics);
+      return staticBackend(options, std::move(policy), listeners, metrics, placements);
     case ClusterSource::kKubeconfig:
     case ClusterSource::kInCluster:
-      return apiServerBackend(options, std::move(policy), listeners, metrics);
+      return apiServerBackend(options, std::move(policy), listeners, metrics, placements);
   }
   return Error{ErrorCode::kInternal, "unknown cluster source"};
 }

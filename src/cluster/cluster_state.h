@@ -31,8 +31,10 @@
 
 #include "base/result.h"
 #include "cluster/group_book.h"
+#include "cluster/pending_pods.h"
 #include "cluster/pod_ledger.h"
 #include "core/allocation.h"
+#include "core/placement_regret.h"
 #include "model/node_info.h"
 #include "model/pod_info.h"
 #include "service/group_plan_store.h"
@@ -59,6 +61,15 @@ struct ClusterStateOptions {
   // backend on this state can hand it to the service (ClusterBackend::setGroupPlans).
   GroupBookObserver groupObserver;
   std::function<void(GroupPlanStore*)> attachGroupPlans;
+  // Placement regret's feed, called after the writer lock is released, on the thread that made
+  // the change. onPodPlaced: a GPU pod seen bound to a node after the cache saw it pending,
+  // nominated or reserved (the pods of a first list are not new placements), with the GPUs it
+  // holds there. onPodGone: a pod deleted or finished. Empty: not reported.
+  std::function<void(const PodPlacement&)> onPodPlaced;
+  std::function<void(const std::string& uid)> onPodGone;
+  // The node label whose value groups nodes in the snapshots' health figures (empty: the GPU
+  // model).
+  std::string healthPoolLabel;
 };
 
 // A pod as the watch or a cluster file reports it.
@@ -135,9 +146,17 @@ class ClusterState final : public GroupPlanStore {
   std::size_t nodeCount() const;
   std::size_t podCount() const;  // bound and nominated
   std::size_t pendingCount() const;
+  // Pending GPU pods by the whole GPUs they ask for.
+  PendingByGpus pendingByGpus() const;
   std::size_t reservationCount() const;
 
  private:
+  // What a change reports through the options' callbacks once the writer lock is released.
+  struct Events {
+    std::vector<PodPlacement> placed;
+    std::vector<std::string> gone;
+  };
+
   std::int64_t nowSeconds() const;
   PodInfo trimmedLocked(PodInfo pod) const;
   // The *Locked mutators add the nodes whose charges may have changed to `dirty`; refreshLocked()
@@ -145,6 +164,8 @@ class ClusterState final : public GroupPlanStore {
   // publishes once.
   void setNodeLocked(NodeInfo node, NameSet& dirty);
   void upsertPodLocked(ObservedPod observed, NameSet& dirty);
+  void replacePodsLocked(std::vector<ObservedPod> pods);
+  void markBoundLocked(const std::string& uid);
   void erasePodLocked(const std::string& uid, NameSet& dirty);
   void eraseReservationLocked(const std::string& uid, NameSet& dirty);
   std::size_t expireLocked(NameSet& dirty);
@@ -160,15 +181,21 @@ class ClusterState final : public GroupPlanStore {
   // their holds are not checked again.
   void refreshLocked(const NameSet& dirty, const NameSet& checked = {});
   void publishLocked();
+  // The placements of the pods newly seen bound (their devices predicted by now), and the pods
+  // gone, since the last call.
+  Events takeEventsLocked();
+  void deliver(const Events& events) const;
 
   const ClusterStateOptions options_;
 
-  mutable std::mutex mutex_;        // the writer lock: guards everything below except current_
-  PolicyConstSharedPtr policy_;     // GUARDED_BY(mutex_)
-  ClusterSnapshotBuilder builder_;  // GUARDED_BY(mutex_): the node records
-  PodLedger ledger_;                // GUARDED_BY(mutex_): pods, reservations, per-node charges
-  std::unordered_map<std::string, PodInfo> pending_;  // GUARDED_BY(mutex_): by UID, trimmed
-  GroupBook groups_;  // GUARDED_BY(mutex_): pod groups, their plans and holds
+  mutable std::mutex mutex_;             // the writer lock: guards everything below except current_
+  PolicyConstSharedPtr policy_;          // GUARDED_BY(mutex_)
+  ClusterSnapshotBuilder builder_;       // GUARDED_BY(mutex_): the node records
+  PodLedger ledger_;                     // GUARDED_BY(mutex_): pods, reservations, per-node charges
+  PendingPods pending_;                  // GUARDED_BY(mutex_): by UID, trimmed
+  GroupBook groups_;                     // GUARDED_BY(mutex_): pod groups, their plans and holds
+  std::vector<std::string> newlyBound_;  // GUARDED_BY(mutex_): UIDs for the next Events
+  std::vector<std::string> gone_;        // GUARDED_BY(mutex_)
 
   mutable std::mutex snapshotMutex_;       // guards only the pointer
   ClusterSnapshotConstSharedPtr current_;  // GUARDED_BY(snapshotMutex_)

@@ -15,6 +15,7 @@
 #include "service/error_reply.h"
 #include "service/group_requests.h"
 #include "service/node_state_cache.h"
+#include "service/placement_recorder.h"
 #include "service/resolve_nodes.h"
 #include "snapshot/cluster_snapshot.h"
 #include "wire/extender_args.h"
@@ -55,6 +56,21 @@ wire::FilterResult toWire(const FilterResult& result, const Resolved& resolved) 
   return out;
 }
 
+// What placement regret keeps of one prioritize request: its offer and the best set any node of
+// the snapshot offered a pod of that size.
+PlacementDecision decisionOf(const PlacementOffer& offer, const HealthTotals& cluster) {
+  PlacementDecision decision;
+  decision.gpus = offer.gpus;
+  if (offer.gpus <= kMaxOfferedGpus) {
+    decision.clusterBest = cluster.bestOffered[static_cast<std::size_t>(offer.gpus)];
+  }
+  decision.feasibleBest = offer.feasibleBest;
+  decision.topWorst = offer.topWorst;
+  decision.bestNode = offer.bestNode;
+  decision.topNode = offer.topNode;
+  return decision;
+}
+
 void countVerdicts(const FilterResult& result, metrics::Metrics* metrics) {
   if (!metrics) return;
   metrics->countFilterNodes(metrics::NodeOutcome::kFit, result.count(Verdict::kFit));
@@ -67,10 +83,12 @@ void countVerdicts(const FilterResult& result, metrics::Metrics* metrics) {
 }  // namespace
 
 ExtenderService::ExtenderService(PolicySource policy, ClusterBackend* cluster,
-                                 metrics::Metrics* metrics, WhatifLimits whatifLimits)
+                                 metrics::Metrics* metrics, WhatifLimits whatifLimits,
+                                 PlacementRecorder* placements)
     : policy_(std::move(policy)),
       cluster_(cluster),
       metrics_(metrics),
+      placements_(placements),
       nodeCache_(std::make_unique<NodeStateCache>()),
       whatifLimits_(whatifLimits) {}
 
@@ -148,9 +166,16 @@ Reply ExtenderService::prioritize(Result<wire::ExtenderArgs> args) const {
   Result<PodDemand> demand = parsePodDemand(args->pod, *resolved->policy);
   auto decided = group(*args, demand, *resolved, GroupWrite::kReadOnly);
   if (!decided) demand = std::move(decided).error();
+  // Placement regret needs the pod's UID (the watch reports it bound by UID) and the snapshot's
+  // cluster-wide best set (NodeNames mode).
+  const bool record = placements_ != nullptr && resolved->snapshot && !args->pod.uid.empty();
+  PlacementOffer offer;
   const HostScores scores =
       prioritizeNodes(demand ? &*demand : nullptr, resolved->candidates, *resolved->policy,
-                      decided ? decided->answersOrNull() : nullptr);
+                      decided ? decided->answersOrNull() : nullptr, record ? &offer : nullptr);
+  if (offer.any()) {
+    placements_->decided(args->pod.uid, decisionOf(offer, resolved->snapshot->health.total));
+  }
   std::vector<wire::HostPriority> list;
   list.reserve(scores.size());
   for (const HostScore& score : scores) {

@@ -32,6 +32,8 @@ class Metrics;
 struct Policy;
 
 class NodeStateCache;
+class PlacementRecorder;
+struct PlacementRecord;
 
 // GET {prefix}/nodes: one node by name (404 when the cache does not hold it), or every node by
 // name up to `limit`.
@@ -46,8 +48,10 @@ class ExtenderService {
 
   // `cluster` is null when the extender runs without a cluster (decisions from the request's
   // Nodes; NodeNames requests are then answered with an Error). `metrics` may be null in tests.
+  // `placements` (may be null) receives prioritize's decisions of pods of two or more GPUs in
+  // NodeNames mode, for placement regret, and gives explain by name the pod's placement.
   ExtenderService(PolicySource policy, ClusterBackend* cluster, metrics::Metrics* metrics,
-                  WhatifLimits whatifLimits = {});
+                  WhatifLimits whatifLimits = {}, PlacementRecorder* placements = nullptr);
   ~ExtenderService();
   ExtenderService(const ExtenderService&) = delete;
   ExtenderService& operator=(const ExtenderService&) = delete;
@@ -88,7 +92,9 @@ class ExtenderService {
   Result<GroupDecision> group(const wire::ExtenderArgs& args, const Result<PodDemand>& demand,
                               Resolved& resolved, GroupWrite write) const;
   // Explain's answer for a pod on resolved candidates (the group part read-only).
-  Reply explainResolved(const PodInfo& pod, Resolved& resolved, std::string_view mode) const;
+  // `placement`: what placement regret kept for the pod (explain by name).
+  Reply explainResolved(const PodInfo& pod, Resolved& resolved, std::string_view mode,
+                        const PlacementRecord* placement = nullptr) const;
   // A body that could not be parsed: logged, counted, answered per the error table.
   Reply rejected(wire::Verb verb, const Error& error) const;
   // A request that cannot be decided now (cache not synced) or here (a configuration mismatch):
@@ -98,6 +104,7 @@ class ExtenderService {
   PolicySource policy_;
   ClusterBackend* cluster_;
   metrics::Metrics* metrics_;
+  PlacementRecorder* placements_;
   std::unique_ptr<NodeStateCache> nodeCache_;  // full-Node mode: NodeStates by label content
   WhatifLimits whatifLimits_;
   mutable std::atomic<bool> whatifRunning_{false};

@@ -10,6 +10,7 @@
 #include "service/explain_nodes.h"
 #include "service/extender_service.h"
 #include "service/node_state_cache.h"
+#include "service/placement_recorder.h"
 #include "service/resolve_nodes.h"
 #include "snapshot/cluster_snapshot.h"
 #include "wire/extender_args.h"
@@ -48,7 +49,8 @@ std::int64_t nowUnix() {
 }  // namespace
 
 Reply ExtenderService::explainResolved(const PodInfo& pod, Resolved& resolved,
-                                       std::string_view mode) const {
+                                       std::string_view mode,
+                                       const PlacementRecord* placement) const {
   const Policy& policy = *resolved.policy;
   Result<PodDemand> demand = parsePodDemand(pod, policy);
   GroupDecision none;
@@ -62,10 +64,12 @@ Reply ExtenderService::explainResolved(const PodInfo& pod, Resolved& resolved,
   Explanation explanation = explainNodes(demand, resolved.candidates, *resolved.policy,
                                          decision ? decision->answersOrNull() : nullptr);
   if (decision != nullptr) showHeldSlots(*decision, explanation);
-  const GroupDomainNames* names =
-      resolved.snapshot ? resolved.snapshot->groupDomains.get() : nullptr;
-  return Reply{
-      200, writeExplanation(pod, demand, mode, policy, explanation, decision, names, nowUnix())};
+  ExplainExtras extras;
+  extras.group = decision;
+  extras.domainNames = resolved.snapshot ? resolved.snapshot->groupDomains.get() : nullptr;
+  extras.nowUnix = nowUnix();
+  extras.placement = placement;
+  return Reply{200, writeExplanation(pod, demand, mode, policy, explanation, extras)};
 }
 
 Reply ExtenderService::explain(std::string_view body) const {
@@ -95,7 +99,10 @@ Reply ExtenderService::explainPod(std::string_view podRef) const {
   if (!resolved) return explainError(resolved.error());
   auto pod = cluster_->podByName(ns, name);
   if (!pod) return explainError(pod.error());
-  return explainResolved(*pod, *resolved, "cluster");
+  // What placement regret kept for it: the decision, and once bound, what it got.
+  std::optional<PlacementRecord> placement;
+  if (placements_ && !pod->uid.empty()) placement = placements_->find(pod->uid);
+  return explainResolved(*pod, *resolved, "cluster", placement ? &*placement : nullptr);
 }
 
 }  // namespace gte

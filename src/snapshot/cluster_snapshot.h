@@ -10,6 +10,7 @@
 #include "core/group_domains.h"
 #include "core/node_state.h"
 #include "policy/policy.h"
+#include "snapshot/cluster_health.h"
 #include "snapshot/node_state_index.h"
 
 namespace gte {
@@ -23,6 +24,7 @@ struct ClusterSnapshot {
   // (never null in a built snapshot).
   GroupDomainNamesConstSharedPtr groupDomains;
   GroupPlanTableConstSharedPtr groupPlans;
+  ClusterHealth health;  // the nodes' topology-health figures, overall and per pool
 
   // nullptr when the node is not known.
   const NodeState* find(std::string_view name) const noexcept { return nodes.find(name); }

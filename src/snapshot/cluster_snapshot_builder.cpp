@@ -18,8 +18,10 @@ bool sameCharges(const NodeChargesConstSharedPtr& a, const NodeChargesConstShare
 
 }  // namespace
 
-ClusterSnapshotBuilder::ClusterSnapshotBuilder(PolicyConstSharedPtr policy)
-    : policy_(std::move(policy)), groupPlans_(std::make_shared<const GroupPlanTable>()) {
+ClusterSnapshotBuilder::ClusterSnapshotBuilder(PolicyConstSharedPtr policy, std::string poolLabel)
+    : policy_(std::move(policy)),
+      poolLabel_(std::move(poolLabel)),
+      groupPlans_(std::make_shared<const GroupPlanTable>()) {
   if (policy_) domains_.setLevels(policy_->groups.levels);
 }
 
@@ -143,7 +145,10 @@ void ClusterSnapshotBuilder::setSynced(bool synced) {
   }
 }
 
-NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(EntryMap& entries) {
+NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(std::size_t shard) {
+  EntryMap& entries = entries_[shard];
+  PoolHealthList& health = shardHealth_[shard];
+  health.clear();
   if (entries.empty()) {
     return nullptr;
   }
@@ -161,10 +166,13 @@ NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(EntryMap&
       const NodeStateConstSharedPtr read = entry.state;
       entry.state = chargeNodeState(*read, entry.charges, *policy_);
       entry.plain = precomputePlainAnswers(*entry.state, *policy_);
+      entry.health = nodeHealth(*entry.state);
+      entry.pool = poolOf(entry.node, *entry.state, poolLabel_);
       ++stats_.rebuilt;
     } else {
       ++stats_.shared;
     }
+    addToPool(health, entry.pool, entry.health);
     states.emplace_back(name, entry.state);
     plain.push_back(entry.plain);
     groupFacts.push_back(nodeGroupFacts(*entry.state, entry.domains));
@@ -186,7 +194,7 @@ ClusterSnapshotConstSharedPtr ClusterSnapshotBuilder::build() {
   next->groupPlans = groupPlans_;
   for (std::size_t shard = 0; shard < kShards; ++shard) {
     if (!current_ || dirty_.test(shard)) {
-      next->nodes.setShard(shard, buildShard(entries_[shard]));
+      next->nodes.setShard(shard, buildShard(shard));
     } else {
       const auto& previous = current_->nodes.shard(shard);
       stats_.shared += previous ? previous->size() : 0;
@@ -195,6 +203,7 @@ ClusterSnapshotConstSharedPtr ClusterSnapshotBuilder::build() {
   }
   // After the shards: reading changed nodes' labels may have named new domains.
   next->groupDomains = domains_.names();
+  next->health = mergeHealth(shardHealth_);
   stats_.removed = pendingRemovals_;
   builtGeneration_ = nextGeneration_ - 1;
   dirty_.reset();
