@@ -185,13 +185,17 @@ class Planner {
       }
       order.push_back(id);
     }
+    // Best fit: the fewest free GPUs left after placing (every fitting domain takes the same
+    // GPUs, so this is the fewest free GPUs now), then the fewest spare slots, then the name.
+    // Ranked by free GPUs first, leftovers of other shapes count too: a domain whose free GPUs
+    // are stranded in slots the group cannot use is kept for the smaller pods they can serve.
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-      const std::int64_t sa = spare(tallies[a]);
-      const std::int64_t sb = spare(tallies[b]);
-      if (sa != sb) return sa < sb;
       if (tallies[a].freeGpus != tallies[b].freeGpus) {
         return tallies[a].freeGpus < tallies[b].freeGpus;
       }
+      const std::int64_t sa = spare(tallies[a]);
+      const std::int64_t sb = spare(tallies[b]);
+      if (sa != sb) return sa < sb;
       return domainName(level, a) < domainName(level, b);
     });
     for (std::size_t i = 0; i < order.size(); ++i) {
@@ -214,8 +218,8 @@ class Planner {
       plan.level = static_cast<int>(level);
       plan.domain = shared;
       plan.slots = std::move(slots);
-      plan.reason = labelled(level, id) + ": best fit, " + std::to_string(spare(tallies[id])) +
-                    (homogeneous_ ? " slots" : " free GPUs") + " left over";
+      plan.reason = labelled(level, id) + ": best fit, " +
+                    std::to_string(tallies[id].freeGpus - neededGpus_) + " free GPUs left over";
       note(plan, level, id, tallies[id], DomainVerdict::Outcome::kChosen);
       for (std::size_t j = i + 1; j < order.size(); ++j) {
         note(plan, level, order[j], tallies[order[j]], DomainVerdict::Outcome::kLessTight, id,
@@ -231,7 +235,8 @@ class Planner {
             std::int64_t otherSpare = 0, std::int64_t otherFree = 0) const {
     if (!in_.explain) return;
     plan.domains.push_back(DomainVerdict{level, id, tally.slots, countedNeed(), spare(tally),
-                                         outcome, other, otherSpare, tally.freeGpus, otherFree});
+                                         outcome, other, otherSpare, tally.freeGpus, otherFree,
+                                         neededGpus_});
   }
 
   // The refusal of a required level no domain could satisfy (tallies_ is that level's).
@@ -446,7 +451,8 @@ std::string domainVerdictText(const DomainVerdict& verdict, const GroupDomainNam
   };
   switch (verdict.outcome) {
     case DomainVerdict::Outcome::kChosen:
-      return "chosen: " + std::to_string(verdict.spare) + " left over";
+      return "chosen: " + std::to_string(verdict.freeGpus - verdict.neededGpus) +
+             " free GPUs left over";
     case DomainVerdict::Outcome::kTooSmall:
       return "holds " + std::to_string(verdict.slots) + " of the " +
              std::to_string(verdict.needed) + " members";
@@ -457,13 +463,18 @@ std::string domainVerdictText(const DomainVerdict& verdict, const GroupDomainNam
                                                            ? std::string("nodes without the label")
                                                            : name(verdict.other));
     case DomainVerdict::Outcome::kLessTight:
-      if (verdict.spare == verdict.otherSpare) {
-        return "best fit prefers " + name(verdict.other) + " (as tight; " +
-               std::to_string(verdict.otherFreeGpus) + " free GPUs there, " +
-               std::to_string(verdict.freeGpus) + " here)";
+      if (verdict.freeGpus != verdict.otherFreeGpus) {
+        return "best fit prefers " + name(verdict.other) + " (" +
+               std::to_string(verdict.otherFreeGpus - verdict.neededGpus) +
+               " free GPUs left over there, " +
+               std::to_string(verdict.freeGpus - verdict.neededGpus) + " here)";
       }
-      return "best fit prefers " + name(verdict.other) + " (" + std::to_string(verdict.otherSpare) +
-             " left over there, " + std::to_string(verdict.spare) + " here)";
+      if (verdict.spare != verdict.otherSpare) {
+        return "best fit prefers " + name(verdict.other) + " (as many free GPUs; " +
+               std::to_string(verdict.otherSpare) + " left over there, " +
+               std::to_string(verdict.spare) + " here)";
+      }
+      return "best fit prefers " + name(verdict.other) + " (as tight; first by name)";
     case DomainVerdict::Outcome::kNoGpuSets:
       return "its nodes cannot hold every member's GPU set";
     case DomainVerdict::Outcome::kSpansRequired:

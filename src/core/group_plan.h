@@ -72,7 +72,8 @@ struct DomainVerdict {
     kChosen,
     kTooSmall,           // fewer slots (or free GPUs) than the members need
     kAnchoredElsewhere,  // members already placed are in another domain of the level
-    kLessTight,          // holds the group, but the chosen domain fits it more tightly
+    kLessTight,          // holds the group, but the chosen domain fits it more tightly (fewer free
+                         // GPUs left after placing, then fewer spare slots)
     kNoGpuSets,          // enough slots by count, but the nodes cannot hold every member's set
     kSpansRequired,      // its nodes lie in several domains of a required level
   };
@@ -86,6 +87,7 @@ struct DomainVerdict {
   std::int64_t otherSpare = 0;      // kLessTight: the chosen domain's spare
   std::int64_t freeGpus = 0;        // free GPUs of its candidate nodes
   std::int64_t otherFreeGpus = 0;   // kLessTight: the chosen domain's
+  std::int64_t neededGpus = 0;      // GPUs the members still to place ask for, all together
 };
 
 // Where `domain[i]` names no single domain of level i.

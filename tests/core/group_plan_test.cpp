@@ -1,5 +1,6 @@
 // The pod-group planner, table by table: which domain (innermost level that can hold every member,
-// counted in slots of the member's link class; best fit among those), the required/preferred
+// counted in slots of the member's link class; best fit among those: fewest free GPUs left after
+// placing, then fewest spare slots), the required/preferred
 // modes, levels that constrain only the nodes carrying their label, members already placed
 // pinning the domain, the order nodes are filled in and the GPU sets each member gets.
 #include <catch2/catch_test_macros.hpp>
@@ -148,11 +149,13 @@ TEST_CASE("the domain is the best fit among the cliques that hold the group",
     int members;
     std::string clique;
   };
-  // 4-GPU slots: a 4, b 3, c 2 (the two trays with a GPU in use have none).
-  //   2 members: a spare 2, b 1, c 0      -> c
-  //   3 members: a spare 1, b 0, c cannot  -> b
-  //   4 members: only a                    -> a
-  for (const Case& c : std::vector<Case>{{2, "c"}, {3, "b"}, {4, "a"}}) {
+  // Ranked by free GPUs left after placing, then spare 4-GPU slots. Free GPUs: a 16, b 12,
+  // c 14 (4 + 4 + 3 + 3); 4-GPU slots: a 4, b 3, c 2 (the two trays with a GPU in use have none).
+  //   2 members (8 GPUs):  left a 16-8 = 8, b 12-8 = 4, c 14-8 = 6      -> b
+  //     (c's slots fit exactly, but its 6 left over are kept for smaller pods)
+  //   3 members (12 GPUs): left a 4, b 0; c holds 2 of the 3 members    -> b
+  //   4 members (16 GPUs): only a                                        -> a
+  for (const Case& c : std::vector<Case>{{2, "b"}, {3, "b"}, {4, "a"}}) {
     CAPTURE(c.members);
     const GroupPlan plan = cluster.plan(members(c.members, 4));
     REQUIRE(plan.status == GroupPlanStatus::kPlanned);
@@ -177,11 +180,24 @@ TEST_CASE("domains are counted in slots, not free GPUs", "[core][group-plan]") {
   const GroupPlan nvlink = cluster.plan(members(2, 2, LinkClass::kNvlink));
   REQUIRE(nvlink.status == GroupPlanStatus::kPlanned);
   CHECK(perNode(nvlink) == std::map<std::string, int>{{"q0", 2}});
-  // Without the link demand p holds them too, but p has 4 slots (2 left over) and q 2 (none):
-  // the best fit is q again.
+  // Without the link demand p holds them too, but 4 GPUs are left over on p (8 - 4) and none on
+  // q (4 - 4): the best fit is q again.
   CHECK(perNode(cluster.plan(members(2, 2))) == std::map<std::string, int>{{"q0", 2}});
   // Four plain 2-GPU members: only p holds four.
   CHECK(perNode(cluster.plan(members(4, 2))) == std::map<std::string, int>{{"p0", 2}, {"p1", 2}});
+}
+
+TEST_CASE("as many free GPUs left over: the fewer spare slots win", "[core][group-plan]") {
+  // Clique e: one free tray (4 free GPUs, two NVLink pairs). Clique f: a tray with one GPU in use
+  // (3 free, one pair) and one with three in use (1 free, no pair): 4 free GPUs as well.
+  const Cluster cluster(
+      {{tray("e0"), "e", ""}, {tray("f0", "1000"), "f", ""}, {tray("f1", "1110"), "f", ""}});
+  // One 2-GPU member: 4 - 2 = 2 free GPUs left over in both; spare pairs e 2 - 1 = 1, f 1 - 1 = 0
+  // -> f, on the tray with the pair.
+  const GroupPlan plan = cluster.plan(members(1, 2));
+  REQUIRE(plan.status == GroupPlanStatus::kPlanned);
+  CHECK(cluster.names->name(0, plan.domain[0]) == "f");
+  CHECK(perNode(plan) == std::map<std::string, int>{{"f0", 1}});
 }
 
 TEST_CASE("a required level refuses a group no domain can hold", "[core][group-plan]") {
@@ -244,7 +260,8 @@ TEST_CASE("a level constrains only the nodes that carry its label", "[core][grou
 
 TEST_CASE("members already placed pin the domain", "[core][group-plan]") {
   const Cluster cluster(threeCliques());
-  // Two members remain; one is bound in clique a. Best fit alone would pick c; the anchor pins a.
+  // Two members remain; one is bound in clique a. Best fit alone would pick b (4 free GPUs left
+  // over, a 8); the anchor pins a.
   const GroupPlan pinned = cluster.plan(members(2, 4), {cluster.idsOf("a0")});
   REQUIRE(pinned.status == GroupPlanStatus::kPlanned);
   CHECK(cluster.names->name(0, pinned.domain[0]) == "a");
@@ -323,8 +340,9 @@ TEST_CASE("explain keeps why each other domain was refused", "[core][group-plan]
           domainVerdictText(v, cluster.names.get());
     }
   }
-  CHECK(verdicts["b"] == "chosen: 0 left over");
-  CHECK(verdicts["a"] == "best fit prefers b (0 left over there, 1 here)");
+  // 3 members x 4 GPUs = 12: b has 12 free GPUs (0 left over), a 16 (4 left over).
+  CHECK(verdicts["b"] == "chosen: 0 free GPUs left over");
+  CHECK(verdicts["a"] == "best fit prefers b (0 free GPUs left over there, 4 here)");
   CHECK(verdicts["c"] == "holds 2 of the 3 members");
 }
 
