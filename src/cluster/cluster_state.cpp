@@ -226,8 +226,10 @@ void ClusterState::groupMemberPlacedLocked(const std::string& uid, const PodInfo
                                            NameSet& dirty) {
   const auto key = groupKeyLocked(pod);
   if (!key) return;
+  const Result<PodDemand> demand = parsePodDemand(pod, *policy_);
   groups_.memberPlaced(
-      uid, *key, node, allocation, options_.now(), policy_->groups.holdTtlMillis,
+      uid, *key, node, allocation, demand ? &*demand : nullptr, options_.now(),
+      policy_->groups.holdTtlMillis,
       [this](const std::string& name) { return builder_.groupDomains(name); }, dirty);
 }
 

@@ -89,8 +89,8 @@ void GroupBook::memberPending(const std::string& uid, const std::string& key) {
 }
 
 void GroupBook::memberPlaced(const std::string& uid, const std::string& key,
-                             const std::string& node, const Allocation* allocation, WallTime now,
-                             std::int64_t ttlMillis,
+                             const std::string& node, const Allocation* allocation,
+                             const PodDemand* demand, WallTime now, std::int64_t ttlMillis,
                              const std::function<GroupDomainIds(const std::string&)>& domainsOf,
                              NameSet& dirty) {
   keyOf_[uid] = key;
@@ -102,11 +102,18 @@ void GroupBook::memberPlaced(const std::string& uid, const std::string& key,
   const CommittedGroupPlan& current = *group.plan;
   std::optional<std::size_t> mine;
   std::optional<std::size_t> open;
+  bool openShaped = false;
   std::optional<std::size_t> sameGpus;
   for (std::size_t i = 0; i < current.plan.slots.size(); ++i) {
     if (current.claimedBy[i] == uid) mine = i;
     if (!current.held(i) || current.plan.slots[i].node != node) continue;
-    if (!open) open = i;
+    // A slot of the member's shape first: another shape's slot stays for the member it was
+    // planned for.
+    const bool shaped = demand != nullptr && current.heldForShape(i, *demand);
+    if (!open || (shaped && !openShaped)) {
+      open = i;
+      openShaped = shaped;
+    }
     if (allocation != nullptr && !sameGpus &&
         maskOf(current.plan.slots[i].allocation) == maskOf(*allocation)) {
       sameGpus = i;

@@ -59,11 +59,12 @@ class GroupBook {
   // --- members, as the watch (or a cluster file, or bind) reports them.
   void memberPending(const std::string& uid, const std::string& key);
   // The member is bound or reserved on `node`: it claims a held slot there (the one whose GPUs
-  // are `allocation` when given), or, placed outside the plan, gives up one held slot elsewhere.
-  // `domainsOf` names a node's domains (for the placed-whole metric). Adds changed nodes to
-  // `dirty`.
+  // are `allocation` when given, else one planned for `demand`'s shape when given, else the
+  // first), or, placed outside the plan, gives up one held slot elsewhere. `domainsOf` names a
+  // node's domains (for the placed-whole metric). Adds changed nodes to `dirty`.
   void memberPlaced(const std::string& uid, const std::string& key, const std::string& node,
-                    const Allocation* allocation, WallTime now, std::int64_t ttlMillis,
+                    const Allocation* allocation, const PodDemand* demand, WallTime now,
+                    std::int64_t ttlMillis,
                     const std::function<GroupDomainIds(const std::string&)>& domainsOf,
                     NameSet& dirty);
   // A reservation ended without a bind: the member waits again and its slot is held again.

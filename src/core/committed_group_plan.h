@@ -39,6 +39,11 @@ struct CommittedGroupPlan {
   bool claimed(std::size_t slot) const noexcept {
     return slot < claimedBy.size() && !claimedBy[slot].empty() && claimedBy[slot] != kReleasedSlot;
   }
+  // A held slot planned for a member of `member`'s shape: its GPUs serve that member as planned.
+  bool heldForShape(std::size_t slot, const PodDemand& member) const {
+    return held(slot) && plan.slots[slot].member < demands.size() &&
+           sameShape(demands[plan.slots[slot].member], member);
+  }
   std::size_t heldCount() const noexcept {
     std::size_t n = 0;
     for (std::size_t i = 0; i < claimedBy.size(); ++i)

@@ -1,9 +1,10 @@
 #pragma once
 // How a member of a planned pod group is answered on each node of its request
-// (docs/groups.md#answers): a node where its group holds an unclaimed slot fits (the held GPUs
-// were kept for it) and ranks first; a node outside the plan's domain of a `required` level is
-// refused; any other node is decided as for a pod without a group. Filter, prioritize and explain
-// take these answers next to the per-node decision (NodeDecider), so the three agree. Pure.
+// (docs/groups.md#answers): a node where its group holds an unclaimed slot of the member's shape
+// fits (the held GPUs were kept for it) and ranks first; a node outside the plan's domain of a
+// `required` level is refused; any other node is decided as for a pod without a group. Filter,
+// prioritize and explain take these answers next to the per-node decision (NodeDecider), so the
+// three agree. Pure.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -37,7 +38,8 @@ struct GroupAnswers {
 };
 
 // `facts[i]` belongs to `candidates[i]` (null: unknown, decided as any pod); `openStates` are the
-// states, in the candidates' snapshot, of the nodes where the plan holds a slot, sorted.
+// states, in the candidates' snapshot, of the nodes where the plan holds a slot of the member's
+// shape, sorted.
 GroupAnswers memberAnswers(const CommittedGroupPlan& plan,
                            std::span<const NodeCandidate> candidates,
                            std::span<const NodeGroupFacts* const> facts,

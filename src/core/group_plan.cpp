@@ -8,11 +8,6 @@
 namespace gte {
 namespace {
 
-bool sameDemand(const PodDemand& a, const PodDemand& b) {
-  return a.gpus == b.gpus && a.mig == b.mig && a.minLink == b.minLink &&
-         a.singleNuma == b.singleNuma;
-}
-
 std::string linkSuffix(const PodDemand& demand) {
   std::string out;
   if (demand.minLink) out += "min-link " + std::string(linkClassName(*demand.minLink));
@@ -33,12 +28,12 @@ class Planner {
   Planner(const GroupPlanInput& in, const Policy& policy) : in_(in), policy_(policy) {
     for (std::size_t i = 0; i < in.members.size(); ++i) {
       neededGpus_ += in.members[i].gpus;
-      if (!sameDemand(in.members[i], in.members.front())) homogeneous_ = false;
+      if (!sameShape(in.members[i], in.members.front())) homogeneous_ = false;
       if (in.members[i].gpus > in.members[largest_].gpus) largest_ = i;
     }
     largestCount_ = static_cast<std::int64_t>(
         std::count_if(in.members.begin(), in.members.end(),
-                      [&](const PodDemand& d) { return sameDemand(d, in.members[largest_]); }));
+                      [&](const PodDemand& d) { return sameShape(d, in.members[largest_]); }));
   }
 
   GroupPlan run() {
@@ -428,9 +423,8 @@ std::string_view groupPlanStatusName(GroupPlanStatus status) noexcept {
 
 std::string describeMembers(std::span<const PodDemand> members) {
   if (members.empty()) return "0 pods";
-  const bool alike = std::all_of(members.begin(), members.end(), [&](const PodDemand& d) {
-    return sameDemand(d, members.front());
-  });
+  const bool alike = std::all_of(members.begin(), members.end(),
+                                 [&](const PodDemand& d) { return sameShape(d, members.front()); });
   const std::string pods =
       std::to_string(members.size()) + (members.size() == 1 ? " pod" : " pods");
   if (alike) {

@@ -20,12 +20,14 @@ CommittedGroupPlanConstSharedPtr committedPlan(const ClusterSnapshot& snapshot,
   return it == snapshot.groupPlans->end() ? nullptr : it->second;
 }
 
-// The states, in `snapshot`, of the nodes where the plan holds a slot, sorted.
+// The states, in `snapshot`, of the nodes where the plan holds a slot for a member of `demand`'s
+// shape, sorted. Only those are the member's planned nodes: a slot planned for another shape (a
+// group of mixed sizes) may not hold it, and bind would then refuse what filter let through.
 std::vector<const NodeState*> openStates(const CommittedGroupPlan& plan,
-                                         const ClusterSnapshot& snapshot) {
+                                         const ClusterSnapshot& snapshot, const PodDemand& demand) {
   std::vector<const NodeState*> out;
   for (std::size_t i = 0; i < plan.plan.slots.size(); ++i) {
-    if (!plan.held(i)) continue;
+    if (!plan.heldForShape(i, demand)) continue;
     if (const NodeState* state = snapshot.find(plan.plan.slots[i].node)) out.push_back(state);
   }
   std::sort(out.begin(), out.end());
@@ -33,8 +35,9 @@ std::vector<const NodeState*> openStates(const CommittedGroupPlan& plan,
   return out;
 }
 
-GroupAnswers answersFrom(const CommittedGroupPlan& plan, const Resolved& resolved) {
-  const std::vector<const NodeState*> open = openStates(plan, *resolved.snapshot);
+GroupAnswers answersFrom(const CommittedGroupPlan& plan, const Resolved& resolved,
+                         const PodDemand& demand) {
+  const std::vector<const NodeState*> open = openStates(plan, *resolved.snapshot, demand);
   return memberAnswers(plan, resolved.candidates, resolved.groupFacts, open,
                        resolved.snapshot->groupDomains.get());
 }
@@ -162,7 +165,7 @@ Result<GroupDecision> decideGroup(const PodInfo& pod, const Result<PodDemand>& d
   }
   for (int attempt = 0; attempt < kCommitAttempts; ++attempt) {
     if (auto committed = committedPlan(*resolved.snapshot, ref.key)) {
-      out.answers = answersFrom(*committed, resolved);
+      out.answers = answersFrom(*committed, resolved, *demand);
       out.committed = std::move(committed);
       return out;
     }
@@ -200,7 +203,7 @@ Result<GroupDecision> decideGroup(const PodInfo& pod, const Result<PodDemand>& d
     }
     CommittedGroupPlan candidate = committable(ref, std::move(inputs), std::move(plan));
     if (write == GroupWrite::kReadOnly) {
-      out.answers = answersFrom(candidate, resolved);
+      out.answers = answersFrom(candidate, resolved, *demand);
       out.uncommitted = std::make_shared<const CommittedGroupPlan>(std::move(candidate));
       return out;
     }
@@ -212,7 +215,7 @@ Result<GroupDecision> decideGroup(const PodInfo& pod, const Result<PodDemand>& d
         metrics->observeGroupPlanning(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
       }
-      out.answers = answersFrom(**committed, resolved);
+      out.answers = answersFrom(**committed, resolved, *demand);
       out.committed = std::move(*committed);
       return out;
     }

@@ -265,3 +265,71 @@ TEST_CASE("explain tells a member what filter and prioritize answer it", "[group
   }
   CHECK(fit == std::set<std::string>(kept.begin(), kept.end()));
 }
+
+TEST_CASE("a member of a two-size group binds wherever its filter let it through", "[groups]") {
+  // Clique x: x0 free (8 GPUs), x1 with GPUs 0-3 in use (4 free). Group mix of two: big (8 GPUs)
+  // and small (4). Largest first: big's slot on x0 (the only node with 8 free), small's on x1.
+  // Each member's filter passes only the node of a slot of its own size: x1 kept for big would
+  // leave it 4 GPUs at bind (a refused member bind, kube-scheduler retrying at once, the gang
+  // half bound), x0 kept for small would take half of big's slot.
+  const auto pod = [](const char* name, int gpus) {
+    return gte::testing::makeGpuPod(
+        name, gpus, {{"gputopo.dev/group", "mix"}, {"gputopo.dev/group-size", "2"}});
+  };
+  const PodInfo big = pod("big", 8);
+  const PodInfo small = pod("small", 4);
+  const auto node = [](const char* name, const char* used) {
+    NodeInfo out =
+        gte::testing::makeDgxH100(gte::testing::FixtureState().withName(name).withUsed(used));
+    out.labels["nvidia.com/gpu.clique"] = "x";
+    return out;
+  };
+  const std::vector<std::string> names{"x0", "x1"};
+  struct Case {
+    const PodInfo* first;   // whose filter commits the plan
+    const PodInfo* member;  // filtered, then bound on each node its filter kept
+    std::vector<std::string> kept;
+  };
+  for (const Case& c : std::vector<Case>{{&big, &big, {"x0"}},
+                                         {&big, &small, {"x1"}},
+                                         {&small, &big, {"x0"}},
+                                         {&small, &small, {"x1"}}}) {
+    CAPTURE(c.first->name, c.member->name);
+    const auto policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
+    const auto fresh = [&] {
+      return std::make_unique<gte::cluster::StaticClusterBackend>(
+          gte::cluster::ClusterFileContents{{node("x0", "00000000"), node("x1", "11110000")},
+                                            {{big, std::nullopt}, {small, std::nullopt}},
+                                            {}},
+          policy);
+    };
+    const auto filter = [&](gte::ExtenderService& service, const PodInfo& p) {
+      const json out = json::parse(service.filter(Harness::args(p, names)).body);
+      return out["NodeNames"].get<std::vector<std::string>>();
+    };
+    std::vector<std::string> kept;
+    {
+      auto backend = fresh();
+      gte::ExtenderService service([policy] { return policy; }, backend.get(), nullptr);
+      filter(service, *c.first);
+      kept = filter(service, *c.member);
+      CHECK(kept == c.kept);
+    }
+    for (const std::string& target : kept) {
+      CAPTURE(target);
+      auto backend = fresh();
+      gte::ExtenderService service([policy] { return policy; }, backend.get(), nullptr);
+      filter(service, *c.first);
+      filter(service, *c.member);
+      const json body{{"PodName", c.member->name},
+                      {"PodNamespace", c.member->ns},
+                      {"PodUID", c.member->uid},
+                      {"Node", target}};
+      std::optional<gte::Reply> reply;
+      service.bind(body.dump(), [&reply](gte::Reply r) { reply = std::move(r); });
+      REQUIRE(reply.has_value());
+      CHECK(json::parse(reply->body)["Error"] == "");
+      checkNoDoubleBooking(*backend);
+    }
+  }
+}
