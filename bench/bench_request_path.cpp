@@ -312,7 +312,7 @@ int main(int argc, char** argv) {
   gte::PlacementOffer offer;
   const auto [plainLoop, offerLoop] = repeatAlternating(
       iterations, [&] { (void)gte::prioritizeNodes(&*demand, candidates, *policy); },
-      [&] { (void)gte::prioritizeNodes(&*demand, candidates, *policy, &offer); });
+      [&] { (void)gte::prioritizeNodes(&*demand, candidates, *policy, nullptr, &offer); });
   report("  phase: prioritizeNodes without the offer", plainLoop);
   report("  phase: prioritizeNodes with the offer", offerLoop);
   const gte::PlacementDecision decision{2,

@@ -39,7 +39,7 @@ def verbs():
         if name.split("-")[0] not in VERBS:
             continue  # explain's, whatif's and nodes' own shapes: other targets
         verb = VERBS[name.split("-")[0]]
-        names = 4 if "-names-" in name else 0
+        names = 4 if "-names-" in name else 12 if "-groups-" in name else 0
         write(d, name, bytes([verb | names]) + req.read_bytes().rstrip(b"\n"))
     # A node whose labels are malformed falls back to allocatable; here a negative one.
     doc = json.loads((ROOT / "tests/golden/cases/filter-nodes-2gpu.request.json").read_text())
@@ -122,11 +122,13 @@ mig:
         - {name: 1g.6gb, code: "0", slices: 2, starts: [0, 2, 4, 6], maxInstances: 4}
 """)
     write(d, "weights", "weights: {linkQuality: 1000, numaLocality: 0, packing: 5, migFit: 7}\n")
+    write(d, "groups", "groups:\n  holdTtl: 90s\n  levels:\n    - {label: cloud.example.com/rack, mode: required}\n    - {label: cloud.example.com/block, mode: ignore}\n")
 
 
 def cluster_file():
     d = reset("cluster_file")
     shutil.copy(ROOT / "tests/golden/cluster.yaml", d / "golden.yaml")
+    shutil.copy(ROOT / "tests/golden/groups-cluster.yaml", d / "groups.yaml")
     for path in sorted((ROOT / "tests/data/clusters").glob("*.yaml")):
         shutil.copy(path, d / path.name)
     doc = yaml.safe_load((ROOT / "tests/data/clusters/a100-pcie-bind-race.yaml").read_text())

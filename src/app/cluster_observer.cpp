@@ -133,6 +133,7 @@ void ClusterObserver::observe() {
   const auto snapshot = backend_.snapshot();
   if (!snapshot) return;
   metrics_.setCacheSynced(snapshot->synced);
+  observeGroups(*snapshot);
   // Label ages grow with the clock, not with the snapshot: recomputed on every observation.
   metrics::LabelAges ages;
   const std::int64_t now = now_();
@@ -148,6 +149,19 @@ void ClusterObserver::observe() {
   }
   lastGeneration_ = snapshot->generation;
   observeNodes(*snapshot);
+}
+
+void ClusterObserver::observeGroups(const ClusterSnapshot& snapshot) {
+  std::int64_t slots = 0;
+  std::int64_t groups = 0;
+  if (snapshot.groupPlans) {
+    for (const auto& [key, plan] : *snapshot.groupPlans) {
+      const auto held = static_cast<std::int64_t>(plan->heldCount());
+      slots += held;
+      groups += held > 0 ? 1 : 0;
+    }
+  }
+  metrics_.setGroupHolds(slots, groups);
 }
 
 void ClusterObserver::observeNodes(const ClusterSnapshot& snapshot) {

@@ -65,6 +65,8 @@ class ClusterObserver {
   void run(std::chrono::milliseconds interval);
   void observeWatches(const CacheCounts& counts);
   void observeNodes(const ClusterSnapshot& snapshot);
+  // Slots held for pod groups, and the groups holding them.
+  void observeGroups(const ClusterSnapshot& snapshot);
 
   const ClusterBackend& backend_;
   std::function<CacheCounts()> counts_;

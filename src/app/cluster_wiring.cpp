@@ -45,8 +45,13 @@ CacheCounts sizesOf(const Backend& backend) {
   return counts;
 }
 
-std::function<CacheCounts()> countsOf(const cluster::StaticClusterBackend* backend) {
-  return [backend] { return sizesOf(*backend); };
+// A cluster file has no housekeeping thread of its own: the observer's periodic sample also
+// releases pod-group holds past their TTL.
+std::function<CacheCounts()> countsOf(cluster::StaticClusterBackend* backend) {
+  return [backend] {
+    backend->expireHolds();
+    return sizesOf(*backend);
+  };
 }
 
 std::function<CacheCounts()> countsOf(const cluster::ApiServerBackend* backend) {
@@ -63,12 +68,24 @@ std::function<CacheCounts()> countsOf(const cluster::ApiServerBackend* backend) 
   };
 }
 
+// `groups` receives the state's pod-group plans when the state is built (the backend hands them to
+// the service).
 cluster::ClusterStateOptions stateOptions(const ServeOptions& options, metrics::Metrics* metrics,
-                                          PlacementRecorder* placements) {
+                                          PlacementRecorder* placements, GroupPlanStore** groups) {
   cluster::ClusterStateOptions state;
   if (metrics != nullptr) {
     state.onSnapshotBuilt = [metrics](double seconds) { metrics->observeSnapshotBuild(seconds); };
+    state.groupObserver.released = [metrics](cluster::HoldRelease reason, std::size_t n) {
+      metrics->countHoldsReleased(cluster::holdReleaseName(reason), n);
+    };
+    state.groupObserver.placed = [metrics](std::string_view level, bool whole) {
+      metrics->countGroupPlaced(level, whole);
+    };
+    state.groupObserver.firstToLast = [metrics](double seconds) {
+      metrics->observeGroupFirstToLast(seconds);
+    };
   }
+  state.attachGroupPlans = [groups](GroupPlanStore* store) { *groups = store; };
   if (placements != nullptr) {
     state.onPodPlaced = [placements](const PodPlacement& placed) { placements->placed(placed); };
     state.onPodGone = [placements](const std::string& uid) { placements->forget(uid); };
@@ -77,13 +94,33 @@ cluster::ClusterStateOptions stateOptions(const ServeOptions& options, metrics::
   return state;
 }
 
+std::vector<std::string> levelLabels(const Policy& policy) {
+  std::vector<std::string> out;
+  for (const GroupLevel& level : policy.groups.levels)
+    out.push_back(level.label);
+  return out;
+}
+
+// The placed-whole/split series of the policy's levels exist from the start, and from each reload
+// on for new levels.
+void registerGroupLevels(const PolicyConstSharedPtr& policy, PolicyListeners& listeners,
+                         metrics::Metrics* metrics) {
+  if (metrics == nullptr) return;
+  metrics->setGroupLevels(levelLabels(*policy));
+  listeners.add(
+      [metrics](const PolicyConstSharedPtr& p) { metrics->setGroupLevels(levelLabels(*p)); });
+}
+
 Result<ClusterWiring> staticBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
                                     PolicyListeners& listeners, metrics::Metrics* metrics,
                                     PlacementRecorder* placements) {
+  registerGroupLevels(policy, listeners, metrics);
+  GroupPlanStore* groups = nullptr;
   auto backend = cluster::StaticClusterBackend::fromFile(
-      options.clusterFile, std::move(policy), stateOptions(options, metrics, placements));
+      options.clusterFile, std::move(policy), stateOptions(options, metrics, placements, &groups));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();
+  raw->setGroupPlans(groups);
   listeners.add([raw](const PolicyConstSharedPtr& p) { raw->setPolicy(p); });
   log::info("cluster state from file", {{"file", options.clusterFile},
                                         {"nodes", std::to_string(raw->state().nodeCount())},
@@ -101,8 +138,10 @@ Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstS
                     ? kube::inClusterConfig()
                     : kube::loadKubeconfigFile(options.kubeconfig);
   if (!config) return std::move(config).error();
+  registerGroupLevels(policy, listeners, metrics);
+  GroupPlanStore* groups = nullptr;
   cluster::ApiServerBackendOptions backendOptions;
-  backendOptions.state = stateOptions(options, metrics, placements);
+  backendOptions.state = stateOptions(options, metrics, placements, &groups);
   backendOptions.bind.concurrency = options.bindConcurrency;
   backendOptions.bind.deadline = options.bindDeadline;
   backendOptions.warmConnections = options.apiWarmConnections;
@@ -110,6 +149,7 @@ Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstS
       cluster::makeApiServerBackend(*config, std::move(policy), std::move(backendOptions));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();
+  raw->setGroupPlans(groups);  // the watch-fed state plans pod groups as the file's does
   listeners.add([raw](const PolicyConstSharedPtr& p) { raw->setPolicy(p); });
   raw->start();
   log::info(

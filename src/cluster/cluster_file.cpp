@@ -110,7 +110,16 @@ Status decodeItem(std::string_view item, std::size_t index, ClusterFileContents&
     out.pods.push_back(FilePod{std::move(*pod), boundAt});
     return Ok{};
   }
-  return invalidArgument(where + ": kind \"" + shape->kind + "\" is not Node or Pod");
+  for (const GroupOwnerKind kind :
+       {GroupOwnerKind::kPodGroup, GroupOwnerKind::kJob, GroupOwnerKind::kJobSet}) {
+    if (shape->kind != groupOwnerKindName(kind)) continue;
+    auto owner = parseGroupOwner(item, kind);
+    if (!owner) return invalidArgument(where + " (" + shape->kind + "): " + owner.error().message);
+    out.groupOwners.push_back(std::move(*owner));
+    return Ok{};
+  }
+  return invalidArgument(where + ": kind \"" + shape->kind +
+                         "\" is not Node, Pod, PodGroup, Job or JobSet");
 }
 
 bool looksLikeJson(std::string_view text) {

@@ -8,6 +8,7 @@
 #include "core/node_charges.h"
 #include "core/node_state.h"
 #include "core/pod_demand.h"
+#include "core/pod_group.h"
 #include "core/predict_allocation.h"
 #include "model/gpu_request.h"
 
@@ -50,9 +51,13 @@ bool labelsCoverPod(std::int64_t labelsGeneration, std::int64_t boundAt,
 ClusterState::ClusterState(PolicyConstSharedPtr policy, ClusterStateOptions options)
     : options_(std::move(options)),
       policy_(policy),
-      builder_(std::move(policy), options_.healthPoolLabel) {
-  std::lock_guard lock(mutex_);
-  publishLocked();
+      builder_(std::move(policy), options_.healthPoolLabel),
+      groups_(options_.groupObserver) {
+  {
+    std::lock_guard lock(mutex_);
+    publishLocked();
+  }
+  if (options_.attachGroupPlans) options_.attachGroupPlans(this);
 }
 
 ClusterSnapshotConstSharedPtr ClusterState::snapshot() const {
@@ -71,11 +76,13 @@ PodInfo ClusterState::compact(PodInfo pod) const {
 }
 
 PodInfo ClusterState::trimmedLocked(PodInfo pod) const {
-  // Only the extender's own annotations and the device requests matter; the rest (kubectl's
-  // last-applied-configuration can be kilobytes) would dominate the cache's memory.
+  // Only the extender's own annotations, the keys naming a pod group and its size, and the device
+  // requests matter; the rest (kubectl's last-applied-configuration can be kilobytes) would
+  // dominate the cache's memory.
   std::erase_if(pod.annotations, [this](const auto& entry) {
-    return entry.first.rfind(policy_->labelPrefix, 0) != 0;
+    return entry.first.rfind(policy_->labelPrefix, 0) != 0 && !isGroupAnnotation(entry.first);
   });
+  std::erase_if(pod.labels, [](const auto& entry) { return !isGroupLabel(entry.first); });
   ResourceList devices;
   for (const auto& [name, quantity] : pod.requests.entries()) {
     if (isGpuResource(name)) devices.set(name, quantity);
@@ -148,17 +155,22 @@ void ClusterState::upsertPodLocked(ObservedPod observed, NameSet& dirty) {
     // Succeeded/Failed pods hold no devices any more.
     erasePodLocked(uid, dirty);
     eraseReservationLocked(uid, dirty);
+    groups_.memberGone(uid, dirty);
     if (options_.onPodGone) gone_.push_back(uid);
     return;
   }
   if (!holdsDevices(observed.pod)) {
     erasePodLocked(uid, dirty);
+    groups_.memberGone(uid, dirty);
     return;
   }
   if (observed.pod.nodeName.empty() && observed.pod.nominatedNodeName.empty()) {
     // Pending and not nominated: nothing to account or preempt, kept for bind to read. A
     // reservation made for it by a bind in flight stays until the bind finishes.
     erasePodLocked(uid, dirty);
+    if (auto key = groupKeyLocked(observed.pod); key && ledger_.reservation(uid) == nullptr) {
+      groups_.memberPending(uid, *key);
+    }
     pending_.put(uid, trimmedLocked(std::move(observed.pod)));
     return;
   }
@@ -197,10 +209,28 @@ void ClusterState::upsertPodLocked(ObservedPod observed, NameSet& dirty) {
     record.counted = countedLocked(labelsGenerationLocked(node), record.boundAt);
     eraseReservationLocked(uid, dirty);
     dirty.insert(node);
+    groupMemberPlacedLocked(uid, record.pod, node,
+                            record.allocation ? &*record.allocation : nullptr, dirty);
   }
   if (auto left = ledger_.putPod(uid, std::move(record)); left && !left->empty()) {
     dirty.insert(std::move(*left));
   }
+}
+
+std::optional<std::string> ClusterState::groupKeyLocked(const PodInfo& pod) const {
+  return podGroupKey(pod, *policy_);
+}
+
+void ClusterState::groupMemberPlacedLocked(const std::string& uid, const PodInfo& pod,
+                                           const std::string& node, const Allocation* allocation,
+                                           NameSet& dirty) {
+  const auto key = groupKeyLocked(pod);
+  if (!key) return;
+  const Result<PodDemand> demand = parsePodDemand(pod, *policy_);
+  groups_.memberPlaced(
+      uid, *key, node, allocation, demand ? &*demand : nullptr, options_.now(),
+      policy_->groups.holdTtlMillis,
+      [this](const std::string& name) { return builder_.groupDomains(name); }, dirty);
 }
 
 void ClusterState::erasePodLocked(const std::string& uid, NameSet& dirty) {
@@ -231,9 +261,14 @@ void ClusterState::replacePodsLocked(std::vector<ObservedPod> pods) {
   for (const std::string& uid : ledger_.podUids()) {
     if (listed.count(uid) != 0) continue;
     erasePodLocked(uid, dirty);
+    groups_.memberGone(uid, dirty);
     if (options_.onPodGone) gone_.push_back(uid);
   }
-  pending_.keepOnly([&listed](const std::string& uid) { return listed.count(uid) != 0; });
+  pending_.keepOnly([&](const std::string& uid) {
+    if (listed.count(uid) != 0) return true;
+    groups_.memberGone(uid, dirty);
+    return false;
+  });
   refreshLocked(dirty);
 }
 
@@ -258,6 +293,7 @@ void ClusterState::removePod(std::string_view uid) {
     erasePodLocked(key, dirty);
     eraseReservationLocked(key, dirty);
     pending_.erase(key);
+    groups_.memberGone(key, dirty);
     if (options_.onPodGone) gone_.push_back(key);
     refreshLocked(dirty);
     events = takeEventsLocked();
@@ -273,9 +309,14 @@ void ClusterState::setSynced(bool synced) {
 
 void ClusterState::setPolicy(PolicyConstSharedPtr policy) {
   std::lock_guard lock(mutex_);
+  NameSet dirty;
+  if (policy->groups.levels != policy_->groups.levels ||
+      policy->labelPrefix != policy_->labelPrefix) {
+    // Plans name domains by the old levels' ids: members plan again under the new levels.
+    groups_.releaseAll(HoldRelease::kPolicy, dirty);
+  }
   policy_ = policy;
   builder_.setPolicy(std::move(policy));
-  NameSet dirty;
   for (std::string& name : builder_.names()) {
     const std::int64_t generation = labelsGenerationLocked(name);
     ledger_.recount(name,
@@ -324,6 +365,15 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
   if (state == nullptr) {
     return Error{ErrorCode::kInternal, "node " + node + " has no state in the snapshot"};
   }
+  // A member of a group binding where its group holds slots decides on the node with those slots
+  // free: they were kept for it.
+  NodeStateConstSharedPtr withOwnHolds;
+  if (const auto key = groupKeyLocked(pod)) {
+    if (auto holds = groups_.holdUids(*key, node); !holds.empty()) {
+      withOwnHolds = nodeStateWithout(*state, holds, *now->policy);
+      state = withOwnHolds.get();
+    }
+  }
   // The same check filter made, now against everything placed since: a bind is refused exactly
   // when filter would refuse the node now, with filter's reason.
   const FitOutcome fit = demand->empty() ? FitOutcome{} : checkFit(*demand, *state, *now->policy);
@@ -339,12 +389,14 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
   ledger_.putReservation(uid, LedgerReservation{trimmedLocked(pod), node, allocation, nowSeconds(),
                                                 options_.now() + options_.reservationTtl});
   dirty.insert(node);
+  groupMemberPlacedLocked(uid, pod, node, &allocation, dirty);
   return allocation;
 }
 
 void ClusterState::release(std::string_view uid) {
   std::lock_guard lock(mutex_);
   NameSet dirty;
+  if (ledger_.reservation(uid) != nullptr) groups_.memberUnplaced(std::string(uid), dirty);
   eraseReservationLocked(std::string(uid), dirty);
   refreshLocked(dirty);
 }
@@ -379,9 +431,14 @@ void ClusterState::markBoundLocked(const std::string& key) {
 
 std::size_t ClusterState::expireLocked(NameSet& dirty) {
   std::vector<std::string> nodes;
-  const std::size_t expired = ledger_.expire(options_.now(), nodes);
+  std::vector<std::string> uids;
+  const std::size_t expired = ledger_.expire(options_.now(), nodes, &uids);
   for (std::string& node : nodes)
     dirty.insert(std::move(node));
+  // A bind that never finished: its member waits again, and its group's slot is held again.
+  for (const std::string& uid : uids)
+    groups_.memberUnplaced(uid, dirty);
+  groups_.expire(options_.now(), dirty);
   return expired;
 }
 
@@ -422,11 +479,22 @@ void ClusterState::predictLocked(const std::string& node) {
   }
 }
 
-void ClusterState::refreshLocked(const NameSet& dirty) {
+void ClusterState::refreshLocked(const NameSet& dirty, const NameSet& checked) {
   for (const std::string& name : dirty) {
     predictLocked(name);
-    builder_.setCharges(name, std::make_shared<const NodeCharges>(ledger_.charges(name)));
+    NodeCharges charges = ledger_.charges(name);
+    if (groups_.holdsOn(name)) {
+      // Holds give way to pods: a pod bound where a hold was (by someone other than this
+      // extender) keeps its GPUs, and the hold moves to GPUs still free, or ends.
+      const NodeState* read = builder_.read(name);
+      if (read != nullptr && checked.count(name) == 0) {
+        groups_.repair(name, *rebuildNodeState(*read, charges.usage(), *policy_), *policy_);
+      }
+      groups_.addHolds(name, charges);
+    }
+    builder_.setCharges(name, std::make_shared<const NodeCharges>(std::move(charges)));
   }
+  builder_.setGroupPlans(groups_.table());
   publishLocked();
 }
 
@@ -469,6 +537,66 @@ void ClusterState::publishLocked() {
   }
   std::lock_guard lock(snapshotMutex_);
   current_ = std::move(next);
+}
+
+// ---------------------------------------------------------------- pod groups
+
+GroupMembers ClusterState::groupMembers(std::string_view key) const {
+  std::lock_guard lock(mutex_);
+  GroupMembers members;
+  members.placedNodes = groups_.placedNodes(key);
+  for (const std::string& uid : groups_.waiting(key)) {
+    if (const PodInfo* pending = pending_.find(uid)) members.waiting.push_back(*pending);
+  }
+  return members;
+}
+
+Result<CommittedGroupPlanConstSharedPtr> ClusterState::commitGroupPlan(CommittedGroupPlan plan) {
+  std::lock_guard lock(mutex_);
+  NameSet dirty;
+  expireLocked(dirty);
+  const std::string key = plan.key;
+  const auto published = [this, &key]() -> CommittedGroupPlanConstSharedPtr {
+    const GroupPlanTableConstSharedPtr table = groups_.table();
+    const auto it = table->find(key);
+    return it == table->end() ? nullptr : it->second;
+  };
+  if (groups_.plan(key) != nullptr) {
+    refreshLocked(dirty);
+    return published();
+  }
+  // The plan was made on a snapshot at most a few requests old: its GPUs must still be free in
+  // the one published now (which counts every hold and reservation made since), and no two slots
+  // of one node may share a GPU.
+  const ClusterSnapshotConstSharedPtr now = snapshot();
+  std::unordered_map<std::string, GpuMask> taken;
+  for (const PlannedSlot& slot : plan.plan.slots) {
+    const NodeState* state = now->find(slot.node);
+    GpuMask gpus = 0;
+    for (const int gpu : slot.allocation.gpus)
+      gpus |= GpuMask{1} << static_cast<unsigned>(gpu);
+    GpuMask& onNode = taken[slot.node];
+    if (state == nullptr || (gpus & ~state->freeMask) != 0 || (gpus & onNode) != 0) {
+      refreshLocked(dirty);
+      return Error{ErrorCode::kUnavailable, "group " + plan.group + ": planned GPUs on node " +
+                                                slot.node + " were taken meanwhile"};
+    }
+    onNode |= gpus;
+  }
+  NameSet planned;
+  groups_.commit(std::move(plan), options_.now(), policy_->groups.holdTtlMillis, planned);
+  NameSet checked;
+  for (const std::string& node : planned) {
+    if (dirty.count(node) == 0) checked.insert(node);
+    dirty.insert(node);
+  }
+  refreshLocked(dirty, checked);
+  return published();
+}
+
+std::size_t ClusterState::heldSlotCount() const {
+  std::lock_guard lock(mutex_);
+  return groups_.heldSlots();
 }
 
 // ---------------------------------------------------------------- queries

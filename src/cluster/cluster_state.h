@@ -30,12 +30,14 @@
 #include <vector>
 
 #include "base/result.h"
+#include "cluster/group_book.h"
 #include "cluster/pending_pods.h"
 #include "cluster/pod_ledger.h"
 #include "core/allocation.h"
 #include "core/placement_regret.h"
 #include "model/node_info.h"
 #include "model/pod_info.h"
+#include "service/group_plan_store.h"
 #include "snapshot/cluster_snapshot.h"
 #include "snapshot/cluster_snapshot_builder.h"
 
@@ -54,6 +56,11 @@ struct ClusterStateOptions {
   // Called with each snapshot build's wall time in seconds, under the writer lock (keep it
   // cheap: a metric observation). Empty: not measured.
   std::function<void(double)> onSnapshotBuilt;
+  // Pod groups: what the group book reports (metric observations, under the writer lock), and
+  // a callback the constructor calls with the state's GroupPlanStore, so that whoever builds a
+  // backend on this state can hand it to the service (ClusterBackend::setGroupPlans).
+  GroupBookObserver groupObserver;
+  std::function<void(GroupPlanStore*)> attachGroupPlans;
   // Placement regret's feed, called after the writer lock is released, on the thread that made
   // the change. onPodPlaced: a GPU pod seen bound to a node after the cache saw it pending,
   // nominated or reserved (the pods of a first list are not new placements), with the GPUs it
@@ -82,9 +89,10 @@ bool labelsCoverPod(std::int64_t labelsGeneration, std::int64_t boundAt,
 // unreadable, so it may hold some). Other pods hold nothing the extender accounts.
 bool holdsDevices(const PodInfo& pod);
 
-class ClusterState {
+class ClusterState final : public GroupPlanStore {
  public:
   explicit ClusterState(PolicyConstSharedPtr policy, ClusterStateOptions options = {});
+  ~ClusterState() override = default;
   ClusterState(const ClusterState&) = delete;
   ClusterState& operator=(const ClusterState&) = delete;
 
@@ -118,8 +126,14 @@ class ClusterState {
   void release(std::string_view uid);
   // No API server to confirm (cluster-file mode): the reservation becomes a bound pod.
   void markBound(std::string_view uid);
-  // Drops reservations past their TTL; returns how many.
+  // Drops reservations past their TTL, and releases pod-group holds past theirs; returns how many
+  // reservations.
   std::size_t expireReservations();
+
+  // --- Pod groups (GroupPlanStore; docs/groups.md).
+  GroupMembers groupMembers(std::string_view key) const override;
+  Result<CommittedGroupPlanConstSharedPtr> commitGroupPlan(CommittedGroupPlan plan) override;
+  std::size_t heldSlotCount() const;
 
   // --- Queries (copies; the state may change right after).
   // A GPU pod as the watch last reported it, for bind: pending, nominated or bound (nodeName set).
@@ -137,7 +151,6 @@ class ClusterState {
   std::size_t reservationCount() const;
 
  private:
-  using NameSet = std::unordered_set<std::string>;
   // What a change reports through the options' callbacks once the writer lock is released.
   struct Events {
     std::vector<PodPlacement> placed;
@@ -156,11 +169,17 @@ class ClusterState {
   void erasePodLocked(const std::string& uid, NameSet& dirty);
   void eraseReservationLocked(const std::string& uid, NameSet& dirty);
   std::size_t expireLocked(NameSet& dirty);
+  // The pod's group key under the current policy, if it names one.
+  std::optional<std::string> groupKeyLocked(const PodInfo& pod) const;
+  void groupMemberPlacedLocked(const std::string& uid, const PodInfo& pod, const std::string& node,
+                               const Allocation* allocation, NameSet& dirty);
   // labels-v1 `gen` of the node's current labels when they read cleanly, else 0.
   std::int64_t labelsGenerationLocked(const std::string& node);
   bool countedLocked(std::int64_t labelsGeneration, std::int64_t boundAt) const;
   void predictLocked(const std::string& node);
-  void refreshLocked(const NameSet& dirty);
+  // `checked`: nodes whose holds were just validated against the published state (a commit);
+  // their holds are not checked again.
+  void refreshLocked(const NameSet& dirty, const NameSet& checked = {});
   void publishLocked();
   // The placements of the pods newly seen bound (their devices predicted by now), and the pods
   // gone, since the last call.
@@ -174,6 +193,7 @@ class ClusterState {
   ClusterSnapshotBuilder builder_;       // GUARDED_BY(mutex_): the node records
   PodLedger ledger_;                     // GUARDED_BY(mutex_): pods, reservations, per-node charges
   PendingPods pending_;                  // GUARDED_BY(mutex_): by UID, trimmed
+  GroupBook groups_;                     // GUARDED_BY(mutex_): pod groups, their plans and holds
   std::vector<std::string> newlyBound_;  // GUARDED_BY(mutex_): UIDs for the next Events
   std::vector<std::string> gone_;        // GUARDED_BY(mutex_)
 

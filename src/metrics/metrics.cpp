@@ -47,6 +47,9 @@ constexpr std::array<const char*, 2> kResourceNames = {"nodes", "pods"};
 constexpr std::array<const char*, static_cast<std::size_t>(NvlinkSetClass::kCount)> kSetClassNames =
     {"1", "2", "3-4", "5-8", "9-16", "unknown"};
 
+constexpr std::array<const char*, static_cast<std::size_t>(GroupOutcome::kCount)> kGroupOutcomes = {
+    "planned", "no_room", "never_fits", "unplaced", "unsupported", "size_unknown", "stale"};
+
 // Regret and pending labels: k = 2, 4, 8 and "other" for regret (a 1-GPU pod has no pair), k = 1,
 // 2, 4, 8, "other" for pending pods.
 constexpr std::array<const char*, 4> kRegretSizes = {"2", "4", "8", "other"};
@@ -297,6 +300,48 @@ struct Metrics::Impl {
               "belongs to (unknown: links not labelled).")
           .Register(*registry);
 
+  prometheus::Family<prometheus::Counter>& groupDecisions =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_group_decisions_total")
+          .Help(
+              "What pod-group members' filters decided about their group: planned (a plan "
+              "committed), no_room / never_fits (a required level cannot hold it: refused), "
+              "unplaced, unsupported, size_unknown (placed pod by pod), stale (planned again).")
+          .Register(*registry);
+  prometheus::Histogram& groupPlanning =
+      prometheus::BuildHistogram()
+          .Name("gpu_topology_extender_group_planning_duration_seconds")
+          .Help("Time a group's first member's filter spent planning the group and committing it.")
+          .Register(*registry)
+          .Add({}, prometheus::Histogram::BucketBoundaries{0.00005, 0.0001, 0.00025, 0.0005, 0.001,
+                                                           0.0025, 0.005, 0.01, 0.025, 0.1});
+  prometheus::Family<prometheus::Counter>& groupsPlaced =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_groups_placed_total")
+          .Help(
+              "Planned groups whose last member bound, per topology level of the policy: whole "
+              "(every member in one domain of the level) or split.")
+          .Register(*registry);
+  prometheus::Histogram& groupFirstToLast =
+      prometheus::BuildHistogram()
+          .Name("gpu_topology_extender_group_first_to_last_bound_seconds")
+          .Help("Time from a planned group's first member bound to its last.")
+          .Register(*registry)
+          .Add({}, prometheus::Histogram::BucketBoundaries{0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120,
+                                                           300, 900, 3600});
+  prometheus::Family<prometheus::Counter>& holdsReleased =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_group_holds_released_total")
+          .Help(
+              "Held slots of planned groups that stopped being held, by reason: claimed (a member "
+              "bound), deleted, expired (hold TTL), displaced, surplus, policy.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& groupHolds =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_group_holds")
+          .Help("Slots held for planned groups now (kind=slots), and groups holding any (groups).")
+          .Register(*registry);
+
   // Label sets resolved once; [verb][code] with a trailing "other" code.
   std::array<std::array<prometheus::Counter*, kCodes.size() + 1>, kVerbNames.size()> requestBy{};
   std::array<prometheus::Histogram*, kVerbNames.size()> latencyBy{};
@@ -315,6 +360,10 @@ struct Metrics::Impl {
   std::mutex labelAgeMutex;  // guards the replacement of the single label-age histogram
   prometheus::Histogram* labelAgeNow = nullptr;
   std::array<prometheus::Gauge*, kSetClassNames.size()> freeGpusBy{};
+  std::array<prometheus::Counter*, kGroupOutcomes.size()> groupDecisionBy{};
+  std::array<prometheus::Counter*, kHoldReleaseReasons.size()> holdsReleasedBy{};
+  prometheus::Gauge* heldSlots = nullptr;
+  prometheus::Gauge* holdingGroups = nullptr;
   std::array<prometheus::Histogram*, kRegretSizes.size()> regretBy{};
   std::array<std::array<prometheus::Counter*, kPlacementReasons.size()>, kRegretSizes.size()>
       belowBestClassBy{};
@@ -401,6 +450,14 @@ struct Metrics::Impl {
     for (std::size_t i = 0; i < kSetClassNames.size(); ++i) {
       freeGpusBy[i] = &freeGpus.Add({{"nvlink_set", kSetClassNames[i]}});
     }
+    for (std::size_t i = 0; i < kGroupOutcomes.size(); ++i) {
+      groupDecisionBy[i] = &groupDecisions.Add({{"outcome", kGroupOutcomes[i]}});
+    }
+    for (std::size_t i = 0; i < kHoldReleaseReasons.size(); ++i) {
+      holdsReleasedBy[i] = &holdsReleased.Add({{"reason", std::string(kHoldReleaseReasons[i])}});
+    }
+    heldSlots = &groupHolds.Add({{"kind", "slots"}});
+    holdingGroups = &groupHolds.Add({{"kind", "groups"}});
     const prometheus::Histogram::BucketBoundaries regretBuckets = {0, 0.1, 0.25, 0.5, 0.75, 0.9, 1};
     for (std::size_t k = 0; k < kRegretSizes.size(); ++k) {
       regretBy[k] = &regret.Add({{"k", kRegretSizes[k]}}, regretBuckets);
@@ -415,6 +472,12 @@ struct Metrics::Impl {
     for (std::size_t k = 0; k < kPendingSizes.size(); ++k) {
       pendingBy[k] = &pendingPods.Add({{"k", kPendingSizes[k]}});
     }
+  }
+
+  prometheus::Counter& placed(std::string_view level, bool whole) {
+    // Family::Add returns the existing series for known labels (and is thread-safe).
+    return groupsPlaced.Add(
+        {{"level", std::string(level)}, {"placement", whole ? "whole" : "split"}});
   }
 };
 
@@ -527,6 +590,43 @@ void Metrics::setFreeGpusByNvlinkSet(const FreeGpusByNvlinkSet& counts) {
   for (std::size_t i = 0; i < counts.size(); ++i) {
     impl_->freeGpusBy[i]->Set(static_cast<double>(counts[i]));
   }
+}
+
+void Metrics::countGroupDecision(GroupOutcome outcome) {
+  impl_->groupDecisionBy[static_cast<std::size_t>(outcome)]->Increment();
+}
+
+void Metrics::observeGroupPlanning(double seconds) {
+  impl_->groupPlanning.Observe(seconds);
+}
+
+void Metrics::setGroupLevels(const std::vector<std::string>& labels) {
+  for (const std::string& level : labels) {
+    impl_->placed(level, true);
+    impl_->placed(level, false);
+  }
+}
+
+void Metrics::countGroupPlaced(std::string_view level, bool whole) {
+  impl_->placed(level, whole).Increment();
+}
+
+void Metrics::observeGroupFirstToLast(double seconds) {
+  impl_->groupFirstToLast.Observe(seconds);
+}
+
+void Metrics::countHoldsReleased(std::string_view reason, std::uint64_t n) {
+  for (std::size_t i = 0; i < kHoldReleaseReasons.size(); ++i) {
+    if (reason == kHoldReleaseReasons[i]) {
+      impl_->holdsReleasedBy[i]->Increment(static_cast<double>(n));
+      return;
+    }
+  }
+}
+
+void Metrics::setGroupHolds(std::int64_t slots, std::int64_t groups) {
+  impl_->heldSlots->Set(static_cast<double>(slots));
+  impl_->holdingGroups->Set(static_cast<double>(groups));
 }
 
 void Metrics::setFragmentation(const std::vector<PoolFragmentation>& pools) {

@@ -17,6 +17,20 @@ enum class NodeOutcome { kFit, kUnschedulable, kUnresolvable };
 enum class ReloadResult { kOk, kError };
 enum class WatchedResource { kNodes, kPods };
 enum class BindAbandonReason { kCallerGone, kDeadline };
+// What a pod-group member's request decided about its group (docs/groups.md#metrics).
+enum class GroupOutcome {
+  kPlanned,      // a plan was made and committed (the group's first member)
+  kNoRoom,       // a required level cannot hold the group now: members refused
+  kNeverFits,    // ... not even with every GPU free
+  kUnplaced,     // no level demands it and the candidates cannot hold the whole group: per pod
+  kUnsupported,  // MIG members: per pod
+  kSizeUnknown,  // the group's size is not known: per pod
+  kStale,        // a commit found its GPUs taken meanwhile and planned again
+  kCount
+};
+// Why held slots of a group stopped being held; the names of cluster::HoldRelease.
+inline constexpr std::array<std::string_view, 6> kHoldReleaseReasons = {
+    "claimed", "deleted", "expired", "displaced", "surplus", "policy"};
 
 // Upper bounds (seconds) of the node-label-age buckets; a last bucket is +Inf.
 inline constexpr std::array<std::int64_t, 6> kLabelAgeBounds = {60, 300, 900, 3600, 21600, 86400};
@@ -99,6 +113,19 @@ class Metrics {
   void countWatchLists(WatchedResource resource, std::uint64_t n);
   void countWatchFailures(WatchedResource resource, std::uint64_t n);
   void setNodeLabelAges(const LabelAges& ages);
+
+  // --- Pod groups.
+  void countGroupDecision(GroupOutcome outcome);
+  // A group's first member's planning and commit, in seconds.
+  void observeGroupPlanning(double seconds);
+  // Registers the placed-whole/split series of these level labels (the policy's), at 0.
+  void setGroupLevels(const std::vector<std::string>& labels);
+  // A group's last planned member bound: whether all its members share one domain of `level`.
+  void countGroupPlaced(std::string_view level, bool whole);
+  void observeGroupFirstToLast(double seconds);
+  void countHoldsReleased(std::string_view reason, std::uint64_t n);
+  // Slots held now, and groups holding any (sampled with the cache gauges).
+  void setGroupHolds(std::int64_t slots, std::int64_t groups);
   void setFreeGpusByNvlinkSet(const FreeGpusByNvlinkSet& counts);
   // Replaces every pool's fragmentation series; pools not listed lose theirs.
   void setFragmentation(const std::vector<PoolFragmentation>& pools);

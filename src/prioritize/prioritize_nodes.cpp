@@ -45,10 +45,15 @@ class OfferBuilder {
   int topScore_ = -1;
 };
 
+// Wire scores of a group member: its held slots first (the top score), every other node's score
+// scaled below them, so the plan wins whatever kube-scheduler's own plugins add.
+constexpr int kPlannedWire = 10;
+constexpr int kOtherWireCeiling = 8;
+
 }  // namespace
 
 HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidate> nodes,
-                           const Policy& policy, PlacementOffer* offer) {
+                           const Policy& policy, const GroupAnswers* group, PlacementOffer* offer) {
   HostScores scores;
   scores.reserve(nodes.size());
   std::vector<RankedScore> ranked;
@@ -56,7 +61,10 @@ HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidat
   // A pod whose request did not parse scores 0 everywhere, as one that asks for nothing.
   static const PodDemand kNothing;
   const NodeDecider decide(demand != nullptr ? *demand : kNothing, policy);
-  const bool regret = offer != nullptr && demand != nullptr && demand->gpus >= 2;
+  // A member of a group with a plan is placed by the plan, not by this ranking: placement regret
+  // is not measured for it.
+  const bool planned = group != nullptr && group->anyPlanned();
+  const bool regret = offer != nullptr && demand != nullptr && demand->gpus >= 2 && !planned;
   std::vector<SetQuality> sets;
   std::optional<OfferBuilder> offered;
   if (regret) {
@@ -70,7 +78,10 @@ HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidat
     const NodeCandidate& node = nodes[i];
     RankedScore rank;
     ScoreTerms terms;
-    if (node.state != nullptr) {
+    const GroupAnswers::Kind kind = group ? group->nodes[i] : GroupAnswers::Kind::kDecide;
+    if (kind == GroupAnswers::Kind::kPlanned) {
+      rank.score = kMaxNodeScore;  // ranked apart below
+    } else if (node.state != nullptr && kind == GroupAnswers::Kind::kDecide) {
       terms = decide.terms(node);
       rank.fits = terms.fits();
       rank.linkQuality = terms.linkQuality;
@@ -85,7 +96,13 @@ HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidat
   }
   const std::vector<int> wire = wireScores(ranked, policy.linkFirst);
   for (std::size_t i = 0; i < scores.size(); ++i) {
-    scores[i].wire = wire[i];
+    if (!planned) {
+      scores[i].wire = wire[i];
+    } else if (group->nodes[i] == GroupAnswers::Kind::kPlanned) {
+      scores[i].wire = kPlannedWire;
+    } else {
+      scores[i].wire = wire[i] * kOtherWireCeiling / kPlannedWire;
+    }
     if (regret && wire[i] == kMaxExtenderScore)
       offered->top(nodes[i].name, sets[i], ranked[i].score);
   }

@@ -1,8 +1,11 @@
 #include "service/explain_json.h"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
+#include <chrono>
 
+#include "core/node_charges.h"
 #include "json/json_writer.h"
 #include "policy/link_class.h"
 
@@ -103,10 +106,149 @@ void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy)
   } else {
     w.null();
   }
+  // GPUs held here for pod groups' planned members: taken for every other pod.
+  w.key("groupHolds").beginArray();
+  if (node.state != nullptr && node.state->charges) {
+    for (const PodCharge& charge : node.state->charges->pods()) {
+      const std::string_view group = heldFor(charge.uid);
+      if (group.empty()) continue;
+      w.element().beginObject().key("group").string(group).key("gpus").beginArray();
+      for (const int gpu : charge.allocation.gpus)
+        w.element().integer(gpu);
+      w.endArray().endObject();
+    }
+  }
+  w.endArray();
   w.key("topology").string(topologyName(node.state));
   w.key("usableGpus").integer(node.state ? node.state->usableCount : 0);
   w.key("freeGpus").integer(node.state ? node.state->freeCount : 0);
   w.endObject();
+}
+
+std::string_view slotState(const CommittedGroupPlan& plan, std::size_t slot) {
+  if (plan.held(slot)) return "held";
+  return plan.claimed(slot) ? "claimed" : "released";
+}
+
+void writeDomainName(JsonWriter& w, const GroupDomainNames* names, std::size_t level,
+                     std::uint32_t id) {
+  if (id == kNoDomain || id == kMixedDomain || names == nullptr) {
+    w.null();
+  } else {
+    w.string(names->name(level, id));
+  }
+}
+
+void writePlan(JsonWriter& w, const CommittedGroupPlan& plan, bool committed,
+               const GroupDomainNames* names, std::int64_t nowUnix) {
+  const GroupPlan& p = plan.plan;
+  w.beginObject().key("committed").boolean(committed);
+  w.key("level");
+  if (p.level >= 0 && static_cast<std::size_t>(p.level) < plan.levels.size()) {
+    w.string(plan.levels[static_cast<std::size_t>(p.level)].label);
+  } else {
+    w.null();
+  }
+  // Per level of the policy: the one domain every member shares, or null.
+  w.key("domains").beginObject();
+  for (std::size_t level = 0; level < plan.levels.size() && level < kMaxGroupLevels; ++level) {
+    w.key(plan.levels[level].label);
+    writeDomainName(w, names, level, p.domain[level]);
+  }
+  w.endObject();
+  w.key("reason").string(p.reason);
+  w.key("expiresInSeconds");
+  if (committed) {
+    const std::int64_t expires =
+        std::chrono::duration_cast<std::chrono::seconds>(plan.expires.time_since_epoch()).count();
+    w.integer(std::max<std::int64_t>(0, expires - nowUnix));
+  } else {
+    w.null();
+  }
+  w.key("anchors").beginArray();
+  for (const std::string& node : plan.anchors)
+    w.element().string(node);
+  w.endArray();
+  w.key("slots").beginArray();
+  for (std::size_t i = 0; i < p.slots.size(); ++i) {
+    const PlannedSlot& slot = p.slots[i];
+    w.element().beginObject().key("node").string(slot.node).key("gpus").beginArray();
+    for (const int gpu : slot.allocation.gpus)
+      w.element().integer(gpu);
+    w.endArray();
+    w.key("memberGpus")
+        .integer(slot.member < plan.demands.size() ? plan.demands[slot.member].gpus : 0);
+    w.key("state").string(slotState(plan, i));
+    w.key("claimedBy").string(plan.claimed(i) ? std::string_view(plan.claimedBy[i]) : "");
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+}
+
+void writeGroup(JsonWriter& w, const GroupDecision* group, const GroupDomainNames* names,
+                std::int64_t nowUnix) {
+  w.key("group");
+  if (group == nullptr || !group->ref) {
+    w.null();
+    return;
+  }
+  const PodGroupRef& ref = *group->ref;
+  w.beginObject().key("key").string(ref.key).key("source").string(groupSourceName(ref.source));
+  w.key("namespace").string(ref.ns).key("name").string(ref.name).key("size");
+  if (ref.size) {
+    w.integer(*ref.size);
+  } else {
+    w.null();
+  }
+  w.key("sizeFrom").string(ref.sizeFrom);
+  w.key("levels").beginArray();
+  for (const GroupLevel& level : ref.levels) {
+    w.element().beginObject().key("label").string(level.label);
+    w.key("mode").string(groupLevelModeName(level.mode)).endObject();
+  }
+  w.endArray();
+  // committed: answered from the group's plan; proposed: a plan this request made but did not
+  // hold (explain, prioritize); refused: a required level cannot hold the group; perPod: placed
+  // as a pod without a group (note says why).
+  std::string_view status = "perPod";
+  if (group->committed) {
+    status = "committed";
+  } else if (group->answers && group->proposal &&
+             group->proposal->status != GroupPlanStatus::kPlanned) {
+    status = "refused";
+  } else if (group->uncommitted) {
+    status = "proposed";
+  }
+  w.key("status").string(status);
+  w.key("note").string(group->note);
+  w.key("plan");
+  const GroupPlan* verdictsOf = nullptr;
+  if (group->committed) {
+    writePlan(w, *group->committed, true, names, nowUnix);
+    verdictsOf = &group->committed->plan;
+  } else if (group->uncommitted) {
+    writePlan(w, *group->uncommitted, false, names, nowUnix);
+    verdictsOf = &group->uncommitted->plan;
+  } else {
+    w.null();
+    if (group->proposal) verdictsOf = &*group->proposal;
+  }
+  w.key("refusal").string(status == "refused" ? std::string_view(group->proposal->reason) : "");
+  // Why each domain the planner looked at was or was not chosen.
+  w.key("domains").beginArray();
+  if (verdictsOf != nullptr) {
+    for (const DomainVerdict& verdict : verdictsOf->domains) {
+      w.element().beginObject().key("level");
+      w.string(verdict.level < ref.levels.size() ? std::string_view(ref.levels[verdict.level].label)
+                                                 : "");
+      w.key("domain");
+      writeDomainName(w, names, verdict.level, verdict.domain);
+      w.key("slots").integer(verdict.slots).key("needed").integer(verdict.needed);
+      w.key("verdict").string(domainVerdictText(verdict, names)).endObject();
+    }
+  }
+  w.endArray().endObject();
 }
 
 // A set's quality: {"weakestLink": ..., "bandwidthGBps": ...}, or null when unknown.
@@ -216,15 +358,16 @@ std::string_view verdictName(Verdict verdict) noexcept {
 
 std::string writeExplanation(const PodInfo& pod, const Result<PodDemand>& demand,
                              std::string_view mode, const Policy& policy,
-                             const Explanation& explanation, const PlacementRecord* placement) {
+                             const Explanation& explanation, const ExplainExtras& extras) {
   std::string out;
   JsonWriter w(out);
   w.beginObject();
   writePod(w, pod, demand);
   w.key("mode").string(mode);
+  writeGroup(w, extras.group, extras.domainNames, extras.nowUnix);
   w.key("placement");
-  if (placement != nullptr) {
-    writePlacement(w, *placement);
+  if (extras.placement != nullptr) {
+    writePlacement(w, *extras.placement);
   } else {
     w.null();
   }

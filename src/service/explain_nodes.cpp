@@ -41,18 +41,25 @@ int numaSpan(GpuMask gpus, const NodeState& state) noexcept {
 }
 
 Explanation explainNodes(const Result<PodDemand>& demand, std::span<const NodeCandidate> nodes,
-                         const Policy& policy) {
+                         const Policy& policy, const GroupAnswers* group) {
   const PodDemand* pod = demand ? &*demand : nullptr;
   // The very calls the filter and prioritize verbs make: filter on the request's nodes, then
   // prioritize on the nodes filter kept, as kube-scheduler sends them. The scores and terms of the
   // rejected nodes, which do not depend on the other candidates, come from one more call on all.
-  const FilterResult filtered = filterNodes(demand, nodes, policy);
+  const FilterResult filtered = filterNodes(demand, nodes, policy, group);
   std::vector<NodeCandidate> kept;
+  std::vector<std::size_t> keptAt;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    if (filtered.nodes[i].verdict == Verdict::kFit) kept.push_back(nodes[i]);
+    if (filtered.nodes[i].verdict == Verdict::kFit) {
+      kept.push_back(nodes[i]);
+      keptAt.push_back(i);
+    }
   }
-  const HostScores keptScores = prioritizeNodes(pod, kept, policy);
-  const HostScores scores = prioritizeNodes(pod, nodes, policy);
+  const std::optional<GroupAnswers> keptGroup =
+      group ? std::optional<GroupAnswers>(group->subset(keptAt)) : std::nullopt;
+  const HostScores keptScores =
+      prioritizeNodes(pod, kept, policy, keptGroup ? &*keptGroup : nullptr);
+  const HostScores scores = prioritizeNodes(pod, nodes, policy, group);
   std::size_t nextKept = 0;
   Explanation out;
   out.nodes.reserve(nodes.size());

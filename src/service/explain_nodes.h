@@ -17,6 +17,7 @@
 #include "base/result.h"
 #include "core/allocation.h"
 #include "core/fit_outcome.h"
+#include "core/group_answers.h"
 #include "core/node_candidate.h"
 #include "core/node_state.h"
 #include "core/pod_demand.h"
@@ -45,8 +46,9 @@ struct Explanation {
   std::vector<NodeExplanation> nodes;  // one per candidate, in the candidates' order
 };
 
+// `group`: a pod group member's answers (one per candidate), as filter and prioritize take them.
 Explanation explainNodes(const Result<PodDemand>& demand, std::span<const NodeCandidate> nodes,
-                         const Policy& policy);
+                         const Policy& policy, const GroupAnswers* group = nullptr);
 
 // Distinct NUMA nodes of the set on this node; 0 when a GPU's NUMA node is unknown.
 int numaSpan(GpuMask gpus, const NodeState& state) noexcept;

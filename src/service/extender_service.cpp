@@ -13,6 +13,7 @@
 #include "prioritize/prioritize_nodes.h"
 #include "service/cluster_backend.h"
 #include "service/error_reply.h"
+#include "service/group_requests.h"
 #include "service/node_state_cache.h"
 #include "service/placement_recorder.h"
 #include "service/resolve_nodes.h"
@@ -119,13 +120,36 @@ Reply ExtenderService::prioritize(std::string_view body) const {
   return prioritize(wire::parseExtenderArgs(body));
 }
 
+Result<Resolved> ExtenderService::resolve(const wire::ExtenderArgs& args, bool groupFacts) const {
+  return resolveNodes(args, cluster_, policy_, *nodeCache_, metrics_, groupFacts);
+}
+
+Result<GroupDecision> ExtenderService::group(const wire::ExtenderArgs& args,
+                                             const Result<PodDemand>& demand, Resolved& resolved,
+                                             GroupWrite write) const {
+  GroupDecision none;
+  if (!podNamesGroup(args.pod, cluster_, policy_)) return none;
+  auto decided = decideGroup(
+      args.pod, demand, resolved, cluster_, write, [&] { return resolve(args, true); }, metrics_);
+  if (decided && decided->committedHere) {
+    const CommittedGroupPlan& plan = *decided->committed;
+    log::info("pod group planned", {{"group", plan.group},
+                                    {"members", std::to_string(plan.plan.slots.size())},
+                                    {"where", plan.plan.reason}});
+  }
+  return decided;
+}
+
 Reply ExtenderService::filter(Result<wire::ExtenderArgs> args) const {
   if (!args) return rejected(wire::Verb::kFilter, args.error());
-  auto resolved = resolveNodes(*args, cluster_, policy_, *nodeCache_, metrics_);
+  auto resolved = resolve(*args, podNamesGroup(args->pod, cluster_, policy_));
   if (!resolved) return undecided(wire::Verb::kFilter, resolved.error());
 
-  const auto demand = parsePodDemand(args->pod, *resolved->policy);
-  const FilterResult result = filterNodes(demand, resolved->candidates, *resolved->policy);
+  Result<PodDemand> demand = parsePodDemand(args->pod, *resolved->policy);
+  auto decided = group(*args, demand, *resolved, GroupWrite::kCommit);
+  if (!decided) demand = std::move(decided).error();  // an invalid group annotation
+  const GroupAnswers* answers = decided ? decided->answersOrNull() : nullptr;
+  const FilterResult result = filterNodes(demand, resolved->candidates, *resolved->policy, answers);
   countVerdicts(result, metrics_);
   if (!demand) {
     log::info("pod rejected by its own request",
@@ -136,16 +160,19 @@ Reply ExtenderService::filter(Result<wire::ExtenderArgs> args) const {
 
 Reply ExtenderService::prioritize(Result<wire::ExtenderArgs> args) const {
   if (!args) return rejected(wire::Verb::kPrioritize, args.error());
-  auto resolved = resolveNodes(*args, cluster_, policy_, *nodeCache_, metrics_);
+  auto resolved = resolve(*args, podNamesGroup(args->pod, cluster_, policy_));
   if (!resolved) return undecided(wire::Verb::kPrioritize, resolved.error());
 
-  const auto demand = parsePodDemand(args->pod, *resolved->policy);
+  Result<PodDemand> demand = parsePodDemand(args->pod, *resolved->policy);
+  auto decided = group(*args, demand, *resolved, GroupWrite::kReadOnly);
+  if (!decided) demand = std::move(decided).error();
   // Placement regret needs the pod's UID (the watch reports it bound by UID) and the snapshot's
   // cluster-wide best set (NodeNames mode).
   const bool record = placements_ != nullptr && resolved->snapshot && !args->pod.uid.empty();
   PlacementOffer offer;
-  const HostScores scores = prioritizeNodes(demand ? &*demand : nullptr, resolved->candidates,
-                                            *resolved->policy, record ? &offer : nullptr);
+  const HostScores scores =
+      prioritizeNodes(demand ? &*demand : nullptr, resolved->candidates, *resolved->policy,
+                      decided ? decided->answersOrNull() : nullptr, record ? &offer : nullptr);
   if (offer.any()) {
     placements_->decided(args->pod.uid, decisionOf(offer, resolved->snapshot->health.total));
   }

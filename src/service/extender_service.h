@@ -15,8 +15,11 @@
 #include <string_view>
 
 #include "base/result.h"
+#include "core/pod_demand.h"
 #include "service/cluster_backend.h"
+#include "service/group_requests.h"
 #include "service/reply.h"
+#include "service/resolve_nodes.h"
 #include "service/whatif_request.h"
 #include "wire/extender_args.h"
 #include "wire/verb.h"
@@ -30,6 +33,7 @@ struct Policy;
 
 class NodeStateCache;
 class PlacementRecorder;
+struct PlacementRecord;
 
 // GET {prefix}/nodes: one node by name (404 when the cache does not hold it), or every node by
 // name up to `limit`.
@@ -81,6 +85,16 @@ class ExtenderService {
   bool healthy(std::string* why) const;
 
  private:
+  // resolveNodes with this service's sources; `groupFacts` for a pod group member's request.
+  Result<Resolved> resolve(const wire::ExtenderArgs& args, bool groupFacts) const;
+  // The pod's group and its answers (service/group_requests.h); an error is the pod's invalid
+  // group annotation, which rejects it on every node.
+  Result<GroupDecision> group(const wire::ExtenderArgs& args, const Result<PodDemand>& demand,
+                              Resolved& resolved, GroupWrite write) const;
+  // Explain's answer for a pod on resolved candidates (the group part read-only).
+  // `placement`: what placement regret kept for the pod (explain by name).
+  Reply explainResolved(const PodInfo& pod, Resolved& resolved, std::string_view mode,
+                        const PlacementRecord* placement = nullptr) const;
   // A body that could not be parsed: logged, counted, answered per the error table.
   Reply rejected(wire::Verb verb, const Error& error) const;
   // A request that cannot be decided now (cache not synced) or here (a configuration mismatch):

@@ -32,20 +32,24 @@ struct Resolved {
   bool nodesMode = false;
   ClusterSnapshotConstSharedPtr snapshot;
   std::vector<NodeStateConstSharedPtr> held;
+  // NodeNames mode, when asked for: each candidate's pod-group facts (null where unknown).
+  std::vector<const NodeGroupFacts*> groupFacts;
 };
 
 using PolicySource = std::function<std::shared_ptr<const Policy>()>;
 
 // Errors: kFailedPrecondition (NodeNames without a cluster cache), kUnavailable (cache not synced).
+// `groupFacts`: also collect each candidate's pod-group facts (a group member's request).
 Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const ClusterBackend* cluster,
                               const PolicySource& policySource, NodeStateCache& cache,
-                              metrics::Metrics* metrics);
+                              metrics::Metrics* metrics, bool groupFacts = false);
 
 // The published snapshot, once it holds a full list (every verb that reads the cluster cache
 // loads it through this, once per request). Errors as above.
 Result<ClusterSnapshotConstSharedPtr> syncedSnapshot(const ClusterBackend* cluster);
 
-// Every node of the cluster snapshot, sorted by name (explain of a pod by name). Errors as above.
+// Every node of the cluster snapshot, sorted by name (explain of a pod by name), with their
+// pod-group facts. Errors as above.
 Result<Resolved> resolveAllNodes(const ClusterBackend* cluster);
 
 }  // namespace gte

@@ -6,6 +6,8 @@
 #include <memory>
 #include <string_view>
 
+#include "core/committed_group_plan.h"
+#include "core/group_domains.h"
 #include "core/node_state.h"
 #include "policy/policy.h"
 #include "snapshot/cluster_health.h"
@@ -18,10 +20,20 @@ struct ClusterSnapshot {
   PolicyConstSharedPtr policy;
   bool synced = false;   // the first full list of nodes and pods is in
   NodeStateIndex nodes;  // sharded: a build shares every shard no changed node is in
+  // Pod groups: the names behind each node's domain ids, and the committed plans by group key
+  // (never null in a built snapshot).
+  GroupDomainNamesConstSharedPtr groupDomains;
+  GroupPlanTableConstSharedPtr groupPlans;
   ClusterHealth health;  // the nodes' topology-health figures, overall and per pool
 
   // nullptr when the node is not known.
   const NodeState* find(std::string_view name) const noexcept { return nodes.find(name); }
+  // The committed plan of a group; null when it has none.
+  const CommittedGroupPlan* groupPlan(std::string_view key) const noexcept {
+    if (!groupPlans) return nullptr;
+    const auto it = groupPlans->find(key);
+    return it == groupPlans->end() ? nullptr : it->second.get();
+  }
 };
 
 using ClusterSnapshotConstSharedPtr = std::shared_ptr<const ClusterSnapshot>;

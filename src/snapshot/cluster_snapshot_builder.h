@@ -19,6 +19,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/committed_group_plan.h"
+#include "core/group_domains.h"
 #include "core/node_charges.h"
 #include "core/node_content.h"
 #include "core/node_health.h"
@@ -56,6 +58,11 @@ class ClusterSnapshotBuilder {
   void removeNode(std::string_view name);
   void setPolicy(PolicyConstSharedPtr policy);
   void setSynced(bool synced);
+  // The pod-group plans the next snapshot publishes (null: none).
+  void setGroupPlans(GroupPlanTableConstSharedPtr plans);
+  // The node's pod-group domain per policy level, as of its current labels (every kNoDomain for an
+  // unknown node).
+  GroupDomainIds groupDomains(std::string_view name);
 
   // Returns the previous snapshot itself when nothing changed.
   ClusterSnapshotConstSharedPtr build();
@@ -72,8 +79,9 @@ class ClusterSnapshotBuilder {
     NodeReadKey read;
     NodeStateConstSharedPtr state;  // the last state read or built for this node
     PlainAnswers plain;             // of `state` once built (not of a state only read)
-    NodeHealth health;              // of `state` once built
-    std::string pool;               // the health figures' pool, as of `state`
+    GroupDomainIds domains{kNoDomain, kNoDomain, kNoDomain, kNoDomain};  // read with the labels
+    NodeHealth health;                                                   // of `state` once built
+    std::string pool;  // the health figures' pool, as of `state`
   };
 
   using EntryMap = std::unordered_map<std::string, Entry, NodeNameHash, std::equal_to<>>;
@@ -87,6 +95,8 @@ class ClusterSnapshotBuilder {
 
   PolicyConstSharedPtr policy_;
   std::string poolLabel_;
+  GroupDomainInterner domains_;
+  GroupPlanTableConstSharedPtr groupPlans_;
   bool synced_ = false;
   bool metaChanged_ = true;  // policy or synced flag changed since the last build
   std::uint64_t nextGeneration_ = 1;

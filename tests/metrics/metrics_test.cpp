@@ -155,3 +155,44 @@ TEST_CASE("metrics: placement regret and pending pods use their fixed label sets
 }
 
 }  // namespace gte::metrics
+
+namespace gte::metrics {
+
+TEST_CASE("metrics: pod-group decisions, holds and placements") {
+  Metrics m;
+  // Before any group: the fixed series at zero, the policy's levels registered.
+  m.setGroupLevels({"nvidia.com/gpu.clique"});
+  std::string text = m.serialize();
+  CHECK(has(text, R"(gpu_topology_extender_group_decisions_total{outcome="planned"} 0)"));
+  CHECK(has(text, R"(gpu_topology_extender_group_holds_released_total{reason="expired"} 0)"));
+  CHECK(has(text, R"(gpu_topology_extender_group_holds{kind="slots"} 0)"));
+  CHECK(has(
+      text,
+      R"(gpu_topology_extender_groups_placed_total{level="nvidia.com/gpu.clique",placement="split"} 0)"));
+  m.countGroupDecision(GroupOutcome::kPlanned);
+  m.countGroupDecision(GroupOutcome::kNoRoom);
+  m.countGroupDecision(GroupOutcome::kNoRoom);
+  m.countHoldsReleased("claimed", 3);
+  m.countHoldsReleased("expired", 1);
+  m.countHoldsReleased("no-such-reason", 5);  // not one of the fixed reasons: not counted
+  m.countGroupPlaced("nvidia.com/gpu.clique", true);
+  m.countGroupPlaced("network.topology.nvidia.com/block", false);  // a level added by a reload
+  m.setGroupHolds(6, 2);
+  m.observeGroupFirstToLast(4.0);
+  text = m.serialize();
+  CHECK(has(text, R"(gpu_topology_extender_group_decisions_total{outcome="no_room"} 2)"));
+  CHECK(has(text, R"(gpu_topology_extender_group_holds_released_total{reason="claimed"} 3)"));
+  CHECK(has(text, R"(gpu_topology_extender_group_holds_released_total{reason="expired"} 1)"));
+  CHECK(has(
+      text,
+      R"(gpu_topology_extender_groups_placed_total{level="nvidia.com/gpu.clique",placement="whole"} 1)"));
+  CHECK(has(
+      text,
+      R"(gpu_topology_extender_groups_placed_total{level="network.topology.nvidia.com/block",placement="split"} 1)"));
+  CHECK(has(text, R"(gpu_topology_extender_group_holds{kind="groups"} 2)"));
+  // 4 s falls in the 5 s bucket, not the 2.5 s one.
+  CHECK(has(text, R"(gpu_topology_extender_group_first_to_last_bound_seconds_bucket{le="2.5"} 0)"));
+  CHECK(has(text, R"(gpu_topology_extender_group_first_to_last_bound_seconds_bucket{le="5"} 1)"));
+}
+
+}  // namespace gte::metrics

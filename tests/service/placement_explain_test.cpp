@@ -31,7 +31,8 @@ struct Fixture {
           {gte::testing::makeDgx1Volta(FixtureState().withName("dgx").withUsed("00100100")),
            gte::testing::make4xPcieL40s(FixtureState().withName("l40s-a")),
            gte::testing::make4xPcieL40s(FixtureState().withName("l40s-b").withUsed("1000"))},
-          {{pod, std::nullopt}}},
+          {{pod, std::nullopt}},
+          {}},
       policy, stateOptions()};
   gte::ExtenderService service{[p = policy] { return p; }, &cluster, nullptr, {}, &placements};
 

@@ -123,8 +123,8 @@ void checkSameDecisions(const PolicyConstSharedPtr& policy) {
     }
     PlacementOffer fastOffer;
     PlacementOffer slowOffer;
-    const HostScores x = prioritizeNodes(&demand, fast, *policy, &fastOffer);
-    const HostScores y = prioritizeNodes(&demand, slow, *policy, &slowOffer);
+    const HostScores x = prioritizeNodes(&demand, fast, *policy, nullptr, &fastOffer);
+    const HostScores y = prioritizeNodes(&demand, slow, *policy, nullptr, &slowOffer);
     // Placement regret's view of the request, too: the sets come from the answers or the picks.
     CHECK(fastOffer.feasibleBest == slowOffer.feasibleBest);
     CHECK(fastOffer.topWorst == slowOffer.topWorst);
