@@ -4,6 +4,9 @@
 #include <charconv>
 #include <random>
 #include <string>
+#include <utility>
+
+#include "sim/weighted_values.h"
 
 namespace gte::sim {
 
@@ -28,36 +31,12 @@ std::vector<SimPod> arrivalSequence(std::span<const SimPod> trace, std::int64_t 
 }
 
 Result<SyntheticMix> parseSyntheticMix(std::string_view text) {
+  auto weights = parseWeightedValues(text, 0, 8, "gpus");
+  if (!weights.ok()) {
+    return weights.error();
+  }
   SyntheticMix mix;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(',', start);
-    if (end == std::string_view::npos) {
-      end = text.size();
-    }
-    const std::string_view item = text.substr(start, end - start);
-    const std::size_t colon = item.find(':');
-    int gpus = -1;
-    int weight = -1;
-    const bool parsed =
-        colon != std::string_view::npos &&
-        std::from_chars(item.data(), item.data() + colon, gpus).ptr == item.data() + colon &&
-        std::from_chars(item.data() + colon + 1, item.data() + item.size(), weight).ptr ==
-            item.data() + item.size();
-    if (!parsed || gpus < 0 || gpus > 8 || weight < 0) {
-      return invalidArgument("mix item '" + std::string(item) +
-                             "': want <gpus 0..8>:<weight>, e.g. 1:50");
-    }
-    mix.weights.emplace_back(gpus, weight);
-    start = end + 1;
-  }
-  int total = 0;
-  for (const auto& entry : mix.weights) {
-    total += entry.second;
-  }
-  if (total == 0) {
-    return invalidArgument("mix '" + std::string(text) + "' has no positive weight");
-  }
+  mix.weights = std::move(*weights);
   return mix;
 }
 
@@ -122,12 +101,15 @@ std::vector<SimPod> syntheticPods(const SyntheticMix& mix, int count, std::uint6
                             profile.slices});
       continue;
     }
-    const int gpus = mix.weights[pick(rng)].first;
-    const std::int64_t cpu = gpus == 0 ? 2000 : 4000 * gpus;
-    const std::int64_t memory = gpus == 0 ? 4096 : 16384 * static_cast<std::int64_t>(gpus);
-    pods.push_back(SimPod{"synthetic-" + std::to_string(i), cpu, memory, gpus});
+    pods.push_back(podWithGpus("synthetic-" + std::to_string(i), mix.weights[pick(rng)].first));
   }
   return pods;
+}
+
+SimPod podWithGpus(std::string name, int gpus) {
+  const std::int64_t cpu = gpus == 0 ? 2000 : 4000 * static_cast<std::int64_t>(gpus);
+  const std::int64_t memory = gpus == 0 ? 4096 : 16384 * static_cast<std::int64_t>(gpus);
+  return SimPod{std::move(name), cpu, memory, gpus};
 }
 
 }  // namespace gte::sim
