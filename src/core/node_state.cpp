@@ -78,6 +78,7 @@ class NodeStateBuilder {
     computeCapacity();
     computeScoringFacts();
     computeMig();
+    computeGroupSlots();
     state_.devicePluginApproximate = pickBudget_.approximate;
   }
 
@@ -255,6 +256,16 @@ class NodeStateBuilder {
         state_.nvlinkWhenEmptySizes |= std::uint32_t{1} << size;
       }
     }
+  }
+
+  void computeGroupSlots() {
+    std::array<GpuMask, kGroupChainSizes + 1> firstPicks{};
+    for (std::size_t k = 1; k < firstPicks.size() && k < state_.whole.size(); ++k) {
+      firstPicks[k] = state_.whole[k].devicePlugin.gpus;
+    }
+    state_.groupChain =
+        computeGroupChain(table_, state_.freeMask, topo_.linksKnown, firstPicks, &pickBudget_);
+    state_.groupSlots = countGroupSlots(state_, policy_);
   }
 
   void computeMig() {

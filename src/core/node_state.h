@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/group_slots.h"
 #include "core/node_usage.h"
 #include "model/node_info.h"
 #include "policy/policy.h"
@@ -115,6 +116,11 @@ struct NodeState {
   // Fallback nodes: MIG devices by resource suffix, minus those taken.
   std::vector<MigDeviceCount> migFreeDevices;
   std::vector<MigDeviceCount> migTotalDevices;
+
+  // Pod groups (core/group_slots.h): the device plugin's successive picks per member size, and how
+  // many plain and NVLink members of each size fit one after another.
+  GroupChain groupChain;
+  GroupSlots groupSlots;
 
   // Cluster-cache mode: the pods charged to this node (bound or reserved), whose counted devices
   // make up the usage above; null in full-Node mode.

@@ -141,12 +141,28 @@ Status readMetadata(JsonReader& r, PodInfo& pod) {
       good = r.skipValue();
     } else if (key == "annotations") {
       if (auto s = readStringMap(r, "metadata.annotations", pod.annotations); !s) return s;
+    } else if (key == "labels") {
+      if (auto s = readStringMap(r, "metadata.labels", pod.labels); !s) return s;
     } else {
       good = r.skipValue();
     }
     if (!good) return readerError(r, "pod metadata." + key);
   }
   if (!r.ok()) return readerError(r, "pod metadata");
+  return Ok{};
+}
+
+// spec.schedulingGroup: a one-of union whose only member today is podGroupName.
+Status readSchedulingGroup(JsonReader& r, PodInfo& pod) {
+  if (r.readNull()) return Ok{};
+  if (!r.beginObject()) return readerError(r, "pod spec.schedulingGroup");
+  std::string key;
+  while (r.nextKey(key)) {
+    const bool good =
+        key == "podGroupName" ? readOptionalString(r, pod.podGroupName) : r.skipValue();
+    if (!good) return readerError(r, "pod spec.schedulingGroup." + key);
+  }
+  if (!r.ok()) return readerError(r, "pod spec.schedulingGroup");
   return Ok{};
 }
 
@@ -167,6 +183,8 @@ Status readSpec(JsonReader& r, PodInfo& pod, PodSpecParts& parts) {
       good = readOptionalString(r, pod.nodeName);
     } else if (key == "priority") {
       good = r.readNull() || r.readInt64(pod.priority);
+    } else if (key == "schedulingGroup") {
+      s = readSchedulingGroup(r, pod);
     } else {
       good = r.skipValue();
     }

@@ -22,6 +22,10 @@ struct PodInfo {
   std::int64_t priority = 0;      // spec.priority
   bool deleting = false;          // metadata.deletionTimestamp is set
   StringMap annotations;          // metadata.annotations
+  StringMap labels;               // metadata.labels
+  // spec.schedulingGroup.podGroupName: the Kubernetes PodGroup (scheduling.k8s.io) the pod belongs
+  // to; empty when unset.
+  std::string podGroupName;
   // Effective pod requests: max(sum(containers) + sidecars, each init container + sidecars started
   // before it) + overhead; for extended resources a missing request defaults to the limit.
   ResourceList requests;
