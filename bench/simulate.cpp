@@ -9,10 +9,10 @@
 //                [--cpu-pods least-allocated|most-allocated]
 //                [--mig-share 0.3 [--mig-mix
 //                1g.10gb:40,2g.20gb:20,3g.40gb:20,4g.40gb:10,7g.80gb:10]]
-//   gte_simulate --mode groups [--cluster gb200:144/18,hgx-h100:64/8] [--pods PATH | --synthetic
-//   MIX]
-//                [--loads 0.85] [--arrivals 4000] [--group-share 0.03] [--group-sizes MIX]
-//                [--group-duration 4] [--warmup 0.25] [--choosers LIST] [--seeds ...] [--csv ...]
+//   gte_simulate --mode groups [--cluster SPEC] [--pods PATH | --synthetic MIX] [--loads 0.85]
+//                [--arrivals 8000] [--group-share 0.1] [--group-sizes MIX] [--group-duration 2]
+//                [--single-duration 3] [--warmup 0.25] [--choosers LIST] [--seeds ...] [--csv ...]
+//                [--json ...]
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -39,7 +39,8 @@ using namespace gte;
 using namespace gte::sim;
 
 constexpr std::string_view kUsage =
-    "usage: gte_simulate [--cluster SPEC | --openb-nodes PATH [--eight hgx-a100,dgx1v]]\n"
+    "usage: gte_simulate [--mode fill|groups]\n"
+    "                    [--cluster SPEC | --openb-nodes PATH [--eight hgx-a100,dgx1v]]\n"
     "                    [--pods PATH | --synthetic MIX] [--choosers LIST] [--seeds 42,43,44]\n"
     "                    [--target 130] [--extender-weight 12] [--policy FILE]\n"
     "                    [--csv PATH] [--json PATH] [--curve PATH] [--label TEXT]\n"
@@ -57,16 +58,18 @@ constexpr std::string_view kUsage =
     "           drawn from --mig-mix; turns the policy's mig.dynamic on (MIG templates without\n"
     "           a layout have no instances: the MIG manager creates the one the scheduler "
     "places)\n"
-    "  --mode groups  a timed run with departures and pod groups "
-    "(docs/placement-quality.md#groups):\n"
-    "           --cluster with racks (<template>:<count>[/<per rack>], default\n"
-    "           gb200:144/18,hgx-h100:64/8), single pods from --synthetic (default the openb\n"
-    "           multigpu50 mix) or --pods, --loads offered GPU load(s) (0.85), --arrivals (4000),\n"
-    "           --group-share share of arrivals that are groups (0.03), --group-sizes members "
-    "mix,\n"
-    "           --group-duration mean (4, single pods 1), --warmup share of arrivals not measured\n"
-    "           (0.25); --choosers also take tas-best-fit (Kueue-like domain choice by counts,\n"
-    "           members by least-allocated inside)\n";
+    "  --mode groups  a timed run with departures and pod groups\n"
+    "           (docs/placement-quality.md#groups): --cluster with racks\n"
+    "           (<template>:<count>[/<per rack>], default\n"
+    "           gb200:144/18,hgx-h100:64/8,dgx1v:16,pcie4:16), single pods from --synthetic\n"
+    "           (default the openb multigpu50 mix) or --pods, --loads offered GPU load(s)\n"
+    "           (0.85), --arrivals (8000), --group-share share of arrivals that are groups\n"
+    "           (0.1), --group-sizes members mix, --group-duration and --single-duration\n"
+    "           mean run times (2 and 3),\n"
+    "           --warmup share of arrivals not measured (0.25); --choosers also take\n"
+    "           tas-best-fit (Kueue-like domain choice by counts, members by least-allocated\n"
+    "           inside) and extender-groups[+least-allocated|+most-allocated|+none] (the\n"
+    "           extender's group planner)\n";
 
 // Defaults that differ by mode are empty here and filled in by applyModeDefaults.
 struct Options {
@@ -90,10 +93,11 @@ struct Options {
   std::string migMix = "1g.10gb:40,2g.20gb:20,3g.40gb:20,4g.40gb:10,7g.80gb:10";
   // --mode groups
   std::string loads = "0.85";
-  int arrivals = 4000;
-  double groupShare = 0.03;
+  int arrivals = 8000;
+  double groupShare = 0.1;
   std::string groupSizes = std::string(kGroupSizeMix);
-  double groupDuration = 4;
+  double singleDuration = 3;
+  double groupDuration = 2;
   double warmup = 0.25;
 };
 
@@ -109,11 +113,12 @@ bool applyModeDefaults(Options& options) {
     }
   };
   fill(options.cluster, "hgx-a100:12,dgx1v:12,pcie4:8,pcie2:24,pcie1:4",
-       "gb200:144/18,hgx-h100:64/8", groups);
+       "gb200:144/18,hgx-h100:64/8,dgx1v:16,pcie4:16", groups);
   fill(options.synthetic, "0:10,1:50,2:15,4:10,8:15", kMultigpu50Mix, groups);
   fill(options.choosers,
        "extender,extender+most-allocated,least-allocated,most-allocated-gpu,best-fit,random",
-       "extender+most-allocated,least-allocated,tas-best-fit", groups);
+       "extender+most-allocated,least-allocated,tas-best-fit,extender-groups+most-allocated",
+       groups);
   fill(options.seeds, "42,43,44", "42,43,44,45,46", groups);
   return true;
 }
@@ -192,6 +197,8 @@ bool parseArgs(int argc, char** argv, Options& options) {
       options.groupShare = std::stod(value);
     } else if (arg == "--group-sizes") {
       options.groupSizes = value;
+    } else if (arg == "--single-duration") {
+      options.singleDuration = std::stod(value);
     } else if (arg == "--group-duration") {
       options.groupDuration = std::stod(value);
     } else if (arg == "--warmup") {
@@ -346,12 +353,19 @@ bool writeOutput(const std::string& path,
 }
 
 // Group choosers: "tas-best-fit" (the label-level best fit, members by the default scheduler's
-// LeastAllocated inside the domain), or any pod chooser placing members one by one.
+// LeastAllocated inside the domain), "extender-groups[+IN-TREE]" (the extender's group planner,
+// single pods by the extender with that in-tree strategy), or any pod chooser placing members one
+// by one.
 bool groupChooserOptions(const std::string& name, GroupSimOptions& sim) {
   if (name == "tas-best-fit") {
     sim.groups = GroupMode::kTasBestFit;
     sim.pods.chooser = Chooser::kLeastAllocated;
     return true;
+  }
+  constexpr std::string_view kPlanned = "extender-groups";
+  if (name.rfind(kPlanned, 0) == 0) {
+    sim.groups = GroupMode::kPlanned;
+    return chooserOptions("extender" + name.substr(kPlanned.size()), sim.pods);
   }
   sim.groups = GroupMode::kPerPod;
   return chooserOptions(name, sim.pods);
@@ -385,6 +399,7 @@ bool groupWorkloadSpec(const Options& options, std::span<const SimNodeSpec> node
   }
   spec.groupSizes = std::move(*sizes);
   spec.groupShare = options.groupShare;
+  spec.singleDuration = options.singleDuration;
   spec.groupDuration = options.groupDuration;
   spec.arrivals = options.arrivals;
   spec.pools = defaultGroupPools(nodes);

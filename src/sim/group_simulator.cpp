@@ -5,6 +5,8 @@
 #include <limits>
 #include <map>
 #include <queue>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "sim/template_nodes.h"
@@ -42,9 +44,12 @@ class GroupReplay {
         options_(options),
         built_(templateEngineNodes(cluster, policy)),
         engine_(std::move(built_.nodes), policy, options.pods),
-        domains_(cluster, options.levels) {
+        domains_(cluster, options.levels.empty() ? policy.groups.levels : options.levels) {
     run_.capacityGpus = built_.capacityGpus;
-    run_.levels = options.levels;
+    run_.levels.assign(domains_.levels().begin(), domains_.levels().end());
+    for (std::size_t n = 0; n < cluster.size(); ++n) {
+      nodeIndex_.emplace(cluster[n].name, n);
+    }
   }
 
   GroupRun run() {
@@ -90,17 +95,11 @@ class GroupReplay {
     if (options_.groups == GroupMode::kTasBestFit && !chooseDomains(arrival, pool, allowed)) {
       return outcome;
     }
-    const PodDemand demand = simPodDemand(arrival.pod, policy_);
-    SimPod member = arrival.pod;
-    for (int m = 0; m < arrival.members; ++m) {
-      member.name = arrival.group + "-" + std::to_string(m);
-      const PodPlacement placement = engine_.place(member, demand, allowed);
-      if (placement.node < 0) {
-        rollBack(arrival, outcome.pods);
-        outcome.pods.clear();
-        return outcome;
-      }
-      outcome.pods.push_back(placement);
+    const bool placed = options_.groups == GroupMode::kPlanned
+                            ? placePlanned(arrival, pool, outcome)
+                            : placeMembers(arrival, allowed, outcome);
+    if (!placed) {
+      return outcome;
     }
     outcome.placed = true;
     allocatedGpus_ += static_cast<std::int64_t>(arrival.members) * arrival.pod.gpus;
@@ -116,10 +115,86 @@ class GroupReplay {
     return outcome;
   }
 
-  void rollBack(const TimedArrival& arrival, const std::vector<PodPlacement>& placed) {
-    for (const PodPlacement& placement : placed) {
+  // Every member one by one by the pod chooser, on the `allowed` nodes (empty: any); false (and
+  // nothing taken) when one finds no node.
+  bool placeMembers(const TimedArrival& arrival, std::span<const std::uint8_t> allowed,
+                    ArrivalOutcome& outcome) {
+    const PodDemand demand = simPodDemand(arrival.pod, policy_);
+    SimPod member = arrival.pod;
+    for (int m = 0; m < arrival.members; ++m) {
+      member.name = arrival.group + "-" + std::to_string(m);
+      const PodPlacement placement = engine_.place(member, demand, allowed);
+      if (placement.node < 0) {
+        rollBack(arrival, outcome);
+        return false;
+      }
+      outcome.pods.push_back(placement);
+    }
+    return true;
+  }
+
+  // The extender's planner over the group's nodes with room for a member; each member on its
+  // planned node.
+  bool placePlanned(const TimedArrival& arrival, std::span<const std::uint8_t> pool,
+                    ArrivalOutcome& outcome) {
+    const std::span<const EngineNode> nodes = engine_.nodes();
+    std::vector<NodeGroupFacts> facts;
+    std::vector<std::size_t> candidates;
+    for (std::size_t n = 0; n < nodes.size(); ++n) {
+      if (pool[n] != 0 && memberSlots(nodes[n], arrival.pod) > 0) {
+        candidates.push_back(n);
+        facts.push_back(nodeGroupFacts(*nodes[n].state, domains_.idsOf(n)));
+      }
+    }
+    std::vector<GroupPlanNode> planNodes;
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+      planNodes.push_back(
+          GroupPlanNode{nodes[candidates[c]].name, nodes[candidates[c]].state.get(), &facts[c]});
+    }
+    const PodDemand demand = simPodDemand(arrival.pod, policy_);
+    const std::vector<PodDemand> members(static_cast<std::size_t>(arrival.members), demand);
+    const std::string group = "sim/" + arrival.group;
+    GroupPlanInput input;
+    input.group = group;
+    input.levels = domains_.levels();
+    input.domainNames = &domains_.names();
+    input.nodes = planNodes;
+    input.members = members;
+    const GroupPlan plan = planGroup(input, policy_);
+    outcome.plan = plan.status;
+    if (plan.status == GroupPlanStatus::kUnplaced || plan.status == GroupPlanStatus::kUnsupported) {
+      return placeMembers(arrival, {}, outcome);
+    }
+    if (plan.status != GroupPlanStatus::kPlanned) {
+      return false;
+    }
+    std::vector<std::uint8_t> allowed(nodes.size(), 0);
+    SimPod member = arrival.pod;
+    for (const PlannedSlot& slot : plan.slots) {
+      const std::size_t n = nodeIndex_.at(slot.node);
+      member.name = arrival.group + "-" + std::to_string(slot.member);
+      allowed[n] = 1;
+      const PodPlacement placement = engine_.place(member, demand, allowed);
+      allowed[n] = 0;
+      if (placement.node < 0) {
+        rollBack(arrival, outcome);
+        return false;
+      }
+      GpuMask planned = 0;
+      for (const int gpu : slot.allocation.gpus) {
+        planned |= GpuMask{1} << gpu;
+      }
+      outcome.planMismatches += placement.gpus == planned ? 0 : 1;
+      outcome.pods.push_back(placement);
+    }
+    return true;
+  }
+
+  void rollBack(const TimedArrival& arrival, ArrivalOutcome& outcome) {
+    for (const PodPlacement& placement : outcome.pods) {
       engine_.release(arrival.pod, placement);
     }
+    outcome.pods.clear();
   }
 
   void depart(std::size_t index) {
@@ -187,7 +262,8 @@ class GroupReplay {
                      std::vector<std::uint8_t>& allowed) const {
     int innermost = -1;
     for (std::size_t level = 0; level < domains_.levels().size(); ++level) {
-      if (!carriesLevel(level, pool)) {
+      const GroupLevelMode mode = domains_.levels()[level].mode;
+      if (mode == GroupLevelMode::kIgnored || !domains_.carried(level, pool)) {
         continue;  // no admitted node has the label: the next level groups them
       }
       const std::vector<DomainRoom> found = rooms(level, arrival.pod, pool);
@@ -207,7 +283,7 @@ class GroupReplay {
         admitDomains(level, {best->domain}, pool, allowed);
         return true;
       }
-      if (domains_.levels()[level].required) {
+      if (mode == GroupLevelMode::kRequired) {
         return false;
       }
     }
@@ -238,15 +314,6 @@ class GroupReplay {
     return true;
   }
 
-  bool carriesLevel(std::size_t level, std::span<const std::uint8_t> pool) const {
-    for (std::size_t n = 0; n < pool.size(); ++n) {
-      if (pool[n] != 0 && domains_.domainOf(level, n) >= 0) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   void admitDomains(std::size_t level, const std::vector<int>& chosen,
                     std::span<const std::uint8_t> pool, std::vector<std::uint8_t>& allowed) const {
     allowed.assign(pool.size(), 0);
@@ -266,6 +333,7 @@ class GroupReplay {
   GroupRun run_;
   std::int64_t allocatedGpus_ = 0;
   std::map<std::string, std::vector<std::uint8_t>, std::less<>> pools_;
+  std::unordered_map<std::string_view, std::size_t> nodeIndex_;
   using Departure = std::pair<double, std::size_t>;
   std::priority_queue<Departure, std::vector<Departure>, std::greater<>> departures_;
 };

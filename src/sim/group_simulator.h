@@ -13,8 +13,15 @@
 //   a required level with no fitting domain refuses the group, a preferred one passes to the next
 //   level and, past the last, to the fewest domains (largest first); the members then go one by
 //   one by the pod chooser inside the chosen domain (GPU-blind inside the node with the default
-//   scheduler: the device plugin's pick).
-// At every group arrival the run notes what the cluster offered (the oracle the targets are judged
+//   scheduler: the device plugin's pick);
+// - planned: the extender's group planner (core/group_plan.h) over the group's nodes that have
+//   room for a member's CPU and memory (what kube-scheduler's own filters pass), with the nodes'
+//   states, slot facts and domain ids as the snapshot gives them; each member lands on its planned
+//   node (the engine confirms the fit and takes the device plugin's pick, which the plan
+//   predicted). A plan that refuses the group refuses it; a group the planner leaves to be placed
+//   pod by pod is placed per pod by the pod chooser.
+// Levels are the policy's `groups.levels` (modes included) unless the options give others. At
+// every group arrival the run notes what the cluster offered (the oracle the targets are judged
 // by): whether some single domain of the group's innermost level, and whether all of the group's
 // nodes together, could hold every member by those counts. Deterministic for a seed.
 #include <cstdint>
@@ -22,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "core/group_plan.h"
+#include "policy/group_levels.h"
 #include "policy/policy.h"
 #include "sim/group_workload.h"
 #include "sim/placement_engine.h"
@@ -32,13 +41,14 @@ namespace gte::sim {
 enum class GroupMode : std::uint8_t {
   kPerPod,      // members one by one by the pod chooser
   kTasBestFit,  // domain by counts (Kueue TAS-like best fit), members by the pod chooser inside
+  kPlanned,     // the extender's group planner
 };
 
 struct GroupSimOptions {
-  SimOptions pods;  // how every pod is chosen: single pods, and members inside their domain
+  SimOptions pods;  // how every pod is chosen: single pods, and members placed per pod
   GroupMode groups = GroupMode::kPerPod;
-  std::vector<DomainLevel> levels = defaultDomainLevels();
-  std::size_t measureFrom = 0;  // arrivals before this index warm the cluster up (not sampled)
+  std::vector<GroupLevel> levels;  // empty: the policy's groups.levels
+  std::size_t measureFrom = 0;     // arrivals before this index warm the cluster up (not sampled)
 };
 
 struct ArrivalOutcome {
@@ -52,11 +62,14 @@ struct ArrivalOutcome {
   bool fitsOneDomain = false;  // some domain of `level` could hold every member (counts)
   bool fitsTotal = false;      // the group's nodes together could (counts)
   int largestDomainSlots = 0;  // members the roomiest domain of `level` could take
+  // Planned mode: what the planner answered, and members whose GPUs differed from the plan's.
+  GroupPlanStatus plan = GroupPlanStatus::kUnplaced;
+  int planMismatches = 0;
 };
 
 struct GroupRun {
   std::int64_t capacityGpus = 0;
-  std::vector<DomainLevel> levels;       // what ArrivalOutcome::level indexes
+  std::vector<GroupLevel> levels;        // what ArrivalOutcome::level indexes
   std::vector<ArrivalOutcome> outcomes;  // one per arrival
   // Allocated GPUs, % of capacity, averaged over the measured arrivals (sampled as each arrives).
   double utilisation = 0;

@@ -36,13 +36,13 @@ struct GroupPool {
 struct GroupWorkloadSpec {
   WeightedValues singleGpus;            // single pods' GPU counts, unless `singleTrace` is given
   std::span<const SimPod> singleTrace;  // single pods drawn from it (with their CPU and memory)
-  double groupShare = 0.03;             // share of arrivals that are groups
+  double groupShare = 0.1;              // share of arrivals that are groups
   WeightedValues groupSizes;            // members per group
   std::vector<GroupPool> pools;         // none: no groups
   double load = 0.85;                   // offered GPU load, share of the cluster's GPUs
-  double singleDuration = 1;            // means of the exponential durations
-  double groupDuration = 4;
-  int arrivals = 4000;
+  double singleDuration = 3;            // means of the exponential durations
+  double groupDuration = 2;
+  int arrivals = 8000;
 };
 
 // The openb `multigpu50` pod list's GPU counts (9,061 pods: 1,088 without GPUs, 6,989 with 1,

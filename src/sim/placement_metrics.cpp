@@ -79,6 +79,7 @@ void countGroup(GroupMetrics& groups, const std::string& level, const ArrivalOut
     return;
   }
   ++entry.placed;
+  groups.planMismatches += outcome.planMismatches;
   const bool whole = outcome.domainsUsed == 1;
   entry.whole += whole ? 1 : 0;
   entry.split += outcome.domainsUsed > 1 ? 1 : 0;
@@ -149,7 +150,7 @@ RunMetrics summariseGroups(const GroupRun& run, std::span<const TimedArrival> ar
   GroupMetrics& groups = metrics.groups;
   groups.present = true;
   groups.utilisation = run.utilisation;
-  for (const DomainLevel& level : run.levels) {  // innermost first, whatever arrives first
+  for (const GroupLevel& level : run.levels) {  // innermost first, whatever arrives first
     levelEntry(groups.byLevel, levelShortName(level.label));
   }
   for (std::size_t i = measureFrom; i < run.outcomes.size() && i < arrivals.size(); ++i) {

@@ -62,8 +62,9 @@ struct GroupMetrics {
   std::vector<LevelGroupMetrics> byLevel;  // in first-seen order
   int multiGpuMembers = 0;                 // placed members with 2+ GPUs
   int membersNvlink = 0;                   // of those, on an all-NVLink set
-  int membersMissed = 0;  // of those, on a weaker link class than a feasible node offered
-  int singlePods = 0;     // single GPU pods that arrived
+  int membersMissed = 0;   // of those, on a weaker link class than a feasible node offered
+  int planMismatches = 0;  // planned members whose GPUs differed from the plan's
+  int singlePods = 0;      // single GPU pods that arrived
   int singlePodsFailed = 0;
   std::int64_t singleGpusAsked = 0;
   std::int64_t singleGpusPlaced = 0;

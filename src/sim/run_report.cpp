@@ -166,6 +166,7 @@ std::vector<std::pair<std::string, double>> flattenGroupMetrics(const RunMetrics
   out.emplace_back("member.multi_gpu", groups.multiGpuMembers);
   out.emplace_back("member.nvlink", ratio(groups.membersNvlink, groups.multiGpuMembers));
   out.emplace_back("member.missed", ratio(groups.membersMissed, groups.multiGpuMembers));
+  out.emplace_back("member.plan_mismatches", groups.planMismatches);
   for (const LevelGroupMetrics& level : groups.byLevel) {
     const std::string l = level.level + ".";
     out.emplace_back(l + "groups", level.arrived);
@@ -226,13 +227,18 @@ void writeColumns(std::ostream& out, std::span<const LabelledRun> runs, const Co
       byMetric[column.first];  // present even when the run has no such pods
     }
   }
+  // The chooser column: 28 wide, wider for longer names.
+  int width = 28;
+  for (const auto& key : order) {
+    width = std::max(width, static_cast<int>(key.second.size()) + 1);
+  }
   char cell[96];
   std::string lastScenario;
   for (const auto& key : order) {
     if (key.first != lastScenario) {
       lastScenario = key.first;
       out << "\n== " << lastScenario << heading << "\n";
-      std::snprintf(cell, sizeof cell, "%-28s", "chooser");
+      std::snprintf(cell, sizeof cell, "%-*s", width, "chooser");
       out << cell;
       for (const auto& column : columns) {
         std::snprintf(cell, sizeof cell, " %16s", column.second.c_str());
@@ -240,7 +246,7 @@ void writeColumns(std::ostream& out, std::span<const LabelledRun> runs, const Co
       }
       out << "\n";
     }
-    std::snprintf(cell, sizeof cell, "%-28s", key.second.c_str());
+    std::snprintf(cell, sizeof cell, "%-*s", width, key.second.c_str());
     out << cell;
     for (const auto& column : columns) {
       std::snprintf(cell, sizeof cell, " %16s", stats[key][column.first].format().c_str());

@@ -1,17 +1,6 @@
 #include "sim/topology_domains.h"
 
-#include <map>
-#include <utility>
-
-#include "sim/rack_labels.h"
-
 namespace gte::sim {
-
-std::vector<DomainLevel> defaultDomainLevels() {
-  return {{std::string(kCliqueLabel), true},
-          {std::string(kAcceleratorLabel), false},
-          {std::string(kBlockLabel), false}};
-}
 
 std::string levelShortName(std::string_view label) {
   const std::size_t slash = label.rfind('/');
@@ -21,32 +10,31 @@ std::string levelShortName(std::string_view label) {
 }
 
 TopologyDomains::TopologyDomains(std::span<const SimNodeSpec> cluster,
-                                 std::vector<DomainLevel> levels)
-    : levels_(std::move(levels)) {
-  for (const DomainLevel& level : levels_) {
-    std::map<std::string, int, std::less<>> index;
-    std::vector<int>& of = domainOf_.emplace_back(cluster.size(), -1);
-    std::vector<std::string>& names = names_.emplace_back();
-    for (std::size_t node = 0; node < cluster.size(); ++node) {
-      const auto found = cluster[node].labels.find(level.label);
-      if (found == cluster[node].labels.end()) {
-        continue;
-      }
-      const auto [entry, added] = index.try_emplace(found->second, static_cast<int>(names.size()));
-      if (added) {
-        names.push_back(found->second);
-      }
-      of[node] = entry->second;
+                                 const std::vector<GroupLevel>& levels)
+    : levels_(levels.begin(), levels.begin() + static_cast<std::ptrdiff_t>(
+                                                   std::min(levels.size(), kMaxGroupLevels))) {
+  GroupDomainInterner interner;
+  interner.setLevels(levels_);
+  ids_.reserve(cluster.size());
+  for (const SimNodeSpec& node : cluster) {
+    ids_.push_back(interner.idsOf(node.labels));
+  }
+  names_ = interner.names();
+}
+
+bool TopologyDomains::carried(std::size_t level, std::span<const std::uint8_t> nodes) const {
+  for (std::size_t node = 0; node < nodes.size(); ++node) {
+    if (nodes[node] != 0 && ids_[node][level] != kNoDomain) {
+      return true;
     }
   }
+  return false;
 }
 
 int TopologyDomains::innermostLevel(std::span<const std::uint8_t> nodes) const {
   for (std::size_t level = 0; level < levels_.size(); ++level) {
-    for (std::size_t node = 0; node < nodes.size(); ++node) {
-      if (nodes[node] != 0 && domainOf_[level][node] >= 0) {
-        return static_cast<int>(level);
-      }
+    if (levels_[level].mode != GroupLevelMode::kIgnored && carried(level, nodes)) {
+      return static_cast<int>(level);
     }
   }
   return -1;

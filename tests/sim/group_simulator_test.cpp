@@ -153,7 +153,7 @@ TEST_CASE("a pod that ends gives its GPUs back to later arrivals") {
 
 TEST_CASE("groups metrics: whole when one domain could hold it, split, refused with room") {
   GroupRun run;
-  run.levels = defaultDomainLevels();
+  run.levels = defaultGroupsPolicy().levels;
   ArrivalOutcome whole;  // fit one clique and stayed in it
   whole.placed = true;
   whole.level = 0;
@@ -230,7 +230,8 @@ struct Case {
 };
 const Case kCases[] = {{GroupMode::kPerPod, Chooser::kExtender},
                        {GroupMode::kPerPod, Chooser::kLeastAllocated},
-                       {GroupMode::kTasBestFit, Chooser::kLeastAllocated}};
+                       {GroupMode::kTasBestFit, Chooser::kLeastAllocated},
+                       {GroupMode::kPlanned, Chooser::kExtender}};
 
 }  // namespace
 
@@ -257,6 +258,10 @@ TEST_CASE("groups run: no GPU twice at any moment, pools kept, whole means one d
       const ArrivalOutcome& o = r.run.outcomes[i];
       if (!o.placed) {
         groupsRefused += a.members > 0 ? 1 : 0;
+        // The planner refuses a group only when no domain of a required level holds it.
+        if (c.mode == GroupMode::kPlanned && a.members > 0) {
+          CHECK_FALSE(o.fitsOneDomain);
+        }
         CHECK((a.members > 0 ? o.pods.empty() : o.pods.size() == 1));
         continue;
       }
@@ -288,8 +293,14 @@ TEST_CASE("groups run: no GPU twice at any moment, pools kept, whole means one d
       const std::set<std::string>& domains = o.level == 0 ? cliques : blocks;
       CHECK((o.domainsUsed == 1) == (domains.size() == 1));
       CHECK(domains.count("") == 0);
-      if (c.mode == GroupMode::kTasBestFit && o.fitsOneDomain) {
+      // The best fit and the planner keep a group whole whenever one domain could hold it, and
+      // the planner's GPU sets are the device plugin's picks.
+      if (c.mode != GroupMode::kPerPod && o.fitsOneDomain) {
         CHECK(o.domainsUsed == 1);
+      }
+      if (c.mode == GroupMode::kPlanned) {
+        CHECK(o.plan == GroupPlanStatus::kPlanned);
+        CHECK(o.planMismatches == 0);
       }
     }
     // The run is long and full enough that groups both land and are refused.
