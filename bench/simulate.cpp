@@ -67,9 +67,10 @@ constexpr std::string_view kUsage =
     "           (0.1), --group-sizes members mix, --group-duration and --single-duration\n"
     "           mean run times (2 and 3),\n"
     "           --warmup share of arrivals not measured (0.25); --choosers also take\n"
-    "           tas-best-fit (Kueue-like domain choice by counts, members by least-allocated\n"
-    "           inside) and extender-groups[+least-allocated|+most-allocated|+none] (the\n"
-    "           extender's group planner)\n";
+    "           tas-best-fit[:CHOOSER] (Kueue-like domain choice by counts; members inside and\n"
+    "           single pods by least-allocated or CHOOSER) and\n"
+    "           extender-groups[+least-allocated|+most-allocated|+none] (the extender's group\n"
+    "           planner)\n";
 
 // Defaults that differ by mode are empty here and filled in by applyModeDefaults.
 struct Options {
@@ -117,7 +118,8 @@ bool applyModeDefaults(Options& options) {
   fill(options.synthetic, "0:10,1:50,2:15,4:10,8:15", kMultigpu50Mix, groups);
   fill(options.choosers,
        "extender,extender+most-allocated,least-allocated,most-allocated-gpu,best-fit,random",
-       "extender+most-allocated,least-allocated,tas-best-fit,extender-groups+most-allocated",
+       "extender+most-allocated,least-allocated,tas-best-fit,tas-best-fit:extender+most-allocated,"
+       "extender-groups+most-allocated",
        groups);
   fill(options.seeds, "42,43,44", "42,43,44,45,46", groups);
   return true;
@@ -352,15 +354,20 @@ bool writeOutput(const std::string& path,
   return true;
 }
 
-// Group choosers: "tas-best-fit" (the label-level best fit, members by the default scheduler's
-// LeastAllocated inside the domain), "extender-groups[+IN-TREE]" (the extender's group planner,
-// single pods by the extender with that in-tree strategy), or any pod chooser placing members one
-// by one.
+// Group choosers: "tas-best-fit[:POD-CHOOSER]" (the label-level best fit; members inside the
+// domain, and single pods, by the default scheduler's LeastAllocated or the pod chooser named),
+// "extender-groups[+IN-TREE]" (the extender's group planner, single pods by the extender with that
+// in-tree strategy), or any pod chooser placing members one by one.
 bool groupChooserOptions(const std::string& name, GroupSimOptions& sim) {
-  if (name == "tas-best-fit") {
+  constexpr std::string_view kBestFit = "tas-best-fit";
+  if (name.rfind(kBestFit, 0) == 0) {
     sim.groups = GroupMode::kTasBestFit;
-    sim.pods.chooser = Chooser::kLeastAllocated;
-    return true;
+    if (name.size() == kBestFit.size()) {
+      sim.pods.chooser = Chooser::kLeastAllocated;
+      return true;
+    }
+    return name[kBestFit.size()] == ':' &&
+           chooserOptions(name.substr(kBestFit.size() + 1), sim.pods);
   }
   constexpr std::string_view kPlanned = "extender-groups";
   if (name.rfind(kPlanned, 0) == 0) {

@@ -26,7 +26,7 @@ PANELS = [
     ("clique.refused_room_rate", "GB200 groups refused while the pool had room,\n% of GB200 groups"),
     ("util", "GPUs allocated, % of capacity"),
     ("block.whole_when_fit", "HGX groups inside one rack,\n% of those one rack could hold"),
-    ("block.refused_room_rate", "HGX groups refused while the pool had room,\n% of HGX groups"),
+    ("block.split_rate", "HGX groups spread over 2+ racks,\n% of HGX groups placed"),
     ("single.accepted", "single pods' GPUs placed, % asked"),
 ]
 
