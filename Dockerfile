@@ -47,6 +47,9 @@ COPY --from=builder /src/build/bin/gpu-topology-extender /usr/local/bin/gpu-topo
 # The node agent (DaemonSet, chart value agent.enabled). It loads libnvidia-ml.so.1 at run time
 # (the NVIDIA container runtime mounts it), so the image needs no driver.
 COPY --from=builder /src/build/bin/gpu-topology-agent /usr/local/bin/gpu-topology-agent
+# The kubectl plugin (`kubectl gpu-topology explain|whatif|nodes`), to copy out onto an admin's PATH:
+#   docker cp $(docker create IMAGE):/usr/local/bin/kubectl-gpu_topology ~/bin/   (docs/operations.md)
+COPY --from=builder /src/tools/kubectl-gpu_topology /usr/local/bin/kubectl-gpu_topology
 # The default policy, so the default CMD works without a mounted ConfigMap. The Helm chart mounts
 # its own ConfigMap over this directory.
 COPY --from=builder /src/config/scheduler-policy.yaml /etc/gpu-topology-extender/scheduler-policy.yaml

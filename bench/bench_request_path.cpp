@@ -1,9 +1,11 @@
 // The request path at cluster scale: filter + prioritize over 5,000 nodes in both cache modes,
 // through ExtenderService (everything but the socket). Prints medians; see docs/performance.md.
 //
-//   build/bin/bench_request_path [nodes] [iterations] [names]
+//   build/bin/bench_request_path [nodes] [iterations] [names|whatif]
 // With `names`, only the NodeNames (nodeCacheCapable: true) figures are measured: quicker, and the
-// form to profile (`perf record -g build/bin/bench_request_path 5000 2000 names`).
+// form to profile (`perf record -g build/bin/bench_request_path 5000 2000 names`). With `whatif`,
+// the what-if (one pod, 100 pods, one pod under a proposed policy) and the node listing on the same
+// snapshot, through ExtenderService as POST /whatif and GET /nodes reach it.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -143,12 +145,38 @@ void report(const char* what, Stats s) {
               s.cpuMedian);
 }
 
+std::string whatifBody(int gpus, int count, const std::string& policy = {}) {
+  std::string body = R"({"pod":{"metadata":{"name":"w","namespace":"ml"},"spec":{"containers":)"
+                     R"([{"name":"m","resources":{"limits":{"nvidia.com/gpu":")" +
+                     std::to_string(gpus) + R"("}}}]}},"count":)" + std::to_string(count);
+  if (!policy.empty()) body += R"(,"policy":")" + policy + R"(")";
+  return body + "}";
+}
+
+void benchWhatif(gte::ClusterBackend& backend, const gte::PolicyConstSharedPtr& policy,
+                 int iterations) {
+  gte::ExtenderService service([policy] { return policy; }, &backend, nullptr,
+                               gte::WhatifLimits{1000, std::chrono::minutes(1)});
+  const auto run = [&service](const std::string& body) {
+    if (service.whatif(body).status != 200) std::abort();
+  };
+  report("whatif, 1 pod of 2 GPUs", repeat(iterations, [&] { run(whatifBody(2, 1)); }));
+  report("whatif, 1 pod of 8 GPUs", repeat(iterations, [&] { run(whatifBody(8, 1)); }));
+  report("whatif, 100 pods of 2 GPUs", repeat(iterations, [&] { run(whatifBody(2, 100)); }));
+  report("whatif, 1 pod, running + proposed policy",
+         repeat(iterations, [&] { run(whatifBody(2, 1, "strategy: spread\\n")); }));
+  report("nodes, every node", repeat(iterations, [&] {
+           if (service.nodes({}).status != 200) std::abort();
+         }));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 5000;
   const int iterations = argc > 2 ? std::atoi(argv[2]) : 15;
-  const bool namesOnly = argc > 3 && std::string(argv[3]) == "names";
+  const bool whatifOnly = argc > 3 && std::string(argv[3]) == "whatif";
+  const bool namesOnly = whatifOnly || (argc > 3 && std::string(argv[3]) == "names");
   std::mt19937 rng(42);
   std::vector<std::string> nodes;
   nodes.reserve(n);
@@ -194,6 +222,10 @@ int main(int argc, char** argv) {
   std::printf("%-44s %8.2f ms (+ %.2f ms parsing nodes)\n", "snapshot build, all nodes", snapMs,
               buildMs);
   SnapshotBackend backend(snapshot);
+  if (whatifOnly) {
+    benchWhatif(backend, policy, iterations);
+    return 0;
+  }
   gte::ExtenderService namesMode([policy] { return policy; }, &backend, nullptr);
   report("filter, NodeNames (snapshot)",
          repeat(iterations, [&] { (void)namesMode.filter(namesBody); }));

@@ -36,6 +36,8 @@ def verbs():
     d = reset("verbs")
     for req in sorted((ROOT / "tests/golden/cases").glob("*.request.json")):
         name = req.name[: -len(".request.json")]
+        if name.split("-")[0] not in VERBS:
+            continue  # explain's, whatif's and nodes' own shapes: other targets
         verb = VERBS[name.split("-")[0]]
         names = 4 if "-names-" in name else 0
         write(d, name, bytes([verb | names]) + req.read_bytes().rstrip(b"\n"))
@@ -45,6 +47,22 @@ def verbs():
         if item["metadata"]["name"] == "broken":
             item["status"]["allocatable"]["nvidia.com/gpu"] = "-2"
     write(d, "filter-nodes-negative-allocatable", bytes([VERBS["filter"]]) + json.dumps(doc).encode())
+
+
+def whatif():
+    d = reset("whatif")
+    for req in sorted((ROOT / "tests/golden/cases").glob("whatif-*.request.json")):
+        write(d, req.name[: -len(".request.json")], req.read_bytes().rstrip(b"\n"))
+    pod = json.loads((ROOT / "tests/golden/cases/whatif-names-3x2gpu.request.json").read_text())["pod"]
+    mig = json.loads(json.dumps(pod))
+    mig["spec"]["containers"][0]["resources"]["limits"] = {"nvidia.com/mig-3g.40gb": "1"}
+    write(d, "mig", json.dumps({"pod": mig, "count": 2}))
+    numa = json.loads(json.dumps(pod))
+    numa["metadata"]["annotations"] = {"gputopo.dev/numa": "single", "gputopo.dev/strategy": "spread"}
+    write(d, "numa-spread", json.dumps({"pod": numa, "count": 4}))
+    write(d, "policy-shipped", json.dumps({"pod": pod, "policy": (ROOT / "config/scheduler-policy.yaml").read_text()}))
+    trace = (ROOT / "tests/data/sim/synthetic-pods.csv").read_text().splitlines()
+    write(d, "csv-trace", json.dumps({"csv": "\n".join(trace[:40]) + "\n"}))
 
 
 def quantity():
@@ -161,6 +179,7 @@ users: [{name: u, user: {exec: {command: aws}}}]
 
 if __name__ == "__main__":
     verbs()
+    whatif()
     quantity()
     node_labels()
     policy_yaml()

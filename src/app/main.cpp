@@ -17,6 +17,7 @@
 #include "app/cluster_wiring.h"
 #include "app/explain_command.h"
 #include "app/version.h"
+#include "app/whatif_command.h"
 #include "k8s/api_client.h"
 #include "log/logger.h"
 #include "metrics/metrics.h"
@@ -154,11 +155,14 @@ int serve(const app::ServeOptions& options) {
     observer = std::make_unique<app::ClusterObserver>(*cluster->backend, cluster->counts, metrics,
                                                       kObserveInterval);
   }
-  ExtenderService service(currentPolicy, cluster->backend.get(), &metrics);
+  ExtenderService service(currentPolicy, cluster->backend.get(), &metrics,
+                          WhatifLimits{options.whatifMaxPods, options.whatifDeadline});
   server::RouterOptions limits;
   limits.maxNodesPerRequest = options.maxNodesPerRequest;
   limits.namesOnly = options.cluster != app::ClusterSource::kNone;
   limits.explain = options.explain;
+  limits.whatif = options.whatif;
+  limits.nodes = options.nodes;
   server::Router router(options.pathPrefix, service, &metrics, app::versionJson(), limits);
   server::HttpServer server(serverOptions(options, threads), router);
   if (auto s = server.start(); !s) {
@@ -228,6 +232,10 @@ int main(int argc, char** argv) {
       return 0;
     case gte::app::Command::kExplain:
       return gte::app::runExplainCommand(invocation->explain);
+    case gte::app::Command::kWhatif:
+      return gte::app::runWhatifCommand(invocation->whatif);
+    case gte::app::Command::kNodes:
+      return gte::app::runNodesCommand(invocation->nodes);
     case gte::app::Command::kServe:
       try {
         return serve(invocation->serve);

@@ -30,6 +30,8 @@ std::size_t verbIndex(wire::Verb verb) noexcept {
     case wire::Verb::kPreempt:
       return 3;
     case wire::Verb::kExplain:
+    case wire::Verb::kWhatif:
+    case wire::Verb::kNodes:
       break;
   }
   return kOtherVerb;

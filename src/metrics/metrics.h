@@ -42,7 +42,7 @@ class Metrics {
   Metrics& operator=(const Metrics&) = delete;
 
   // One HTTP request to a verb or explain: its status code and wall time. The `verb` label is the
-  // extender verb's name, "other" for explain.
+  // extender verb's name, "other" for explain, whatif and nodes.
   void observeRequest(wire::Verb verb, int httpStatus, double seconds);
   // One request to a path that is no endpoint (label verb="other").
   void observeUnknownPath(int httpStatus);

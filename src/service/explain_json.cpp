@@ -10,42 +10,17 @@ namespace {
 
 using json::JsonWriter;
 
-void writeDemand(JsonWriter& w, const PodDemand& demand) {
-  w.beginObject().key("gpus").integer(demand.gpus).key("mig").beginArray();
-  for (const MigRequest& m : demand.mig) {
-    w.element().beginObject().key("profile").string(m.profile).key("count").integer(m.count);
-    w.endObject();
-  }
-  w.endArray().key("minLink");
-  if (demand.minLink) {
-    w.string(linkClassName(*demand.minLink));
-  } else {
-    w.null();
-  }
-  w.key("singleNuma").boolean(demand.singleNuma);
-  w.key("strategy").string(strategyName(demand.strategy));
-  w.endObject();
-}
-
 void writePod(JsonWriter& w, const PodInfo& pod, const Result<PodDemand>& demand) {
   w.key("pod").beginObject();
   w.key("namespace").string(pod.ns).key("name").string(pod.name).key("uid").string(pod.uid);
   w.key("demand");
   if (demand) {
-    writeDemand(w, *demand);
+    writePodDemand(w, *demand);
   } else {
     w.null();
   }
   w.key("error").string(demand ? std::string_view() : std::string_view(demand.error().message));
   w.endObject();
-}
-
-void writeGpus(JsonWriter& w, GpuMask gpus) {
-  w.beginArray();
-  for (GpuMask rest = gpus; rest != 0; rest &= rest - 1) {
-    w.element().integer(std::countr_zero(rest));
-  }
-  w.endArray();
 }
 
 // A link class, or null for the single-GPU and no-set cases where "weakest link" means nothing.
@@ -78,19 +53,6 @@ void writeTerms(JsonWriter& w, const ScoreTerms& terms, const ScoringWeights& we
   writeTerm(w, "packing", terms.packing, weights.packing);
   writeTerm(w, "migFit", terms.migFit, weights.migFit);
   w.endObject();
-}
-
-std::string_view topologyName(const NodeState* state) {
-  if (state == nullptr) return "unresolved";
-  switch (state->status) {
-    case TopologyStatus::kKnown:
-      return state->topology.linksKnown ? "known" : "linksUnknown";
-    case TopologyStatus::kUnknown:
-      return "unknown";
-    case TopologyStatus::kMalformed:
-      return "malformed";
-  }
-  return "unknown";
 }
 
 void writeMig(JsonWriter& w, const Allocation& allocation) {
@@ -131,7 +93,7 @@ void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy)
   w.key("best");
   if (node.best) {
     w.beginObject().key("gpus");
-    writeGpus(w, node.best->gpus);
+    writeGpuList(w, node.best->gpus);
     w.key("weakestLink");
     writeWeakest(w, node.best);
     w.key("numaSpan");
@@ -147,6 +109,44 @@ void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy)
 }
 
 }  // namespace
+
+void writePodDemand(JsonWriter& w, const PodDemand& demand) {
+  w.beginObject().key("gpus").integer(demand.gpus).key("mig").beginArray();
+  for (const MigRequest& m : demand.mig) {
+    w.element().beginObject().key("profile").string(m.profile).key("count").integer(m.count);
+    w.endObject();
+  }
+  w.endArray().key("minLink");
+  if (demand.minLink) {
+    w.string(linkClassName(*demand.minLink));
+  } else {
+    w.null();
+  }
+  w.key("singleNuma").boolean(demand.singleNuma);
+  w.key("strategy").string(strategyName(demand.strategy));
+  w.endObject();
+}
+
+void writeGpuList(JsonWriter& w, GpuMask gpus) {
+  w.beginArray();
+  for (GpuMask rest = gpus; rest != 0; rest &= rest - 1) {
+    w.element().integer(std::countr_zero(rest));
+  }
+  w.endArray();
+}
+
+std::string_view topologyName(const NodeState* state) {
+  if (state == nullptr) return "unresolved";
+  switch (state->status) {
+    case TopologyStatus::kKnown:
+      return state->topology.linksKnown ? "known" : "linksUnknown";
+    case TopologyStatus::kUnknown:
+      return "unknown";
+    case TopologyStatus::kMalformed:
+      return "malformed";
+  }
+  return "unknown";
+}
 
 std::string_view verdictName(Verdict verdict) noexcept {
   switch (verdict) {

@@ -6,9 +6,11 @@
 
 #include "base/result.h"
 #include "core/pod_demand.h"
+#include "json/json_writer.h"
 #include "model/pod_info.h"
 #include "policy/policy.h"
 #include "service/explain_nodes.h"
+#include "topology/gpu_topology.h"
 
 namespace gte {
 
@@ -19,5 +21,12 @@ std::string writeExplanation(const PodInfo& pod, const Result<PodDemand>& demand
                              const Explanation& explanation);
 
 std::string_view verdictName(Verdict verdict) noexcept;
+
+// The pieces other answers about pods and nodes share (the what-if's, the nodes listing): the
+// pod's demand as `pod.demand` reads, a GPU set as an ascending index array, and the node's
+// `topology` value (known, linksUnknown, unknown, malformed; unresolved for a null state).
+void writePodDemand(json::JsonWriter& w, const PodDemand& demand);
+void writeGpuList(json::JsonWriter& w, GpuMask gpus);
+std::string_view topologyName(const NodeState* state);
 
 }  // namespace gte

@@ -66,11 +66,12 @@ void countVerdicts(const FilterResult& result, metrics::Metrics* metrics) {
 }  // namespace
 
 ExtenderService::ExtenderService(PolicySource policy, ClusterBackend* cluster,
-                                 metrics::Metrics* metrics)
+                                 metrics::Metrics* metrics, WhatifLimits whatifLimits)
     : policy_(std::move(policy)),
       cluster_(cluster),
       metrics_(metrics),
-      nodeCache_(std::make_unique<NodeStateCache>()) {}
+      nodeCache_(std::make_unique<NodeStateCache>()),
+      whatifLimits_(whatifLimits) {}
 
 ExtenderService::~ExtenderService() = default;
 

@@ -6,7 +6,8 @@
 #   E2E: N passed, M failed
 # counting one result per (mode, scenario) subtest, and exits non-zero if anything failed.
 #
-# Env: GTE_BINARY, GTE_POLICY, GTE_E2E_MODES (nodes,cache,chart), GTE_E2E_KEEP_LOGS=1, E2E_BIN_DIR;
+# Env: GTE_BINARY, GTE_POLICY, GTE_E2E_MODES (nodes,cache,chart), GTE_E2E_KEEP_LOGS=1, E2E_BIN_DIR,
+#      E2E_KUBECTL (the kubectl plugin scenario's kubectl; unset: hack/build-kubectl.sh builds one);
 #      extra arguments are passed to `go test` (e.g. -run 'TestE2E/nodes/').
 #
 # GTE_E2E_CONTROL=noop runs the placement scenarios against a GPU-blind no-op extender instead of
@@ -33,6 +34,7 @@ if [[ -z $control && ! -x $extender ]]; then
 fi
 
 "$e2e_dir/hack/build-control-plane.sh"
+"$e2e_dir/hack/build-kubectl.sh"
 
 out=$(mktemp "${TMPDIR:-/tmp}/gte-e2e-output.XXXXXX")
 trap 'rm -f "$out"' EXIT

@@ -42,6 +42,7 @@ var scenarios = []scenario{
 	{"preempt-on-full-node", preemptOnFullNode, 1},            // preempt_test.go
 	{"agent-labels-node", agentLabelsNode, 0.5},               // agent_test.go
 	{"chart-manifests-dry-run", chartManifestsDryRun, 1},      // chart_manifests_test.go
+	{"kubectl-plugin", kubectlPlugin, 1},                      // kubectl_plugin_test.go
 }
 
 // TestE2E runs every scenario in every selected mode. If a mode cannot start, its scenarios still

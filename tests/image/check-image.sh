@@ -7,11 +7,11 @@
 # What it proves, step by step:
 #  1. the image configuration: a numeric non-root USER (kubelet's runAsNonRoot can only verify a
 #     numeric one), the extender as ENTRYPOINT, the default CMD, port 8888, MALLOC_ARENA_MAX;
-#  2. the files: both binaries and the default policy present, owned by root and not writable by
-#     the image's user;
+#  2. the files: both binaries, the kubectl plugin and the default policy present, owned by root
+#     and not writable by the image's user;
 #  3. as a container (`buildah run`, which applies the image's USER): the process is that user,
-#     the chart's preStop command (`sleep`) exists, and `gpu-topology-agent version` runs (its
-#     shared libraries resolve);
+#     the chart's preStop command (`sleep`) exists, the kubectl plugin's --help runs under the
+#     image's /bin/sh, and `gpu-topology-agent version` runs (its shared libraries resolve);
 #  4. the extender as Kubernetes runs it with the chart's readOnlyRootFilesystem: in its own mount
 #     namespace, the image's root file system mounted read-only, an empty tmpfs on /tmp (the
 #     chart's emptyDir), proc and a minimal /dev, chrooted, as the image's USER with the image's
@@ -75,7 +75,7 @@ check "MALLOC_ARENA_MAX=2 in the environment" grep -qx 'MALLOC_ARENA_MAX=2' <<<"
 container=$(buildah from --pull=never "$image")
 mountpoint=$(buildah mount "$container")
 for f in usr/local/bin/gpu-topology-extender usr/local/bin/gpu-topology-agent \
-  etc/gpu-topology-extender/scheduler-policy.yaml; do
+  usr/local/bin/kubectl-gpu_topology etc/gpu-topology-extender/scheduler-policy.yaml; do
   owner=$(stat -c '%u %a' "$mountpoint/$f" 2>/dev/null || echo missing)
   check "/$f present, owned by root, not writable by group or others ($owner)" \
     bash -c "[[ '$owner' =~ ^0\ [0-7][0145][0145]$ ]]"
@@ -86,6 +86,8 @@ check "a container process runs as uid $uid" \
   test "$(buildah run --isolation chroot "$container" -- id -u)" = "$uid"
 check "the chart's preStop command runs in the image (sleep 0)" \
   buildah run --isolation chroot "$container" -- sleep 0
+plugin_help=$(buildah run --isolation chroot "$container" -- /usr/local/bin/kubectl-gpu_topology --help || true)
+check "the kubectl plugin runs in the image (--help)" grep -q '^Usage: kubectl gpu-topology' <<<"$plugin_help"
 agent_version=$(buildah run --isolation chroot "$container" -- /usr/local/bin/gpu-topology-agent version || true)
 check "gpu-topology-agent runs in the image ($agent_version)" grep -q "^gpu-topology-agent $version" <<<"$agent_version"
 

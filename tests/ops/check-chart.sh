@@ -50,6 +50,14 @@ grep -q -- '--disable-explain' "$work/all-on.yaml" || fail "all-on render lacks 
 if grep -q -- '--disable-explain' "$work/default.yaml"; then
   fail "default render must serve explain"
 fi
+# The same for whatif and nodes; the what-if's bounds reach the flags.
+for flag in --disable-whatif --disable-nodes --whatif-max-pods=50 --whatif-deadline=500ms; do
+  grep -q -- "- $flag\$" "$work/all-on.yaml" || fail "all-on render lacks $flag"
+done
+for flag in --disable-whatif --disable-nodes; do
+  if grep -q -- "$flag" "$work/default.yaml"; then fail "default render must not pass $flag"; fi
+done
+grep -q -- '- --whatif-max-pods=1000$' "$work/default.yaml" || fail "default render lacks --whatif-max-pods=1000"
 # Client certificates: the extender requires them, the scheduler presents them, probes use the
 # plain metrics port; without a metrics port the chart refuses (kubelet has no certificate).
 grep -q -- '--tls-client-ca=' "$work/all-on.yaml" || fail "all-on render lacks --tls-client-ca"

@@ -1,11 +1,11 @@
 // The explain command's table: fitting nodes first, each group by score; columns from the
 // extender's field names; documents that are not explain answers are errors, not empty tables.
-#include "app/explain_table.h"
+#include "report/explain_table.h"
 
 #include <catch2/catch_test_macros.hpp>
 #include <string>
 
-using gte::app::explainTable;
+using gte::report::explainTable;
 
 namespace {
 
