@@ -13,12 +13,14 @@
 //                [--arrivals 8000] [--group-share 0.1] [--group-sizes MIX] [--group-duration 2]
 //                [--single-duration 3] [--warmup 0.25] [--choosers LIST] [--seeds ...] [--csv ...]
 //                [--json ...]
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "policy/default_policy.h"
@@ -148,68 +150,59 @@ bool readFile(const std::string& path, std::string& out) {
   return true;
 }
 
+// Every option takes one value, written into one field of Options.
+using OptionField = std::variant<std::string Options::*, int Options::*, double Options::*>;
+const std::pair<std::string_view, OptionField> kOptionFields[] = {
+    {"--cluster", &Options::cluster},
+    {"--openb-nodes", &Options::openbNodes},
+    {"--eight", &Options::eight},
+    {"--pods", &Options::pods},
+    {"--synthetic", &Options::synthetic},
+    {"--choosers", &Options::choosers},
+    {"--seeds", &Options::seeds},
+    {"--target", &Options::target},
+    {"--extender-weight", &Options::extenderWeight},
+    {"--policy", &Options::policy},
+    {"--csv", &Options::csv},
+    {"--json", &Options::json},
+    {"--curve", &Options::curve},
+    {"--label", &Options::label},
+    {"--cpu-pods", &Options::cpuPods},
+    {"--mig-share", &Options::migShare},
+    {"--mig-mix", &Options::migMix},
+    {"--mode", &Options::mode},
+    {"--loads", &Options::loads},
+    {"--arrivals", &Options::arrivals},
+    {"--group-share", &Options::groupShare},
+    {"--group-sizes", &Options::groupSizes},
+    {"--single-duration", &Options::singleDuration},
+    {"--group-duration", &Options::groupDuration},
+    {"--warmup", &Options::warmup},
+};
+
 bool parseArgs(int argc, char** argv, Options& options) {
-  for (int i = 1; i < argc; ++i) {
+  for (int i = 1; i + 1 < argc; i += 2) {
     const std::string_view arg = argv[i];
-    if (i + 1 >= argc) {
+    const std::string value = argv[i + 1];
+    const auto* option = std::find_if(std::begin(kOptionFields), std::end(kOptionFields),
+                                      [&](const auto& entry) { return entry.first == arg; });
+    if (option == std::end(kOptionFields)) {
       return false;
     }
-    const std::string value = argv[++i];
-    if (arg == "--cluster") {
-      options.cluster = value;
-    } else if (arg == "--openb-nodes") {
-      options.openbNodes = value;
-    } else if (arg == "--eight") {
-      options.eight = value;
-    } else if (arg == "--pods") {
-      options.pods = value;
-    } else if (arg == "--synthetic") {
-      options.synthetic = value;
-    } else if (arg == "--choosers") {
-      options.choosers = value;
-    } else if (arg == "--seeds") {
-      options.seeds = value;
-    } else if (arg == "--target") {
-      options.target = std::stoi(value);
-    } else if (arg == "--extender-weight") {
-      options.extenderWeight = std::stoi(value);
-    } else if (arg == "--policy") {
-      options.policy = value;
-    } else if (arg == "--csv") {
-      options.csv = value;
-    } else if (arg == "--json") {
-      options.json = value;
-    } else if (arg == "--curve") {
-      options.curve = value;
-    } else if (arg == "--label") {
-      options.label = value;
-    } else if (arg == "--cpu-pods") {
-      options.cpuPods = value;
-    } else if (arg == "--mig-share") {
-      options.migShare = std::stod(value);
-    } else if (arg == "--mig-mix") {
-      options.migMix = value;
-    } else if (arg == "--mode") {
-      options.mode = value;
-    } else if (arg == "--loads") {
-      options.loads = value;
-    } else if (arg == "--arrivals") {
-      options.arrivals = std::stoi(value);
-    } else if (arg == "--group-share") {
-      options.groupShare = std::stod(value);
-    } else if (arg == "--group-sizes") {
-      options.groupSizes = value;
-    } else if (arg == "--single-duration") {
-      options.singleDuration = std::stod(value);
-    } else if (arg == "--group-duration") {
-      options.groupDuration = std::stod(value);
-    } else if (arg == "--warmup") {
-      options.warmup = std::stod(value);
-    } else {
+    try {
+      if (const auto* text = std::get_if<std::string Options::*>(&option->second)) {
+        options.*(*text) = value;
+      } else if (const auto* whole = std::get_if<int Options::*>(&option->second)) {
+        options.*(*whole) = std::stoi(value);
+      } else {
+        options.*std::get<double Options::*>(option->second) = std::stod(value);
+      }
+    } catch (const std::exception&) {  // std::stoi, std::stod: not a number
+      std::cerr << "gte_simulate: " << arg << ": '" << value << "' is not a number\n";
       return false;
     }
   }
-  return applyModeDefaults(options);
+  return argc % 2 == 1 && applyModeDefaults(options);
 }
 
 struct Scenario {

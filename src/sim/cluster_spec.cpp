@@ -3,6 +3,7 @@
 #include <charconv>
 #include <string>
 
+#include "sim/comma_items.h"
 #include "sim/rack_labels.h"
 
 namespace gte::sim {
@@ -20,13 +21,7 @@ bool parseCount(std::string_view text, int& value) {
 Result<std::vector<SimNodeSpec>> parseClusterSpec(std::string_view text) {
   std::vector<SimNodeSpec> nodes;
   int racks = 0;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(',', start);
-    if (end == std::string_view::npos) {
-      end = text.size();
-    }
-    const std::string_view item = text.substr(start, end - start);
+  for (const std::string_view item : commaItems(text)) {
     const std::size_t colon = item.find(':');
     const NodeTemplate* machine =
         colon == std::string_view::npos ? nullptr : findNodeTemplate(item.substr(0, colon));
@@ -55,7 +50,6 @@ Result<std::vector<SimNodeSpec>> parseClusterSpec(std::string_view text) {
       nodes.push_back(SimNodeSpec{machine->name + "-" + std::to_string(i), machine,
                                   machine->cpuMilli, machine->memoryMib, labels});
     }
-    start = end + 1;
   }
   return nodes;
 }

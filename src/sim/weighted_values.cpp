@@ -3,19 +3,15 @@
 #include <charconv>
 #include <string>
 
+#include "sim/comma_items.h"
+
 namespace gte::sim {
 
 Result<WeightedValues> parseWeightedValues(std::string_view text, int low, int high,
                                            std::string_view what) {
   WeightedValues values;
   int total = 0;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(',', start);
-    if (end == std::string_view::npos) {
-      end = text.size();
-    }
-    const std::string_view item = text.substr(start, end - start);
+  for (const std::string_view item : commaItems(text)) {
     const std::size_t colon = item.find(':');
     int value = low - 1;
     int weight = -1;
@@ -31,7 +27,6 @@ Result<WeightedValues> parseWeightedValues(std::string_view text, int low, int h
     }
     values.emplace_back(value, weight);
     total += weight;
-    start = end + 1;
   }
   if (total == 0) {
     return invalidArgument("mix '" + std::string(text) + "' has no positive weight");

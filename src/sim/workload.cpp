@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "sim/comma_items.h"
 #include "sim/weighted_values.h"
 
 namespace gte::sim {
@@ -48,13 +49,7 @@ Status addMigMix(SyntheticMix& mix, double share, std::string_view profiles,
   mix.migShare = share;
   mix.migWeights.clear();
   int total = 0;
-  std::size_t start = 0;
-  while (start <= profiles.size()) {
-    std::size_t end = profiles.find(',', start);
-    if (end == std::string_view::npos) {
-      end = profiles.size();
-    }
-    const std::string_view item = profiles.substr(start, end - start);
+  for (const std::string_view item : commaItems(profiles)) {
     const std::size_t colon = item.find(':');
     const MigProfile* profile =
         colon == std::string_view::npos ? nullptr : product.findByName(item.substr(0, colon));
@@ -69,7 +64,6 @@ Status addMigMix(SyntheticMix& mix, double share, std::string_view profiles,
     }
     mix.migWeights.emplace_back(profile, weight);
     total += weight;
-    start = end + 1;
   }
   if (total == 0 && share > 0) {
     return invalidArgument("MIG mix '" + std::string(profiles) + "' has no positive weight");
