@@ -265,8 +265,8 @@ class Planner {
     }
     plan.status = GroupPlanStatus::kNoRoom;
     plan.reason = "no " + label + " domain can hold group " + what + " now; largest free: " +
-                  std::to_string(best == kNoDomain ? 0 : tallies_[best].slots) + " slots in " +
-                  labelled(level, best);
+                  std::to_string(best == kNoDomain ? 0 : tallies_[best].slots) + " of " +
+                  std::to_string(countedNeed()) + " slots in " + labelled(level, best);
     return plan;
   }
 

@@ -4,7 +4,6 @@
 #include <bit>
 
 #include "core/fit.h"
-#include "core/node_charges.h"
 #include "core/node_state.h"
 #include "core/predict_allocation.h"
 #include "topology/device_plugin_pick.h"
@@ -47,15 +46,21 @@ int chainCount(const PodDemand& demand, const NodeState& state, const Policy& po
   return count;
 }
 
-NodeUsage usageOf(const NodeState& state) {
-  return state.charges ? state.charges->usage() : NodeUsage{};
+// The whole GPUs the state counts as taken, as usage: rebuilding the state's labels with it gives
+// the same free GPUs however the state was built (charges, a simulator's usage, labels alone).
+NodeUsage takenOf(const NodeState& state) {
+  NodeUsage usage;
+  for (GpuMask rest = state.usableMask & ~state.freeMask; rest != 0; rest &= rest - 1) {
+    usage.gpus.push_back(std::countr_zero(rest));
+  }
+  return usage;
 }
 
 // The members placed one at a time on states rebuilt with their predecessors' devices taken.
 std::vector<Allocation> rebuiltSets(const NodeState& state, std::span<const PodDemand> demands,
                                     const Policy& policy) {
   std::vector<Allocation> out;
-  NodeUsage usage = usageOf(state);
+  NodeUsage usage = takenOf(state);
   for (const PodDemand& demand : demands) {
     const NodeStateConstSharedPtr now = rebuildNodeState(state, usage, policy);
     if (demand.empty() || !checkFit(demand, *now, policy).fits()) break;
