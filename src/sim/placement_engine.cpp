@@ -37,6 +37,11 @@ class TopNodes {
   std::int64_t best_ = 0;
 };
 
+// The pod's nodeSelector on the GPU product.
+bool selects(const EngineNode& node, const SimPod& pod) {
+  return pod.gpuProduct.empty() || node.state->topology.model == pod.gpuProduct;
+}
+
 bool resourcesFit(const EngineNode& node, const SimPod& pod) {
   return node.cpuRequested + pod.cpuMilli <= node.cpuMilli &&
          node.memoryRequested + pod.memoryMib <= node.memoryMib;
@@ -174,13 +179,15 @@ PlacementEngine::PlacementEngine(std::vector<EngineNode> nodes, const Policy& po
       options_(std::move(options)),
       rng_(options_.seed) {}
 
-PodPlacement PlacementEngine::place(const SimPod& pod, const PodDemand& demand) {
+PodPlacement PlacementEngine::place(const SimPod& pod, const PodDemand& demand,
+                                    std::span<const std::uint8_t> allowed) {
   PodPlacement placement;
   feasible_.clear();
   candidates_.clear();
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     const EngineNode& node = nodes_[i];
-    if (!resourcesFit(node, pod) || !gpusFit(node, pod, demand, policy_, options_.chooser)) {
+    if ((!allowed.empty() && allowed[i] == 0) || !selects(node, pod) || !resourcesFit(node, pod) ||
+        !gpusFit(node, pod, demand, policy_, options_.chooser)) {
       continue;
     }
     feasible_.push_back(i);
@@ -222,6 +229,28 @@ PodPlacement PlacementEngine::place(const SimPod& pod, const PodDemand& demand) 
     placement.node = -1;
   }
   return placement;
+}
+
+void PlacementEngine::release(const SimPod& pod, const PodPlacement& placement) {
+  if (placement.node < 0) {
+    return;
+  }
+  EngineNode& node = nodes_[static_cast<std::size_t>(placement.node)];
+  node.cpuRequested -= pod.cpuMilli;
+  node.memoryRequested -= pod.memoryMib;
+  if (placement.gpus == 0 && placement.migGpu < 0) {
+    return;
+  }
+  std::erase_if(node.usage.gpus,
+                [&](int gpu) { return (placement.gpus & (GpuMask{1} << gpu)) != 0; });
+  const auto instance =
+      std::find_if(node.usage.mig.begin(), node.usage.mig.end(), [&](const MigInstanceRef& mig) {
+        return mig.gpu == placement.migGpu && mig.start == placement.migStart;
+      });
+  if (instance != node.usage.mig.end()) {
+    node.usage.mig.erase(instance);
+  }
+  node.state = rebuildNodeState(*node.labels, node.usage, policy_);
 }
 
 }  // namespace gte::sim

@@ -89,8 +89,16 @@ class PlacementEngine {
   // `policy` must outlive the engine.
   PlacementEngine(std::vector<EngineNode> nodes, const Policy& policy, SimOptions options);
 
-  // Chooses a node for the pod, places it there and returns where it went and what it got.
-  PodPlacement place(const SimPod& pod, const PodDemand& demand);
+  // Chooses a node for the pod, places it there and returns where it went and what it got. Only
+  // nodes whose GPU product matches the pod's selector (SimPod::gpuProduct) are candidates, and
+  // with `allowed` non-empty (one entry per node) only those whose entry is non-zero: the nodes
+  // a scheduler was restricted to (a topology domain's nodeSelector, a group's planned node).
+  PodPlacement place(const SimPod& pod, const PodDemand& demand,
+                     std::span<const std::uint8_t> allowed = {});
+
+  // Gives back what `place` took for this pod on `placement.node` (its GPUs or MIG instance, CPU
+  // and memory): the pod ended, or a gang it belonged to was rolled back.
+  void release(const SimPod& pod, const PodPlacement& placement);
 
   std::span<const EngineNode> nodes() const noexcept { return nodes_; }
 

@@ -1,6 +1,8 @@
 #include "sim/simulator.h"
 
-#include <map>
+#include <utility>
+
+#include "sim/template_nodes.h"
 
 namespace gte::sim {
 namespace {
@@ -24,26 +26,12 @@ SizeShares requestShares(std::span<const SimPod> arrivals) {
 
 SimRun simulate(std::span<const SimNodeSpec> cluster, std::span<const SimPod> arrivals,
                 const Policy& policy, const SimOptions& options) {
-  // One labels read and one empty state per template: nodes share them until a pod lands.
-  std::map<const NodeTemplate*, std::pair<NodeStateConstSharedPtr, NodeStateConstSharedPtr>>
-      templates;
-  std::vector<EngineNode> nodes;
-  nodes.reserve(cluster.size());
+  TemplateNodes built = templateEngineNodes(cluster, policy);
   SimRun run;
-  for (const SimNodeSpec& spec : cluster) {
-    auto& shared = templates[spec.machine];
-    if (shared.first == nullptr) {
-      const NodeInfo info = makeTemplateNode(*spec.machine, spec.machine->name, policy.labelPrefix);
-      shared.first = readNodeState(info, policy);
-      shared.second = rebuildNodeState(*shared.first, NodeUsage{}, policy);
-    }
-    nodes.push_back(EngineNode{
-        spec.name, spec.cpuMilli, spec.memoryMib, shared.first.get(), shared.second, {}, 0, 0});
-    run.capacityGpus += shared.second->usableCount;
-    run.capacitySlices += static_cast<std::int64_t>(shared.second->gpuCount) * kMigMemorySlices;
-    run.capacityMigSlices += shared.second->migSlicesTotal;
-  }
-  PlacementEngine engine(std::move(nodes), policy, options);
+  run.capacityGpus = built.capacityGpus;
+  run.capacitySlices = built.capacitySlices;
+  run.capacityMigSlices = built.capacityMigSlices;
+  PlacementEngine engine(std::move(built.nodes), policy, options);
   const SizeShares shares = requestShares(arrivals);
   std::size_t nextFragmentation = 0;
   std::vector<NodeStateConstSharedPtr> states;
