@@ -28,5 +28,7 @@ std::string implicitExtendedResourceName(const std::string& className);
 
 Result<DeviceClassConstSharedPtr> parseDeviceClassJson(std::string_view json);
 Result<DeviceClassConstSharedPtr> readDeviceClass(json::JsonReader& reader);
+// A DeviceClassList (what a list request answers): its items, in order.
+Result<std::vector<DeviceClassConstSharedPtr>> parseDeviceClassListJson(std::string_view json);
 
 }  // namespace gte::dra

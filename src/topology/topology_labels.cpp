@@ -171,53 +171,44 @@ class LabelsV1Reader {
     return chunkedString(key, tokenLength * static_cast<std::size_t>(n), what);
   }
 
-  // `bus` and `uuid`: optional, all GPUs or none, no two GPUs alike.
-  Status readIdentities(GpuTopology& topo) const {
-    const int n = topo.gpuCount;
-    auto bus = tokenString("bus", n, kPciAddressTokenLength);
-    if (!bus.ok()) {
-      return bus.error();
+  // One identity per GPU from a token string: each token must parse, none may repeat.
+  template <typename Id, typename Parse>
+  Status readTokens(std::string_view key, int n, std::size_t width, Parse parse,
+                    std::string_view noun, std::string_view form, std::vector<Id>& out) const {
+    auto text = tokenString(key, n, width);
+    if (!text.ok()) {
+      return text.error();
     }
-    if (bus->has_value()) {
-      for (int gpu = 0; gpu < n; ++gpu) {
-        const std::string_view token = std::string_view(**bus).substr(
-            static_cast<std::size_t>(gpu) * kPciAddressTokenLength, kPciAddressTokenLength);
-        const auto address = parsePciAddressToken(token);
-        if (!address) {
-          return fail("bus", "token '" + std::string(token) + "' for GPU " + std::to_string(gpu) +
-                                 " is not a PCI address (dddd bb dd f, lowercase hex)");
-        }
-        if (std::find(topo.pciAddresses.begin(), topo.pciAddresses.end(), *address) !=
-            topo.pciAddresses.end()) {
-          return fail("bus", "GPU " + std::to_string(gpu) + " repeats PCI address " +
-                                 pciBusIdText(*address));
-        }
-        topo.pciAddresses.push_back(*address);
+    if (!text->has_value()) {
+      return Ok{};
+    }
+    for (int gpu = 0; gpu < n; ++gpu) {
+      const std::string_view token =
+          std::string_view(**text).substr(static_cast<std::size_t>(gpu) * width, width);
+      const std::optional<Id> id = parse(token);
+      std::string what = "GPU " + std::to_string(gpu);
+      if (!id) {
+        return fail(
+            key, "token '" + std::string(token) + "' for " + what + " is not " + std::string(form));
       }
-    }
-    auto uuid = tokenString("uuid", n, kGpuUuidTokenLength);
-    if (!uuid.ok()) {
-      return uuid.error();
-    }
-    if (uuid->has_value()) {
-      for (int gpu = 0; gpu < n; ++gpu) {
-        const std::string_view token = std::string_view(**uuid).substr(
-            static_cast<std::size_t>(gpu) * kGpuUuidTokenLength, kGpuUuidTokenLength);
-        const bool lowercaseHex = std::all_of(token.begin(), token.end(), [](char c) {
-          return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-        });
-        const auto value = lowercaseHex ? parseGpuUuid(token) : std::nullopt;
-        if (!value) {
-          return fail("uuid", "token '" + std::string(token) + "' for GPU " + std::to_string(gpu) +
-                                  " is not 32 lowercase hex digits");
-        }
-        if (std::find(topo.uuids.begin(), topo.uuids.end(), *value) != topo.uuids.end()) {
-          return fail("uuid", "GPU " + std::to_string(gpu) + " repeats UUID " + std::string(token));
-        }
-        topo.uuids.push_back(*value);
+      if (std::find(out.begin(), out.end(), *id) != out.end()) {
+        return fail(key, what + " repeats " + std::string(noun) + " " + std::string(token));
       }
+      out.push_back(*id);
     }
     return Ok{};
+  }
+
+  // `bus` and `uuid`: optional, all GPUs or none, no two GPUs alike.
+  Status readIdentities(GpuTopology& topo) const {
+    if (auto status = readTokens("bus", topo.gpuCount, kPciAddressTokenLength, parsePciAddressToken,
+                                 "PCI address", "a PCI address (dddd bb dd f, lowercase hex)",
+                                 topo.pciAddresses);
+        !status.ok()) {
+      return status;
+    }
+    return readTokens("uuid", topo.gpuCount, kGpuUuidTokenLength, parseGpuUuidToken, "UUID",
+                      "32 lowercase hex digits", topo.uuids);
   }
 
   bool hasStrayChunk(std::string_view key) const {
