@@ -150,8 +150,9 @@ Process start(std::vector<std::string> args, std::uint16_t port) {
   std::exit(1);
 }
 
+// SIGINT: stops without the drain period that SIGTERM starts.
 void stop(Process& p) {
-  ::kill(p.pid, SIGTERM);
+  ::kill(p.pid, SIGINT);
   ::waitpid(p.pid, nullptr, 0);
 }
 

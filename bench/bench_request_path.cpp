@@ -1,9 +1,11 @@
 // The request path at cluster scale: filter + prioritize over 5,000 nodes in both cache modes,
 // through ExtenderService (everything but the socket). Prints medians; see docs/performance.md.
 //
-//   build/bin/bench_request_path [nodes] [iterations] [names]
+//   build/bin/bench_request_path [nodes] [iterations] [names|whatif]
 // With `names`, only the NodeNames (nodeCacheCapable: true) figures are measured: quicker, and the
-// form to profile (`perf record -g build/bin/bench_request_path 5000 2000 names`).
+// form to profile (`perf record -g build/bin/bench_request_path 5000 2000 names`). With `whatif`,
+// the what-if (one pod, 100 pods, one pod under a proposed policy) and the node listing on the same
+// snapshot, through ExtenderService as POST /whatif and GET /nodes reach it.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +22,7 @@
 #include "prioritize/prioritize_nodes.h"
 #include "service/cluster_backend.h"
 #include "service/extender_service.h"
+#include "service/placement_recorder.h"
 #include "snapshot/cluster_snapshot_builder.h"
 #include "wire/extender_args.h"
 #include "wire/extender_results.h"
@@ -138,9 +141,55 @@ Stats repeat(int iterations, F&& f) {
   return {t[t.size() / 2], t[std::min(t.size() - 1, t.size() * 9 / 10)], cpu[cpu.size() / 2]};
 }
 
+// Two variants of one step, alternated call by call so that both see the same machine (the shared
+// VM's load changes from second to second); the ratio of their medians is what a change costs.
+template <typename F, typename G>
+std::pair<Stats, Stats> repeatAlternating(int iterations, F&& f, G&& g) {
+  std::vector<double> tf, tg, cf, cg;
+  for (int i = 0; i < iterations; ++i) {
+    double c0 = threadCpuMillis();
+    tf.push_back(millis(f));
+    cf.push_back(threadCpuMillis() - c0);
+    c0 = threadCpuMillis();
+    tg.push_back(millis(g));
+    cg.push_back(threadCpuMillis() - c0);
+  }
+  const auto stats = [](std::vector<double>& t, std::vector<double>& c) {
+    std::sort(t.begin(), t.end());
+    std::sort(c.begin(), c.end());
+    return Stats{t[t.size() / 2], t[std::min(t.size() - 1, t.size() * 9 / 10)], c[c.size() / 2]};
+  };
+  return {stats(tf, cf), stats(tg, cg)};
+}
+
 void report(const char* what, Stats s) {
   std::printf("%-44s median %8.2f ms   p90 %8.2f ms   cpu median %8.3f ms\n", what, s.median, s.p90,
               s.cpuMedian);
+}
+
+std::string whatifBody(int gpus, int count, const std::string& policy = {}) {
+  std::string body = R"({"pod":{"metadata":{"name":"w","namespace":"ml"},"spec":{"containers":)"
+                     R"([{"name":"m","resources":{"limits":{"nvidia.com/gpu":")" +
+                     std::to_string(gpus) + R"("}}}]}},"count":)" + std::to_string(count);
+  if (!policy.empty()) body += R"(,"policy":")" + policy + R"(")";
+  return body + "}";
+}
+
+void benchWhatif(gte::ClusterBackend& backend, const gte::PolicyConstSharedPtr& policy,
+                 int iterations) {
+  gte::ExtenderService service([policy] { return policy; }, &backend, nullptr,
+                               gte::WhatifLimits{1000, std::chrono::minutes(1)});
+  const auto run = [&service](const std::string& body) {
+    if (service.whatif(body).status != 200) std::abort();
+  };
+  report("whatif, 1 pod of 2 GPUs", repeat(iterations, [&] { run(whatifBody(2, 1)); }));
+  report("whatif, 1 pod of 8 GPUs", repeat(iterations, [&] { run(whatifBody(8, 1)); }));
+  report("whatif, 100 pods of 2 GPUs", repeat(iterations, [&] { run(whatifBody(2, 100)); }));
+  report("whatif, 1 pod, running + proposed policy",
+         repeat(iterations, [&] { run(whatifBody(2, 1, "strategy: spread\\n")); }));
+  report("nodes, every node", repeat(iterations, [&] {
+           if (service.nodes({}).status != 200) std::abort();
+         }));
 }
 
 }  // namespace
@@ -148,7 +197,8 @@ void report(const char* what, Stats s) {
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 5000;
   const int iterations = argc > 2 ? std::atoi(argv[2]) : 15;
-  const bool namesOnly = argc > 3 && std::string(argv[3]) == "names";
+  const bool whatifOnly = argc > 3 && std::string(argv[3]) == "whatif";
+  const bool namesOnly = whatifOnly || (argc > 3 && std::string(argv[3]) == "names");
   std::mt19937 rng(42);
   std::vector<std::string> nodes;
   nodes.reserve(n);
@@ -194,7 +244,13 @@ int main(int argc, char** argv) {
   std::printf("%-44s %8.2f ms (+ %.2f ms parsing nodes)\n", "snapshot build, all nodes", snapMs,
               buildMs);
   SnapshotBackend backend(snapshot);
-  gte::ExtenderService namesMode([policy] { return policy; }, &backend, nullptr);
+  if (whatifOnly) {
+    benchWhatif(backend, policy, iterations);
+    return 0;
+  }
+  // As the binary runs it: prioritize records each pod's decision for placement regret.
+  gte::PlacementRecorder placements(nullptr);
+  gte::ExtenderService namesMode([policy] { return policy; }, &backend, nullptr, {}, &placements);
   report("filter, NodeNames (snapshot)",
          repeat(iterations, [&] { (void)namesMode.filter(namesBody); }));
   report("prioritize, NodeNames (snapshot)",
@@ -235,6 +291,38 @@ int main(int argc, char** argv) {
          repeat(iterations, [&] { (void)gte::prioritizeNodes(&*demand, candidates, *policy); }));
   report("  phase: prioritizeNodes (scoreTerms per node)",
          repeat(iterations, [&] { (void)gte::prioritizeNodes(&*demand, unanswered, *policy); }));
+  // Placement regret's share of a request, alternated with the same request without it: the
+  // offer taken in prioritize's loop, and the decision recorded (docs/topology-health.md).
+  gte::ExtenderService withoutRegret([policy] { return policy; }, &backend, nullptr);
+  const auto [plainRequest, regretRequest] = repeatAlternating(
+      iterations,
+      [&] {
+        (void)withoutRegret.filter(namesBody);
+        (void)withoutRegret.prioritize(namesBody);
+      },
+      [&] {
+        (void)namesMode.filter(namesBody);
+        (void)namesMode.prioritize(namesBody);
+      });
+  report("filter + prioritize, without regret", plainRequest);
+  report("filter + prioritize, with regret", regretRequest);
+  std::printf("%-44s %8.3f (cpu %.3f)\n", "  regret's cost, ratio of medians",
+              regretRequest.median / plainRequest.median,
+              regretRequest.cpuMedian / plainRequest.cpuMedian);
+  gte::PlacementOffer offer;
+  const auto [plainLoop, offerLoop] = repeatAlternating(
+      iterations, [&] { (void)gte::prioritizeNodes(&*demand, candidates, *policy); },
+      [&] { (void)gte::prioritizeNodes(&*demand, candidates, *policy, &offer); });
+  report("  phase: prioritizeNodes without the offer", plainLoop);
+  report("  phase: prioritizeNodes with the offer", offerLoop);
+  const gte::PlacementDecision decision{2,
+                                        {},
+                                        offer.feasibleBest,
+                                        offer.topWorst,
+                                        std::string(offer.bestNode),
+                                        std::string(offer.topNode)};
+  report("  phase: record the decision",
+         repeat(iterations, [&] { placements.decided("p1", decision); }));
   std::vector<gte::wire::HostPriority> list;
   for (const gte::HostScore& score : scores)
     list.push_back({score.host, score.wire});

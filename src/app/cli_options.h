@@ -1,6 +1,6 @@
 #pragma once
-// Command-line parsing for `gpu-topology-extender serve|explain|version`. Pure, so every flag and
-// every error message is unit-tested.
+// Command-line parsing for `gpu-topology-extender serve|explain|whatif|nodes|version`. Pure, so
+// every flag and every error message is unit-tested.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +11,7 @@
 
 namespace gte::app {
 
-enum class Command { kServe, kExplain, kVersion, kHelp };
+enum class Command { kServe, kExplain, kWhatif, kNodes, kVersion, kHelp };
 
 enum class ClusterSource { kNone, kKubeconfig, kInCluster, kClusterFile };
 
@@ -43,6 +43,9 @@ struct ServeOptions {
   std::chrono::milliseconds requestTimeout{30'000};
   std::chrono::milliseconds idleTimeout{120'000};
   std::chrono::milliseconds tlsHandshakeTimeout{10'000};
+  // After SIGTERM: keep serving, every answer with Connection: close, idle connections open
+  // (--drain-period); then --shutdown-grace for the requests still in flight.
+  std::chrono::milliseconds drainPeriod{5'000};
   std::chrono::milliseconds shutdownGrace{20'000};
   // Binds sent to the API server at once; more wait their turn (--bind-concurrency).
   std::size_t bindConcurrency = 64;
@@ -51,9 +54,19 @@ struct ServeOptions {
   std::chrono::milliseconds bindDeadline{2'500};
   // API-server connections kept open for bursts of binds (--api-warm-connections).
   std::size_t apiWarmConnections = 16;
+  // The node label whose value groups nodes in the fragmentation gauges (--health-pool-label);
+  // empty: the GPU model.
+  std::string healthPoolLabel;
   // --disable-explain: {prefix}/explain and /explain answer 404 (they reveal pods' requests and
   // nodes' GPU usage to whoever can reach the port).
   bool explain = true;
+  // --disable-whatif, --disable-nodes: the same for {prefix}/whatif and {prefix}/nodes.
+  bool whatif = true;
+  bool nodes = true;
+  // --whatif-max-pods: pods in one what-if (`count`, or a CSV's rows); --whatif-deadline: the
+  // time one what-if may take (it holds a decision thread meanwhile).
+  std::size_t whatifMaxPods = 1000;
+  std::chrono::milliseconds whatifDeadline{3'000};
 };
 
 enum class OutputFormat { kTable, kJson };
@@ -66,11 +79,37 @@ struct ExplainOptions {
   OutputFormat output = OutputFormat::kTable;
 };
 
+// `gpu-topology-extender whatif --url URL (--gpus N | --mig PROFILE | --pod-file FILE | --csv FILE)
+// [--count N] [--min-link C] [--numa single] [--strategy S] [--policy FILE] [-o table|json]`.
+struct WhatifOptions {
+  std::string url;
+  std::int64_t gpus = 0;  // --gpus: whole GPUs of the pod
+  std::string mig;        // --mig: one MIG instance of this profile ("3g.40gb")
+  std::string podFile;    // --pod-file: a v1.Pod as JSON (kubectl get pod -o json)
+  std::string csvFile;    // --csv: pods in the simulator's trace format
+  std::size_t count = 0;  // --count: copies of the pod (0: not given, one)
+  std::string minLink;    // --min-link, --numa, --strategy: the pod's gputopo.dev/ annotations
+  std::string numa;
+  std::string strategy;
+  std::string policyFile;  // --policy: a proposed policy YAML, compared with the running one
+  OutputFormat output = OutputFormat::kTable;
+};
+
+// `gpu-topology-extender nodes --url URL [--node NAME] [--limit N] [-o table|json]`.
+struct NodesOptions {
+  std::string url;
+  std::string node;       // one node; empty: every node
+  std::size_t limit = 0;  // 0: the extender's limit (--max-nodes-per-request)
+  OutputFormat output = OutputFormat::kTable;
+};
+
 struct Invocation {
   Command command = Command::kHelp;
   ServeOptions serve;
   std::string helpText;  // for kHelp: what to print
   ExplainOptions explain;
+  WhatifOptions whatif;
+  NodesOptions nodes;
 };
 
 // argv without the program name. Errors name the flag and the problem.
@@ -79,5 +118,7 @@ Result<Invocation> parseCommandLine(const std::vector<std::string>& args);
 std::string topLevelHelp();
 std::string serveHelp();
 std::string explainHelp();
+std::string whatifHelp();
+std::string nodesHelp();
 
 }  // namespace gte::app

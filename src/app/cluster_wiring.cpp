@@ -1,12 +1,13 @@
 #include "app/cluster_wiring.h"
 
+#include "cluster/apiserver/api_server_backend.h"
 #include "cluster/static_cluster_backend.h"
-#include "k8s/api_server_backend.h"
-#include "k8s/in_cluster_config.h"
-#include "k8s/kubeconfig_file.h"
+#include "kube/in_cluster_config.h"
+#include "kube/kubeconfig_file.h"
 #include "log/logger.h"
 #include "metrics/metrics.h"
 #include "service/cluster_backend.h"
+#include "service/placement_recorder.h"
 
 namespace gte::app {
 
@@ -23,6 +24,16 @@ void PolicyListeners::notify(const PolicyConstSharedPtr& policy) const {
 
 namespace {
 
+// The pending pods by whole GPUs, in the gauge's buckets: 1, 2, 4, 8, other.
+metrics::PendingGpuPods pendingBuckets(const cluster::PendingByGpus& byGpus) {
+  metrics::PendingGpuPods out{};
+  for (std::size_t k = 0; k < byGpus.size(); ++k) {
+    const std::size_t bucket = k == 1 ? 0 : k == 2 ? 1 : k == 4 ? 2 : k == 8 ? 3 : 4;
+    out[bucket] += byGpus[k];
+  }
+  return out;
+}
+
 template <typename Backend>
 CacheCounts sizesOf(const Backend& backend) {
   const auto& state = backend.state();
@@ -30,6 +41,7 @@ CacheCounts sizesOf(const Backend& backend) {
   counts.nodes = static_cast<std::int64_t>(state.nodeCount());
   counts.pods = static_cast<std::int64_t>(state.podCount() + state.pendingCount());
   counts.reservations = static_cast<std::int64_t>(state.reservationCount());
+  counts.pendingGpuPods = pendingBuckets(state.pendingByGpus());
   return counts;
 }
 
@@ -37,12 +49,12 @@ std::function<CacheCounts()> countsOf(const cluster::StaticClusterBackend* backe
   return [backend] { return sizesOf(*backend); };
 }
 
-std::function<CacheCounts()> countsOf(const k8s::ApiServerBackend* backend) {
+std::function<CacheCounts()> countsOf(const cluster::ApiServerBackend* backend) {
   return [backend] {
     CacheCounts counts = sizesOf(*backend);
     counts.watched = true;
-    const k8s::WatchCounts nodes = backend->nodeWatch();
-    const k8s::WatchCounts pods = backend->podWatch();
+    const cluster::WatchCounts nodes = backend->nodeWatch();
+    const cluster::WatchCounts pods = backend->podWatch();
     counts.nodeWatch = WatchTotals{nodes.lists, nodes.failures};
     counts.podWatch = WatchTotals{pods.lists, pods.failures};
     counts.bindsSending = static_cast<std::int64_t>(backend->bindsSending());
@@ -51,18 +63,25 @@ std::function<CacheCounts()> countsOf(const k8s::ApiServerBackend* backend) {
   };
 }
 
-cluster::ClusterStateOptions stateOptions(metrics::Metrics* metrics) {
+cluster::ClusterStateOptions stateOptions(const ServeOptions& options, metrics::Metrics* metrics,
+                                          PlacementRecorder* placements) {
   cluster::ClusterStateOptions state;
   if (metrics != nullptr) {
     state.onSnapshotBuilt = [metrics](double seconds) { metrics->observeSnapshotBuild(seconds); };
   }
+  if (placements != nullptr) {
+    state.onPodPlaced = [placements](const PodPlacement& placed) { placements->placed(placed); };
+    state.onPodGone = [placements](const std::string& uid) { placements->forget(uid); };
+  }
+  state.healthPoolLabel = options.healthPoolLabel;
   return state;
 }
 
 Result<ClusterWiring> staticBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
-                                    PolicyListeners& listeners, metrics::Metrics* metrics) {
-  auto backend = cluster::StaticClusterBackend::fromFile(options.clusterFile, std::move(policy),
-                                                         stateOptions(metrics));
+                                    PolicyListeners& listeners, metrics::Metrics* metrics,
+                                    PlacementRecorder* placements) {
+  auto backend = cluster::StaticClusterBackend::fromFile(
+      options.clusterFile, std::move(policy), stateOptions(options, metrics, placements));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();
   listeners.add([raw](const PolicyConstSharedPtr& p) { raw->setPolicy(p); });
@@ -76,17 +95,19 @@ Result<ClusterWiring> staticBackend(const ServeOptions& options, PolicyConstShar
 }
 
 Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
-                                       PolicyListeners& listeners, metrics::Metrics* metrics) {
+                                       PolicyListeners& listeners, metrics::Metrics* metrics,
+                                       PlacementRecorder* placements) {
   auto config = options.cluster == ClusterSource::kInCluster
-                    ? k8s::inClusterConfig()
-                    : k8s::loadKubeconfigFile(options.kubeconfig);
+                    ? kube::inClusterConfig()
+                    : kube::loadKubeconfigFile(options.kubeconfig);
   if (!config) return std::move(config).error();
-  k8s::ApiServerBackendOptions backendOptions;
-  backendOptions.state = stateOptions(metrics);
+  cluster::ApiServerBackendOptions backendOptions;
+  backendOptions.state = stateOptions(options, metrics, placements);
   backendOptions.bind.concurrency = options.bindConcurrency;
   backendOptions.bind.deadline = options.bindDeadline;
   backendOptions.warmConnections = options.apiWarmConnections;
-  auto backend = k8s::makeApiServerBackend(*config, std::move(policy), std::move(backendOptions));
+  auto backend =
+      cluster::makeApiServerBackend(*config, std::move(policy), std::move(backendOptions));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();
   listeners.add([raw](const PolicyConstSharedPtr& p) { raw->setPolicy(p); });
@@ -107,7 +128,8 @@ ClusterWiring::ClusterWiring(ClusterWiring&&) noexcept = default;
 ClusterWiring::~ClusterWiring() = default;
 
 Result<ClusterWiring> makeClusterBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
-                                         PolicyListeners& listeners, metrics::Metrics* metrics) {
+                                         PolicyListeners& listeners, metrics::Metrics* metrics,
+                                         PlacementRecorder* placements) {
   switch (options.cluster) {
     case ClusterSource::kNone:
       log::info(
@@ -115,10 +137,10 @@ Result<ClusterWiring> makeClusterBackend(const ServeOptions& options, PolicyCons
           "(nodeCacheCapable: false)");
       return ClusterWiring{};
     case ClusterSource::kClusterFile:
-      return staticBackend(options, std::move(policy), listeners, metrics);
+      return staticBackend(options, std::move(policy), listeners, metrics, placements);
     case ClusterSource::kKubeconfig:
     case ClusterSource::kInCluster:
-      return apiServerBackend(options, std::move(policy), listeners, metrics);
+      return apiServerBackend(options, std::move(policy), listeners, metrics, placements);
   }
   return Error{ErrorCode::kInternal, "unknown cluster source"};
 }

@@ -21,7 +21,7 @@ namespace gte::cluster {
 
 struct FilePod {
   PodInfo pod;
-  std::optional<std::int64_t> boundAt;  // podBindTime() of the item
+  std::optional<std::int64_t> boundAt;  // the PodInfo::boundAt the item was read with
 };
 
 struct ClusterFileContents {

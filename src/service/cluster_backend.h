@@ -1,8 +1,8 @@
 #pragma once
 // The service's view of the cluster in nodeCacheCapable mode: the extender's own truth about nodes
 // and pods (from an API-server watch or a --cluster-file), and the verbs that change it. The
-// service (pure request handling) depends on this interface only; src/cluster and src/k8s implement
-// it.
+// service (pure request handling) depends on this interface only; src/cluster implements it (the
+// cluster file, and in src/cluster/apiserver the API server's watches).
 #include <atomic>
 #include <chrono>
 #include <cstdint>

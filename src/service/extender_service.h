@@ -6,6 +6,9 @@
 // prioritizeNodes, planVictims), write the answer; errors go through one table (error_reply.h).
 // No sockets here: the HTTP server is a thin transport, and tests drive this class with golden
 // request bodies.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -14,6 +17,7 @@
 #include "base/result.h"
 #include "service/cluster_backend.h"
 #include "service/reply.h"
+#include "service/whatif_request.h"
 #include "wire/extender_args.h"
 #include "wire/verb.h"
 
@@ -25,6 +29,14 @@ class Metrics;
 struct Policy;
 
 class NodeStateCache;
+class PlacementRecorder;
+
+// GET {prefix}/nodes: one node by name (404 when the cache does not hold it), or every node by
+// name up to `limit`.
+struct NodesQuery {
+  std::string node;  // empty: every node
+  std::size_t limit = SIZE_MAX;
+};
 
 class ExtenderService {
  public:
@@ -32,7 +44,10 @@ class ExtenderService {
 
   // `cluster` is null when the extender runs without a cluster (decisions from the request's
   // Nodes; NodeNames requests are then answered with an Error). `metrics` may be null in tests.
-  ExtenderService(PolicySource policy, ClusterBackend* cluster, metrics::Metrics* metrics);
+  // `placements` (may be null) receives prioritize's decisions of pods of two or more GPUs in
+  // NodeNames mode, for placement regret, and gives explain by name the pod's placement.
+  ExtenderService(PolicySource policy, ClusterBackend* cluster, metrics::Metrics* metrics,
+                  WhatifLimits whatifLimits = {}, PlacementRecorder* placements = nullptr);
   ~ExtenderService();
   ExtenderService(const ExtenderService&) = delete;
   ExtenderService& operator=(const ExtenderService&) = delete;
@@ -55,6 +70,13 @@ class ExtenderService {
   // API server (one GET of the pod): call it on a decision thread, never an I/O thread.
   Reply explainPod(std::string_view podRef) const;
 
+  // What-if (docs/api.md): the body's pods placed one after another on a copy of the cluster
+  // snapshot, under the running policy and optionally a proposed one. Read-only, one at a time
+  // (a second one meanwhile is answered 503), bounded by WhatifLimits.
+  Reply whatif(std::string_view body) const;
+  // The cluster cache's nodes as the extender sees them now (docs/api.md, "Nodes").
+  Reply nodes(const NodesQuery& query) const;
+
   bool ready(std::string* why) const;
   bool healthy(std::string* why) const;
 
@@ -68,7 +90,10 @@ class ExtenderService {
   PolicySource policy_;
   ClusterBackend* cluster_;
   metrics::Metrics* metrics_;
+  PlacementRecorder* placements_;
   std::unique_ptr<NodeStateCache> nodeCache_;  // full-Node mode: NodeStates by label content
+  WhatifLimits whatifLimits_;
+  mutable std::atomic<bool> whatifRunning_{false};
 };
 
 }  // namespace gte

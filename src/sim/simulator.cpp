@@ -1,121 +1,9 @@
 #include "sim/simulator.h"
 
-#include <algorithm>
 #include <map>
-#include <random>
-
-#include "core/fit.h"
-#include "core/predict_allocation.h"
-#include "prioritize/prioritize_nodes.h"
-#include "sim/mig_slices.h"
 
 namespace gte::sim {
 namespace {
-
-struct SimNode {
-  const SimNodeSpec* spec = nullptr;
-  const NodeState* labels = nullptr;  // the template's labels as read, no usage (shared)
-  NodeStateConstSharedPtr state;
-  NodeUsage usage;
-  std::int64_t cpuRequested = 0;
-  std::int64_t memoryRequested = 0;
-};
-
-// Chooses uniformly among the nodes with the highest score in one pass (reservoir sampling).
-class TopNodes {
- public:
-  explicit TopNodes(std::mt19937_64& rng) : rng_(rng) {}
-  void offer(int node, std::int64_t score) {
-    if (chosen_ < 0 || score > best_) {
-      best_ = score;
-      chosen_ = node;
-      ties_ = 1;
-    } else if (score == best_) {
-      ++ties_;
-      if (std::uniform_int_distribution<int>(0, ties_ - 1)(rng_) == 0) {
-        chosen_ = node;
-      }
-    }
-  }
-  int chosen() const { return chosen_; }
-
- private:
-  std::mt19937_64& rng_;
-  int chosen_ = -1;
-  int ties_ = 0;
-  std::int64_t best_ = 0;
-};
-
-bool resourcesFit(const SimNode& node, const SimPod& pod) {
-  return node.cpuRequested + pod.cpuMilli <= node.spec->cpuMilli &&
-         node.memoryRequested + pod.memoryMib <= node.spec->memoryMib;
-}
-
-// The pod's MIG profile in this node's product table; nullptr for a node without MIG or a pod
-// without a MIG request.
-const MigProfile* migProfileOn(const SimNode& node, const SimPod& pod) {
-  if (pod.migProfile.empty() || !node.state->migProduct) {
-    return nullptr;
-  }
-  return node.state->migProduct->findByName(pod.migProfile);
-}
-
-bool gpusFit(const SimNode& node, const SimPod& pod, const PodDemand& demand, const Policy& policy,
-             Chooser chooser) {
-  if (demand.empty()) {
-    return true;
-  }
-  if (chooser == Chooser::kExtender) {
-    return checkFit(demand, *node.state, policy).fits();
-  }
-  if (!demand.mig.empty()) {
-    // A MIG-naive scheduler sees the free instances per profile (the device plugin's counts,
-    // exact) and, with dynamic MIG, counts unpartitioned slices: where they lie it does not know.
-    const MigProfile* profile = migProfileOn(node, pod);
-    return profile != nullptr && (freeInstanceExists(*node.state, *profile) ||
-                                  (policy.dynamicMig && sliceCountsFit(*node.state, *profile)));
-  }
-  return node.state->freeCount >= demand.gpus;  // kube-scheduler sees the count only
-}
-
-// nvidia.com/gpu as kube-scheduler sees it: the GPUs not in MIG mode.
-NodeLoad loadAfter(const SimNode& node, const SimPod& pod) {
-  return NodeLoad{
-      node.spec->cpuMilli,     node.cpuRequested + pod.cpuMilli,
-      node.spec->memoryMib,    node.memoryRequested + pod.memoryMib,
-      node.state->usableCount, node.state->usableCount - node.state->freeCount + pod.gpus};
-}
-
-// `wire` is the extender's 0..10 answer for this node (prioritizeNodes over the feasible nodes).
-std::int64_t nodeScore(const SimNode& node, const SimPod& pod, const PodDemand& demand, int wire,
-                       const SimOptions& options) {
-  const NodeLoad load = loadAfter(node, pod);
-  switch (options.chooser) {
-    case Chooser::kExtender:
-      if (demand.empty() && options.cpuPodsInTree) {
-        return inTreeScore(*options.cpuPodsInTree, load);
-      }
-      return inTreeScore(options.inTree, load) +
-             static_cast<std::int64_t>(wire) * options.extenderWeight * 10;
-    case Chooser::kLeastAllocated:
-      return inTreeScore(InTree::kLeastAllocated, load);
-    case Chooser::kMostAllocatedGpu:
-      return inTreeScore(InTree::kMostAllocated, load);
-    case Chooser::kBestFit: {
-      const std::int64_t cpuLeft = load.cpuCapacity - load.cpuRequested;
-      if (!demand.mig.empty()) {
-        // Fewest free MIG slices left, by count.
-        const std::int64_t slicesLeft = freeMigSlices(*node.state) - pod.migSlices;
-        return -(slicesLeft * 1'000'000'000 + cpuLeft);
-      }
-      const std::int64_t gpuLeft = load.gpuCapacity - load.gpuRequested;
-      return -(demand.gpus == 0 ? cpuLeft : gpuLeft * 1'000'000'000 + cpuLeft);
-    }
-    case Chooser::kRandom:
-      return 0;
-  }
-  return 0;
-}
 
 SizeShares requestShares(std::span<const SimPod> arrivals) {
   SizeShares shares{};
@@ -132,52 +20,6 @@ SizeShares requestShares(std::span<const SimPod> arrivals) {
   return shares;
 }
 
-// False when the pod cannot run there: a MIG instance with no legal free placement on the node
-// (only a MIG-naive chooser picks such a node). Nothing is taken then.
-bool place(SimNode& node, const SimPod& pod, const PodDemand& demand, const Policy& policy,
-           PodPlacement& placement) {
-  if (demand.empty()) {
-    node.cpuRequested += pod.cpuMilli;
-    node.memoryRequested += pod.memoryMib;
-    return true;
-  }
-  const Allocation allocation = predictAllocation(demand, *node.state);
-  if (!allocation.complete) {
-    return false;
-  }
-  node.cpuRequested += pod.cpuMilli;
-  node.memoryRequested += pod.memoryMib;
-  if (demand.gpus >= 2) {
-    placement.weakest = wholeGpuPick(demand, *node.state)->weakest;
-  }
-  for (const int gpu : allocation.gpus) {
-    placement.gpus |= GpuMask{1} << gpu;
-  }
-  if (!allocation.mig.empty()) {
-    placement.migGpu = allocation.mig.front().gpu;
-    placement.migStart = allocation.mig.front().start;
-  }
-  addToUsage(node.usage, allocation);
-  node.state = rebuildNodeState(*node.labels, node.usage, policy);
-  return true;
-}
-
-// What the cluster offered a MIG pod when it arrived, whoever chooses: a GPU whose unpartitioned
-// slice counts cover the profile (with dynamic MIG only: else nothing creates an instance there),
-// and a legal free placement (the extender's fit check), on nodes whose CPU and memory fit.
-void noteMigOffer(std::span<const SimNode> nodes, const SimPod& pod, const PodDemand& demand,
-                  const Policy& policy, PodPlacement& placement) {
-  for (const SimNode& node : nodes) {
-    if (!resourcesFit(node, pod) || (placement.migCountsFit && placement.migLegal)) {
-      continue;
-    }
-    const MigProfile* profile = migProfileOn(node, pod);
-    placement.migCountsFit = placement.migCountsFit || (policy.dynamicMig && profile != nullptr &&
-                                                        sliceCountsFit(*node.state, *profile));
-    placement.migLegal = placement.migLegal || checkFit(demand, *node.state, policy).fits();
-  }
-}
-
 }  // namespace
 
 SimRun simulate(std::span<const SimNodeSpec> cluster, std::span<const SimPod> arrivals,
@@ -185,8 +27,8 @@ SimRun simulate(std::span<const SimNodeSpec> cluster, std::span<const SimPod> ar
   // One labels read and one empty state per template: nodes share them until a pod lands.
   std::map<const NodeTemplate*, std::pair<NodeStateConstSharedPtr, NodeStateConstSharedPtr>>
       templates;
-  std::vector<SimNode> nodes;
-  std::vector<NodeStateConstSharedPtr> states;
+  std::vector<EngineNode> nodes;
+  nodes.reserve(cluster.size());
   SimRun run;
   for (const SimNodeSpec& spec : cluster) {
     auto& shared = templates[spec.machine];
@@ -195,68 +37,27 @@ SimRun simulate(std::span<const SimNodeSpec> cluster, std::span<const SimPod> ar
       shared.first = readNodeState(info, policy);
       shared.second = rebuildNodeState(*shared.first, NodeUsage{}, policy);
     }
-    nodes.push_back(SimNode{&spec, shared.first.get(), shared.second, {}, 0, 0});
+    nodes.push_back(EngineNode{
+        spec.name, spec.cpuMilli, spec.memoryMib, shared.first.get(), shared.second, {}, 0, 0});
     run.capacityGpus += shared.second->usableCount;
     run.capacitySlices += static_cast<std::int64_t>(shared.second->gpuCount) * kMigMemorySlices;
     run.capacityMigSlices += shared.second->migSlicesTotal;
   }
+  PlacementEngine engine(std::move(nodes), policy, options);
   const SizeShares shares = requestShares(arrivals);
   std::size_t nextFragmentation = 0;
-  std::mt19937_64 rng(options.seed);
-  std::vector<std::size_t> feasible;
-  std::vector<NodeCandidate> candidates;
+  std::vector<NodeStateConstSharedPtr> states;
   std::int64_t arrived = 0;
   std::int64_t allocated = 0;
   std::int64_t arrivedSlices = 0;
   std::int64_t allocatedMigSlices = 0;
   for (const SimPod& pod : arrivals) {
-    PodDemand demand;
-    demand.gpus = pod.gpus;
-    if (!pod.migProfile.empty()) {
-      demand.mig.push_back(MigRequest{migResourceSuffix(pod.migProfile), 1});
-    }
-    demand.strategy = policy.defaultStrategy;
-    PodPlacement placement;
-    feasible.clear();
-    candidates.clear();
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      const SimNode& node = nodes[i];
-      if (!resourcesFit(node, pod) || !gpusFit(node, pod, demand, policy, options.chooser)) {
-        continue;
-      }
-      feasible.push_back(i);
-      candidates.push_back(NodeCandidate{node.spec->name, node.state.get(), {}});
-      if (demand.gpus >= 2) {
-        placement.bestOffered =
-            std::max(placement.bestOffered, wholeGpuPick(demand, *node.state)->weakest);
-      }
-    }
-    placement.feasibleNodes = static_cast<int>(feasible.size());
-    if (!demand.mig.empty()) {
-      noteMigOffer(nodes, pod, demand, policy, placement);
-    }
-    // Pods without GPUs are not sent to the extender (managedResources): in-tree scores only.
-    HostScores extender;
-    if (options.chooser == Chooser::kExtender && !demand.empty()) {
-      extender = prioritizeNodes(&demand, candidates, policy);
-    }
-    TopNodes top(rng);
-    for (std::size_t j = 0; j < feasible.size(); ++j) {
-      const int wire = extender.empty() ? 0 : extender[j].wire;
-      top.offer(static_cast<int>(feasible[j]),
-                nodeScore(nodes[feasible[j]], pod, demand, wire, options));
-    }
+    PodPlacement placement = engine.place(pod, simPodDemand(pod, policy));
     arrived += pod.gpus;
     arrivedSlices += pod.demandSlices();
-    placement.node = top.chosen();
     if (placement.node >= 0) {
-      if (place(nodes[static_cast<std::size_t>(placement.node)], pod, demand, policy, placement)) {
-        allocated += pod.gpus;
-        allocatedMigSlices += pod.migSlices;
-      } else {
-        placement.migInvalid = true;
-        placement.node = -1;
-      }
+      allocated += pod.gpus;
+      allocatedMigSlices += pod.migSlices;
     }
     placement.arrivedGpus = arrived;
     placement.allocatedGpus = allocated;
@@ -266,7 +67,7 @@ SimRun simulate(std::span<const SimNodeSpec> cluster, std::span<const SimPod> ar
     while (nextFragmentation < options.fragmentationAt.size() &&
            arrived * 100 >= run.capacityGpus * options.fragmentationAt[nextFragmentation]) {
       states.clear();
-      for (const SimNode& node : nodes) {
+      for (const EngineNode& node : engine.nodes()) {
         states.push_back(node.state);
       }
       Fragmentation point = measureFragmentation(states, shares);

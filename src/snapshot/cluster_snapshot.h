@@ -9,6 +9,7 @@
 #include "core/node_state.h"
 #include "dra/dra_objects.h"
 #include "policy/policy.h"
+#include "snapshot/cluster_health.h"
 #include "snapshot/node_state_index.h"
 
 namespace gte {
@@ -21,6 +22,7 @@ struct ClusterSnapshot {
   // DRA (docs/dra.md): the classes, claims and templates a request resolves a pod's claims
   // against (parsePodDemand); null when the cluster state does not watch DRA objects.
   dra::DraObjectsConstSharedPtr dra;
+  ClusterHealth health;  // the nodes' topology-health figures, overall and per pool
 
   // nullptr when the node is not known.
   const NodeState* find(std::string_view name) const noexcept { return nodes.find(name); }

@@ -442,7 +442,7 @@ Result<GpuTopology> readLabelsV1(const NodeInfo& node, const Policy& policy) {
 }
 
 Result<GpuTopology> readFallbackTopology(const NodeInfo& node) {
-  GpuTopology topo;
+  TopologySource source = TopologySource::kNone;
   std::optional<std::int64_t> count;
   const auto gfdCount = node.labels.find(kGfdCount);
   const auto gfdProduct = node.labels.find(kGfdProduct);
@@ -454,48 +454,44 @@ Result<GpuTopology> readFallbackTopology(const NodeInfo& node) {
       return invalidArgument("node " + node.name + ": " + std::string(kGfdCount) +
                              ": not a decimal count: '" + gfdCount->second + "'");
     }
-    topo.source = TopologySource::kFeatureDiscovery;
+    source = TopologySource::kFeatureDiscovery;
   } else if (const Quantity* allocatable = node.allocatable.find(kGpuResource)) {
     count = allocatable->wholeUnits().value_or(0);
-    topo.source = TopologySource::kAllocatable;
+    source = TopologySource::kAllocatable;
   }
+  std::vector<MigDeviceCount> migCounts = migCountsFromAllocatable(node);
+  if (migCounts.empty()) {
+    migCounts = migCountsFromGfd(node);
+  }
+  const std::int64_t gpus = count.value_or(0);
+  if (count || !migCounts.empty()) {
+    if (gpus < 0) {  // a Node object is outside input: allocatable may say anything
+      return invalidArgument("node " + node.name + ": a negative GPU count (" +
+                             std::to_string(gpus) + ")");
+    }
+    if (gpus > kMaxGpus) {
+      return invalidArgument("node " + node.name + ": " + std::to_string(gpus) +
+                             " GPUs exceed the supported " + std::to_string(kMaxGpus));
+    }
+    if (source == TopologySource::kNone) {
+      source = TopologySource::kFeatureDiscovery;  // MIG device counts alone
+    }
+  }
+  // The fallbacks cannot tell whether a GPU is in MIG mode: its counts are taken as they come.
+  GpuTopology topo = blankTopology(source, static_cast<int>(gpus), MigMode::kDisabled);
   if (gfdProduct != node.labels.end()) {
     topo.model = gfdProduct->second;
   }
-  topo.migDeviceCounts = migCountsFromAllocatable(node);
-  if (topo.migDeviceCounts.empty()) {
-    topo.migDeviceCounts = migCountsFromGfd(node);
-  }
-  if (!count && topo.migDeviceCounts.empty()) {
-    topo.source = TopologySource::kNone;
-    return topo;
-  }
-  if (topo.source == TopologySource::kNone) {
-    topo.source = TopologySource::kFeatureDiscovery;
-  }
-  const std::int64_t gpus = count.value_or(0);
-  if (gpus < 0) {  // a Node object is outside input: allocatable may say anything
-    return invalidArgument("node " + node.name + ": a negative GPU count (" + std::to_string(gpus) +
-                           ")");
-  }
-  if (gpus > kMaxGpus) {
-    return invalidArgument("node " + node.name + ": " + std::to_string(gpus) +
-                           " GPUs exceed the supported " + std::to_string(kMaxGpus));
-  }
-  topo.gpuCount = static_cast<int>(gpus);
-  const auto n = static_cast<std::size_t>(gpus);
-  topo.nvlinks.assign(static_cast<std::size_t>(pairCount(topo.gpuCount)), 0);
-  topo.pcie.assign(static_cast<std::size_t>(pairCount(topo.gpuCount)), PcieLevel::kUnknown);
-  topo.numa.assign(n, -1);
-  topo.health.assign(n, GpuHealth::kHealthy);
-  topo.used.assign(n, GpuUse::kFree);
-  topo.migMode.assign(n, MigMode::kDisabled);
-  topo.migInstances.assign(n, {});
+  topo.migDeviceCounts = std::move(migCounts);
   return topo;
 }
 
+bool hasLabelsV1(const NodeInfo& node, const Policy& policy) {
+  return node.labels.find(policy.labelPrefix + "v") != node.labels.end();
+}
+
 Result<GpuTopology> readTopology(const NodeInfo& node, const Policy& policy) {
-  if (node.labels.find(policy.labelPrefix + "v") != node.labels.end()) {
+  if (hasLabelsV1(node, policy)) {
     return readLabelsV1(node, policy);
   }
   return readFallbackTopology(node);

@@ -1,8 +1,8 @@
 // Golden wire tests: request bodies as kube-scheduler (or a user of explain) sends them, and the
 // exact bytes the extender must answer, for every verb in both cache modes and every refusal of
 // the error table (service/error_reply.h). A case is tests/golden/cases/<verb>-<mode>-*.
-// request.json + .response.json, <verb> one of filter, prioritize, bind, preempt, explain, and
-// <mode>:
+// request.json + .response.json, <verb> one of filter, prioritize, bind, preempt, explain, whatif,
+// nodes (a GET: its request file holds the query string, empty for none), and <mode>:
 //   nodes     no cluster: full Node objects in the request (kube-scheduler's nodeCacheCapable:
 //             false, the binary with no cluster flag);
 //   names     nodeCacheCapable: the cluster in tests/golden/cluster.yaml, full Node objects refused
@@ -103,7 +103,10 @@ TEST_CASE("Golden request/response pairs, byte for byte") {
     options.namesOnly = cluster != nullptr;
     const gte::server::Router router("/scheduler", service, nullptr, "{}", options);
     std::optional<gte::Reply> reply;
-    router.dispatch("POST", "/scheduler/" + verb, readFile(entry.path()),
+    const bool get = verb == "nodes";
+    const std::string request = readFile(entry.path());
+    router.dispatch(get ? "GET" : "POST", "/scheduler/" + verb + (get ? request : ""),
+                    get ? std::string() : request,
                     [&reply](gte::Reply r) { reply = std::move(r); });
     REQUIRE(reply.has_value());  // no case waits on an API server: bind answers inline
     const fs::path expectedPath = kDir / "cases" / (name + ".response.json");

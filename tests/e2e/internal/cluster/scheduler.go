@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -96,12 +97,17 @@ func StartScheduler(ctx context.Context, binDir, dir, logDir, config string) (*P
 	if err != nil {
 		return nil, err
 	}
-	p, err := StartProcess("kube-scheduler", logDir, filepath.Join(binDir, "kube-scheduler"),
+	return RunScheduler(ctx, filepath.Join(binDir, "kube-scheduler"), logDir, nil, port,
 		"--config="+cfgPath,
-		"--bind-address=127.0.0.1",
-		"--secure-port="+strconv.Itoa(port),
 		"--v=3", // v=3 logs every scheduling attempt with the pod's name, which failure output greps
 	)
+}
+
+// RunScheduler runs the kube-scheduler binary bin with env and args, serving on 127.0.0.1:port,
+// until /readyz is 200.
+func RunScheduler(ctx context.Context, bin, logDir string, env []string, port int, args ...string) (*Process, error) {
+	p, err := StartProcessEnv("kube-scheduler", logDir, bin, env,
+		append(args, "--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(port))...)
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +154,9 @@ func StartExtender(ctx context.Context, logDir string, o ExtenderOptions) (*Proc
 	if err != nil {
 		return nil, "", err
 	}
+	// Teardown, not a rollout: SIGINT skips the drain period that SIGTERM starts (no client has
+	// to move away), and older binaries treat it as SIGTERM.
+	p.StopSignal = syscall.SIGINT
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	client := &http.Client{Timeout: 5 * time.Second}
