@@ -23,6 +23,7 @@ Result<DeviceClassConstSharedPtr> readDeviceClass(json::JsonReader& r) {
       if (Status m = readObjectMeta(r, where("metadata"), meta); !m.ok()) return m;
       dc->name = std::move(meta.name);
       dc->creationTimestamp = std::move(meta.creationTimestamp);
+      dc->resourceVersion = std::move(meta.resourceVersion);
       return Ok{};
     }
     if (key != "spec") return skipField(r, where(key));

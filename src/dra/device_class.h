@@ -14,6 +14,7 @@ namespace gte::dra {
 
 struct DeviceClass {
   std::string name;
+  std::string resourceVersion;         // metadata.resourceVersion (a watch resumes from it)
   std::string creationTimestamp;       // orders classes that name one extended resource
   std::vector<std::string> selectors;  // CEL expressions, all must match
   std::string extendedResourceName;    // empty: none set

@@ -25,7 +25,7 @@ Reply explainError(const Error& error) {
 Reply explainResolved(const PodInfo& pod, const Resolved& resolved, std::string_view mode,
                       const PlacementRecord* placement = nullptr) {
   const Policy& policy = *resolved.policy;
-  const auto demand = parsePodDemand(pod, policy);
+  const auto demand = parsePodDemand(pod, policy, draObjectsOf(resolved));
   const Explanation explanation = explainNodes(demand, resolved.candidates, policy);
   return Reply{200, writeExplanation(pod, demand, mode, policy, explanation, placement)};
 }

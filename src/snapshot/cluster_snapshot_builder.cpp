@@ -128,6 +128,14 @@ void ClusterSnapshotBuilder::setDra(const dra::SliceIndex* slices,
   draAllNodesChanged();
 }
 
+void ClusterSnapshotBuilder::setDraObjects(dra::DraObjectsConstSharedPtr objects) {
+  if (draSlices_ == nullptr || !objects) return;
+  const bool newClasses = draObjects_->classes() != objects->classes();
+  draObjects_ = std::move(objects);
+  metaChanged_ = true;
+  if (newClasses) draAllNodesChanged();
+}
+
 bool ClusterSnapshotBuilder::draNodeChanged(std::string_view name) {
   const std::size_t shard = NodeStateIndex::shardOf(name);
   const auto it = entries_[shard].find(name);

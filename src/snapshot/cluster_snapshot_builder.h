@@ -64,6 +64,9 @@ class ClusterSnapshotBuilder {
   // objects (new classes) re-derives every node. Any of the three null turns DRA off.
   void setDra(const dra::SliceIndex* slices, const dra::AllocatedDevices* allocated,
               dra::DraObjectsConstSharedPtr objects);
+  // New claims or classes with the same slices and allocations: a new catalog re-derives every
+  // node, new claims alone only the snapshot's objects. No effect while DRA is off.
+  void setDraObjects(dra::DraObjectsConstSharedPtr objects);
   // The node's slices or the devices allocated from them changed (SliceIndex::nodesOfPool names
   // the nodes a pool serves). False when the node is unknown.
   bool draNodeChanged(std::string_view name);
