@@ -86,16 +86,17 @@ const dra::ClaimProgram* pickedClaim(const DraDemand& demand, std::size_t index)
 // {"outcome", "why", "devices": [{claim, request, driver, pool, device, gpu}]} in the order the
 // allocator picks them; null for a pod without DRA demand.
 void writeDra(JsonWriter& w, const NodeExplanation& node, const PodDemand* demand) {
-  if (!node.dra || demand == nullptr || !demand->dra || node.state == nullptr || !node.state->dra) {
+  if (!node.dra || demand == nullptr || !demand->dra || node.state == nullptr) {
     w.null();
     return;
   }
   const DraPlacement& placed = *node.dra;
-  const DraNodeState& state = *node.state->dra;
   w.beginObject().key("outcome").string(draOutcomeName(placed.outcome));
   w.key("why").string(placed.why);
   w.key("devices").beginArray();
-  if (placed.outcome == DraOutcome::kPlaced) {
+  // Placed implies a DRA state (a node no slice serves has no device: noFit).
+  if (placed.outcome == DraOutcome::kPlaced && node.state->dra) {
+    const DraNodeState& state = *node.state->dra;
     for (const dra::PickedDevice& picked : placed.result.devices) {
       const dra::ClaimProgram* claim = pickedClaim(*demand->dra, picked.claim);
       const dra::NodeDevice& device = state.devices.devices[picked.position];
