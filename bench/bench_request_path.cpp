@@ -17,6 +17,9 @@
 #include <vector>
 
 #include "core/pod_demand.h"
+#include "dra/allocated_devices.h"
+#include "dra/dra_objects.h"
+#include "dra/slice_index.h"
 #include "filter/filter_nodes.h"
 #include "policy/default_policy.h"
 #include "prioritize/prioritize_nodes.h"
@@ -82,6 +85,12 @@ std::string nodeJson(int i, std::mt19937& rng) {
          R"("kubeletVersion":"v1.37.2","operatingSystem":"linux","architecture":"amd64"},"images":[)" +
          images + "]}}";
 }
+
+// A pod without GPU demand: with the chart's extender.dra every pod reaches the extender
+// (docs/dra.md, "Install").
+const std::string kCpuPod =
+    R"({"metadata":{"name":"web-0","namespace":"ml","uid":"c1"},"spec":{"containers":[{"name":"m",)"
+    R"("resources":{"requests":{"cpu":"2","memory":"4Gi"},"limits":{"memory":"4Gi"}}}]}})";
 
 const std::string kPod =
     R"({"metadata":{"name":"train-0","namespace":"ml","uid":"p1"},"spec":{"containers":[{"name":"m",)"
@@ -234,6 +243,11 @@ int main(int argc, char** argv) {
   }
 
   gte::ClusterSnapshotBuilder builder(policy);
+  // As with --dra: the snapshot carries DRA objects (no slice serves these nodes), so every pod's
+  // demand is resolved against them.
+  const gte::dra::SliceIndex noSlices;
+  const gte::dra::AllocatedDevices noDevices;
+  builder.setDra(&noSlices, &noDevices, std::make_shared<const gte::dra::DraObjectMaps>(nullptr));
   const double buildMs = millis([&] {
     for (const auto& node : nodes)
       builder.upsertNode(*gte::parseNodeJson(node), {});
@@ -259,6 +273,22 @@ int main(int argc, char** argv) {
            (void)namesMode.filter(namesBody);
            (void)namesMode.prioritize(namesBody);
          }));
+  // What a pod without GPU demand costs when every pod is sent (extender.dra), alternated with
+  // the 2-GPU pod's request so both see the same machine.
+  const std::string cpuBody =
+      R"({"Pod":)" + kCpuPod + namesBody.substr(namesBody.find(R"(,"Nodes":null)"));
+  const auto [gpuRequest, cpuRequest] = repeatAlternating(
+      iterations,
+      [&] {
+        (void)namesMode.filter(namesBody);
+        (void)namesMode.prioritize(namesBody);
+      },
+      [&] {
+        if (namesMode.filter(cpuBody).status != 200) std::abort();
+        (void)namesMode.prioritize(cpuBody);
+      });
+  report("filter + prioritize, 2-GPU pod (alternated)", gpuRequest);
+  report("filter + prioritize, CPU-only pod (alternated)", cpuRequest);
 
   // The phases of one NodeNames request, each alone.
   const auto args = gte::wire::parseExtenderArgs(namesBody);

@@ -183,6 +183,43 @@ users: [{name: u, user: {exec: {command: aws}}}]
 """)
 
 
+def dra_objects():
+    d = reset("dra_objects")
+    for path in sorted((ROOT / "tests/data/dra").glob("*.json")):
+        doc = json.loads(path.read_text())
+        if doc.get("kind") == "DeviceClassList":
+            for item in doc["items"]:
+                write(d, "class-" + item["metadata"]["name"], json.dumps(item))
+                for selector in item["spec"].get("selectors", []):
+                    write(d, "cel-" + item["metadata"]["name"], selector["cel"]["expression"])
+        else:
+            write(d, path.stem, json.dumps(doc))
+    expressions = {
+        "cel-numa-in": "device.attributes['resource.kubernetes.io'].numaNode in [0, 1]",
+        "cel-has": "has(device.attributes['gpu.nvidia.com'].uuid) && !device.allowMultipleAllocations",
+        "cel-version": "device.attributes['gpu.nvidia.com'].driverVersion.isGreaterThan(semver('550.0.0'))",
+        "cel-capacity": "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0",
+        "cel-strings": "device.attributes['gpu.nvidia.com'].productName.startsWith('NVIDIA') || device.driver.endsWith('.com')",
+        "cel-outside": "device.attributes['a'].b + 1 > 2",
+    }
+    for name, text in expressions.items():
+        write(d, name, text)
+    # Slices the allocator treats specially: counters, taints, an incomplete pool, per-device nodes.
+    write(d, "slice-counters", json.dumps({"metadata": {"name": "c"}, "spec": {
+        "driver": "gpu.nvidia.com", "nodeName": "n", "pool": {"name": "n", "generation": 1, "resourceSliceCount": 1},
+        "sharedCounters": [{"name": "gpu-0-cs", "counters": {"memory-slice": {"value": "8"}}}]}}))
+    write(d, "slice-taints", json.dumps({"metadata": {"name": "t"}, "spec": {
+        "driver": "gpu.nvidia.com", "nodeName": "n", "pool": {"name": "n", "generation": 1, "resourceSliceCount": 2},
+        "devices": [{"name": "gpu-0", "attributes": {"type": {"string": "gpu"}},
+                     "taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}],
+                     "consumesCounters": [{"counterSet": "gpu-0-cs", "counters": {"memory-slice": {"value": "8"}}}]}]}}))
+    write(d, "slice-per-device", json.dumps({"metadata": {"name": "p"}, "spec": {
+        "driver": "gpu.nvidia.com", "perDeviceNodeSelection": True, "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+        "devices": [{"name": "gpu-0", "nodeName": "n", "attributes": {"type": {"string": "gpu"}, "index": {"int": 0}}},
+                    {"name": "gpu-1", "allNodes": True, "allowMultipleAllocations": True}]}}))
+    write(d, "claim-all", json.dumps({"metadata": {"name": "a", "namespace": "ns"}, "spec": {"devices": {
+        "requests": [{"name": "all", "exactly": {"deviceClassName": "gpu.nvidia.com", "allocationMode": "All"}}],
+        "constraints": [{"distinctAttribute": "resource.kubernetes.io/pcieRoot"}]}}}))
 def watch_stream():
     """First byte: bit 0 Pod (else Node), bit 1 a list page (else a watch stream in chunks of
     1 + (byte >> 2) bytes); then the body, as the API server writes it."""
@@ -221,4 +258,5 @@ if __name__ == "__main__":
     policy_yaml()
     cluster_file()
     kubeconfig()
+    dra_objects()
     watch_stream()

@@ -231,6 +231,10 @@ Result<Invocation> parseServe(const std::vector<std::string>& args) {
       inv.serve.nodes = false;
       continue;
     }
+    if (arg == "--dra") {
+      inv.serve.dra = true;
+      continue;
+    }
     if (arg == "--in-cluster") {
       if (auto s = setCluster(inv.serve, ClusterSource::kInCluster); !s)
         return std::move(s).error();
@@ -250,6 +254,9 @@ Result<Invocation> parseServe(const std::vector<std::string>& args) {
   }
   if (!o.tlsClientCaFile.empty() && o.tlsCertFile.empty()) {
     return invalidArgument("--tls-client-ca needs --tls-cert and --tls-key");
+  }
+  if (o.dra && o.cluster != ClusterSource::kKubeconfig && o.cluster != ClusterSource::kInCluster) {
+    return invalidArgument("--dra needs --kubeconfig or --in-cluster (it watches the API server)");
   }
   return inv;
 }
@@ -521,6 +528,10 @@ std::string serveHelp() {
          "                            16; 0: open them when needed)\n"
          "  --health-pool-label LABEL node label whose value groups nodes in the fragmentation\n"
          "                            gauges, e.g. a node pool label (default: the GPU model)\n"
+         "  --dra                     with --kubeconfig or --in-cluster: also watch "
+         "ResourceSlices,\n"
+         "                            DeviceClasses and ResourceClaims (resource.k8s.io/v1) and\n"
+         "                            place DRA GPU pods by the devices DRA will allocate\n"
          "  --log-level LEVEL         debug, info, warn or error (default info)\n"
          "  --threads N               I/O threads: connections, probes, metrics (default: one per\n"
          "                            core, at least 2)\n"

@@ -113,10 +113,16 @@ void ClusterObserver::observeWatches(const CacheCounts& counts) {
                              WatchTotals& last) {
     metrics_.countWatchLists(resource, now.lists - std::min(now.lists, last.lists));
     metrics_.countWatchFailures(resource, now.failures - std::min(now.failures, last.failures));
+    metrics_.countWatchSkipped(resource, now.skipped - std::min(now.skipped, last.skipped));
     last = now;
   };
   report(metrics::WatchedResource::kNodes, counts.nodeWatch, lastNodeWatch_);
   report(metrics::WatchedResource::kPods, counts.podWatch, lastPodWatch_);
+  if (!counts.dra) return;
+  report(metrics::WatchedResource::kResourceSlices, counts.sliceWatch, lastSliceWatch_);
+  report(metrics::WatchedResource::kDeviceClasses, counts.classWatch, lastClassWatch_);
+  report(metrics::WatchedResource::kResourceClaims, counts.claimWatch, lastClaimWatch_);
+  metrics_.setCachedDraObjects(counts.slices, counts.classes, counts.claims);
 }
 
 void ClusterObserver::observe() {

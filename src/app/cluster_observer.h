@@ -28,6 +28,7 @@ namespace app {
 struct WatchTotals {
   std::uint64_t lists = 0;
   std::uint64_t failures = 0;
+  std::uint64_t skipped = 0;
 };
 
 struct CacheCounts {
@@ -38,6 +39,14 @@ struct CacheCounts {
   bool watched = false;
   WatchTotals nodeWatch;
   WatchTotals podWatch;
+  // --dra: the three DRA watches and what the cache holds of them.
+  bool dra = false;
+  WatchTotals sliceWatch;
+  WatchTotals classWatch;
+  WatchTotals claimWatch;
+  std::int64_t slices = 0;
+  std::int64_t classes = 0;
+  std::int64_t claims = 0;
   // Binds holding one of --bind-concurrency slots, and binds waiting for one (API server only).
   std::int64_t bindsSending = 0;
   std::int64_t bindsWaiting = 0;
@@ -78,6 +87,9 @@ class ClusterObserver {
   std::uint64_t lastGeneration_ = 0;
   WatchTotals lastNodeWatch_;
   WatchTotals lastPodWatch_;
+  WatchTotals lastSliceWatch_;
+  WatchTotals lastClassWatch_;
+  WatchTotals lastClaimWatch_;
   std::unordered_map<std::string, std::string> malformed_;  // node -> error already reported
   std::unordered_set<std::string> approximate_;  // nodes whose approximate pick was reported
   // node -> its state last observed and that state's free GPUs by NVLink set size (recomputed only

@@ -60,8 +60,22 @@ std::function<CacheCounts()> countsOf(const cluster::ApiServerBackend* backend) 
     counts.watched = true;
     const cluster::WatchCounts nodes = backend->nodeWatch();
     const cluster::WatchCounts pods = backend->podWatch();
-    counts.nodeWatch = WatchTotals{nodes.lists, nodes.failures};
-    counts.podWatch = WatchTotals{pods.lists, pods.failures};
+    const auto totals = [](const cluster::WatchCounts& w) {
+      return WatchTotals{w.lists, w.failures, w.skipped};
+    };
+    counts.nodeWatch = totals(nodes);
+    counts.podWatch = totals(pods);
+    if (backend->draEnabled()) {
+      const cluster::DraWatchCounts dra = backend->draWatches();
+      counts.dra = true;
+      counts.sliceWatch = totals(dra.slices);
+      counts.classWatch = totals(dra.classes);
+      counts.claimWatch = totals(dra.claims);
+      const cluster::DraCounts held = backend->state().draCounts();
+      counts.slices = static_cast<std::int64_t>(held.slices);
+      counts.classes = static_cast<std::int64_t>(held.classes);
+      counts.claims = static_cast<std::int64_t>(held.claims);
+    }
     counts.bindsSending = static_cast<std::int64_t>(backend->bindsSending());
     counts.bindsWaiting = static_cast<std::int64_t>(backend->bindsWaiting());
     return counts;
@@ -91,6 +105,13 @@ cluster::ClusterStateOptions stateOptions(const ServeOptions& options, metrics::
     state.onPodGone = [placements](const std::string& uid) { placements->forget(uid); };
   }
   state.healthPoolLabel = options.healthPoolLabel;
+  if (metrics != nullptr) {
+    state.onDraBindChecked = [metrics](cluster::DraBindCheck check) {
+      // DraBindCheck's kinds after kNotApplicable, in the metrics enum's order.
+      metrics->countDraBindPrediction(
+          static_cast<metrics::DraBindResult>(static_cast<int>(check) - 1));
+    };
+  }
   return state;
 }
 
@@ -145,6 +166,7 @@ Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstS
   backendOptions.bind.concurrency = options.bindConcurrency;
   backendOptions.bind.deadline = options.bindDeadline;
   backendOptions.warmConnections = options.apiWarmConnections;
+  backendOptions.watchDra = options.dra;
   auto backend =
       cluster::makeApiServerBackend(*config, std::move(policy), std::move(backendOptions));
   if (!backend) return std::move(backend).error();

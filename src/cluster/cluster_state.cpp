@@ -38,6 +38,7 @@ std::int64_t wholeGpusRequested(const PodInfo& pod) {
 }  // namespace
 
 bool holdsDevices(const PodInfo& pod) {
+  if (!pod.resourceClaims.empty()) return true;  // its claims may hold GPUs (docs/dra.md)
   Result<GpuRequest> request = gpuRequestFrom(pod.requests);
   return !request || !request->empty();
 }
@@ -354,7 +355,7 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
   if (builder_.read(node) == nullptr) {
     return Error{ErrorCode::kNotFound, "node " + node + " is not in the cache"};
   }
-  Result<PodDemand> demand = parsePodDemand(pod, *policy_);
+  Result<PodDemand> demand = parsePodDemand(pod, *policy_, draObjectsLocked());
   if (!demand) return std::move(demand).error();
   // The published snapshot is current for every node (each change publishes), except for what
   // this call itself freed above.
@@ -364,6 +365,10 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
   const NodeState* state = now->find(node);
   if (state == nullptr) {
     return Error{ErrorCode::kInternal, "node " + node + " has no state in the snapshot"};
+  }
+  if (dra_ && options_.onDraBindChecked) {
+    const DraBindCheck check = checkDraBind(pod, *state, *dra_->objects(), *now->policy);
+    if (check != DraBindCheck::kNotApplicable) options_.onDraBindChecked(check);
   }
   // A member of a group binding where its group holds slots decides on the node with those slots
   // free: they were kept for it.
@@ -460,7 +465,7 @@ void ClusterState::predictLocked(const std::string& node) {
   const std::vector<std::string> waiting = ledger_.unpredicted(node);
   for (const std::string& uid : waiting) {
     const PodInfo& pod = ledger_.pod(uid)->pod;
-    Result<PodDemand> demand = parsePodDemand(pod, *policy_);
+    Result<PodDemand> demand = parsePodDemand(pod, *policy_, draObjectsLocked());
     Allocation allocation{true, {}, {}};
     std::int64_t unplaced = 0;
     if (!demand) {
@@ -477,6 +482,69 @@ void ClusterState::predictLocked(const std::string& node) {
     }
     ledger_.setAllocation(uid, std::move(allocation), unplaced);
   }
+}
+
+// ---------------------------------------------------------------- DRA
+
+const dra::DraObjects* ClusterState::draObjectsLocked() const {
+  return dra_ ? dra_->objects().get() : nullptr;
+}
+
+void ClusterState::enableDra() {
+  std::lock_guard lock(mutex_);
+  if (dra_) return;
+  dra_ = std::make_unique<DraCache>();
+  builder_.setDra(&dra_->slices(), &dra_->allocated(), dra_->objects());
+  publishLocked();
+}
+
+template <typename Update>
+void ClusterState::changeDra(Update&& update) {
+  std::lock_guard lock(mutex_);
+  if (!dra_) return;
+  DraChange change;
+  update(*dra_, change);
+  if (change.objects) builder_.setDraObjects(dra_->objects());
+  if (change.everyNode) {
+    builder_.draAllNodesChanged();
+  } else {
+    for (const std::string& node : change.nodes)
+      builder_.draNodeChanged(node);
+  }
+  publishLocked();
+}
+
+void ClusterState::replaceResourceSlices(std::vector<dra::ResourceSliceConstSharedPtr> slices) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.replaceSlices(std::move(slices), c); });
+}
+void ClusterState::upsertResourceSlice(dra::ResourceSliceConstSharedPtr slice) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.upsertSlice(std::move(slice), c); });
+}
+void ClusterState::removeResourceSlice(std::string_view name) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.removeSlice(name, c); });
+}
+void ClusterState::replaceDeviceClasses(std::vector<dra::DeviceClassConstSharedPtr> classes) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.replaceClasses(std::move(classes), c); });
+}
+void ClusterState::upsertDeviceClass(dra::DeviceClassConstSharedPtr cls) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.upsertClass(std::move(cls), c); });
+}
+void ClusterState::removeDeviceClass(std::string_view name) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.removeClass(name, c); });
+}
+void ClusterState::replaceResourceClaims(std::vector<dra::ResourceClaimConstSharedPtr> claims) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.replaceClaims(std::move(claims), c); });
+}
+void ClusterState::upsertResourceClaim(dra::ResourceClaimConstSharedPtr claim) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.upsertClaim(std::move(claim), c); });
+}
+void ClusterState::removeResourceClaim(std::string_view ns, std::string_view name) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.removeClaim(ns, name, c); });
+}
+
+DraCounts ClusterState::draCounts() const {
+  std::lock_guard lock(mutex_);
+  return dra_ ? dra_->counts() : DraCounts{};
 }
 
 void ClusterState::refreshLocked(const NameSet& dirty, const NameSet& checked) {

@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -31,6 +32,8 @@
 
 #include "base/result.h"
 #include "cluster/group_book.h"
+#include "cluster/dra_bind_check.h"
+#include "cluster/dra_cache.h"
 #include "cluster/pending_pods.h"
 #include "cluster/pod_ledger.h"
 #include "core/allocation.h"
@@ -70,6 +73,9 @@ struct ClusterStateOptions {
   // The node label whose value groups nodes in the snapshots' health figures (empty: the GPU
   // model).
   std::string healthPoolLabel;
+  // DRA: at the first bind of a pod with ResourceClaims, the claims' allocation against the
+  // prediction (checkDraBind), under the writer lock (keep it cheap). Empty: not checked.
+  std::function<void(DraBindCheck)> onDraBindChecked;
 };
 
 // A pod as the watch or a cluster file reports it.
@@ -86,7 +92,8 @@ bool labelsCoverPod(std::int64_t labelsGeneration, std::int64_t boundAt,
                     std::int64_t clockSkewSeconds) noexcept;
 
 // Whether the cache keeps the pod at all: it asks for a GPU or MIG device (or its requests are
-// unreadable, so it may hold some). Other pods hold nothing the extender accounts.
+// unreadable, so it may hold some), or references ResourceClaims (bind then reads it from the
+// cache). Other pods hold nothing the extender accounts.
 bool holdsDevices(const PodInfo& pod);
 
 class ClusterState final : public GroupPlanStore {
@@ -115,6 +122,21 @@ class ClusterState final : public GroupPlanStore {
   void setSynced(bool synced);
   // Re-derives every node (the policy's label prefix, link scores and MIG table feed NodeState).
   void setPolicy(PolicyConstSharedPtr policy);
+
+  // --- DRA (docs/dra.md), fed by the resource.k8s.io/v1 watches. Until enableDra() the snapshots
+  // carry no DRA inputs and pods are read as before (no claim is resolved, no node is a DRA node).
+  void enableDra();
+  void replaceResourceSlices(std::vector<dra::ResourceSliceConstSharedPtr> slices);  // full list
+  void upsertResourceSlice(dra::ResourceSliceConstSharedPtr slice);
+  void removeResourceSlice(std::string_view name);
+  void replaceDeviceClasses(std::vector<dra::DeviceClassConstSharedPtr> classes);
+  void upsertDeviceClass(dra::DeviceClassConstSharedPtr cls);
+  void removeDeviceClass(std::string_view name);
+  void replaceResourceClaims(std::vector<dra::ResourceClaimConstSharedPtr> claims);
+  void upsertResourceClaim(dra::ResourceClaimConstSharedPtr claim);
+  void removeResourceClaim(std::string_view ns, std::string_view name);
+  // Zero counts while DRA is off.
+  DraCounts draCounts() const;
 
   // --- Bind. Checks that `pod` fits `node` given everything counted and reserved, and reserves
   // the predicted GPUs, atomically: concurrent reservations never share a GPU. Idempotent: a pod
@@ -180,6 +202,12 @@ class ClusterState final : public GroupPlanStore {
   // `checked`: nodes whose holds were just validated against the published state (a commit);
   // their holds are not checked again.
   void refreshLocked(const NameSet& dirty, const NameSet& checked = {});
+  // Applies a DraCache change to the builder and publishes. `update` runs under the lock; nothing
+  // happens while DRA is off.
+  template <typename Update>
+  void changeDra(Update&& update);
+  // The DRA objects pods are resolved against (null while DRA is off).
+  const dra::DraObjects* draObjectsLocked() const;
   void publishLocked();
   // The placements of the pods newly seen bound (their devices predicted by now), and the pods
   // gone, since the last call.
@@ -194,6 +222,7 @@ class ClusterState final : public GroupPlanStore {
   PodLedger ledger_;                     // GUARDED_BY(mutex_): pods, reservations, per-node charges
   PendingPods pending_;                  // GUARDED_BY(mutex_): by UID, trimmed
   GroupBook groups_;                     // GUARDED_BY(mutex_): pod groups, their plans and holds
+  std::unique_ptr<DraCache> dra_;        // GUARDED_BY(mutex_): null while DRA is off
   std::vector<std::string> newlyBound_;  // GUARDED_BY(mutex_): UIDs for the next Events
   std::vector<std::string> gone_;        // GUARDED_BY(mutex_)
 

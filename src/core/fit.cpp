@@ -37,6 +37,12 @@ FitOutcome checkUnknownTopology(const PodDemand& demand, bool numaKnown, const N
 
 FitOutcome filterWholeGpus(const PodDemand& demand, const NodeState& state, const Policy& policy) {
   const std::int64_t k = demand.gpus;
+  if (state.allocator == GpuAllocator::kDra && state.dra) {
+    // A DRA node: nvidia.com/gpu is a claim of the class backing it. Without one the scheduler
+    // cannot fit the pod here; when that class cannot be evaluated the extender says nothing.
+    if (state.dra->plainUninterpretable) return kFit;
+    if (state.dra->plainClass < 0) return reject(Verdict::kUnresolvable, FitReason::kNoGpus);
+  }
   if (k > state.usableCount) {
     return reject(Verdict::kUnresolvable,
                   state.usableCount == 0 ? FitReason::kNoGpus : FitReason::kTooFewGpus);

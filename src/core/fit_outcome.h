@@ -30,6 +30,7 @@ enum class FitReason : std::uint8_t {
   kMigUnsupportedModel,      // the GPU model has no MIG product table entry
   kMigProfileUnknown,        // the product does not offer the requested profile
   kMigNoPlacement,           // no free instance or legal free placement for the profile
+  kDraNoAllocation,          // the DRA allocator finds no devices for the pod's claims
 };
 
 struct FitOutcome {

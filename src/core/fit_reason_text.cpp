@@ -64,6 +64,8 @@ std::string fitReasonText(const FitOutcome& outcome, const PodDemand& demand) {
       return "MIG profile " + migProfile(outcome, demand) + " is not offered by this GPU model";
     case FitReason::kMigNoPlacement:
       return "MIG profile " + migProfile(outcome, demand) + " has no free placement";
+    case FitReason::kDraNoAllocation:
+      return "the pod's DRA claims cannot be allocated from the node's free devices";
   }
   return "unknown reason";
 }

@@ -69,7 +69,8 @@ NodeStateConstSharedPtr nodeStateWithout(const NodeState& state,
       }
     }
   }
-  return rebuildNodeState(state, usage, policy, released);
+  // DRA nodes: the devices of the victims' claims are freed too.
+  return rebuildNodeState(state, usage, policy, released, draStateWithout(state.dra, podUids));
 }
 
 }  // namespace gte

@@ -6,9 +6,16 @@
 // answers, calls them. This is the one place that chooses: the loops in src/filter and
 // src/prioritize only iterate over the candidates and write what it decides. Pure, and inline: it
 // runs once per node of every request.
+//
+// A pod with DRA claims (docs/dra.md) is decided by a DraDecider: the first-fit replica on the
+// node's precomputed device order, then the same fit rules and score terms on the GPU set it
+// gives. A pod the extender passes through (pod_demand.h) fits every node with no score terms.
+// The decider then keeps first-fit scratch state: one request's loop uses it, on one thread.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
+#include "core/dra_decision.h"
 #include "core/fit.h"
 #include "core/fit_outcome.h"
 #include "core/node_candidate.h"
@@ -30,11 +37,37 @@ inline constexpr std::size_t kCandidatePrefetchAhead = 8;
 class NodeDecider {
  public:
   // Both must outlive the decider.
-  NodeDecider(const PodDemand& demand, const Policy& policy) noexcept
-      : demand_(demand), policy_(policy), plainGpus_(PlainAnswers::gpusOf(demand)) {}
+  NodeDecider(const PodDemand& demand, const Policy& policy)
+      : demand_(demand), policy_(policy), plainGpus_(PlainAnswers::gpusOf(demand)) {
+    if (!demand.draClaims()) return;
+    dra_.emplace(*demand.dra);
+    if (demand.dra->plainGpus > 0 && demand.mig.empty()) {
+      // "N GPUs of one class": on nodes whose plain order is that class's, decide as N + the
+      // pod's own nvidia.com/gpu (its claim comes last, of the same class) from the node state.
+      const bool sameClass =
+          demand.gpus == 0 || demand.dra->extendedClass == demand.dra->plainClass;
+      if (sameClass) {
+        claimsAsGpus_ = demand;
+        claimsAsGpus_->dra = nullptr;
+        claimsAsGpus_->gpus = demand.dra->plainGpus + demand.gpus;
+        claimsAsGpusPlain_ = PlainAnswers::gpusOf(*claimsAsGpus_);
+      }
+    }
+  }
 
   // The fit check on a resolved candidate (`node.state` set).
   FitOutcome fit(const NodeCandidate& node) const {
+    if (passedThrough()) return FitOutcome{};
+    if (claimsAsGpus(*node.state)) {
+      return node.plain != nullptr && claimsAsGpusPlain_ > 0
+                 ? node.plain->forGpus(claimsAsGpusPlain_).fit()
+                 : checkFit(*claimsAsGpus_, *node.state, policy_);
+    }
+    if (dra_) {
+      const FitOutcome claims = dra_->fit(demand_, *node.state, policy_);
+      // On a device-plugin node the pod's nvidia.com/gpu and MIG requests are the plugin's.
+      if (!claims.fits() || !devicePluginPart(*node.state)) return claims;
+    }
     return usesAnswers(node) ? node.plain->forGpus(plainGpus_).fit()
                              : checkFit(demand_, *node.state, policy_);
   }
@@ -42,7 +75,13 @@ class NodeDecider {
   // The score terms on a resolved candidate; all -1 when the pod asks for no GPUs or the node
   // offers it no placement.
   ScoreTerms terms(const NodeCandidate& node) const {
-    if (demand_.empty()) return ScoreTerms{};
+    if (demand_.empty() || passedThrough()) return ScoreTerms{};
+    if (claimsAsGpus(*node.state)) {
+      return node.plain != nullptr && claimsAsGpusPlain_ > 0
+                 ? node.plain->forGpus(claimsAsGpusPlain_).terms(demand_.strategy)
+                 : scoreTerms(*claimsAsGpus_, *node.state);
+    }
+    if (dra_ && !devicePluginPart(*node.state)) return dra_->terms(demand_, *node.state);
     return usesAnswers(node) ? node.plain->forGpus(plainGpus_).terms(demand_.strategy)
                              : scoreTerms(demand_, *node.state);
   }
@@ -77,9 +116,29 @@ class NodeDecider {
     return plainGpus_ > 0 && node.plain != nullptr;
   }
 
+  bool passedThrough() const noexcept { return demand_.dra && demand_.dra->passedThrough(); }
+
+  // The pod's claims are "N GPUs" of the class this DRA node hands nvidia.com/gpu out by.
+  bool claimsAsGpus(const NodeState& state) const noexcept {
+    if (!claimsAsGpus_ || state.allocator != GpuAllocator::kDra || !state.dra) return false;
+    const DraNodeState& dra = *state.dra;
+    return dra.plainClass == demand_.dra->plainClass && dra.catalog == demand_.dra->catalog &&
+           !dra.plainUninterpretable;
+  }
+
+  // Requests the device plugin serves on this node besides the claims: GPUs or MIG instances on
+  // a node that does not hand nvidia.com/gpu out through DRA.
+  bool devicePluginPart(const NodeState& state) const noexcept {
+    const bool gpusByPlugin = demand_.gpus > 0 && state.allocator != GpuAllocator::kDra;
+    return gpusByPlugin || !demand_.mig.empty();
+  }
+
   const PodDemand& demand_;
   const Policy& policy_;
   std::int64_t plainGpus_;
+  mutable std::optional<DraDecider> dra_;  // pods with claims: the first-fit's scratch
+  std::optional<PodDemand> claimsAsGpus_;  // the claims as N whole GPUs, when they are that
+  std::int64_t claimsAsGpusPlain_ = 0;
 };
 
 }  // namespace gte

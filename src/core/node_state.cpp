@@ -75,6 +75,9 @@ class NodeStateBuilder {
         bandwidths_(state.topology) {}
 
   void build() {
+    if (state_.dra) {
+      state_.nvlinkNeighbours = table_.nvlinkNeighbours;
+    }
     computeFreeGpus();
     computeWholeOptions();
     computeCapacity();
@@ -85,9 +88,72 @@ class NodeStateBuilder {
   }
 
  private:
+  bool dra() const noexcept { return state_.allocator == GpuAllocator::kDra; }
+
+  // The GPUs the DRA allocator could hand out for nvidia.com/gpu (the plain order), or, when no
+  // class backs it there, every GPU of a whole-GPU device (claims may still take them); and those
+  // no claim holds. Labels that mark a GPU allocated keep it taken. Charges are not added: the
+  // claims already count the GPUs of pods placed through DRA.
+  void computeDraGpus() {
+    const DraNodeState& dra = *state_.dra;
+    const int n = topo_.gpuCount;
+    GpuMask offered = 0;
+    if (dra.plainClass >= 0) {
+      for (const int gpu : dra.plainOrder)
+        offered |= gpu < n ? bitOf(gpu) : 0;
+    } else {
+      for (const dra::DeviceGpu& device : dra.deviceGpus) {
+        const int gpu = device.gpu;
+        if (gpu >= 0 && gpu < n && device.role == dra::DeviceRole::kWholeGpu) {
+          offered |= bitOf(gpu);
+        }
+      }
+    }
+    GpuMask labelsUsed = 0;
+    for (int gpu = 0; gpu < n; ++gpu) {
+      if (topo_.used[static_cast<std::size_t>(gpu)] == GpuUse::kAllocated) labelsUsed |= bitOf(gpu);
+    }
+    // Usable: what the allocator could hand out with no claim holding anything (preemption's
+    // bound); free: what it hands out now.
+    state_.usableMask = offered & ~dra.plainBlocked;
+    state_.freeMask = state_.usableMask & ~dra.plainTaken & ~dra.gpusInUse & ~labelsUsed;
+  }
+
+  // The order the node's allocator takes GPUs in: DRA's device order, else ascending index (the
+  // device plugin's pick is not an order; callers use predictDevicePluginPick then).
+  GpuMask firstInDraOrder(GpuMask available, int k) const {
+    GpuMask pick = 0;
+    int taken = 0;
+    for (const int gpu : state_.dra->plainOrder) {
+      if (taken == k) break;
+      if (gpu < 32 && (available & bitOf(gpu)) != 0) {
+        pick |= bitOf(gpu);
+        ++taken;
+      }
+    }
+    return taken == k ? pick : 0;
+  }
+
+  GpuMask allocatorPick(GpuMask available, int k) {
+    return dra() ? firstInDraOrder(available, k)
+                 : predictDevicePluginPick(table_, available, 0, k, &pickBudget_);
+  }
+
+  // DRA has no Topology Manager: a single-NUMA pod gets the DRA pick when it lies in one node.
+  GpuMask alignedPick(GpuMask available, int k) {
+    if (!dra()) return numaAlignedPick(available, k);
+    const GpuMask pick = firstInDraOrder(available, k);
+    return table_.singleNuma(pick) ? pick : 0;
+  }
+
   void computeFreeGpus() {
     const int n = topo_.gpuCount;
     state_.gpuCount = n;
+    if (dra()) {
+      computeDraGpus();
+      finishFreeGpus();
+      return;
+    }
     for (int gpu = 0; gpu < n; ++gpu) {
       const auto at = static_cast<std::size_t>(gpu);
       if (topo_.health[at] == GpuHealth::kHealthy && topo_.used[at] != GpuUse::kMigMode) {
@@ -111,6 +177,10 @@ class NodeStateBuilder {
               : predictDevicePluginPick(table_, state_.freeMask, 0, taken, &pickBudget_);
       state_.freeMask &= ~pick;
     }
+    finishFreeGpus();
+  }
+
+  void finishFreeGpus() {
     state_.usableCount = gpuCountOf(state_.usableMask);
     state_.freeCount = gpuCountOf(state_.freeMask);
     state_.largestNvlinkDomain = largestDomain(state_.freeMask);
@@ -201,9 +271,8 @@ class NodeStateBuilder {
     state_.whole.resize(static_cast<std::size_t>(state_.freeCount) + 1);
     for (int k = 1; k <= state_.freeCount; ++k) {
       WholeGpuOptions& options = state_.whole[static_cast<std::size_t>(k)];
-      options.devicePlugin =
-          describe(free, predictDevicePluginPick(table_, free, 0, k, &pickBudget_));
-      options.numaAligned = describe(free, numaAlignedPick(free, k));
+      options.devicePlugin = describe(free, allocatorPick(free, k));
+      options.numaAligned = describe(free, alignedPick(free, k));
       const GpuSet best = findBestSet(table_, free, k);
       options.best = describe(free, best.gpus);
       options.bestScore = best.score;
@@ -216,7 +285,7 @@ class NodeStateBuilder {
 
   void computeCapacity() {
     if (sameLabels_ != nullptr && sameLabels_->capacity &&
-        sameLabels_->usableMask == state_.usableMask) {
+        sameLabels_->usableMask == state_.usableMask && sameLabels_->dra == state_.dra) {
       state_.capacity = sameLabels_->capacity;
       return;
     }
@@ -233,9 +302,8 @@ class NodeStateBuilder {
         options.numaAlignedWeakest = now.numaAligned.weakest;
         continue;
       }
-      options.devicePluginWeakest =
-          describe(usable, predictDevicePluginPick(table_, usable, 0, k, &pickBudget_)).weakest;
-      const GpuMask aligned = numaAlignedPick(usable, k);
+      options.devicePluginWeakest = describe(usable, allocatorPick(usable, k)).weakest;
+      const GpuMask aligned = alignedPick(usable, k);
       options.numaAlignedPossible = aligned != 0;
       options.numaAlignedWeakest = describe(usable, aligned).weakest;
     }
@@ -447,7 +515,37 @@ std::shared_ptr<NodeState> copyRead(const NodeState& sameLabels) {
   state->topologyError = sameLabels.topologyError;
   state->topology = sameLabels.topology;
   state->allocatableGpus = sameLabels.allocatableGpus;
+  state->dra = sameLabels.dra;
   return state;
+}
+
+// A DRA node whose GPUs the labels cannot place (no labels-v1, or a mapping mismatch): the GPUs
+// the DRA devices stand for, with links and NUMA unknown, so counts stay right.
+void forgetLinks(GpuTopology& topology, int gpus) {
+  const int n = std::max(topology.gpuCount, std::min(gpus, kMaxGpus));
+  const auto per = static_cast<std::size_t>(n);
+  topology.gpuCount = n;
+  topology.linksKnown = false;
+  topology.nvlinks.assign(static_cast<std::size_t>(pairCount(n)), 0);
+  topology.pcie.assign(static_cast<std::size_t>(pairCount(n)), PcieLevel::kUnknown);
+  topology.numa.assign(per, -1);
+  topology.health.resize(per, GpuHealth::kHealthy);
+  topology.used.resize(per, GpuUse::kFree);
+  topology.migMode.resize(per, MigMode::kDisabled);
+  topology.migInstances.resize(per);
+}
+
+// Who hands out nvidia.com/gpu, from the state's DRA state (set by copyRead or the caller).
+void adoptDra(NodeState& state) {
+  state.allocator = GpuAllocator::kDevicePlugin;
+  if (!state.dra || !state.dra->handsOutGpus) return;
+  state.allocator = GpuAllocator::kDra;
+  int gpus = 0;
+  for (const dra::DeviceGpu& device : state.dra->deviceGpus)
+    gpus = std::max(gpus, device.gpu + 1);
+  if (state.dra->topologyUnknown || state.status != TopologyStatus::kKnown) {
+    forgetLinks(state.topology, gpus);
+  }
 }
 
 }  // namespace
@@ -464,8 +562,11 @@ NodeStateConstSharedPtr readNodeState(const NodeInfo& node, const Policy& policy
 }
 
 NodeStateConstSharedPtr rebuildNodeState(const NodeState& sameLabels, const NodeUsage& usage,
-                                         const Policy& policy, const NodeUsage& released) {
+                                         const Policy& policy, const NodeUsage& released,
+                                         DraNodeStateConstSharedPtr dra) {
   auto state = copyRead(sameLabels);
+  if (dra) state->dra = std::move(dra);
+  adoptDra(*state);
   if (released.empty()) {
     NodeStateBuilder(*state, usage, policy, &sameLabels).build();
   } else {
@@ -477,8 +578,10 @@ NodeStateConstSharedPtr rebuildNodeState(const NodeState& sameLabels, const Node
 
 NodeStateConstSharedPtr chargeNodeState(const NodeState& sameLabels,
                                         std::shared_ptr<const NodeCharges> charges,
-                                        const Policy& policy) {
+                                        const Policy& policy, DraNodeStateConstSharedPtr dra) {
   auto state = copyRead(sameLabels);
+  state->dra = std::move(dra);
+  adoptDra(*state);
   const NodeUsage none;
   NodeStateBuilder(*state, charges ? charges->usage() : none, policy, &sameLabels).build();
   state->charges = std::move(charges);

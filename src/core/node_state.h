@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/group_slots.h"
+#include "core/dra_node_state.h"
 #include "core/node_usage.h"
 #include "model/node_info.h"
 #include "policy/policy.h"
@@ -25,6 +26,13 @@ enum class TopologyStatus : std::uint8_t {
   kKnown,      // labels-v1 read cleanly (links may still be absent: linksKnown)
   kUnknown,    // no labels-v1: counts from GPU Feature Discovery / allocatable, links unknown
   kMalformed,  // labels-v1 present but malformed: treated as unknown, error kept
+};
+
+// Who hands out `nvidia.com/gpu` on a node (docs/dra.md).
+enum class GpuAllocator : std::uint8_t {
+  kDevicePlugin,  // the NVIDIA device plugin (status.allocatable carries the GPUs)
+  kDra,           // the scheduler's DRA allocator, first-fit in device order (a DeviceClass
+                  // backs the resource and the node has no device-plugin allocatable for it)
 };
 
 // A set of GPUs the pod would get, with the facts filter and prioritize judge it by.
@@ -42,9 +50,12 @@ struct GpuPick {
 
 // Per request size k, over the node's free GPUs.
 struct WholeGpuOptions {
-  GpuPick devicePlugin;  // what the NVIDIA device plugin hands over (the set the pod really gets)
+  GpuPick devicePlugin;  // what the node's allocator hands over (the set the pod really gets):
+                         // the NVIDIA device plugin's pick, or on a DRA node the first k free
+                         // GPUs in the DRA device order
   GpuPick numaAligned;   // the device plugin's pick inside the NUMA node the kubelet Topology
-                         // Manager would choose (lowest NUMA id with k free GPUs)
+                         // Manager would choose (lowest NUMA id with k free GPUs); on a DRA node
+                         // the DRA pick when it lies in one NUMA node (no Topology Manager there)
   GpuPick best;          // best set by the policy's link scores
   int bestScore = 0;
   GpuPick bestSingleNuma;  // best set inside one NUMA node
@@ -129,6 +140,15 @@ struct NodeState {
   // make up the usage above; null in full-Node mode.
   std::shared_ptr<const NodeCharges> charges;
 
+  // DRA (docs/dra.md). On a kDra node the whole-GPU options above describe the DRA allocator's
+  // picks, usable GPUs are those its devices offer, and free GPUs those no claim holds: the
+  // charges' GPUs are not added again (the claims already count them).
+  GpuAllocator allocator = GpuAllocator::kDevicePlugin;
+  DraNodeStateConstSharedPtr dra;  // null: no ResourceSlice serves the node
+  // Each GPU's NVLink neighbours (DRA nodes): what describing a claim's GPU set at request time
+  // reads instead of the pair table.
+  std::array<GpuMask, kMaxGpus> nvlinkNeighbours{};
+
   bool linksKnown() const noexcept {
     return status == TopologyStatus::kKnown && topology.linksKnown;
   }
@@ -147,8 +167,10 @@ NodeStateConstSharedPtr buildNodeState(const NodeInfo& node, const NodeUsage& us
 // `released` names devices the labels show as in use that are to count as free (preempt's
 // what-if: the GPUs and MIG instances of the pods it would evict); nothing else knows the label
 // format.
+// `dra`, when set, replaces the state's DRA state (preempt's what-if: draStateWithout).
 NodeStateConstSharedPtr rebuildNodeState(const NodeState& sameLabels, const NodeUsage& usage,
-                                         const Policy& policy, const NodeUsage& released = {});
+                                         const Policy& policy, const NodeUsage& released = {},
+                                         DraNodeStateConstSharedPtr dra = nullptr);
 
 // The node's labels and allocatable as read, nothing derived (no usage applied): what
 // rebuildNodeState and chargeNodeState start from. The cluster cache reads a node once per label
@@ -156,9 +178,12 @@ NodeStateConstSharedPtr rebuildNodeState(const NodeState& sameLabels, const Node
 NodeStateConstSharedPtr readNodeState(const NodeInfo& node, const Policy& policy);
 
 // rebuildNodeState with the usage `charges` count; the state keeps the charges for preempt's
-// what-if (nodeStateWithout in core/node_charges.h).
+// what-if (nodeStateWithout in core/node_charges.h). `dra` is the node's DRA state (built by
+// buildDraNodeState from the same labels' topology), null when no slice serves it; rebuilds
+// (rebuildNodeState) keep the state's.
 NodeStateConstSharedPtr chargeNodeState(const NodeState& sameLabels,
                                         std::shared_ptr<const NodeCharges> charges,
-                                        const Policy& policy);
+                                        const Policy& policy,
+                                        DraNodeStateConstSharedPtr dra = nullptr);
 
 }  // namespace gte

@@ -26,7 +26,8 @@ std::int64_t PodDemand::migInstanceCount() const noexcept {
   return total;
 }
 
-Result<PodDemand> parsePodDemand(const PodInfo& pod, const Policy& policy) {
+Result<PodDemand> parsePodDemand(const PodInfo& pod, const Policy& policy,
+                                 const dra::DraObjects* dra) {
   Result<GpuRequest> request = gpuRequestFrom(pod.requests);
   if (!request.ok()) {
     return request.error();
@@ -35,6 +36,7 @@ Result<PodDemand> parsePodDemand(const PodInfo& pod, const Policy& policy) {
   demand.gpus = request->gpus;
   demand.mig = std::move(request).value().mig;
   demand.strategy = policy.defaultStrategy;
+  demand.dra = resolveDraDemand(pod, demand.gpus, dra);
 
   if (const std::string* value = annotation(pod, policy, kMinLinkAnnotation)) {
     // `sameboard` and `unknown` are internal classes; the annotation offers the documented six.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "core/dra_demand.h"
 #include "model/gpu_request.h"
 #include "model/pod_info.h"
 #include "policy/link_class.h"
@@ -20,8 +21,14 @@ struct PodDemand {
   std::optional<LinkClass> minLink;
   bool singleNuma = false;  // all GPUs in one NUMA node
   Strategy strategy = Strategy::kBinpack;
+  // Its DRA claims and DRA-backed nvidia.com/gpu (core/dra_demand.h); null: no DRA part.
+  DraDemandConstSharedPtr dra;
 
-  bool empty() const noexcept { return gpus == 0 && mig.empty(); }
+  // Asks for nothing the extender places: no GPUs, no MIG instances, no claims to allocate.
+  bool empty() const noexcept { return gpus == 0 && mig.empty() && !draClaims(); }
+  // Claims the DRA allocator will allocate on the chosen node (the extended-resource claim alone
+  // is decided from the node's precomputed picks, like a device-plugin request).
+  bool draClaims() const noexcept { return dra && dra->hasClaims(); }
   std::int64_t migInstanceCount() const noexcept;
 };
 
@@ -37,7 +44,9 @@ inline constexpr std::string_view kNumaAnnotation = "numa";
 inline constexpr std::string_view kStrategyAnnotation = "strategy";
 
 // Errors name the annotation: "annotation gputopo.dev/min-link: want one of nvlink, pix, pxb,
-// phb, node, sys; got 'fast'". The caller rejects every node with that message.
-Result<PodDemand> parsePodDemand(const PodInfo& pod, const Policy& policy);
+// phb, node, sys; got 'fast'". The caller rejects every node with that message. `dra`, when the
+// cluster state watches DRA objects, resolves the pod's claims (resolveDraDemand).
+Result<PodDemand> parsePodDemand(const PodInfo& pod, const Policy& policy,
+                                 const dra::DraObjects* dra = nullptr);
 
 }  // namespace gte

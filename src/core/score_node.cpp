@@ -56,11 +56,10 @@ constexpr int kFragmentationCost = 25;
 // set a larger request needed. preservation = 300 - 25 x delta, clamped to 0..600: one GPU made
 // unusable for one size costs 25 (0.6 points at the default weight). Spread: only emptiness after
 // placement.
-int wholePackingTerm(const PodDemand& demand, const GpuPick& pick, const NodeState& state) {
+int wholePackingTerm(const PodDemand& demand, int k, const GpuPick& pick, const NodeState& state) {
   if (state.gpuCount == 0) {
     return kHalf;
   }
-  const int k = static_cast<int>(demand.gpus);
   const int freeAfter = state.freeCount - k;
   if (demand.strategy == Strategy::kSpread) {
     return kTermScale * freeAfter / state.gpuCount;
@@ -90,16 +89,31 @@ int migPackingTerm(const PodDemand& demand, const MigPlan& plan, const NodeState
 
 }  // namespace
 
+void wholeGpuTerms(const PodDemand& demand, int k, const GpuPick& pick, const NodeState& state,
+                   ScoreTerms& terms) {
+  terms.linkQuality = k == 1 ? kTermScale : linkTier(pick.weakest) * kTermScale / 6;
+  terms.numaLocality = numaTerm(pick, state);
+  terms.packing = wholePackingTerm(demand, k, pick, state);
+}
+
+int migDevicePackingTerm(const PodDemand& demand, int inUse, int taken, int total) {
+  const int fullness = total == 0 ? kHalf / 2 : kHalf * std::min(total, inUse + taken) / total;
+  // Existing devices block no placement: the quality half is full.
+  return (demand.strategy == Strategy::kBinpack ? fullness : kHalf - fullness) + kHalf;
+}
+
 ScoreTerms scoreTerms(const PodDemand& demand, const NodeState& state) {
   ScoreTerms terms;
+  if (state.allocator == GpuAllocator::kDra && state.dra && state.dra->plainUninterpretable &&
+      demand.gpus > 0) {
+    return ScoreTerms{};  // the DRA allocator's pick cannot be told: no claim about the node
+  }
   if (demand.gpus > 0) {
     const GpuPick* pick = wholeGpuPick(demand, state);
     if (pick == nullptr) {
       return ScoreTerms{};
     }
-    terms.linkQuality = demand.gpus == 1 ? kTermScale : linkTier(pick->weakest) * kTermScale / 6;
-    terms.numaLocality = numaTerm(*pick, state);
-    terms.packing = wholePackingTerm(demand, *pick, state);
+    wholeGpuTerms(demand, static_cast<int>(demand.gpus), *pick, state, terms);
   }
   if (!demand.mig.empty()) {
     const MigPlan plan = planMig(demand.mig, state, false);

@@ -27,6 +27,16 @@ struct ScoreTerms {
 // The terms behind scoreNode(); all -1 when the node does not fit.
 ScoreTerms scoreTerms(const PodDemand& demand, const NodeState& state);
 
+// The link, NUMA and packing terms of taking the `k` whole GPUs of `pick` on the node (scoreTerms
+// for a device-plugin pick, the DRA decision for the set a claim gets).
+void wholeGpuTerms(const PodDemand& demand, int k, const GpuPick& pick, const NodeState& state,
+                   ScoreTerms& terms);
+
+// The packing term of taking `taken` of a node's `total` existing MIG devices (`inUse` already
+// taken): fullness after placement (binpack) or emptiness (spread), plus a full quality half
+// (an existing device blocks no placement).
+int migDevicePackingTerm(const PodDemand& demand, int inUse, int taken, int total);
+
 // 0..100: the weighted mean of the applicable terms, rounded. 0 when the node does not fit or the
 // pod asks for no GPUs. With the default weights a one-tier better link class, or a node where a
 // small pod breaks no all-NVLink set, is worth at least 10 points.

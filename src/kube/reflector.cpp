@@ -69,6 +69,7 @@ struct Reflector::Loop {
 
   std::atomic<bool> synced{false};
   std::atomic<std::uint64_t> lists{0};
+  std::atomic<std::uint64_t> skipped{0};  // list items and watch events not applied
   std::atomic<std::uint64_t> failures{0};
   std::atomic<std::int64_t> lastProgressNs{0};
   std::atomic<std::int64_t> failingSinceNs{0};  // 0: the last attempt succeeded
@@ -129,7 +130,7 @@ Reflector::Loop::Outcome Reflector::Loop::listAll() {
   sink->beginList();
   std::string continueToken;
   std::string listVersion;
-  std::size_t skipped = 0;
+  std::size_t listSkipped = 0;
   do {
     std::string path = options.path + "?limit=" + std::to_string(options.pageSize);
     if (!options.fieldSelector.empty())
@@ -147,6 +148,7 @@ Reflector::Loop::Outcome Reflector::Loop::listAll() {
       return Outcome::kFailed;  // includes 410 on an expired continue token: list again
     }
     const auto skip = [&](const Error& error) {
+      ++listSkipped;
       ++skipped;
       log::warn("list: skipping an item",
                 {{"resource", options.resource}, {"error", error.message}});
@@ -174,7 +176,7 @@ Reflector::Loop::Outcome Reflector::Loop::listAll() {
   markProgress();
   log::info("listed", {{"resource", options.resource},
                        {"resource_version", resourceVersion},
-                       {"skipped", std::to_string(skipped)}});
+                       {"skipped", std::to_string(listSkipped)}});
   return Outcome::kOk;
 }
 
@@ -222,6 +224,7 @@ Reflector::Loop::Outcome Reflector::Loop::watchOnce() {
     if (event->type != WatchEventType::kBookmark) {
       const Status applied = unread ? Status(*unread) : sink->apply(event->type);
       if (!applied) {
+        ++skipped;
         log::warn("watch: skipping an event", {{"resource", options.resource},
                                                {"type", watchEventTypeName(event->type)},
                                                {"error", applied.error().message}});
@@ -301,6 +304,10 @@ std::uint64_t Reflector::lists() const {
 
 std::uint64_t Reflector::failures() const {
   return loop_->failures;
+}
+
+std::uint64_t Reflector::skipped() const {
+  return loop_->skipped;
 }
 
 bool Reflector::healthy(std::string* why) const {

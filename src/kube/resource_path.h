@@ -20,6 +20,9 @@ struct ResourceType {
 
 inline constexpr ResourceType kNodes{"", "v1", "nodes"};
 inline constexpr ResourceType kPods{"", "v1", "pods"};
+inline constexpr ResourceType kResourceSlices{"resource.k8s.io", "v1", "resourceslices"};
+inline constexpr ResourceType kDeviceClasses{"resource.k8s.io", "v1", "deviceclasses"};
+inline constexpr ResourceType kResourceClaims{"resource.k8s.io", "v1", "resourceclaims"};
 
 // The collection in every namespace (or of a cluster-scoped resource) when `ns` is empty, else in
 // namespace `ns`.

@@ -43,7 +43,10 @@ constexpr std::array<const char*, 9> kRejectReasons = {
     "body_too_large",   "header_too_large",   "malformed_json", "bad_request", "request_timeout",
     "connection_limit", "full_nodes_refused", "too_many_nodes", "other"};
 
-constexpr std::array<const char*, 2> kResourceNames = {"nodes", "pods"};
+constexpr std::array<const char*, 5> kResourceNames = {"nodes", "pods", "resourceslices",
+                                                       "deviceclasses", "resourceclaims"};
+constexpr std::array<const char*, 4> kDraPassThroughNames = {
+    "other_extended_resource", "claim_not_cached", "template_entry", "uninterpretable"};
 constexpr std::array<const char*, static_cast<std::size_t>(NvlinkSetClass::kCount)> kSetClassNames =
     {"1", "2", "3-4", "5-8", "9-16", "unknown"};
 
@@ -195,6 +198,29 @@ struct Metrics::Impl {
       prometheus::BuildCounter()
           .Name("gpu_topology_extender_watch_failures_total")
           .Help("Failed list or watch attempts per watched resource, each retried after a backoff.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Counter>& watchSkipped =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_watch_skipped_objects_total")
+          .Help(
+              "List items and watch events skipped per watched resource because the object did "
+              "not read (each logged with the reason).")
+          .Register(*registry);
+  prometheus::Family<prometheus::Counter>& draPassThrough =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_dra_passthrough_total")
+          .Help(
+              "Filter calls for pods whose DRA demand the extender passed through uninterpreted "
+              "(every node fits, no score), by reason.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Counter>& draBindPredictions =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_dra_bind_predictions_total")
+          .Help(
+              "Claim pods at their first bind: the devices kube-scheduler allocated to their "
+              "claims "
+              "against the extender's first-fit prediction for that node (match, mismatch; unknown "
+              "when the cache had not seen the allocation yet).")
           .Register(*registry);
   prometheus::Gauge& labelAgeMax =
       prometheus::BuildGauge()
@@ -357,6 +383,12 @@ struct Metrics::Impl {
   prometheus::Gauge* reservationsGauge = nullptr;
   std::array<prometheus::Counter*, kResourceNames.size()> watchListsBy{};
   std::array<prometheus::Counter*, kResourceNames.size()> watchFailuresBy{};
+  std::array<prometheus::Counter*, kResourceNames.size()> watchSkippedBy{};
+  std::array<prometheus::Counter*, kDraPassThroughNames.size()> draPassThroughBy{};
+  std::array<prometheus::Counter*, 3> draBindBy{};
+  prometheus::Gauge* slicesGauge = nullptr;
+  prometheus::Gauge* classesGauge = nullptr;
+  prometheus::Gauge* claimsGauge = nullptr;
   std::mutex labelAgeMutex;  // guards the replacement of the single label-age histogram
   prometheus::Histogram* labelAgeNow = nullptr;
   std::array<prometheus::Gauge*, kSetClassNames.size()> freeGpusBy{};
@@ -445,7 +477,17 @@ struct Metrics::Impl {
     for (std::size_t i = 0; i < kResourceNames.size(); ++i) {
       watchListsBy[i] = &watchLists.Add({{"resource", kResourceNames[i]}});
       watchFailuresBy[i] = &watchFailures.Add({{"resource", kResourceNames[i]}});
+      watchSkippedBy[i] = &watchSkipped.Add({{"resource", kResourceNames[i]}});
     }
+    for (std::size_t i = 0; i < kDraPassThroughNames.size(); ++i) {
+      draPassThroughBy[i] = &draPassThrough.Add({{"reason", kDraPassThroughNames[i]}});
+    }
+    draBindBy = {&draBindPredictions.Add({{"result", "match"}}),
+                 &draBindPredictions.Add({{"result", "mismatch"}}),
+                 &draBindPredictions.Add({{"result", "unknown"}})};
+    slicesGauge = &cached.Add({{"kind", "resourceslice"}});
+    classesGauge = &cached.Add({{"kind", "deviceclass"}});
+    claimsGauge = &cached.Add({{"kind", "resourceclaim"}});
     labelAgeNow = &labelAge.Add({}, labelAgeBuckets());
     for (std::size_t i = 0; i < kSetClassNames.size(); ++i) {
       freeGpusBy[i] = &freeGpus.Add({{"nvlink_set", kSetClassNames[i]}});
@@ -574,6 +616,26 @@ void Metrics::countWatchFailures(WatchedResource resource, std::uint64_t n) {
   if (n > 0) {
     impl_->watchFailuresBy[static_cast<std::size_t>(resource)]->Increment(static_cast<double>(n));
   }
+}
+
+void Metrics::countWatchSkipped(WatchedResource resource, std::uint64_t n) {
+  if (n > 0) {
+    impl_->watchSkippedBy[static_cast<std::size_t>(resource)]->Increment(static_cast<double>(n));
+  }
+}
+
+void Metrics::setCachedDraObjects(std::int64_t slices, std::int64_t classes, std::int64_t claims) {
+  impl_->slicesGauge->Set(static_cast<double>(slices));
+  impl_->classesGauge->Set(static_cast<double>(classes));
+  impl_->claimsGauge->Set(static_cast<double>(claims));
+}
+
+void Metrics::countDraPassThrough(DraPassThroughReason reason) {
+  impl_->draPassThroughBy[static_cast<std::size_t>(reason)]->Increment();
+}
+
+void Metrics::countDraBindPrediction(DraBindResult result) {
+  impl_->draBindBy[static_cast<std::size_t>(result)]->Increment();
 }
 
 void Metrics::setNodeLabelAges(const LabelAges& ages) {

@@ -15,7 +15,16 @@ namespace gte::metrics {
 
 enum class NodeOutcome { kFit, kUnschedulable, kUnresolvable };
 enum class ReloadResult { kOk, kError };
-enum class WatchedResource { kNodes, kPods };
+enum class WatchedResource { kNodes, kPods, kResourceSlices, kDeviceClasses, kResourceClaims };
+// Why a DRA pod was passed through (core/dra_demand.h's DraPassThrough, in that order).
+enum class DraPassThroughReason {
+  kOtherExtendedResource,
+  kClaimNotCached,
+  kTemplateEntry,
+  kUninterpretable
+};
+// A claim pod's allocation at bind against the prediction (cluster/dra_bind_check.h, in order).
+enum class DraBindResult { kMatch, kMismatch, kUnknown };
 enum class BindAbandonReason { kCallerGone, kDeadline };
 // What a pod-group member's request decided about its group (docs/groups.md#metrics).
 enum class GroupOutcome {
@@ -112,6 +121,14 @@ class Metrics {
   void setCacheSynced(bool synced);
   void countWatchLists(WatchedResource resource, std::uint64_t n);
   void countWatchFailures(WatchedResource resource, std::uint64_t n);
+  // List items and watch events skipped: the object did not read (each also logged).
+  void countWatchSkipped(WatchedResource resource, std::uint64_t n);
+  // DRA objects in the cluster cache (--dra).
+  void setCachedDraObjects(std::int64_t slices, std::int64_t classes, std::int64_t claims);
+  // A filter call for a pod whose DRA demand the extender passed through uninterpreted.
+  void countDraPassThrough(DraPassThroughReason reason);
+  // A claim pod's first bind: its claims' allocation against the prediction.
+  void countDraBindPrediction(DraBindResult result);
   void setNodeLabelAges(const LabelAges& ages);
 
   // --- Pod groups.

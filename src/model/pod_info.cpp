@@ -117,6 +117,30 @@ ResourceList effectivePodRequests(const std::vector<ContainerResources>& contain
   return reqs;
 }
 
+// An array of objects with string fields (spec.resourceClaims, status.resourceClaimStatuses):
+// `field(item, key)` names the member a key fills, or nullptr to skip it.
+template <typename Item, typename Field>
+Status readStringObjects(JsonReader& r, const std::string& where, std::vector<Item>& out,
+                         Field field) {
+  if (r.readNull()) return Ok{};
+  if (!r.beginArray()) return readerError(r, where);
+  std::string key;
+  while (r.nextElement()) {
+    const std::string at = where + "[" + std::to_string(out.size()) + "]";
+    Item item;
+    if (!r.beginObject()) return readerError(r, at);
+    while (r.nextKey(key)) {
+      std::string* target = field(item, key);
+      const bool good = target != nullptr ? readOptionalString(r, *target) : r.skipValue();
+      if (!good) return readerError(r, at + "." + key);
+    }
+    if (!r.ok()) return readerError(r, at);
+    out.push_back(std::move(item));
+  }
+  if (!r.ok()) return readerError(r, where);
+  return Ok{};
+}
+
 struct PodSpecParts {
   std::vector<ContainerResources> containers;
   std::vector<ContainerResources> initContainers;
@@ -254,6 +278,16 @@ Status readSpec(JsonReader& r, PodInfo& pod, PodSpecParts& parts) {
       good = r.readNull() || r.readInt64(pod.priority);
     } else if (key == "schedulingGroup") {
       s = readSchedulingGroup(r, pod);
+    } else if (key == "resourceClaims") {
+      s = readStringObjects(r, "spec.resourceClaims", pod.resourceClaims,
+                            [](PodResourceClaim& c, const std::string& field) -> std::string* {
+                              if (field == "name") return &c.name;
+                              if (field == "resourceClaimName") return &c.resourceClaimName;
+                              if (field == "resourceClaimTemplateName") {
+                                return &c.resourceClaimTemplateName;
+                              }
+                              return nullptr;
+                            });
     } else {
       good = r.skipValue();
     }
@@ -262,6 +296,19 @@ Status readSpec(JsonReader& r, PodInfo& pod, PodSpecParts& parts) {
   }
   if (!r.ok()) return readerError(r, "pod spec");
   return Ok{};
+}
+
+bool readExtendedResourceClaim(JsonReader& r, PodInfo& pod) {
+  if (r.readNull()) return true;
+  if (!r.beginObject()) return false;
+  std::string key;
+  while (r.nextKey(key)) {
+    const bool good = key == "resourceClaimName"
+                          ? readOptionalString(r, pod.extendedResourceClaimName)
+                          : r.skipValue();
+    if (!good) return false;
+  }
+  return r.ok();
 }
 
 Status readStatus(JsonReader& r, PodInfo& pod, BindTimes& times) {
@@ -274,6 +321,17 @@ Status readStatus(JsonReader& r, PodInfo& pod, BindTimes& times) {
       good = readOptionalString(r, pod.phase);
     } else if (key == "nominatedNodeName") {
       good = readOptionalString(r, pod.nominatedNodeName);
+    } else if (key == "resourceClaimStatuses") {
+      Status s = readStringObjects(
+          r, "status.resourceClaimStatuses", pod.resourceClaimStatuses,
+          [](PodResourceClaimStatus& c, const std::string& field) -> std::string* {
+            if (field == "name") return &c.name;
+            if (field == "resourceClaimName") return &c.resourceClaimName;
+            return nullptr;
+          });
+      if (!s) return s;
+    } else if (key == "extendedResourceClaimStatus") {
+      good = readExtendedResourceClaim(r, pod);
     } else if (key == "conditions") {
       good = readConditions(r, times);
     } else {

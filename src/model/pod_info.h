@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "model/resource_list.h"
@@ -14,6 +15,22 @@ namespace gte {
 namespace json {
 class JsonReader;
 }
+
+// One entry of spec.resourceClaims: the claim by name, or the template its claim is made from.
+struct PodResourceClaim {
+  std::string name;
+  std::string resourceClaimName;
+  std::string resourceClaimTemplateName;
+  friend bool operator==(const PodResourceClaim&, const PodResourceClaim&) = default;
+};
+
+// One entry of status.resourceClaimStatuses: the claim made for a template entry (empty when
+// none was needed).
+struct PodResourceClaimStatus {
+  std::string name;
+  std::string resourceClaimName;
+  friend bool operator==(const PodResourceClaimStatus&, const PodResourceClaimStatus&) = default;
+};
 
 struct PodInfo {
   std::string name;
@@ -33,6 +50,12 @@ struct PodInfo {
   // Effective pod requests: max(sum(containers) + sidecars, each init container + sidecars started
   // before it) + overhead; for extended resources a missing request defaults to the limit.
   ResourceList requests;
+  // Dynamic Resource Allocation (docs/dra.md): the claims the pod references, the claims made for
+  // its templates, and the claim the scheduler made for its DRA-backed extended resources
+  // (status.extendedResourceClaimStatus.resourceClaimName; set after a bind).
+  std::vector<PodResourceClaim> resourceClaims;
+  std::vector<PodResourceClaimStatus> resourceClaimStatuses;
+  std::string extendedResourceClaimName;
   // When it was bound, in unix seconds: the lastTransitionTime of its PodScheduled condition when
   // True (the API server sets it when the Binding is created), else metadata.creationTimestamp (a
   // pod created with spec.nodeName set, e.g. by a DaemonSet controller, is bound from birth).

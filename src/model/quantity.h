@@ -30,7 +30,12 @@ class Quantity {
     nanos_ += other.nanos_;
     return *this;
   }
+  Quantity& operator-=(const Quantity& other) noexcept {
+    nanos_ -= other.nanos_;
+    return *this;
+  }
   friend Quantity operator+(Quantity a, const Quantity& b) noexcept { return a += b; }
+  friend Quantity operator-(Quantity a, const Quantity& b) noexcept { return a -= b; }
   friend bool operator==(const Quantity&, const Quantity&) = default;
   friend auto operator<=>(const Quantity& a, const Quantity& b) noexcept {
     return a.nanos_ <=> b.nanos_;

@@ -68,7 +68,67 @@ void writeMig(JsonWriter& w, const Allocation& allocation) {
   w.endArray();
 }
 
-void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy) {
+const char* draOutcomeName(DraOutcome outcome) {
+  switch (outcome) {
+    case DraOutcome::kPlaced:
+      return "allocated";
+    case DraOutcome::kNoFit:
+      return "noFit";
+    case DraOutcome::kPassThrough:
+      break;
+  }
+  return "passThrough";
+}
+
+// The claim a picked device is for: the pod's claims in order, the extended-resource claim last.
+const dra::ClaimProgram* pickedClaim(const DraDemand& demand, std::size_t index) {
+  if (index < demand.claims.size()) return &demand.claims[index];
+  return index == demand.claims.size() ? &demand.extendedClaim : nullptr;
+}
+
+// {"outcome", "why", "devices": [{claim, request, driver, pool, device, gpu}]} in the order the
+// allocator picks them; null for a pod without DRA demand.
+void writeDra(JsonWriter& w, const NodeExplanation& node, const PodDemand* demand) {
+  if (!node.dra || demand == nullptr || !demand->dra || node.state == nullptr) {
+    w.null();
+    return;
+  }
+  const DraPlacement& placed = *node.dra;
+  w.beginObject().key("outcome").string(draOutcomeName(placed.outcome));
+  w.key("why").string(placed.why);
+  w.key("devices").beginArray();
+  // Placed implies a DRA state (a node no slice serves has no device: noFit).
+  if (placed.outcome == DraOutcome::kPlaced && node.state->dra) {
+    const DraNodeState& state = *node.state->dra;
+    for (const dra::PickedDevice& picked : placed.result.devices) {
+      const dra::ClaimProgram* claim = pickedClaim(*demand->dra, picked.claim);
+      const dra::NodeDevice& device = state.devices.devices[picked.position];
+      const dra::NodePool& pool = state.devices.pools[device.pool];
+      w.element().beginObject();
+      w.key("claim").string(claim ? std::string_view(claim->id) : std::string_view());
+      w.key("request").string(
+          claim && picked.request < claim->requests.size() &&
+                  picked.alternative < claim->requests[picked.request].alternatives.size()
+              ? std::string_view(
+                    claim->requests[picked.request].alternatives[picked.alternative].fullName)
+              : std::string_view());
+      w.key("driver").string(pool.driver).key("pool").string(pool.name);
+      w.key("device").string(device.slice->deviceName(device.index));
+      w.key("gpu");
+      const int gpu = state.deviceGpus[picked.position].gpu;
+      if (gpu >= 0) {
+        w.integer(gpu);
+      } else {
+        w.null();
+      }
+      w.endObject();
+    }
+  }
+  w.endArray().endObject();
+}
+
+void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy,
+               const PodDemand* demand) {
   w.element().beginObject();
   w.key("name").string(node.name).key("verdict").string(verdictName(node.verdict));
   w.key("reason").string(node.reason);
@@ -119,6 +179,8 @@ void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy)
     }
   }
   w.endArray();
+  w.key("dra");
+  writeDra(w, node, demand);
   w.key("topology").string(topologyName(node.state));
   w.key("usableGpus").integer(node.state ? node.state->usableCount : 0);
   w.key("freeGpus").integer(node.state ? node.state->freeCount : 0);
@@ -320,6 +382,18 @@ void writePodDemand(JsonWriter& w, const PodDemand& demand) {
   }
   w.key("singleNuma").boolean(demand.singleNuma);
   w.key("strategy").string(strategyName(demand.strategy));
+  // DRA (docs/dra.md): the claims the scheduler will allocate, in its order, and why the
+  // extender passes the pod through, if it does; null without DRA demand.
+  w.key("dra");
+  if (demand.dra) {
+    w.beginObject().key("claims").beginArray();
+    for (const dra::ClaimProgram& claim : demand.dra->claims)
+      w.element().string(claim.id);
+    w.endArray().key("allocatedClaims").integer(demand.dra->allocatedClaims);
+    w.key("passThrough").string(demand.dra->passThrough).endObject();
+  } else {
+    w.null();
+  }
   w.endObject();
 }
 
@@ -373,7 +447,7 @@ std::string writeExplanation(const PodInfo& pod, const Result<PodDemand>& demand
   }
   w.key("nodes").beginArray();
   for (const NodeExplanation& node : explanation.nodes)
-    writeNode(w, node, policy);
+    writeNode(w, node, policy, demand ? &*demand : nullptr);
   w.endArray().endObject();
   return out;
 }

@@ -18,11 +18,31 @@ std::optional<GpuPick> bestSet(std::int64_t k, const NodeState& state) {
   return best;
 }
 
+// The pod's devices come from DRA on this node: its claims, or its nvidia.com/gpu where the node
+// hands that out through DRA.
+bool allocatedByDra(const PodDemand& demand, const NodeState& state) {
+  if (!demand.dra || demand.dra->passedThrough()) return false;
+  return demand.draClaims() || (demand.gpus > 0 && state.allocator == GpuAllocator::kDra &&
+                                demand.dra->extendedClass >= 0);
+}
+
 void addDetails(const PodDemand& demand, NodeExplanation& node) {
   const NodeState& state = *node.state;
   node.allocation = predictAllocation(demand, state);
   if (const GpuPick* pick = wholeGpuPick(demand, state)) node.pick = *pick;
-  node.best = bestSet(demand.gpus, state);
+  node.best = bestSet(demand.gpus + (demand.dra ? demand.dra->plainGpus : 0), state);
+  if (allocatedByDra(demand, state)) {
+    DraDecider decider(*demand.dra);
+    node.dra = decider.place(state);
+    if (node.dra->outcome == DraOutcome::kPlaced && node.dra->pick.gpus != 0) {
+      // The GPUs DRA takes, not the device plugin's pick.
+      node.pick = node.dra->pick;
+      node.allocation.complete = true;
+      node.allocation.gpus.clear();
+      for (GpuMask rest = node.dra->pick.gpus; rest != 0; rest &= rest - 1)
+        node.allocation.gpus.push_back(std::countr_zero(rest));
+    }
+  }
 }
 
 }  // namespace

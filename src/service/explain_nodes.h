@@ -16,6 +16,7 @@
 
 #include "base/result.h"
 #include "core/allocation.h"
+#include "core/dra_decision.h"
 #include "core/fit_outcome.h"
 #include "core/group_answers.h"
 #include "core/node_candidate.h"
@@ -40,6 +41,10 @@ struct NodeExplanation {
   Allocation allocation;             // predictAllocation: what the pod would get here
   std::optional<GpuPick> pick;       // the whole-GPU set behind `allocation.gpus`
   std::optional<GpuPick> best;       // the best set of that size among the free GPUs
+  // DRA (docs/dra.md): the devices the scheduler's allocator is predicted to take for the pod's
+  // claims on this node (and its nvidia.com/gpu on a node handing it out through DRA); unset for
+  // pods without DRA demand.
+  std::optional<DraPlacement> dra;
 };
 
 struct Explanation {

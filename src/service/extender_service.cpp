@@ -80,6 +80,19 @@ void countVerdicts(const FilterResult& result, metrics::Metrics* metrics) {
                             result.count(Verdict::kUnresolvable));
 }
 
+// A pod whose DRA demand is passed through: counted by reason, and logged (at debug: the scheduler
+// asks once per attempt).
+void countPassThrough(const Result<PodDemand>& demand, const PodInfo& pod,
+                      metrics::Metrics* metrics) {
+  if (!demand || !demand->dra || !demand->dra->passedThrough()) return;
+  log::debug("DRA demand passed through",
+             {{"pod", pod.ns + "/" + pod.name}, {"reason", demand->dra->passThrough}});
+  if (!metrics) return;
+  // DraPassThrough's kinds after kNone, in the metrics enum's order.
+  metrics->countDraPassThrough(static_cast<metrics::DraPassThroughReason>(
+      static_cast<int>(demand->dra->passThroughKind) - 1));
+}
+
 }  // namespace
 
 ExtenderService::ExtenderService(PolicySource policy, ClusterBackend* cluster,
@@ -140,17 +153,44 @@ Result<GroupDecision> ExtenderService::group(const wire::ExtenderArgs& args,
   return decided;
 }
 
+std::optional<Reply> ExtenderService::withoutDemand(const wire::ExtenderArgs& args,
+                                                    wire::Verb verb) const {
+  if (!args.nodeNames || args.nodes) return std::nullopt;
+  // A pod of a group is decided with its group (its identity may be invalid: a per-pod error).
+  if (podNamesGroup(args.pod, cluster_, policy_)) return std::nullopt;
+  auto loaded = syncedSnapshot(cluster_);
+  if (!loaded) return std::nullopt;
+  const ClusterSnapshot& snapshot = **loaded;
+  const auto demand = parsePodDemand(args.pod, *snapshot.policy, snapshot.dra.get());
+  if (!demand || !demand->empty() || demand->dra) return std::nullopt;
+  const std::vector<std::string>& names = *args.nodeNames;
+  if (verb == wire::Verb::kFilter) {
+    wire::FilterResult out;
+    out.keptNames.assign(names.begin(), names.end());
+    if (metrics_) metrics_->countFilterNodes(metrics::NodeOutcome::kFit, names.size());
+    return Reply{200, wire::writeFilterResult(out)};
+  }
+  std::vector<wire::HostPriority> list;
+  list.reserve(names.size());
+  for (const std::string& name : names)
+    list.push_back({name, 0});
+  return Reply{200, wire::writeHostPriorityList(list)};
+}
+
 Reply ExtenderService::filter(Result<wire::ExtenderArgs> args) const {
   if (!args) return rejected(wire::Verb::kFilter, args.error());
+  if (auto answer = withoutDemand(*args, wire::Verb::kFilter)) return std::move(*answer);
   auto resolved = resolve(*args, podNamesGroup(args->pod, cluster_, policy_));
   if (!resolved) return undecided(wire::Verb::kFilter, resolved.error());
 
-  Result<PodDemand> demand = parsePodDemand(args->pod, *resolved->policy);
+  Result<PodDemand> demand =
+      parsePodDemand(args->pod, *resolved->policy, draObjectsOf(*resolved));
   auto decided = group(*args, demand, *resolved, GroupWrite::kCommit);
   if (!decided) demand = std::move(decided).error();  // an invalid group annotation
   const GroupAnswers* answers = decided ? decided->answersOrNull() : nullptr;
   const FilterResult result = filterNodes(demand, resolved->candidates, *resolved->policy, answers);
   countVerdicts(result, metrics_);
+  countPassThrough(demand, args->pod, metrics_);
   if (!demand) {
     log::info("pod rejected by its own request",
               {{"pod", args->pod.ns + "/" + args->pod.name}, {"error", demand.error().message}});
@@ -160,10 +200,12 @@ Reply ExtenderService::filter(Result<wire::ExtenderArgs> args) const {
 
 Reply ExtenderService::prioritize(Result<wire::ExtenderArgs> args) const {
   if (!args) return rejected(wire::Verb::kPrioritize, args.error());
+  if (auto answer = withoutDemand(*args, wire::Verb::kPrioritize)) return std::move(*answer);
   auto resolved = resolve(*args, podNamesGroup(args->pod, cluster_, policy_));
   if (!resolved) return undecided(wire::Verb::kPrioritize, resolved.error());
 
-  Result<PodDemand> demand = parsePodDemand(args->pod, *resolved->policy);
+  Result<PodDemand> demand =
+      parsePodDemand(args->pod, *resolved->policy, draObjectsOf(*resolved));
   auto decided = group(*args, demand, *resolved, GroupWrite::kReadOnly);
   if (!decided) demand = std::move(decided).error();
   // Placement regret needs the pod's UID (the watch reports it bound by UID) and the snapshot's

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -100,6 +101,11 @@ class ExtenderService {
   // A request that cannot be decided now (cache not synced) or here (a configuration mismatch):
   // logged at the level that says which, answered per the error table.
   Reply undecided(wire::Verb verb, const Error& error) const;
+  // NodeNames mode, a pod without GPU, MIG or DRA demand (with the chart's extender.dra every pod
+  // is sent): every node fits with score 0, whatever the cache knows of it, answered from the
+  // names alone without looking a node up. nullopt: not such a pod (or the cache is not synced:
+  // the general path answers).
+  std::optional<Reply> withoutDemand(const wire::ExtenderArgs& args, wire::Verb verb) const;
 
   PolicySource policy_;
   ClusterBackend* cluster_;

@@ -52,7 +52,7 @@ Reply ExtenderService::explainResolved(const PodInfo& pod, Resolved& resolved,
                                        std::string_view mode,
                                        const PlacementRecord* placement) const {
   const Policy& policy = *resolved.policy;
-  Result<PodDemand> demand = parsePodDemand(pod, policy);
+  Result<PodDemand> demand = parsePodDemand(pod, policy, draObjectsOf(resolved));
   GroupDecision none;
   Result<GroupDecision> group = none;
   if (podNamesGroup(pod, cluster_, policy_)) {

@@ -49,7 +49,7 @@ Reply ExtenderService::preempt(std::string_view body) const {
   if (!loaded) return undecided(wire::Verb::kPreempt, loaded.error());
   const ClusterSnapshotConstSharedPtr& snapshot = *loaded;
   const Policy& policy = *snapshot->policy;
-  auto demand = parsePodDemand(args->pod, policy);
+  auto demand = parsePodDemand(args->pod, policy, snapshot->dra.get());
   if (!demand) {
     // The pod cannot fit anywhere whatever is evicted: no candidate helps.
     return Reply{200, wire::writePreemptionResult({})};

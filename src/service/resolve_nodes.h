@@ -44,6 +44,11 @@ Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const ClusterBacke
                               const PolicySource& policySource, NodeStateCache& cache,
                               metrics::Metrics* metrics, bool groupFacts = false);
 
+// The DRA objects pods are resolved against: the snapshot's (cache mode with --dra), else null.
+inline const dra::DraObjects* draObjectsOf(const Resolved& resolved) {
+  return resolved.snapshot ? resolved.snapshot->dra.get() : nullptr;
+}
+
 // The published snapshot, once it holds a full list (every verb that reads the cluster cache
 // loads it through this, once per request). Errors as above.
 Result<ClusterSnapshotConstSharedPtr> syncedSnapshot(const ClusterBackend* cluster);

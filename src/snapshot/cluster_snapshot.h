@@ -9,6 +9,7 @@
 #include "core/committed_group_plan.h"
 #include "core/group_domains.h"
 #include "core/node_state.h"
+#include "dra/dra_objects.h"
 #include "policy/policy.h"
 #include "snapshot/cluster_health.h"
 #include "snapshot/node_state_index.h"
@@ -24,6 +25,9 @@ struct ClusterSnapshot {
   // (never null in a built snapshot).
   GroupDomainNamesConstSharedPtr groupDomains;
   GroupPlanTableConstSharedPtr groupPlans;
+  // DRA (docs/dra.md): the classes, claims and templates a request resolves a pod's claims
+  // against (parsePodDemand); null when the cluster state does not watch DRA objects.
+  dra::DraObjectsConstSharedPtr dra;
   ClusterHealth health;  // the nodes' topology-health figures, overall and per pool
 
   // nullptr when the node is not known.

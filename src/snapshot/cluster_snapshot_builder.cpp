@@ -47,8 +47,9 @@ bool ClusterSnapshotBuilder::upsertNode(NodeInfo node, NodeChargesConstSharedPtr
   const bool labelsChanged = !sameNodeContent(entry.node, node);
   if (labelsChanged) {
     // The state read from the previous content no longer describes this node; the next read
-    // starts over.
+    // starts over (and the DRA mapping, which reads its topology).
     entry.read = NodeReadKey{};
+    entry.draStale = true;
   }
   const bool changed = labelsChanged || !sameCharges(entry.charges, charges);
   entry.node = std::move(node);  // keeps uid/resourceVersion current even when nothing changed
@@ -138,6 +139,45 @@ void ClusterSnapshotBuilder::setGroupPlans(GroupPlanTableConstSharedPtr plans) {
   metaChanged_ = true;
 }
 
+void ClusterSnapshotBuilder::setDra(const dra::SliceIndex* slices,
+                                    const dra::AllocatedDevices* allocated,
+                                    dra::DraObjectsConstSharedPtr objects) {
+  const bool on = slices != nullptr && allocated != nullptr && objects != nullptr;
+  draSlices_ = on ? slices : nullptr;
+  draAllocated_ = on ? allocated : nullptr;
+  draObjects_ = on ? std::move(objects) : nullptr;
+  metaChanged_ = true;
+  draAllNodesChanged();
+}
+
+void ClusterSnapshotBuilder::setDraObjects(dra::DraObjectsConstSharedPtr objects) {
+  if (draSlices_ == nullptr || !objects) return;
+  const bool newClasses = draObjects_->classes() != objects->classes();
+  draObjects_ = std::move(objects);
+  metaChanged_ = true;
+  if (newClasses) draAllNodesChanged();
+}
+
+bool ClusterSnapshotBuilder::draNodeChanged(std::string_view name) {
+  const std::size_t shard = NodeStateIndex::shardOf(name);
+  const auto it = entries_[shard].find(name);
+  if (it == entries_[shard].end()) {
+    return false;
+  }
+  it->second.draStale = true;
+  touch(shard, it->second);
+  return true;
+}
+
+void ClusterSnapshotBuilder::draAllNodesChanged() {
+  for (std::size_t shard = 0; shard < kShards; ++shard) {
+    for (auto& [name, entry] : entries_[shard]) {
+      entry.draStale = true;
+      touch(shard, entry);
+    }
+  }
+}
+
 void ClusterSnapshotBuilder::setSynced(bool synced) {
   if (synced_ != synced) {
     synced_ = synced;
@@ -164,7 +204,14 @@ NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(std::size
       // read. `read` keeps that state alive while the new one is built from it.
       readEntry(entry);
       const NodeStateConstSharedPtr read = entry.state;
-      entry.state = chargeNodeState(*read, entry.charges, *policy_);
+      if (entry.draStale) {
+        entry.dra = draSlices_ == nullptr
+                        ? nullptr
+                        : buildDraNodeState(entry.node, read->topology, *draSlices_, *draAllocated_,
+                                            draObjects_->classes());
+        entry.draStale = false;
+      }
+      entry.state = chargeNodeState(*read, entry.charges, *policy_, entry.dra);
       entry.plain = precomputePlainAnswers(*entry.state, *policy_);
       entry.health = nodeHealth(*entry.state);
       entry.pool = poolOf(entry.node, *entry.state, poolLabel_);
@@ -192,6 +239,7 @@ ClusterSnapshotConstSharedPtr ClusterSnapshotBuilder::build() {
   next->policy = policy_;
   next->synced = synced_;
   next->groupPlans = groupPlans_;
+  next->dra = draObjects_;
   for (std::size_t shard = 0; shard < kShards; ++shard) {
     if (!current_ || dirty_.test(shard)) {
       next->nodes.setShard(shard, buildShard(shard));

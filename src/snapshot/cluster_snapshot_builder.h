@@ -21,6 +21,7 @@
 
 #include "core/committed_group_plan.h"
 #include "core/group_domains.h"
+#include "core/dra_node_state.h"
 #include "core/node_charges.h"
 #include "core/node_content.h"
 #include "core/node_health.h"
@@ -64,6 +65,21 @@ class ClusterSnapshotBuilder {
   // unknown node).
   GroupDomainIds groupDomains(std::string_view name);
 
+  // DRA (docs/dra.md). The cluster state owns the slices and the allocated devices (claims'
+  // allocations and the extender's own in flight) and updates them on this builder's thread;
+  // build() reads them for the nodes marked since. `objects` carries the classes: a change of
+  // objects (new classes) re-derives every node. Any of the three null turns DRA off.
+  void setDra(const dra::SliceIndex* slices, const dra::AllocatedDevices* allocated,
+              dra::DraObjectsConstSharedPtr objects);
+  // New claims or classes with the same slices and allocations: a new catalog re-derives every
+  // node, new claims alone only the snapshot's objects. No effect while DRA is off.
+  void setDraObjects(dra::DraObjectsConstSharedPtr objects);
+  // The node's slices or the devices allocated from them changed (SliceIndex::nodesOfPool names
+  // the nodes a pool serves). False when the node is unknown.
+  bool draNodeChanged(std::string_view name);
+  // Every node (a slice without nodeName changed: it may serve any node).
+  void draAllNodesChanged();
+
   // Returns the previous snapshot itself when nothing changed.
   ClusterSnapshotConstSharedPtr build();
   const SnapshotBuildStats& lastBuildStats() const noexcept { return stats_; }
@@ -81,7 +97,9 @@ class ClusterSnapshotBuilder {
     PlainAnswers plain;             // of `state` once built (not of a state only read)
     GroupDomainIds domains{kNoDomain, kNoDomain, kNoDomain, kNoDomain};  // read with the labels
     NodeHealth health;                                                   // of `state` once built
-    std::string pool;  // the health figures' pool, as of `state`
+    std::string pool;                // the health figures' pool, as of `state`
+    DraNodeStateConstSharedPtr dra;  // the node's DRA state, kept until its inputs change
+    bool draStale = true;
   };
 
   using EntryMap = std::unordered_map<std::string, Entry, NodeNameHash, std::equal_to<>>;
@@ -107,6 +125,9 @@ class ClusterSnapshotBuilder {
   std::size_t nodeCount_ = 0;
   std::size_t pendingRemovals_ = 0;
   std::uint64_t snapshotGeneration_ = 0;
+  const dra::SliceIndex* draSlices_ = nullptr;
+  const dra::AllocatedDevices* draAllocated_ = nullptr;
+  dra::DraObjectsConstSharedPtr draObjects_;
   ClusterSnapshotConstSharedPtr current_;
   SnapshotBuildStats stats_;
 };

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "policy/link_class.h"
+#include "topology/gpu_identity.h"
 
 namespace gte {
 
@@ -64,6 +65,10 @@ struct GpuTopology {
   std::vector<std::vector<MigInstance>> migInstances;  // per GPU, sorted by start
   std::vector<MigDeviceCount> migDeviceCounts;         // fallback sources only
   std::int64_t generation = 0;                         // labels-v1 `gen`; 0 when absent
+  // Per GPU, or empty when the labels carry none (labels-v1 `bus`, `uuid`): the identities a DRA
+  // driver names GPUs by (docs/dra.md).
+  std::vector<PciAddress> pciAddresses;
+  std::vector<GpuUuid> uuids;
 
   bool nvswitchFabric() const noexcept { return fabric.rfind("nvsw", 0) == 0; }
   int nvlinkCount(int i, int j) const noexcept;

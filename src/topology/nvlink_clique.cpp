@@ -7,7 +7,8 @@ namespace {
 
 class CliqueSearch {
  public:
-  explicit CliqueSearch(const PairTable& table) : table_(table) {}
+  explicit CliqueSearch(const std::array<GpuMask, kMaxGpus>& neighbours)
+      : neighbours_(neighbours) {}
 
   int run(GpuMask members) {
     grow(members, 0);
@@ -27,18 +28,22 @@ class CliqueSearch {
       }
       const int gpu = std::countr_zero(candidates);
       candidates &= candidates - 1;
-      grow(candidates & table_.nvlinkNeighbours[static_cast<std::size_t>(gpu)], size + 1);
+      grow(candidates & neighbours_[static_cast<std::size_t>(gpu)], size + 1);
     }
   }
 
-  const PairTable& table_;
+  const std::array<GpuMask, kMaxGpus>& neighbours_;
   int best_ = 0;
 };
 
 }  // namespace
 
 int largestNvlinkClique(const PairTable& table, GpuMask members) {
-  return CliqueSearch(table).run(members);
+  return CliqueSearch(table.nvlinkNeighbours).run(members);
+}
+
+int largestNvlinkClique(const std::array<GpuMask, kMaxGpus>& nvlinkNeighbours, GpuMask members) {
+  return CliqueSearch(nvlinkNeighbours).run(members);
 }
 
 std::array<int, kMaxGpus> nvlinkSetSizes(const GpuTopology& topology, GpuMask members) {

@@ -7,6 +7,8 @@ namespace gte {
 
 // 0 for no members, 1 when no two members share an NVLink.
 int largestNvlinkClique(const PairTable& table, GpuMask members);
+// The same from each GPU's NVLink neighbours alone (what a DRA node keeps of its table).
+int largestNvlinkClique(const std::array<GpuMask, kMaxGpus>& nvlinkNeighbours, GpuMask members);
 
 // For each GPU in `members`: the size of the largest all-NVLink set of members that contains it
 // (0 for GPUs outside `members`). How fragmented a node's free GPUs are for multi-GPU jobs: a free

@@ -79,6 +79,9 @@ class LabelsV1Reader {
     if (auto status = readMigInstances(topo); !status.ok()) {
       return status.error();
     }
+    if (auto status = readIdentities(topo); !status.ok()) {
+      return status.error();
+    }
     if (const std::string* gen = label("gen")) {
       const auto value = parseDecimal<std::int64_t>(*gen);
       if (!value) {
@@ -116,10 +119,11 @@ class LabelsV1Reader {
     return Ok{};
   }
 
-  // A pair string is either one key or chunks `<key>0`, `<key>1`, ... of 60 characters (the last
-  // may be shorter). nullopt when absent.
-  Result<std::optional<std::string>> pairString(std::string_view key, int n) const {
-    const int pairs = pairCount(n);
+  // A long string is either one key or chunks `<key>0`, `<key>1`, ... of 60 characters (the last
+  // may be shorter), joined to exactly `length` characters (`what` says what that length counts,
+  // for the error). nullopt when absent.
+  Result<std::optional<std::string>> chunkedString(std::string_view key, std::size_t length,
+                                                   const std::string& what) const {
     const std::string* whole = label(key);
     const std::string* first = label(std::string(key) + "0");
     if (whole != nullptr && first != nullptr) {
@@ -146,11 +150,65 @@ class LabelsV1Reader {
     } else {
       return std::optional<std::string>();
     }
-    if (value.size() != static_cast<std::size_t>(pairs)) {
+    if (value.size() != length) {
       return fail(key, "length " + std::to_string(value.size()) + ", want " +
-                           std::to_string(pairs) + " pairs for n=" + std::to_string(n));
+                           std::to_string(length) + " " + what);
     }
     return std::optional<std::string>(std::move(value));
+  }
+
+  Result<std::optional<std::string>> pairString(std::string_view key, int n) const {
+    return chunkedString(key, static_cast<std::size_t>(pairCount(n)),
+                         "pairs for n=" + std::to_string(n));
+  }
+
+  // One fixed-width token per GPU, chunked like a pair string.
+  Result<std::optional<std::string>> tokenString(std::string_view key, int n,
+                                                 std::size_t tokenLength) const {
+    std::string what = std::to_string(tokenLength);
+    what += " characters per GPU for n=";
+    what += std::to_string(n);
+    return chunkedString(key, tokenLength * static_cast<std::size_t>(n), what);
+  }
+
+  // One identity per GPU from a token string: each token must parse, none may repeat.
+  template <typename Id, typename Parse>
+  Status readTokens(std::string_view key, int n, std::size_t width, Parse parse,
+                    std::string_view noun, std::string_view form, std::vector<Id>& out) const {
+    auto text = tokenString(key, n, width);
+    if (!text.ok()) {
+      return text.error();
+    }
+    if (!text->has_value()) {
+      return Ok{};
+    }
+    for (int gpu = 0; gpu < n; ++gpu) {
+      const std::string_view token =
+          std::string_view(**text).substr(static_cast<std::size_t>(gpu) * width, width);
+      const std::optional<Id> id = parse(token);
+      std::string what = "GPU " + std::to_string(gpu);
+      if (!id) {
+        return fail(
+            key, "token '" + std::string(token) + "' for " + what + " is not " + std::string(form));
+      }
+      if (std::find(out.begin(), out.end(), *id) != out.end()) {
+        return fail(key, what + " repeats " + std::string(noun) + " " + std::string(token));
+      }
+      out.push_back(*id);
+    }
+    return Ok{};
+  }
+
+  // `bus` and `uuid`: optional, all GPUs or none, no two GPUs alike.
+  Status readIdentities(GpuTopology& topo) const {
+    if (auto status = readTokens("bus", topo.gpuCount, kPciAddressTokenLength, parsePciAddressToken,
+                                 "PCI address", "a PCI address (dddd bb dd f, lowercase hex)",
+                                 topo.pciAddresses);
+        !status.ok()) {
+      return status;
+    }
+    return readTokens("uuid", topo.gpuCount, kGpuUuidTokenLength, parseGpuUuidToken, "UUID",
+                      "32 lowercase hex digits", topo.uuids);
   }
 
   bool hasStrayChunk(std::string_view key) const {

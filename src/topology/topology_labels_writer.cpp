@@ -1,5 +1,6 @@
 #include "topology/topology_labels_writer.h"
 
+#include <algorithm>
 #include <cctype>
 #include <tuple>
 
@@ -43,7 +44,8 @@ Status checkSizes(const GpuTopology& topo) {
   return Ok{};
 }
 
-void putPairString(StringMap& labels, const std::string& key, const std::string& value) {
+// A pair string or a per-GPU token string: over 60 characters it goes in 60-character chunks.
+void putChunked(StringMap& labels, const std::string& key, const std::string& value) {
   if (value.size() <= kChunkLength) {
     labels.insert_or_assign(key, std::string(value));
     return;
@@ -158,6 +160,41 @@ Result<std::string> migTokens(const GpuTopology& topo, std::size_t gpu) {
   return out;
 }
 
+// One token per GPU under `key` when the identities are known (non-empty): all GPUs, no repeats
+// (the reader refuses both).
+template <typename Id, typename TokenOf>
+Status putIdentity(StringMap& labels, const std::string& key, std::string_view field,
+                   const std::vector<Id>& ids, std::size_t n, TokenOf tokenOf) {
+  if (ids.empty()) {
+    return Ok{};
+  }
+  if (ids.size() != n) {
+    return fieldError(field,
+                      "has " + std::to_string(ids.size()) + " entries, want " + std::to_string(n));
+  }
+  std::string tokens;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto earlier = ids.begin() + static_cast<std::ptrdiff_t>(i);
+    if (std::find(ids.begin(), earlier, ids[i]) != earlier) {
+      return fieldError(field, "GPU " + std::to_string(i) + " repeats " + tokenOf(ids[i]));
+    }
+    tokens += tokenOf(ids[i]);
+  }
+  putChunked(labels, key, tokens);
+  return Ok{};
+}
+
+Status putIdentities(StringMap& labels, const std::string& p, const GpuTopology& topo) {
+  const auto n = static_cast<std::size_t>(topo.gpuCount);
+  if (auto status = putIdentity(labels, p + "bus", "bus", topo.pciAddresses, n,
+                                [](PciAddress a) { return pciAddressToken(a); });
+      !status.ok()) {
+    return status;
+  }
+  return putIdentity(labels, p + "uuid", "uuid", topo.uuids, n,
+                     [](const GpuUuid& u) { return gpuUuidToken(u); });
+}
+
 }  // namespace
 
 Result<StringMap> writeLabelsV1(const GpuTopology& topo, std::string_view prefix) {
@@ -182,8 +219,8 @@ Result<StringMap> writeLabelsV1(const GpuTopology& topo, std::string_view prefix
     if (!nvl.ok()) {
       return nvl.error();
     }
-    putPairString(labels, p + "nvl", *nvl);
-    putPairString(labels, p + "pci", pciString(topo));
+    putChunked(labels, p + "nvl", *nvl);
+    putChunked(labels, p + "pci", pciString(topo));
   }
   auto numa = numaString(topo);
   if (!numa.ok()) {
@@ -208,6 +245,9 @@ Result<StringMap> writeLabelsV1(const GpuTopology& topo, std::string_view prefix
       return tokens.error();
     }
     labels.insert_or_assign(p + "mig" + std::to_string(i), *tokens);
+  }
+  if (auto status = putIdentities(labels, p, topo); !status.ok()) {
+    return status.error();
   }
   if (topo.generation > 0) {
     labels.insert_or_assign(p + "gen", std::to_string(topo.generation));

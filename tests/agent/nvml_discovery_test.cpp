@@ -60,6 +60,11 @@ TEST_CASE("NVML: DGX-1V, direct NVLinks without remote types, NUMA from sysfs", 
                                  {"gputopo.dev/health", "11111011"},
                                  {"gputopo.dev/used", "00000000"},
                                  {"gputopo.dev/mig", "nnnnnnnn"},
+                                 // 9 characters per GPU's PCI address, chunked at 60; no `uuid`:
+                                 // "GPU-dgx1v-3" is not a UUID.
+                                 {"gputopo.dev/bus0",
+                                  "00000600000000700000000a00000000b000000085000000086000000089"},
+                                 {"gputopo.dev/bus1", "00000008a000"},
                                  {"gputopo.dev/gen", "1764670000"}});
   CHECK(d.gpuUuids[3] == "GPU-dgx1v-3");
   CHECK(d.busIds[4] == "00000000:85:00.0");
@@ -83,6 +88,15 @@ TEST_CASE("NVML: HGX H100, links to 4 NVSwitches count for every pair", "[agent]
   CHECK(labels.at("gputopo.dev/mig") == "0000000p");  // GPU 7: MIG change pending
   CHECK(labels.count("gputopo.dev/mig7") == 0);
   CHECK(labels.at("gputopo.dev/used") == "00000000");
+  // 9 characters per PCI address: 72 in chunks of 60 (bus 18 of GPU 0 first, db of GPU 7 last).
+  CHECK(labels.at("gputopo.dev/bus0") ==
+        "00001800000002a00000003a00000005d00000009a0000000ab0000000ba");
+  CHECK(labels.at("gputopo.dev/bus1") == "0000000db000");
+  // 32 hex digits per GPU: 256 characters in chunks of 60, 60, 60, 60, 16.
+  CHECK(labels.at("gputopo.dev/uuid0") ==
+        "1d6e2f3a0000400080000000000000001d6e2f3a00004000800000000000");
+  CHECK(labels.at("gputopo.dev/uuid4") == "8000000000000007");
+  CHECK(labels.count("gputopo.dev/uuid5") == 0);
   REQUIRE(d.placements[0].size() == 7);
   CHECK(placementMismatches(d, defaultPolicy().migProducts).empty());
 }
@@ -107,6 +121,9 @@ TEST_CASE("NVML: DGX A100 with MIG, the spec's worked example; pods by device UU
                                  {"gputopo.dev/mig", "11000000"},
                                  {"gputopo.dev/mig0", "10u02f03u24f"},
                                  {"gputopo.dev/mig1", "00f01f02u03f04f05u06f"},
+                                 {"gputopo.dev/bus0",
+                                  "00000700000000f00000004700000004e0000000870000000900000000b7"},
+                                 {"gputopo.dev/bus1", "0000000bd000"},
                                  {"gputopo.dev/gen", "1764670000"}});
   CHECK(placementMismatches(d, defaultPolicy().migProducts).empty());
 }

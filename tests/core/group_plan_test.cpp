@@ -35,7 +35,8 @@ NodeInfo tray(const std::string& name, const std::string& used = "0000") {
       testing::pairString(4, [](int, int) { return 'i'; }),
       testing::pairString(4, [](int i, int j) { return i / 2 == j / 2 ? 'N' : 'S'; }),
       "0011",
-      'n'};
+      'n',
+      {}};
   return testing::makeLabelsV1Node(machine, FixtureState().withName(name).withUsed(used));
 }
 

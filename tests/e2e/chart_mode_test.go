@@ -233,10 +233,13 @@ func (r *chartRun) serviceToLoopback(rendered string, ext *chartrun.Process) (st
 }
 
 // unmanagedFixtureResources lists the GPU and MIG resources the fixtures advertise that the rendered
-// extender does not manage.
+// extender does not manage. An extender without managedResources (extender.dra) is sent every pod.
 func unmanagedFixtureResources(ext map[string]any) []string {
 	managed := map[string]bool{}
 	list, _ := ext["managedResources"].([]any)
+	if _, listed := ext["managedResources"]; !listed {
+		return nil
+	}
 	for _, item := range list {
 		if r, _ := item.(map[string]any); r != nil {
 			if name, _ := r["name"].(string); name != "" {

@@ -34,8 +34,10 @@ const chartNamespace = chartrun.Namespace
 
 // chartValues are the only values the mode sets besides the scheduler image tag (helmTemplate):
 // the harness waits on kube-scheduler's --v=3 log lines ("Add event for node"), which the chart's
-// default --v=2 does not write.
-var chartValues = []string{"--set", "scheduler.verbosity=3"}
+// default --v=2 does not write; tests/e2e/cmd/rbac-knockouts renders with the same extender.dra.
+// extender.dra is on: the mode then also covers the DRA watches' grants and the scheduler config
+// without managedResources (every pod reaches the extender).
+var chartValues = []string{"--set", "scheduler.verbosity=3", "--set", "extender.dra=true"}
 
 // helmBinary is the helm that make test builds (scripts/build-helm.sh), or GTE_HELM.
 func helmBinary() string {

@@ -49,6 +49,16 @@ var managedResources = []string{
 	"nvidia.com/mig-7g.80gb",
 }
 
+// modeManagedResources: in cache mode the extender runs with --dra, and as the chart's
+// extender.dra renders it, the scheduler lists no managedResources, so pods that ask for GPUs only
+// through ResourceClaims reach it too (dra_test.go); every pod is then sent.
+func modeManagedResources(m mode, extender bool) []string {
+	if m.cache && extender {
+		return nil
+	}
+	return managedResources
+}
+
 // modeEnv is the extender and scheduler of one mode.
 type modeEnv struct {
 	mode mode
@@ -127,6 +137,7 @@ func startMode(t *testing.T, m mode) (*modeEnv, error) {
 		opts := cluster.ExtenderOptions{Binary: cfg.extender, Policy: cfg.policy}
 		if m.cache {
 			opts.Kubeconfig = cp.Kubeconfig
+			opts.DRA = true
 		}
 		ext, p, err := cluster.StartExtender(ctx, dir, opts)
 		if err != nil {
@@ -146,7 +157,7 @@ func startMode(t *testing.T, m mode) (*modeEnv, error) {
 		// The control answers filter and prioritize only.
 		Preempt:          env.extender != nil,
 		Weight:           extenderWeight,
-		ManagedResources: managedResources,
+		ManagedResources: modeManagedResources(m, env.extender != nil),
 	})
 	sched, err := cluster.StartScheduler(ctx, cfg.binDir, dir, dir, schedCfg)
 	if err != nil {

@@ -103,6 +103,15 @@ sched_config --set scheduler.scoringStrategy.type= | grep -q 'name: NodeResource
 # MIG pods reach the extender with the default values: every MIG resource is managed.
 grep -q -- '- name: nvidia.com/mig-3g.40gb' <<<"$default_config" ||
   fail "default managedResources lack the MIG resources"
+# extender.dra: claim-only pods reach the extender (no managedResources), the extender watches the
+# DRA objects (--dra) and may list and watch them; off by default.
+grep -q -- '--dra$' "$work/default.yaml" && fail "default render passes --dra"
+grep -q 'apiGroups: \["resource.k8s.io"\]' "$work/default.yaml" && fail "default ClusterRole grants resource.k8s.io"
+dra=$("$helm_bin" template gte "$chart" --set extender.dra=true) || fail "rendering extender.dra=true"
+grep -q -- '- --dra$' <<<"$dra" || fail "extender.dra=true does not pass --dra"
+grep -q 'managedResources:' <<<"$dra" && fail "extender.dra=true still lists managedResources"
+grep -q 'resources: \["resourceslices", "deviceclasses", "resourceclaims"\]' <<<"$dra" ||
+  fail "extender.dra=true does not grant the DRA objects"
 # Binds kube-scheduler has stopped waiting for are dropped: the deadline follows its httpTimeout.
 grep -q -- '--bind-deadline=2500ms' "$work/default.yaml" ||
   fail "default render lacks --bind-deadline=2500ms (five sixths of httpTimeout 3s)"

@@ -14,6 +14,7 @@
 #include "prioritize/prioritize_nodes.h"
 #include "snapshot/cluster_snapshot_builder.h"
 #include "support/charge_fixtures.h"
+#include "support/dra_fixtures.h"
 #include "support/node_fixtures.h"
 
 namespace gte {
@@ -49,8 +50,24 @@ ClusterSnapshotConstSharedPtr varietySnapshot(const PolicyConstSharedPtr& policy
   }
   builder.upsertNode(testing::makeDgxA100(FixtureState().withName("mig").withMig("11000000")));
   builder.upsertNode(testing::makeGfdNode("gfd", 8, "NVIDIA-A100-SXM4-80GB"));
-  testing::MachineLabels broken{8, "NVIDIA-H100-80GB-HBM3", "nvsw4", "iii", "NNN", "0000", 'n'};
+  testing::MachineLabels broken{8, "NVIDIA-H100-80GB-HBM3", "nvsw4", "iii", "NNN", "0000", 'n', {}};
   builder.upsertNode(testing::makeLabelsV1Node(broken, FixtureState().withName("malformed")));
+  // DRA nodes (docs/dra.md): picks in the allocator's device order, a claim holding a GPU, the
+  // two orders of one A100 box, a DRA node without labels-v1, and one with a GPU used by labels.
+  testing::DraCluster dra;
+  dra.addSlice("hgx-h100-slice.json");
+  dra.addSlice("a100-nvlink-first-slice.json");
+  dra.addSlice("a100-pcie-first-slice.json");
+  dra.addClaim(testing::draClaim("claim-allocated.json"));
+  const auto draOnly = [](const std::string& name) {
+    return FixtureState().withName(name).withIdentities().withoutDevicePlugin();
+  };
+  builder.upsertNode(testing::makeDgxH100(draOnly("hgx-h100-a").withUsed("00100000")));
+  builder.upsertNode(testing::makeA100PcieBridged(draOnly("a100-nvlink-first")));
+  NodeInfo bare;
+  bare.name = "a100-pcie-first";
+  builder.upsertNode(bare);
+  builder.setDra(&dra.slices, &dra.allocated, dra.objects);
   builder.setSynced(true);
   return builder.build();
 }

@@ -1,6 +1,7 @@
 #include "support/node_fixtures.h"
 
 #include "model/gpu_request.h"
+#include "topology/gpu_identity.h"
 
 namespace gte::testing {
 namespace {
@@ -42,9 +43,30 @@ NodeInfo makeLabelsV1Node(const MachineLabels& machine, const FixtureState& stat
   for (const auto& [gpu, tokens] : state.migTokens) {
     put(node, p, "mig" + std::to_string(gpu), tokens);
   }
+  if (state.identities) {
+    std::string bus;
+    std::string uuid;
+    for (std::size_t gpu = 0; gpu < n; ++gpu) {
+      const auto address = parsePciBusId(machine.busIds.at(gpu));
+      bus += pciAddressToken(address.value());
+      uuid += gpuUuidToken(parseGpuUuid(fixtureGpuUuid(static_cast<int>(gpu))).value());
+    }
+    putPairs(node, p, "bus", bus);
+    putPairs(node, p, "uuid", uuid);
+  }
   put(node, p, "gen", "1764670000");
-  node.allocatable.set(std::string(kGpuResource), Quantity::fromUnits(machine.gpus));
+  if (state.devicePlugin) {
+    node.allocatable.set(std::string(kGpuResource), Quantity::fromUnits(machine.gpus));
+  }
   return node;
+}
+
+std::string fixtureGpuUuid(int gpu) {
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string uuid = "GPU-1d6e2f3a-0000-4000-8000-0000000000";
+  uuid += kHex[(gpu >> 4) & 0xf];
+  uuid += kHex[gpu & 0xf];
+  return uuid;
 }
 
 NodeInfo makeDgxH100(const FixtureState& state) {
@@ -57,6 +79,9 @@ NodeInfo makeDgxH100(const FixtureState& state) {
   machine.pci = pairString(8, [](int i, int j) { return i / 4 == j / 4 ? 'N' : 'S'; });
   machine.numa = "00001111";
   machine.migDefault = '0';
+  // NVML index order is PCI bus order on the DGX H100.
+  machine.busIds = {"0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0",
+                    "0000:9a:00.0", "0000:ab:00.0", "0000:ba:00.0", "0000:db:00.0"};
   return makeLabelsV1Node(machine, state);
 }
 
@@ -85,6 +110,8 @@ NodeInfo makeA100PcieBridged(const FixtureState& state) {
   machine.pci = pairString(8, [](int i, int j) { return i / 4 == j / 4 ? 'N' : 'S'; });
   machine.numa = "00001111";
   machine.migDefault = '0';
+  machine.busIds = {"0000:17:00.0", "0000:31:00.0", "0000:4b:00.0", "0000:65:00.0",
+                    "0000:98:00.0", "0000:b1:00.0", "0000:ca:00.0", "0000:e3:00.0"};
   return makeLabelsV1Node(machine, state);
 }
 
@@ -127,6 +154,7 @@ NodeInfo make4xPcieL40s(const FixtureState& state) {
   machine.nvl = "000000";
   machine.pci = "NNNNNN";
   machine.numa = "0000";
+  machine.busIds = {"0000:38:00.0", "0000:3a:00.0", "0000:3c:00.0", "0000:3e:00.0"};
   return makeLabelsV1Node(machine, state);
 }
 

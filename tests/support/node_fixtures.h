@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "model/node_info.h"
 
@@ -18,6 +19,9 @@ struct FixtureState {
   std::optional<std::string> health;     // default all healthy
   std::optional<std::string> mig;        // labels-v1 `mig`; default per machine
   std::map<int, std::string> migTokens;  // `mig<i>` values
+  bool identities =
+      false;  // publish `bus` and `uuid` (the machine's PCI addresses, fixtureGpuUuid)
+  bool devicePlugin = true;  // status.allocatable nvidia.com/gpu (false: a DRA-only node)
 
   // Fluent setters for one-line situations: FixtureState().withName("n1").withUsed("00100100").
   FixtureState& withName(std::string value) {
@@ -44,6 +48,14 @@ struct FixtureState {
     migTokens[gpu] = std::move(tokens);
     return *this;
   }
+  FixtureState& withIdentities() {
+    identities = true;
+    return *this;
+  }
+  FixtureState& withoutDevicePlugin() {
+    devicePlugin = false;
+    return *this;
+  }
 };
 
 // The static part of a machine: what `nvidia-smi topo -m/-mp` and NVML report.
@@ -55,7 +67,12 @@ struct MachineLabels {
   std::string pci;  // pair string
   std::string numa;
   char migDefault = 'n';
+  std::vector<std::string> busIds;  // per GPU, "0000:18:00.0"; empty when the fixture has none
 };
+
+// The UUID fixtures give GPU i: "GPU-1d6e2f3a-0000-4000-8000-0000000000<ii>" (ii = i in hex, two
+// digits). The DRA fixtures under tests/data/dra use the same values.
+std::string fixtureGpuUuid(int gpu);
 
 NodeInfo makeLabelsV1Node(const MachineLabels& machine, const FixtureState& state);
 

@@ -9,6 +9,7 @@
 #include "model/gpu_request.h"
 #include "policy/default_policy.h"
 #include "support/node_fixtures.h"
+#include "topology/gpu_identity.h"
 #include "topology/topology_labels.h"
 
 namespace gte {
@@ -289,6 +290,78 @@ TEST_CASE("absent optional keys mean unknown", "[topology][labels]") {
   CHECK_FALSE(topo->linksKnown);  // half a graph is not a graph
   CHECK(topo->linkClass(0, 3) == LinkClass::kUnknown);
   CHECK(topo->numa[0] == -1);
+  CHECK(topo->pciAddresses.empty());  // no `bus`, no `uuid`: identities unknown
+  CHECK(topo->uuids.empty());
+}
+
+TEST_CASE("bus and uuid: each GPU's PCI address and UUID, read from chunks",
+          "[topology][labels][identity]") {
+  const NodeInfo node = testing::makeDgxH100(testing::FixtureState().withIdentities());
+  // 8 GPUs x 9 characters = 72: bus0 (60) and bus1 (12); 8 x 32 = 256: uuid0..uuid4.
+  CHECK(node.labels.at("gputopo.dev/bus1").size() == 12);
+  CHECK(node.labels.at("gputopo.dev/uuid4").size() == 16);
+  const Result<GpuTopology> topo = readTopology(node, defaultPolicy());
+  REQUIRE(topo.ok());
+  REQUIRE(topo->pciAddresses.size() == 8);
+  CHECK(pciBusIdText(topo->pciAddresses[0]) == "0000:18:00.0");
+  CHECK(pciBusIdText(topo->pciAddresses[7]) == "0000:db:00.0");
+  REQUIRE(topo->uuids.size() == 8);
+  CHECK(topo->uuids[5] == *parseGpuUuid(testing::fixtureGpuUuid(5)));
+}
+
+TEST_CASE("malformed bus and uuid keys are errors naming the key", "[topology][labels][identity]") {
+  const Policy policy = defaultPolicy();
+  const auto readWith = [&](const std::string& key, const std::string& value) {
+    NodeInfo node =
+        testing::make4xPcieL40s(testing::FixtureState().withName("bad-node").withIdentities());
+    node.labels.erase("gputopo.dev/" + key + "0");
+    node.labels.erase("gputopo.dev/" + key + "1");
+    node.labels.erase("gputopo.dev/" + key + "2");
+    node.labels["gputopo.dev/" + key] = value;
+    return readTopology(node, policy);
+  };
+  const std::string bus4 =
+      "000001000"
+      "000002000"
+      "000003000"
+      "000004000";
+  REQUIRE(readWith("bus", bus4).ok());
+  // A wrong length: 3 of the 4 GPUs.
+  CHECK_THAT(readWith("bus", bus4.substr(0, 27)).error().message,
+             ContainsSubstring("node bad-node: gputopo.dev/bus: length 27, want 36"));
+  // Upper case, and device 0x20: not a token.
+  CHECK_THAT(readWith("bus", "00000100A" + bus4.substr(9)).error().message,
+             ContainsSubstring("gputopo.dev/bus: token '00000100A' for GPU 0 is not a PCI"));
+  CHECK_THAT(readWith("bus", bus4.substr(0, 27) + "000004200").error().message,
+             ContainsSubstring("token '000004200' for GPU 3"));
+  // Two GPUs at one address: one of them is not what the key says.
+  CHECK_THAT(readWith("bus", bus4.substr(0, 27) + "000001000").error().message,
+             ContainsSubstring("gputopo.dev/bus: GPU 3 repeats PCI address 000001000"));
+  const std::string uuid = testing::makeDgxH100(testing::FixtureState().withIdentities())
+                               .labels.at("gputopo.dev/uuid0")
+                               .substr(0, 32);
+  const std::string uuid4 =
+      uuid + uuid.substr(0, 31) + "1" + uuid.substr(0, 31) + "2" + uuid.substr(0, 31) + "3";
+  CHECK_THAT(readWith("uuid", uuid4.substr(0, 60)).error().message,
+             ContainsSubstring("gputopo.dev/uuid: length 60, want 128"));
+  NodeInfo chunked =
+      testing::make4xPcieL40s(testing::FixtureState().withName("bad-node").withIdentities());
+  REQUIRE(readTopology(chunked, policy).ok());
+  chunked.labels.erase("gputopo.dev/uuid2");
+  CHECK_THAT(readTopology(chunked, policy).error().message,
+             ContainsSubstring("gputopo.dev/uuid: length 120, want 128"));
+  std::string repeated = uuid4;
+  repeated.replace(96, 32, uuid);
+  NodeInfo twice =
+      testing::make4xPcieL40s(testing::FixtureState().withName("bad-node").withIdentities());
+  twice.labels["gputopo.dev/uuid0"] = repeated.substr(0, 60);
+  twice.labels["gputopo.dev/uuid1"] = repeated.substr(60, 60);
+  twice.labels["gputopo.dev/uuid2"] = repeated.substr(120);
+  CHECK_THAT(readTopology(twice, policy).error().message,
+             ContainsSubstring("gputopo.dev/uuid: GPU 3 repeats UUID"));
+  twice.labels["gputopo.dev/uuid2"] = "0000000G";
+  CHECK_THAT(readTopology(twice, policy).error().message,
+             ContainsSubstring("for GPU 3 is not 32 lowercase hex digits"));
 }
 
 }  // namespace

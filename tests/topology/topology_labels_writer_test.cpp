@@ -45,6 +45,7 @@ TEST_CASE("writer reproduces every fixture's labels exactly", "[topology][labels
       testing::makeDgxH100(),
       testing::make4xPcieL40s(),
       testing::makeDgx2(),
+      testing::makeDgxH100(testing::FixtureState().withIdentities()),
       testing::makeDgxA100(testing::FixtureState()
                                .withUsed("mm010000")
                                .withMig("11000000")
@@ -119,6 +120,19 @@ TEST_CASE("writer rejects topologies the format cannot carry", "[topology][label
     const auto written = writeLabelsV1(topo, kPrefix);
     REQUIRE_FALSE(written.ok());
     CHECK_THAT(written.error().message, ContainsSubstring("numa: has 1 entries, want 2"));
+  }
+  SECTION("PCI addresses or UUIDs for some GPUs only, or repeated") {
+    topo.nvlinks = {2};
+    topo.pciAddresses = {0x1800};
+    CHECK_THAT(writeLabelsV1(topo, kPrefix).error().message,
+               ContainsSubstring("bus: has 1 entries, want 2"));
+    topo.pciAddresses = {0x1800, 0x1800};
+    CHECK_THAT(writeLabelsV1(topo, kPrefix).error().message,
+               ContainsSubstring("bus: GPU 1 repeats 000018000"));
+    topo.pciAddresses = {};
+    topo.uuids = {GpuUuid{}, GpuUuid{}};
+    CHECK_THAT(writeLabelsV1(topo, kPrefix).error().message,
+               ContainsSubstring("uuid: GPU 1 repeats"));
   }
   SECTION("MIG instances on a GPU without MIG") {
     topo.nvlinks = {2};

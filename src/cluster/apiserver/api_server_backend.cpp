@@ -1,9 +1,12 @@
 #include "cluster/apiserver/api_server_backend.h"
 
+#include <array>
 #include <atomic>
 #include <future>
+#include <type_traits>
 
 #include "cluster/apiserver/cache_sinks.h"
+#include "cluster/apiserver/dra_sinks.h"
 #include "cluster/apiserver/pod_lookup.h"
 #include "kube/resource_path.h"
 #include "log/logger.h"
@@ -44,12 +47,22 @@ ApiServerBackend::ApiServerBackend(std::shared_ptr<kube::ApiTransport> transport
     std::shared_ptr<cluster::ClusterState> state;
     std::atomic<bool> nodes{false};
     std::atomic<bool> pods{false};
+    std::atomic<int> draKinds{0};  // DRA kinds still to list (0 when DRA is off)
+    std::array<std::atomic<bool>, 3> dra{};
+    void listedDra(std::size_t kind) {
+      if (!dra[kind].exchange(true)) --draKinds;
+      check();
+    }
     void check() {
-      if (nodes && pods) state->setSynced(true);  // only ever turns on
+      if (nodes && pods && draKinds == 0) state->setSynced(true);  // only ever turns on
     }
   };
   auto listed = std::make_shared<Listed>();
   listed->state = state_;
+  if (options_.watchDra) {
+    listed->draKinds = 3;
+    state_->enableDra();
+  }
   auto nodes = std::make_shared<NodeCacheSink>(state_, [listed] {
     listed->nodes = true;
     listed->check();
@@ -64,6 +77,20 @@ ApiServerBackend::ApiServerBackend(std::shared_ptr<kube::ApiTransport> transport
   pods_ = std::make_unique<kube::Reflector>(
       transport, kube::reflectorSink<PodInfo>(readPodJson, std::move(pods)),
       reflectorOptions(options_, "pods", kube::collectionPath(kube::kPods), kLivePods));
+  if (!options_.watchDra) return;
+  const auto onListed = [listed](std::size_t kind) {
+    return [listed, kind] { listed->listedDra(kind); };
+  };
+  const auto watch = [&]<typename Object>(const kube::ResourceType& type,
+                                          std::type_identity_t<kube::ObjectReader<Object>> read,
+                                          std::shared_ptr<kube::ObjectSink<Object>> sink) {
+    dra_.push_back(std::make_unique<kube::Reflector>(
+        transport, kube::reflectorSink<Object>(std::move(read), std::move(sink)),
+        reflectorOptions(options_, std::string(type.resource), kube::collectionPath(type), "")));
+  };
+  watch(kube::kResourceSlices, readWatchedSlice, makeSliceSink(state_, onListed(0)));
+  watch(kube::kDeviceClasses, readWatchedClass, makeClassSink(state_, onListed(1)));
+  watch(kube::kResourceClaims, readWatchedClaim, makeClaimSink(state_, onListed(2)));
 }
 
 ApiServerBackend::~ApiServerBackend() {
@@ -73,6 +100,8 @@ ApiServerBackend::~ApiServerBackend() {
 void ApiServerBackend::start() {
   nodes_->start();
   pods_->start();
+  for (const auto& watch : dra_)
+    watch->start();
   if (!housekeeper_.joinable()) housekeeper_ = std::thread([this] { housekeeping(); });
 }
 
@@ -85,6 +114,8 @@ void ApiServerBackend::stop(std::chrono::milliseconds deadline) {
   binder_->stop();
   nodes_->stop(deadline);
   pods_->stop(deadline);
+  for (const auto& watch : dra_)
+    watch->stop(deadline);
   if (housekeeper_.joinable()) housekeeper_.join();
 }
 
@@ -117,19 +148,38 @@ void ApiServerBackend::warmConnections() {
   }
 }
 
+namespace {
+
+WatchCounts countsOf(const kube::Reflector& watch) {
+  return WatchCounts{watch.lists(), watch.failures(), watch.skipped()};
+}
+
+}  // namespace
+
 WatchCounts ApiServerBackend::nodeWatch() const {
-  return WatchCounts{nodes_->lists(), nodes_->failures()};
+  return countsOf(*nodes_);
 }
 
 WatchCounts ApiServerBackend::podWatch() const {
-  return WatchCounts{pods_->lists(), pods_->failures()};
+  return countsOf(*pods_);
+}
+
+DraWatchCounts ApiServerBackend::draWatches() const {
+  if (dra_.size() != 3) return {};
+  return DraWatchCounts{countsOf(*dra_[0]), countsOf(*dra_[1]), countsOf(*dra_[2])};
 }
 
 bool ApiServerBackend::ready() const {
+  for (const auto& watch : dra_) {
+    if (!watch->synced()) return false;
+  }
   return nodes_->synced() && pods_->synced();
 }
 
 bool ApiServerBackend::healthy(std::string* why) const {
+  for (const auto& watch : dra_) {
+    if (!watch->healthy(why)) return false;
+  }
   return nodes_->healthy(why) && pods_->healthy(why);
 }
 

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "base/result.h"
 #include "cluster/apiserver/pod_binder.h"
@@ -44,6 +45,9 @@ struct ApiServerBackendOptions {
   // cores the scheduler is saturating. 0: off.
   std::size_t warmConnections = 0;
   std::chrono::milliseconds warmInterval{std::chrono::seconds(20)};
+  // --dra: also list+watch resource.k8s.io/v1 ResourceSlices, DeviceClasses and ResourceClaims
+  // (docs/dra.md); the cache is synced only once all five kinds are listed.
+  bool watchDra = false;
 };
 
 // Progress of one list+watch, for metrics: completed full lists (more than one means re-lists) and
@@ -51,6 +55,14 @@ struct ApiServerBackendOptions {
 struct WatchCounts {
   std::uint64_t lists = 0;
   std::uint64_t failures = 0;
+  std::uint64_t skipped = 0;  // objects that did not read or were refused (each logged)
+};
+
+// The three DRA watches' counts (all zero when --dra is off).
+struct DraWatchCounts {
+  WatchCounts slices;
+  WatchCounts classes;
+  WatchCounts claims;
 };
 
 class ApiServerBackend final : public ClusterBackend {
@@ -87,6 +99,8 @@ class ApiServerBackend final : public ClusterBackend {
   const cluster::ClusterState& state() const { return *state_; }
   WatchCounts nodeWatch() const;
   WatchCounts podWatch() const;
+  DraWatchCounts draWatches() const;
+  bool draEnabled() const noexcept { return !dra_.empty(); }
   // Binds holding a --bind-concurrency slot (their Binding in flight), and binds waiting for one.
   std::size_t bindsSending() const { return binder_->inFlight(); }
   std::size_t bindsWaiting() const { return binder_->waiting(); }
@@ -101,6 +115,8 @@ class ApiServerBackend final : public ClusterBackend {
   std::shared_ptr<PodBinder> binder_;
   std::unique_ptr<kube::Reflector> nodes_;
   std::unique_ptr<kube::Reflector> pods_;
+  // The DRA watches, empty unless options_.watchDra: slices, classes, claims.
+  std::vector<std::unique_ptr<kube::Reflector>> dra_;
   std::mutex housekeepingMutex_;
   std::condition_variable housekeepingWake_;
   bool stopping_ = false;  // GUARDED_BY(housekeepingMutex_)

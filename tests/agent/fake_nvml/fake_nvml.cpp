@@ -133,6 +133,11 @@ Machine hgxH100() {
   Machine m;
   const unsigned int bus[8] = {0x18, 0x2a, 0x3a, 0x5d, 0x9a, 0xab, 0xba, 0xdb};
   m.gpus = gpus("h100", "NVIDIA H100 80GB HBM3", bus);
+  // Real UUID syntax here (the other machines' "GPU-<tag>-<i>" are not UUIDs, so their labels
+  // carry no `uuid`): the same values the extender's DRA fixtures use (fixtureGpuUuid).
+  for (int i = 0; i < 8; ++i) {
+    m.gpus[i].uuid = "GPU-1d6e2f3a-0000-4000-8000-00000000000" + std::to_string(i);
+  }
   m.switchBus = {0xe1, 0xe2, 0xe3, 0xe4};
   const int perSwitch[4] = {5, 4, 4, 5};
   for (int i = 0; i < 8; ++i) {

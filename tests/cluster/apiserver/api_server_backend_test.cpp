@@ -4,11 +4,15 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
 #include <future>
 #include <thread>
 
 #include "cluster/cluster_test_support.h"
 #include "kube/fake_transport.h"
+#include "support/dra_fixtures.h"
+#include "support/node_fixtures.h"
+#include "support/object_json.h"
 
 using namespace gte::cluster;
 using namespace gte::kube;
@@ -169,4 +173,75 @@ TEST_CASE("API-server backend: keeps API connections warm for bursts of binds") 
     backend.stop(milliseconds(2000));
     CHECK(versions() % (warm == 0 ? 1 : warm) == 0);  // whole rounds of `warm` at once
   }
+}
+
+// --dra: ResourceSlices, DeviceClasses and ResourceClaims are listed and watched too; the cache is
+// ready only once all five kinds are listed; an object that does not read is skipped and counted,
+// never applied (and never stops the watch); allocated claims count as used GPUs on the DRA node
+// and a deleted claim frees them. The HGX H100 fixture lists GPU i as gpu-<(i+4) mod 8>.
+TEST_CASE("API-server backend with --dra: DRA lists and watches feed the cache") {
+  using gte::testing::draFixtureText;
+  auto node = gte::testing::makeDgxH100(
+      gte::testing::FixtureState().withName("hgx-h100-a").withIdentities().withoutDevicePlugin());
+  node.resourceVersion = "1";
+  const std::string badSlice = R"({"metadata":{"name":"bad","resourceVersion":"3"},)"
+                               R"("spec":{"driver":"gpu.nvidia.com","pool":{"name":7}}})";
+  std::promise<void> claimsMayChange;
+  auto mayChange = claimsMayChange.get_future().share();
+  std::promise<void> releaseClasses;
+  auto classesListed = releaseClasses.get_future().share();
+  auto transport = std::make_shared<FakeTransport>();
+  transport->onSend = [&](const RecordedRequest& r) -> Result<HttpResponse> {
+    const auto list = [](const std::string& items) {
+      return ok(R"({"metadata":{"resourceVersion":"10"},"items":[)" + items + "]}");
+    };
+    if (r.path.rfind("/api/v1/nodes?", 0) == 0) return list(gte::testing::nodeJson(node));
+    if (r.path.rfind("/api/v1/pods?", 0) == 0) return list("");
+    if (r.path.rfind("/apis/resource.k8s.io/v1/resourceslices?", 0) == 0) {
+      return list(draFixtureText("hgx-h100-slice.json") + "," + badSlice);
+    }
+    if (r.path.rfind("/apis/resource.k8s.io/v1/deviceclasses?", 0) == 0) {
+      classesListed.wait();  // the cache is not ready before this list
+      return ok(draFixtureText("nvidia-device-classes.json"));
+    }
+    if (r.path.rfind("/apis/resource.k8s.io/v1/resourceclaims?", 0) == 0) {
+      return list(draFixtureText("claim-allocated.json"));
+    }
+    return ok("{}");
+  };
+  transport->onStream = [&](int, const std::string& path, const auto& emit,
+                            Cancellation& cancel) -> Result<HttpResponse> {
+    if (path.rfind("/apis/resource.k8s.io/v1/resourceclaims?", 0) == 0) {
+      mayChange.wait();
+      emit(R"({"type":"MODIFIED","object":{"metadata":{"name":7}}})"
+           "\n");
+      // One event a line: the fixture's line breaks go.
+      std::string claim = draFixtureText("claim-allocated.json");
+      std::replace(claim.begin(), claim.end(), '\n', ' ');
+      emit(R"({"type":"DELETED","object":)" + claim + "}\n");
+    }
+    return blockUntilCancelled(cancel);
+  };
+  ApiServerBackendOptions options;
+  options.watchDra = true;
+  ApiServerBackend backend(transport, testPolicy(), options);
+  CHECK(backend.draEnabled());
+  backend.start();
+  std::this_thread::sleep_for(milliseconds(100));
+  CHECK_FALSE(backend.ready());
+  CHECK_FALSE(backend.snapshot()->synced);
+  releaseClasses.set_value();
+  REQUIRE(waitFor([&] { return backend.ready() && backend.snapshot()->synced; }));
+  CHECK(freeOn(backend, "hgx-h100-a") == 7);  // claim-allocated holds gpu-1 (GPU 5)
+  CHECK(backend.draWatches().slices.skipped == 1);
+  CHECK(backend.draWatches().slices.lists == 1);
+  CHECK(backend.state().draCounts().slices == 1);
+  CHECK(backend.state().draCounts().classes == 5);
+
+  claimsMayChange.set_value();
+  REQUIRE(waitFor([&] { return freeOn(backend, "hgx-h100-a") == 8; }));
+  CHECK(backend.draWatches().claims.skipped == 1);
+  std::string why;
+  CHECK(backend.healthy(&why));
+  backend.stop(milliseconds(2000));
 }

@@ -1,5 +1,5 @@
 // Command rbac-knockouts prints one knockout per grant of the RBAC the Helm chart renders with its
-// default values, one a line, for tests/e2e/hack/rbac-knockouts.sh to pass to the chart-identity
+// default values and extender.dra=true (as the chart-identity mode), one a line, for tests/e2e/hack/rbac-knockouts.sh to pass to the chart-identity
 // mode as GTE_E2E_RBAC_DROP (spelling in internal/chartrun/knockout.go).
 //
 //	rbac-knockouts HELM CHART_DIR
@@ -18,7 +18,10 @@ func main() {
 		os.Exit(2)
 	}
 	// The image tag only fills the scheduler's image field; RBAC does not depend on it.
-	text, err := chartrun.Render(os.Args[1], os.Args[2], "--set", "scheduler.image.tag=v0.0.0")
+	// extender.dra=true as the chart-identity mode renders it (chart_release_test.go, chartValues),
+	// so the DRA watches' grants are knocked out too.
+	text, err := chartrun.Render(os.Args[1], os.Args[2], "--set", "scheduler.image.tag=v0.0.0",
+		"--set", "extender.dra=true")
 	if err == nil {
 		var m chartrun.Manifests
 		if m, err = chartrun.Decode(text); err == nil {

@@ -79,8 +79,13 @@ profiles:
 	if timeout == 0 {
 		timeout = 10 * time.Second
 	}
-	fmt.Fprintf(&b, "  weight: %d\n  nodeCacheCapable: %t\n  httpTimeout: %s\n  managedResources:\n",
+	fmt.Fprintf(&b, "  weight: %d\n  nodeCacheCapable: %t\n  httpTimeout: %s\n",
 		ext.Weight, ext.NodeCacheCapable, timeout)
+	// None: kube-scheduler calls the extender for every pod (ResourceClaim pods request no
+	// extended resource).
+	if len(ext.ManagedResources) > 0 {
+		b.WriteString("  managedResources:\n")
+	}
 	for _, r := range ext.ManagedResources {
 		fmt.Fprintf(&b, "  - name: %s\n    ignoredByScheduler: false\n", r)
 	}
@@ -130,6 +135,9 @@ type ExtenderOptions struct {
 	Binary     string
 	Policy     string
 	Kubeconfig string // empty: no cluster connection, decide from the objects in each request
+	// DRA passes --dra (with Kubeconfig): the extender also watches ResourceSlices, DeviceClasses
+	// and ResourceClaims.
+	DRA bool
 }
 
 // StartExtender runs `<binary> serve --listen 127.0.0.1:<port> --policy <policy> [--kubeconfig f]`
@@ -149,6 +157,9 @@ func StartExtender(ctx context.Context, logDir string, o ExtenderOptions) (*Proc
 	args := []string{"serve", "--listen", addr, "--policy", o.Policy}
 	if o.Kubeconfig != "" {
 		args = append(args, "--kubeconfig", o.Kubeconfig)
+	}
+	if o.DRA {
+		args = append(args, "--dra")
 	}
 	p, err := StartProcess("extender", logDir, o.Binary, args...)
 	if err != nil {

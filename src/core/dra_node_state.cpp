@@ -1,0 +1,193 @@
+#include "core/dra_node_state.h"
+
+#include <algorithm>
+
+#include "dra/slice_device.h"
+#include "model/gpu_request.h"
+#include "topology/pair_table.h"
+
+namespace gte {
+namespace {
+
+// A device the allocator could hand out alone, before any claim of the pod: free, its counters
+// available, no taint a request without tolerations must respect.
+// `emptied`: as if no claim held anything (in use ignored, counters at their sets' values).
+bool availableAlone(const dra::NodeDevices& devices, const dra::NodeDevice& nd, bool emptied) {
+  if (nd.inUse && !emptied) return false;
+  const dra::ResourceSlice& slice = *nd.slice;
+  const dra::Device& device = slice.devices[nd.index];
+  for (std::uint32_t t = device.taints.first; t < device.taints.first + device.taints.count; ++t) {
+    const dra::TaintEffect effect = slice.taints[t].effect;
+    if (effect == dra::TaintEffect::kNoSchedule || effect == dra::TaintEffect::kNoExecute) {
+      return false;
+    }
+  }
+  const dra::NodePool& pool = devices.pools[nd.pool];
+  std::vector<Quantity> need(pool.counters.size());
+  for (std::uint32_t g = device.consumesCounters.first;
+       g < device.consumesCounters.first + device.consumesCounters.count; ++g) {
+    const dra::CounterGroup& group = slice.counterGroups[g];
+    for (std::uint32_t c = group.counters.first; c < group.counters.first + group.counters.count;
+         ++c) {
+      for (std::size_t k = 0; k < pool.counters.size(); ++k) {
+        if (pool.counters[k].counterSet == slice.view(group.counterSet) &&
+            pool.counters[k].name == slice.view(slice.quantities[c].name)) {
+          need[k] += slice.quantities[c].value;
+        }
+      }
+    }
+  }
+  if (device.consumesCounters.count == 0) return true;
+  for (std::size_t k = 0; k < pool.counters.size(); ++k) {
+    if ((emptied ? pool.counters[k].total : pool.counters[k].available) < need[k]) return false;
+  }
+  return true;
+}
+
+// What the devices in use mean for GPUs: GPUs held, MIG devices counted, the plain order and
+// the GPUs in it the allocator would skip.
+void deriveUsage(DraNodeState& state) {
+  state.gpusInUse = 0;
+  state.migDevices = 0;
+  state.migDevicesInUse = 0;
+  state.plainOrder.clear();
+  state.plainTaken = 0;
+  state.plainBlocked = 0;
+  state.plainUninterpretable = false;
+  const std::size_t n = state.devices.devices.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const dra::DeviceRole role = state.deviceGpus[i].role;
+    const bool inUse = state.devices.devices[i].inUse;
+    if (role == dra::DeviceRole::kMig) {
+      ++state.migDevices;
+      if (inUse) ++state.migDevicesInUse;
+    }
+    if (inUse && state.deviceGpus[i].gpu >= 0 && role != dra::DeviceRole::kOther) {
+      state.gpusInUse |= bitOf(state.deviceGpus[i].gpu);
+    }
+  }
+  if (state.plainClass < 0) return;
+  std::vector<std::string_view> counterSets;  // of the devices in the plain order
+  for (std::size_t i = 0; i < n; ++i) {
+    const int gpu = state.deviceGpus[i].gpu;
+    const dra::CelOutcome selects = state.classMatches.at(state.plainClass, i);
+    if (selects == dra::CelOutcome::kError || selects == dra::CelOutcome::kUninterpretable) {
+      state.plainUninterpretable = true;
+    }
+    if (selects != dra::CelOutcome::kTrue || gpu < 0 ||
+        state.deviceGpus[i].role != dra::DeviceRole::kWholeGpu) {
+      continue;
+    }
+    // Two GPUs of the order drawing on one counter set: taking one can rule out the other, which
+    // a precomputed order cannot tell. Such pods get no verdict (DynamicMIG GPUs each have their
+    // own set; this guards other layouts).
+    const dra::NodeDevice& nd = state.devices.devices[i];
+    const dra::Device& published = nd.slice->devices[nd.index];
+    for (std::uint32_t g = published.consumesCounters.first;
+         g < published.consumesCounters.first + published.consumesCounters.count; ++g) {
+      const std::string_view set = nd.slice->view(nd.slice->counterGroups[g].counterSet);
+      if (std::find(counterSets.begin(), counterSets.end(), set) != counterSets.end()) {
+        state.plainUninterpretable = true;
+      }
+      counterSets.push_back(set);
+    }
+    state.plainOrder.push_back(gpu);
+    if (!availableAlone(state.devices, nd, false)) state.plainTaken |= bitOf(gpu);
+    if (!availableAlone(state.devices, nd, true)) state.plainBlocked |= bitOf(gpu);
+  }
+}
+
+// The counters a device consumes, given back to its pool.
+void giveBackCounters(dra::NodeDevices& devices, const dra::NodeDevice& nd) {
+  const dra::ResourceSlice& slice = *nd.slice;
+  const dra::Device& device = slice.devices[nd.index];
+  dra::NodePool& pool = devices.pools[nd.pool];
+  for (std::uint32_t g = device.consumesCounters.first;
+       g < device.consumesCounters.first + device.consumesCounters.count; ++g) {
+    const dra::CounterGroup& group = slice.counterGroups[g];
+    for (std::uint32_t c = group.counters.first; c < group.counters.first + group.counters.count;
+         ++c) {
+      for (dra::PoolCounter& counter : pool.counters) {
+        if (counter.counterSet == slice.view(group.counterSet) &&
+            counter.name == slice.view(slice.quantities[c].name)) {
+          counter.available += slice.quantities[c].value;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+DraNodeStateConstSharedPtr draStateWithout(const DraNodeStateConstSharedPtr& state,
+                                           const std::vector<std::string>& podUids) {
+  if (!state) return state;
+  auto out = std::make_shared<DraNodeState>(*state);
+  bool freed = false;
+  for (const auto& [position, pods] : state->holders) {
+    const bool allVictims = std::all_of(pods.begin(), pods.end(), [&](const std::string& uid) {
+      return std::find(podUids.begin(), podUids.end(), uid) != podUids.end();
+    });
+    if (!allVictims) continue;
+    dra::NodeDevice& device = out->devices.devices[position];
+    device.inUse = false;
+    giveBackCounters(out->devices, device);
+    freed = true;
+  }
+  if (!freed) return state;
+  deriveUsage(*out);
+  return out;
+}
+
+std::size_t DraNodeState::devicePosition(std::string_view pool,
+                                         std::string_view device) const noexcept {
+  for (std::size_t i = 0; i < devices.devices.size(); ++i) {
+    const dra::NodeDevice& nd = devices.devices[i];
+    if (nd.slice->pool == pool && nd.slice->deviceName(nd.index) == device) return i;
+  }
+  return devices.devices.size();
+}
+
+DraNodeStateConstSharedPtr buildDraNodeState(const NodeInfo& node, const GpuTopology& topology,
+                                             const dra::SliceIndex& slices,
+                                             const dra::AllocatedDevices& allocated,
+                                             dra::ClassCatalogConstSharedPtr catalog) {
+  auto state = std::make_shared<DraNodeState>();
+  state->devices = dra::gatherNodeDevices(node.name, node.labels, slices, allocated);
+  if (state->devices.pools.empty() && state->devices.error.empty()) return nullptr;
+  state->catalog = catalog ? std::move(catalog) : std::make_shared<const dra::ClassCatalog>();
+  state->classMatches = dra::matchClasses(state->devices, *state->catalog);
+  const Quantity* allocatable = node.allocatable.find(kGpuResource);
+  const bool devicePlugin = allocatable != nullptr && !allocatable->isZero();
+  state->mapping = dra::mapGpuDevices(node.name, state->devices, topology, devicePlugin);
+  state->topologyUnknown = !state->mapping.error.empty();
+
+  state->deviceGpus = state->mapping.devices;
+  int ordinal = 0;
+  for (std::size_t i = 0; i < state->deviceGpus.size(); ++i) {
+    dra::DeviceGpu& device = state->deviceGpus[i];
+    if (state->topologyUnknown) {
+      const bool counts = device.role == dra::DeviceRole::kWholeGpu && ordinal < kMaxGpus;
+      device.gpu = counts ? static_cast<std::int8_t>(ordinal++) : std::int8_t{-1};
+    }
+    const dra::NodeDevice& nd = state->devices.devices[i];
+    if (nd.inUse) {
+      const auto* pods =
+          allocated.holders(nd.slice->driver, nd.slice->pool, nd.slice->deviceName(nd.index));
+      if (pods != nullptr && !pods->empty()) {
+        state->holders.emplace_back(static_cast<std::uint32_t>(i), *pods);
+      }
+    }
+  }
+  const bool anyWhole =
+      std::any_of(state->mapping.devices.begin(), state->mapping.devices.end(),
+                  [](const dra::DeviceGpu& d) { return d.role == dra::DeviceRole::kWholeGpu; });
+  state->handsOutGpus = anyWhole && !devicePlugin;
+  if (state->handsOutGpus) {
+    state->plainClass = state->catalog->forExtendedResource(kDraGpuExtendedResource);
+  }
+  deriveUsage(*state);
+  return state;
+}
+
+}  // namespace gte

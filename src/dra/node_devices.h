@@ -1,0 +1,66 @@
+#pragma once
+// The devices one node can be allocated from, in the order the scheduler's structured allocator
+// (the incubating variant, the one kube-scheduler 1.37 runs with default feature gates) tries
+// them: the pools whose slices serve the node, sorted by (driver, pool name) with pools that
+// declare binding conditions last; in each pool its slices sorted by name; in each slice its
+// devices as listed. Pools that are incomplete (fewer slices of the newest generation than
+// resourceSliceCount) or invalid (duplicate device or counter-set names, consumption of an unknown
+// counter) contribute no device, as in the allocator. docs/dra.md spells out every rule.
+//
+// Computed once per change of the node's slices or of the devices allocated from them (the
+// snapshot's precompute); a request only walks `devices`.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dra/allocated_devices.h"
+#include "dra/resource_slice.h"
+#include "dra/slice_index.h"
+#include "model/quantity.h"
+#include "model/string_map.h"
+
+namespace gte::dra {
+
+struct PoolCounter {
+  std::string counterSet;
+  std::string name;
+  Quantity available;  // the set's value minus what allocated devices of the pool consume
+  Quantity total;      // the set's value
+};
+
+struct NodePool {
+  std::string driver;
+  std::string name;
+  bool incomplete = false;
+  bool invalid = false;
+  std::string invalidReason;
+  bool bindingConditions = false;  // some device declares them: tried after every other pool
+  std::vector<PoolCounter> counters;
+};
+
+struct NodeDevice {
+  const ResourceSlice* slice = nullptr;  // kept alive by NodeDevices::slices
+  std::uint32_t index = 0;               // in slice->devices
+  std::uint16_t pool = 0;                // in NodeDevices::pools
+  bool inUse = false;                    // exclusively allocated to some claim
+  // No taints, no counters consumed, not shareable: the first-fit need not read the device
+  // itself past its selectors (most GPU devices).
+  bool plain = true;
+};
+
+struct NodeDevices {
+  std::vector<NodePool> pools;
+  std::vector<NodeDevice> devices;  // the allocator's device order
+  std::vector<ResourceSliceConstSharedPtr> slices;
+  // Set when the scheduler cannot gather this node's pools at all (a slice's node selector the
+  // API would refuse): every allocation on the node fails with an error.
+  std::string error;
+
+  bool anyIncompleteOrInvalid() const noexcept;
+};
+
+NodeDevices gatherNodeDevices(std::string_view nodeName, const StringMap& nodeLabels,
+                              const SliceIndex& slices, const AllocatedDevices& allocated);
+
+}  // namespace gte::dra

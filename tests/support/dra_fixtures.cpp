@@ -1,0 +1,120 @@
+#include "support/dra_fixtures.h"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "dra/resource_slice_json.h"
+#include "json/json_reader.h"
+
+namespace gte::testing {
+namespace {
+
+template <typename T>
+T orThrow(Result<T> result, const std::string& file) {
+  if (!result.ok()) throw std::runtime_error(file + ": " + result.error().message);
+  return std::move(result).value();
+}
+
+}  // namespace
+
+std::string draFixtureText(const std::string& file) {
+  const std::string path = std::string(GTE_TEST_DATA_DIR) + "/dra/" + file;
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+dra::ResourceSliceConstSharedPtr draSlice(const std::string& file) {
+  return orThrow(dra::parseResourceSliceJson(draFixtureText(file)), file);
+}
+
+std::vector<dra::DeviceClassConstSharedPtr> draClasses(const std::string& file) {
+  return orThrow(dra::parseDeviceClassListJson(draFixtureText(file)), file);
+}
+
+dra::ResourceClaimConstSharedPtr draClaim(const std::string& file) {
+  return orThrow(dra::parseResourceClaimJson(draFixtureText(file)), file);
+}
+
+dra::ResourceClaimTemplateConstSharedPtr draTemplate(const std::string& file) {
+  return orThrow(dra::parseResourceClaimTemplateJson(draFixtureText(file)), file);
+}
+
+}  // namespace gte::testing
+
+namespace gte::testing {
+
+std::string draSliceJson(const std::string& name, const std::string& node, const std::string& pool,
+                         const std::string& devices, const std::string& spec, int generation,
+                         int sliceCount) {
+  std::string out = R"({"metadata":{"name":")" + name + R"("},"spec":{"driver":"gpu.nvidia.com",)";
+  if (!node.empty()) out += R"("nodeName":")" + node + R"(",)";
+  if (!spec.empty()) out += spec + ",";
+  out += R"("pool":{"name":")" + pool + R"(","generation":)" + std::to_string(generation) +
+         R"(,"resourceSliceCount":)" + std::to_string(sliceCount) + R"(},"devices":)" + devices +
+         "}}";
+  return out;
+}
+
+std::string draGpuDevice(const std::string& name, int numa, const std::string& pcieRoot,
+                         const std::string& extra) {
+  std::string out = R"({"name":")" + name + R"(","attributes":{"type":{"string":"gpu"},)" +
+                    R"("resource.kubernetes.io/numaNode":{"int":)" + std::to_string(numa) + "}," +
+                    R"("resource.kubernetes.io/pcieRoot":{"string":")" + pcieRoot + R"("}})";
+  if (!extra.empty()) out += "," + extra;
+  out += "}";
+  return out;
+}
+
+}  // namespace gte::testing
+
+#include "core/dra_node_state.h"
+#include "dra/resource_claim.h"
+
+namespace gte::testing {
+
+DraCluster::DraCluster()
+    : classes(std::make_shared<const dra::ClassCatalog>(draClasses("nvidia-device-classes.json"))),
+      objects(std::make_shared<dra::DraObjectMaps>(classes)) {}
+
+void DraCluster::addSlice(const std::string& file) {
+  slices.upsert(draSlice(file));
+}
+
+void DraCluster::addSliceJson(const std::string& json) {
+  slices.upsert(orThrow(dra::parseResourceSliceJson(json), "slice"));
+}
+
+void DraCluster::addClaim(const dra::ResourceClaimConstSharedPtr& claim) {
+  objects->add(claim);
+  allocated.addClaim(*claim);
+}
+
+NodeStateConstSharedPtr DraCluster::nodeState(const NodeInfo& node, const Policy& policy,
+                                              NodeChargesConstSharedPtr charges) const {
+  const NodeStateConstSharedPtr read = readNodeState(node, policy);
+  auto dra = buildDraNodeState(node, read->topology, slices, allocated, classes);
+  return chargeNodeState(*read, std::move(charges), policy, std::move(dra));
+}
+
+PodInfo makeClaimPod(const std::string& name, const std::string& ns,
+                     const std::vector<std::pair<std::string, std::string>>& claims,
+                     const std::vector<std::pair<std::string, std::string>>& templates,
+                     const std::vector<std::pair<std::string, std::string>>& statuses) {
+  PodInfo pod;
+  pod.name = name;
+  pod.ns = ns;
+  pod.uid = "uid-" + name;
+  for (const auto& [entry, claim] : claims)
+    pod.resourceClaims.push_back({entry, claim, ""});
+  for (const auto& [entry, tmpl] : templates)
+    pod.resourceClaims.push_back({entry, "", tmpl});
+  for (const auto& [entry, claim] : statuses)
+    pod.resourceClaimStatuses.push_back({entry, claim});
+  return pod;
+}
+
+}  // namespace gte::testing
