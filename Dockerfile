@@ -1,10 +1,13 @@
 # gpu-topology-extender container image.
 #
-#   docker build -t gpu-topology-extender:0.1.0 .
+#   make image                      # no registry: a Debian base from the archive, buildah, an OCI
+#                                   # archive in build/image/ (scripts/build-image.sh)
+#   docker build -t gpu-topology-extender:0.1.0 .     # or any OCI builder, bases from a registry
 #
-# Builder: Debian 12 with the build dependencies from scripts/install-deps.sh (Debian archive only;
-# prometheus-cpp is built there as a static library). Runtime: Debian 12 slim with only the shared
-# libraries the binary links: cpprest, yaml-cpp, Boost.Graph (+ Boost.Regex, ICU) and OpenSSL.
+# Builder: Debian 12 with the build dependencies from scripts/install-deps.sh --build-only (Debian
+# archive only; prometheus-cpp is built there as a static library). Runtime: Debian 12 slim with
+# only the shared libraries the binaries link: cpprest, yaml-cpp, Boost.Graph (+ Boost.Regex, ICU),
+# OpenSSL, and gRPC/protobuf for the agent. The image test: make image-test (docs/testing.md).
 
 ARG BUILDER_IMAGE=debian:bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
@@ -12,15 +15,18 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 FROM ${BUILDER_IMAGE} AS builder
 WORKDIR /src
 # Dependencies first: editing the source does not re-run the package install.
-COPY scripts/install-deps.sh scripts/install-deps.sh
-RUN bash scripts/install-deps.sh && rm -rf /var/lib/apt/lists/*
+COPY scripts/install-deps.sh scripts/debian-mirror.sh scripts/
+RUN bash scripts/install-deps.sh --build-only && rm -rf /var/lib/apt/lists/*
 COPY . .
 # .git is not in the build context: pass the revision for /version, e.g.
 #   docker build --build-arg GTE_GIT_REV=$(git describe --always --dirty) .
 ARG GTE_GIT_REV=unknown
+# Compile jobs; empty: one per CPU.
+ARG GTE_BUILD_JOBS=
 RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGTE_GIT_REV=${GTE_GIT_REV} \
         -DGTE_BUILD_TESTS=OFF -DGTE_BUILD_BENCH=OFF \
- && cmake --build build --target gpu-topology-extender gpu-topology-agent \
+ && cmake --build build -j "${GTE_BUILD_JOBS:-$(nproc)}" \
+        --target gpu-topology-extender gpu-topology-agent \
  && strip --strip-unneeded build/bin/gpu-topology-extender build/bin/gpu-topology-agent
 
 FROM ${RUNTIME_IMAGE}
@@ -32,7 +38,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         libcpprest2.10 libyaml-cpp0.7 libboost-graph1.74.0 libssl3 ca-certificates \
         libgrpc++1.51 libprotobuf32 \
- && rm -rf /var/lib/apt/lists/* \
+ && apt-get clean && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 65532 gte \
  && useradd --system --uid 65532 --gid 65532 --no-create-home --home-dir /nonexistent \
         --shell /usr/sbin/nologin gte
@@ -41,6 +47,9 @@ COPY --from=builder /src/build/bin/gpu-topology-extender /usr/local/bin/gpu-topo
 # The node agent (DaemonSet, chart value agent.enabled). It loads libnvidia-ml.so.1 at run time
 # (the NVIDIA container runtime mounts it), so the image needs no driver.
 COPY --from=builder /src/build/bin/gpu-topology-agent /usr/local/bin/gpu-topology-agent
+# The kubectl plugin (`kubectl gpu-topology explain|whatif|nodes`), to copy out onto an admin's PATH:
+#   docker cp $(docker create IMAGE):/usr/local/bin/kubectl-gpu_topology ~/bin/   (docs/operations.md)
+COPY --from=builder /src/tools/kubectl-gpu_topology /usr/local/bin/kubectl-gpu_topology
 # The default policy, so the default CMD works without a mounted ConfigMap. The Helm chart mounts
 # its own ConfigMap over this directory.
 COPY --from=builder /src/config/scheduler-policy.yaml /etc/gpu-topology-extender/scheduler-policy.yaml

@@ -6,7 +6,7 @@ LISTEN ?= 127.0.0.1:8888
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 BIN := $(BUILD_DIR)/bin/gpu-topology-extender
 
-.PHONY: all deps fuzz-deps configure build run test unit e2e e2e-control asan tsan fuzz bench bench-e2e soak format format-check clean
+.PHONY: all deps fuzz-deps configure build run test unit e2e e2e-control asan tsan fuzz bench bench-e2e soak image image-test format format-check clean
 
 all: build
 
@@ -83,6 +83,16 @@ bench-e2e: build
 	@tests/e2e/hack/build-control-plane.sh
 	@cd tests/e2e && PATH="$$PATH:/usr/local/go/bin" GOFLAGS="-mod=mod -buildvcs=false" \
 	  go run ./cmd/bench-e2e -extender $(abspath $(BIN)) $(BENCH_E2E_FLAGS)
+
+# The container image from the Dockerfile, with no registry: a Debian base made from the archive
+# (mmdebstrap), buildah, an OCI archive in build/image/ (scripts/build-image.sh). Needs root.
+# image-test also starts it and checks it (tests/image/check-image.sh; docs/testing.md,
+# "Container image"); CI runs it after `make test`.
+image:
+	@$(SUDO) env JOBS=$(JOBS) scripts/build-image.sh
+
+image-test: image
+	@$(SUDO) tests/image/check-image.sh
 
 format:
 	@git ls-files '*.h' '*.cpp' | xargs clang-format -i

@@ -1,7 +1,8 @@
 // Memory and update cost of the cluster cache at scale: 5,000 GPU nodes and 100,000 pods fed
-// through the same path as the API-server list (JSON -> NodeCacheSink/PodCacheSink ->
-// ClusterState), one object at a time as a paged list delivers them. Prints heap bytes in use
-// (mallinfo2) and RSS before and after each step, per object, and the time of single watch events.
+// through the same path as the API-server list (JSON -> the sinks' readers -> NodeCacheSink /
+// PodCacheSink -> ClusterState), one object at a time as a paged list delivers them. Prints heap
+// bytes in use (mallinfo2) and RSS before and after each step, per object, and the time of single
+// watch events.
 //
 //   bench_cluster_state [nodes=5000] [pods=100000]
 #include <malloc.h>
@@ -14,14 +15,17 @@
 #include <string>
 #include <vector>
 
+#include "api_objects.h"
+#include "cluster/apiserver/cache_sinks.h"
 #include "cluster/cluster_state.h"
-#include "k8s/cache_sinks.h"
+#include "json/json_reader.h"
 #include "policy/default_policy.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr std::int64_t kAgentGen = 1764670000;  // 2025-12-02T10:06:40Z, the agent's last write
+using gte::bench::nodeJson;
+using gte::bench::podJson;
 
 struct Memory {
   std::size_t heap = 0;  // bytes malloc has handed out and not got back
@@ -44,73 +48,19 @@ double ms(Clock::duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
 }
 
-std::string pairs(char c) {
-  return std::string(28, c);
+using gte::kube::ReflectorSink;
+using gte::kube::WatchEventType;
+
+// One object as a list page or a watch event delivers it: read by the sink's reader where it
+// stands, then listed or applied.
+bool listed(ReflectorSink& sink, const std::string& json) {
+  gte::json::JsonReader reader(json);
+  return sink.read(reader).ok() && sink.listItem().ok();
 }
 
-// A Node as the API server lists it: well-known, GPU Feature Discovery and labels-v1 labels, the
-// usual status (conditions, addresses, images: skipped by the reader, never stored).
-std::string nodeJson(int i, const std::string& used) {
-  const std::string name = "gpu-node-" + std::to_string(i);
-  std::string labels =
-      R"("kubernetes.io/hostname":")" + name +
-      R"(","kubernetes.io/arch":"amd64",)"
-      R"("kubernetes.io/os":"linux","node.kubernetes.io/instance-type":"p5.48xlarge",)"
-      R"("topology.kubernetes.io/region":"us-east-1","topology.kubernetes.io/zone":"us-east-1a",)"
-      R"("nvidia.com/gpu.present":"true","nvidia.com/gpu.count":"8",)"
-      R"("nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3","nvidia.com/gpu.memory":"81559",)"
-      R"("nvidia.com/cuda.driver.major":"550","nvidia.com/mig.capable":"true",)"
-      R"("nvidia.com/gpu.family":"hopper","feature.node.kubernetes.io/pci-10de.present":"true",)";
-  labels +=
-      R"("gputopo.dev/v":"1","gputopo.dev/n":"8","gputopo.dev/model":"NVIDIA-H100-80GB-HBM3",)"
-      R"("gputopo.dev/fabric":"nvsw4","gputopo.dev/nvl":")" +
-      pairs('i') + R"(","gputopo.dev/pci":")" + pairs('S') +
-      R"(","gputopo.dev/numa":"00001111","gputopo.dev/health":"11111111","gputopo.dev/used":")" +
-      used + R"(","gputopo.dev/mig":"00000000","gputopo.dev/gen":")" + std::to_string(kAgentGen) +
-      "\"";
-  return R"({"metadata":{"name":")" + name + R"(","uid":"8a3c2f6e-0000-4000-8000-)" +
-         std::to_string(100000000000 + i) + R"(","resourceVersion":")" + std::to_string(1000 + i) +
-         R"(","creationTimestamp":"2025-11-01T00:00:00Z","labels":{)" + labels +
-         R"(},"annotations":{"node.alpha.kubernetes.io/ttl":"0","volumes.kubernetes.io/controller-managed-attach-detach":"true"}},)"
-         R"("spec":{"podCIDR":"10.244.3.0/24","providerID":"aws:///us-east-1a/i-0123456789abcdef0"},)"
-         R"("status":{"capacity":{"cpu":"192","memory":"2113425220Ki","nvidia.com/gpu":"8","pods":"110","ephemeral-storage":"1844532280Ki","hugepages-2Mi":"0"},)"
-         R"("allocatable":{"cpu":"191450m","memory":"2113220420Ki","nvidia.com/gpu":"8","pods":"110","ephemeral-storage":"1699927071495","hugepages-2Mi":"0"},)"
-         R"("conditions":[{"type":"Ready","status":"True","lastHeartbeatTime":"2026-01-01T00:00:00Z","lastTransitionTime":"2025-11-01T00:00:00Z","reason":"KubeletReady","message":"kubelet is posting ready status"}],)"
-         R"("addresses":[{"type":"InternalIP","address":"10.0.3.11"},{"type":"Hostname","address":")" +
-         name +
-         R"("}],"daemonEndpoints":{"kubeletEndpoint":{"Port":10250}},)"
-         R"("nodeInfo":{"machineID":"ec2abc","systemUUID":"ec2abc","bootID":"b","kernelVersion":"6.1.0","osImage":"Debian GNU/Linux 12","containerRuntimeVersion":"containerd://1.7.0","kubeletVersion":"v1.31.0","kubeProxyVersion":"","operatingSystem":"linux","architecture":"amd64"}}})";
-}
-
-// A Pod as listed: two containers (one with GPUs on GPU pods), PodScheduled time, and for a third
-// of them kubectl's last-applied-configuration (the cache drops foreign annotations).
-std::string podJson(int i, const std::string& node, bool nominatedOnly, int gpus,
-                    const std::string& scheduledAt) {
-  const std::string name = "job-" + std::to_string(i / 8) + "-worker-" + std::to_string(i % 8);
-  std::string annotations = R"("prometheus.io/scrape":"true")";
-  if (i % 3 == 0) {
-    annotations +=
-        R"(,"kubectl.kubernetes.io/last-applied-configuration":")" + std::string(1500, 'x') + "\"";
-  }
-  const std::string gpuLimits =
-      gpus > 0 ? R"(,"limits":{"nvidia.com/gpu":")" + std::to_string(gpus) + R"("})" : "";
-  return R"({"metadata":{"name":")" + name + R"(","namespace":"team-)" + std::to_string(i % 40) +
-         R"(","uid":"5c1f0000-0000-4000-8000-)" + std::to_string(100000000000 + i) +
-         R"(","resourceVersion":")" + std::to_string(200000 + i) +
-         R"(","creationTimestamp":"2025-11-30T00:00:00Z","labels":{"app":"trainer","job":"j)" +
-         std::to_string(i / 8) + R"("},"annotations":{)" + annotations +
-         R"(},"ownerReferences":[{"apiVersion":"batch/v1","kind":"Job","name":"j","uid":"x","controller":true}]},)"
-         R"("spec":{)" +
-         (nominatedOnly ? std::string() : R"("nodeName":")" + node + R"(",)") +
-         R"("containers":[{"name":"main","image":"registry.example.com/trainer:1.2.3","resources":{"requests":{"cpu":"4","memory":"32Gi"})" +
-         gpuLimits +
-         R"(}},{"name":"sidecar","image":"registry.example.com/log:1","resources":{"requests":{"cpu":"100m","memory":"128Mi"}}}],)"
-         R"("schedulerName":"gpu-scheduler","priority":1000,"tolerations":[{"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"}]},)"
-         R"("status":{"phase":")" +
-         (nominatedOnly ? std::string("Pending") : std::string("Running")) + R"(",)" +
-         (nominatedOnly ? R"("nominatedNodeName":")" + node + R"(",)" : std::string()) +
-         R"("qosClass":"Burstable","conditions":[{"type":"PodScheduled","status":"True","lastProbeTime":null,"lastTransitionTime":")" +
-         scheduledAt + R"("}]}})";
+bool applied(ReflectorSink& sink, WatchEventType type, const std::string& json) {
+  gte::json::JsonReader reader(json);
+  return sink.read(reader).ok() && sink.apply(type).ok();
 }
 
 }  // namespace
@@ -120,14 +70,18 @@ int main(int argc, char** argv) {
   const int podCount = argc > 2 ? std::stoi(argv[2]) : 100000;
   auto state = std::make_shared<gte::cluster::ClusterState>(
       std::make_shared<const gte::Policy>(gte::defaultPolicy()));
-  gte::k8s::NodeCacheSink nodes(state, [] {});
-  gte::k8s::PodCacheSink pods(state, [] {});
+  auto nodeSink = gte::kube::reflectorSink<gte::NodeInfo>(
+      gte::readNodeJson, std::make_shared<gte::cluster::NodeCacheSink>(state, [] {}));
+  auto podSink = gte::kube::reflectorSink<gte::PodInfo>(
+      gte::readPodJson, std::make_shared<gte::cluster::PodCacheSink>(state, [] {}));
+  ReflectorSink& nodes = *nodeSink;
+  ReflectorSink& pods = *podSink;
 
   const Memory start = measure();
   auto t0 = Clock::now();
   nodes.beginList();
   for (int i = 0; i < nodeCount; ++i) {
-    if (!nodes.listItem(nodeJson(i, i % 4 == 0 ? "11110000" : "00000000")).ok()) return 1;
+    if (!listed(nodes, nodeJson(i, i % 4 == 0 ? "11110000" : "00000000"))) return 1;
   }
   nodes.endList();
   const auto nodeListTime = Clock::now() - t0;
@@ -142,7 +96,7 @@ int main(int argc, char** argv) {
     // One GPU pod in ten was bound after the agent's last write: counted by prediction.
     const bool recent = gpus > 0 && (i / 10) % 10 == 0;
     const std::string when = recent ? "2025-12-02T10:10:00Z" : "2025-12-01T00:00:00Z";
-    if (!pods.listItem(podJson(i, node, nominated, gpus, when)).ok()) return 1;
+    if (!listed(pods, podJson(i, node, nominated, gpus, when))) return 1;
   }
   pods.endList();
   const auto podListTime = Clock::now() - t0;
@@ -155,11 +109,11 @@ int main(int argc, char** argv) {
     const std::string json =
         podJson(podCount + i, "gpu-node-" + std::to_string(i), false, 2, "2026-01-01T00:00:00Z");
     t0 = Clock::now();
-    if (!pods.apply(gte::k8s::WatchEventType::kAdded, json).ok()) return 1;
+    if (!applied(pods, WatchEventType::kAdded, json)) return 1;
     podEvents.push_back(ms(Clock::now() - t0));
     const std::string node = nodeJson(i, i % 2 ? "11000000" : "00110000");
     t0 = Clock::now();
-    if (!nodes.apply(gte::k8s::WatchEventType::kModified, node).ok()) return 1;
+    if (!applied(nodes, WatchEventType::kModified, node)) return 1;
     nodeEvents.push_back(ms(Clock::now() - t0));
   }
   std::sort(podEvents.begin(), podEvents.end());
@@ -181,8 +135,7 @@ int main(int argc, char** argv) {
         i % 2 ? podJson(1000 + i, node, false, 0, "2025-12-01T00:00:00Z")
               : nodeJson(1000 + i % 1000, (1000 + i % 1000) % 4 == 0 ? "11110000" : "00000000");
     t0 = Clock::now();
-    const bool good = i % 2 ? pods.apply(gte::k8s::WatchEventType::kModified, pod).ok()
-                            : nodes.apply(gte::k8s::WatchEventType::kModified, pod).ok();
+    const bool good = applied(i % 2 ? pods : nodes, WatchEventType::kModified, pod);
     quietEvents.push_back(ms(Clock::now() - t0));
     if (!good) return 1;
   }

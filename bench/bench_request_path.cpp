@@ -1,9 +1,11 @@
 // The request path at cluster scale: filter + prioritize over 5,000 nodes in both cache modes,
 // through ExtenderService (everything but the socket). Prints medians; see docs/performance.md.
 //
-//   build/bin/bench_request_path [nodes] [iterations] [names]
+//   build/bin/bench_request_path [nodes] [iterations] [names|whatif]
 // With `names`, only the NodeNames (nodeCacheCapable: true) figures are measured: quicker, and the
-// form to profile (`perf record -g build/bin/bench_request_path 5000 2000 names`).
+// form to profile (`perf record -g build/bin/bench_request_path 5000 2000 names`). With `whatif`,
+// the what-if (one pod, 100 pods, one pod under a proposed policy) and the node listing on the same
+// snapshot, through ExtenderService as POST /whatif and GET /nodes reach it.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -15,11 +17,15 @@
 #include <vector>
 
 #include "core/pod_demand.h"
+#include "dra/allocated_devices.h"
+#include "dra/dra_objects.h"
+#include "dra/slice_index.h"
 #include "filter/filter_nodes.h"
 #include "policy/default_policy.h"
 #include "prioritize/prioritize_nodes.h"
 #include "service/cluster_backend.h"
 #include "service/extender_service.h"
+#include "service/placement_recorder.h"
 #include "snapshot/cluster_snapshot_builder.h"
 #include "wire/extender_args.h"
 #include "wire/extender_results.h"
@@ -80,6 +86,12 @@ std::string nodeJson(int i, std::mt19937& rng) {
          images + "]}}";
 }
 
+// A pod without GPU demand: with the chart's extender.dra every pod reaches the extender
+// (docs/dra.md, "Install").
+const std::string kCpuPod =
+    R"({"metadata":{"name":"web-0","namespace":"ml","uid":"c1"},"spec":{"containers":[{"name":"m",)"
+    R"("resources":{"requests":{"cpu":"2","memory":"4Gi"},"limits":{"memory":"4Gi"}}}]}})";
+
 const std::string kPod =
     R"({"metadata":{"name":"train-0","namespace":"ml","uid":"p1"},"spec":{"containers":[{"name":"m",)"
     R"("resources":{"limits":{"nvidia.com/gpu":"2"},"requests":{"nvidia.com/gpu":"2"}}}]}})";
@@ -138,9 +150,55 @@ Stats repeat(int iterations, F&& f) {
   return {t[t.size() / 2], t[std::min(t.size() - 1, t.size() * 9 / 10)], cpu[cpu.size() / 2]};
 }
 
+// Two variants of one step, alternated call by call so that both see the same machine (the shared
+// VM's load changes from second to second); the ratio of their medians is what a change costs.
+template <typename F, typename G>
+std::pair<Stats, Stats> repeatAlternating(int iterations, F&& f, G&& g) {
+  std::vector<double> tf, tg, cf, cg;
+  for (int i = 0; i < iterations; ++i) {
+    double c0 = threadCpuMillis();
+    tf.push_back(millis(f));
+    cf.push_back(threadCpuMillis() - c0);
+    c0 = threadCpuMillis();
+    tg.push_back(millis(g));
+    cg.push_back(threadCpuMillis() - c0);
+  }
+  const auto stats = [](std::vector<double>& t, std::vector<double>& c) {
+    std::sort(t.begin(), t.end());
+    std::sort(c.begin(), c.end());
+    return Stats{t[t.size() / 2], t[std::min(t.size() - 1, t.size() * 9 / 10)], c[c.size() / 2]};
+  };
+  return {stats(tf, cf), stats(tg, cg)};
+}
+
 void report(const char* what, Stats s) {
   std::printf("%-44s median %8.2f ms   p90 %8.2f ms   cpu median %8.3f ms\n", what, s.median, s.p90,
               s.cpuMedian);
+}
+
+std::string whatifBody(int gpus, int count, const std::string& policy = {}) {
+  std::string body = R"({"pod":{"metadata":{"name":"w","namespace":"ml"},"spec":{"containers":)"
+                     R"([{"name":"m","resources":{"limits":{"nvidia.com/gpu":")" +
+                     std::to_string(gpus) + R"("}}}]}},"count":)" + std::to_string(count);
+  if (!policy.empty()) body += R"(,"policy":")" + policy + R"(")";
+  return body + "}";
+}
+
+void benchWhatif(gte::ClusterBackend& backend, const gte::PolicyConstSharedPtr& policy,
+                 int iterations) {
+  gte::ExtenderService service([policy] { return policy; }, &backend, nullptr,
+                               gte::WhatifLimits{1000, std::chrono::minutes(1)});
+  const auto run = [&service](const std::string& body) {
+    if (service.whatif(body).status != 200) std::abort();
+  };
+  report("whatif, 1 pod of 2 GPUs", repeat(iterations, [&] { run(whatifBody(2, 1)); }));
+  report("whatif, 1 pod of 8 GPUs", repeat(iterations, [&] { run(whatifBody(8, 1)); }));
+  report("whatif, 100 pods of 2 GPUs", repeat(iterations, [&] { run(whatifBody(2, 100)); }));
+  report("whatif, 1 pod, running + proposed policy",
+         repeat(iterations, [&] { run(whatifBody(2, 1, "strategy: spread\\n")); }));
+  report("nodes, every node", repeat(iterations, [&] {
+           if (service.nodes({}).status != 200) std::abort();
+         }));
 }
 
 }  // namespace
@@ -148,7 +206,8 @@ void report(const char* what, Stats s) {
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 5000;
   const int iterations = argc > 2 ? std::atoi(argv[2]) : 15;
-  const bool namesOnly = argc > 3 && std::string(argv[3]) == "names";
+  const bool whatifOnly = argc > 3 && std::string(argv[3]) == "whatif";
+  const bool namesOnly = whatifOnly || (argc > 3 && std::string(argv[3]) == "names");
   std::mt19937 rng(42);
   std::vector<std::string> nodes;
   nodes.reserve(n);
@@ -184,6 +243,11 @@ int main(int argc, char** argv) {
   }
 
   gte::ClusterSnapshotBuilder builder(policy);
+  // As with --dra: the snapshot carries DRA objects (no slice serves these nodes), so every pod's
+  // demand is resolved against them.
+  const gte::dra::SliceIndex noSlices;
+  const gte::dra::AllocatedDevices noDevices;
+  builder.setDra(&noSlices, &noDevices, std::make_shared<const gte::dra::DraObjectMaps>(nullptr));
   const double buildMs = millis([&] {
     for (const auto& node : nodes)
       builder.upsertNode(*gte::parseNodeJson(node), {});
@@ -194,7 +258,13 @@ int main(int argc, char** argv) {
   std::printf("%-44s %8.2f ms (+ %.2f ms parsing nodes)\n", "snapshot build, all nodes", snapMs,
               buildMs);
   SnapshotBackend backend(snapshot);
-  gte::ExtenderService namesMode([policy] { return policy; }, &backend, nullptr);
+  if (whatifOnly) {
+    benchWhatif(backend, policy, iterations);
+    return 0;
+  }
+  // As the binary runs it: prioritize records each pod's decision for placement regret.
+  gte::PlacementRecorder placements(nullptr);
+  gte::ExtenderService namesMode([policy] { return policy; }, &backend, nullptr, {}, &placements);
   report("filter, NodeNames (snapshot)",
          repeat(iterations, [&] { (void)namesMode.filter(namesBody); }));
   report("prioritize, NodeNames (snapshot)",
@@ -203,6 +273,22 @@ int main(int argc, char** argv) {
            (void)namesMode.filter(namesBody);
            (void)namesMode.prioritize(namesBody);
          }));
+  // What a pod without GPU demand costs when every pod is sent (extender.dra), alternated with
+  // the 2-GPU pod's request so both see the same machine.
+  const std::string cpuBody =
+      R"({"Pod":)" + kCpuPod + namesBody.substr(namesBody.find(R"(,"Nodes":null)"));
+  const auto [gpuRequest, cpuRequest] = repeatAlternating(
+      iterations,
+      [&] {
+        (void)namesMode.filter(namesBody);
+        (void)namesMode.prioritize(namesBody);
+      },
+      [&] {
+        if (namesMode.filter(cpuBody).status != 200) std::abort();
+        (void)namesMode.prioritize(cpuBody);
+      });
+  report("filter + prioritize, 2-GPU pod (alternated)", gpuRequest);
+  report("filter + prioritize, CPU-only pod (alternated)", cpuRequest);
 
   // The phases of one NodeNames request, each alone.
   const auto args = gte::wire::parseExtenderArgs(namesBody);
@@ -235,6 +321,38 @@ int main(int argc, char** argv) {
          repeat(iterations, [&] { (void)gte::prioritizeNodes(&*demand, candidates, *policy); }));
   report("  phase: prioritizeNodes (scoreTerms per node)",
          repeat(iterations, [&] { (void)gte::prioritizeNodes(&*demand, unanswered, *policy); }));
+  // Placement regret's share of a request, alternated with the same request without it: the
+  // offer taken in prioritize's loop, and the decision recorded (docs/topology-health.md).
+  gte::ExtenderService withoutRegret([policy] { return policy; }, &backend, nullptr);
+  const auto [plainRequest, regretRequest] = repeatAlternating(
+      iterations,
+      [&] {
+        (void)withoutRegret.filter(namesBody);
+        (void)withoutRegret.prioritize(namesBody);
+      },
+      [&] {
+        (void)namesMode.filter(namesBody);
+        (void)namesMode.prioritize(namesBody);
+      });
+  report("filter + prioritize, without regret", plainRequest);
+  report("filter + prioritize, with regret", regretRequest);
+  std::printf("%-44s %8.3f (cpu %.3f)\n", "  regret's cost, ratio of medians",
+              regretRequest.median / plainRequest.median,
+              regretRequest.cpuMedian / plainRequest.cpuMedian);
+  gte::PlacementOffer offer;
+  const auto [plainLoop, offerLoop] = repeatAlternating(
+      iterations, [&] { (void)gte::prioritizeNodes(&*demand, candidates, *policy); },
+      [&] { (void)gte::prioritizeNodes(&*demand, candidates, *policy, nullptr, &offer); });
+  report("  phase: prioritizeNodes without the offer", plainLoop);
+  report("  phase: prioritizeNodes with the offer", offerLoop);
+  const gte::PlacementDecision decision{2,
+                                        {},
+                                        offer.feasibleBest,
+                                        offer.topWorst,
+                                        std::string(offer.bestNode),
+                                        std::string(offer.topNode)};
+  report("  phase: record the decision",
+         repeat(iterations, [&] { placements.decided("p1", decision); }));
   std::vector<gte::wire::HostPriority> list;
   for (const gte::HostScore& score : scores)
     list.push_back({score.host, score.wire});

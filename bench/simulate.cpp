@@ -10,21 +10,30 @@
 //                [--dra-pods extended-resource|claim-template]]
 //                [--mig-share 0.3 [--mig-mix
 //                1g.10gb:40,2g.20gb:20,3g.40gb:20,4g.40gb:10,7g.80gb:10]]
+//   gte_simulate --mode groups [--cluster SPEC] [--pods PATH | --synthetic MIX] [--loads 0.85]
+//                [--arrivals 8000] [--group-share 0.1] [--group-sizes MIX] [--group-duration 2]
+//                [--single-duration 3] [--warmup 0.25] [--choosers LIST] [--seeds ...] [--csv ...]
+//                [--json ...]
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "policy/default_policy.h"
 #include "policy/policy_yaml.h"
 #include "sim/cluster_spec.h"
+#include "sim/group_simulator.h"
+#include "sim/group_workload.h"
 #include "sim/openb_csv.h"
 #include "sim/placement_metrics.h"
 #include "sim/run_report.h"
 #include "sim/simulator.h"
+#include "sim/weighted_values.h"
 #include "sim/workload.h"
 
 namespace {
@@ -33,7 +42,8 @@ using namespace gte;
 using namespace gte::sim;
 
 constexpr std::string_view kUsage =
-    "usage: gte_simulate [--cluster SPEC | --openb-nodes PATH [--eight hgx-a100,dgx1v]]\n"
+    "usage: gte_simulate [--mode fill|groups]\n"
+    "                    [--cluster SPEC | --openb-nodes PATH [--eight hgx-a100,dgx1v]]\n"
     "                    [--pods PATH | --synthetic MIX] [--choosers LIST] [--seeds 42,43,44]\n"
     "                    [--target 130] [--extender-weight 12] [--policy FILE]\n"
     "                    [--csv PATH] [--json PATH] [--curve PATH] [--label TEXT]\n"
@@ -51,24 +61,38 @@ constexpr std::string_view kUsage =
     "  --dra    every node's GPUs published by the NVIDIA DRA driver (one ResourceSlice, devices\n"
     "           in a seeded random order per node, or by index), nvidia.com/gpu a DRA-backed\n"
     "           extended resource: the GPUs inside a node are the DRA allocator's first-fit\n"
-    "           (whole GPUs only: no MIG templates or --mig-share)\n"
+    "           (fill mode, whole GPUs only: no MIG templates or --mig-share)\n"
     "  --dra-pods  how pods of 2+ GPUs ask in DRA mode: nvidia.com/gpu (default), or a claim\n"
     "           from `gpu-topology-extender claim-template --gpus N` (firstAvailable tiers:\n"
     "           same pcieRoot, same numaNode, any; kube-scheduler's DRA score prefers earlier)\n"
     "  --mig-share  share of synthetic pods asking for one A100-80GB MIG instance, profiles\n"
     "           drawn from --mig-mix; turns the policy's mig.dynamic on (MIG templates without\n"
     "           a layout have no instances: the MIG manager creates the one the scheduler "
-    "places)\n";
+    "places)\n"
+    "  --mode groups  a timed run with departures and pod groups\n"
+    "           (docs/placement-quality.md#groups): --cluster with racks\n"
+    "           (<template>:<count>[/<per rack>], default\n"
+    "           gb200:144/18,hgx-h100:64/8,dgx1v:16,pcie4:16), single pods from --synthetic\n"
+    "           (default the openb multigpu50 mix) or --pods, --loads offered GPU load(s)\n"
+    "           (0.85), --arrivals (8000), --group-share share of arrivals that are groups\n"
+    "           (0.1), --group-sizes members mix, --group-duration and --single-duration\n"
+    "           mean run times (2 and 3),\n"
+    "           --warmup share of arrivals not measured (0.25); --choosers also take\n"
+    "           tas-best-fit[:CHOOSER] (Kueue-like domain choice by counts; members inside and\n"
+    "           single pods by least-allocated or CHOOSER) and\n"
+    "           extender-groups[+least-allocated|+most-allocated|+none] (the extender's group\n"
+    "           planner)\n";
 
+// Defaults that differ by mode are empty here and filled in by applyModeDefaults.
 struct Options {
-  std::string cluster = "hgx-a100:12,dgx1v:12,pcie4:8,pcie2:24,pcie1:4";
+  std::string mode = "fill";
+  std::string cluster;
   std::string openbNodes;
   std::string eight = "hgx-a100,dgx1v";
   std::string pods;
-  std::string synthetic = "0:10,1:50,2:15,4:10,8:15";
-  std::string choosers =
-      "extender,extender+most-allocated,least-allocated,most-allocated-gpu,best-fit,random";
-  std::string seeds = "42,43,44";
+  std::string synthetic;
+  std::string choosers;
+  std::string seeds;
   int target = 130;
   int extenderWeight = 12;
   std::string policy;
@@ -81,7 +105,38 @@ struct Options {
   std::string dra = "off";
   std::string draPods = "extended-resource";
   std::string migMix = "1g.10gb:40,2g.20gb:20,3g.40gb:20,4g.40gb:10,7g.80gb:10";
+  // --mode groups
+  std::string loads = "0.85";
+  int arrivals = 8000;
+  double groupShare = 0.1;
+  std::string groupSizes = std::string(kGroupSizeMix);
+  double singleDuration = 3;
+  double groupDuration = 2;
+  double warmup = 0.25;
 };
+
+bool applyModeDefaults(Options& options) {
+  const bool groups = options.mode == "groups";
+  if (!groups && options.mode != "fill") {
+    return false;
+  }
+  const auto fill = [](std::string& value, std::string_view fillMode, std::string_view groupMode,
+                       bool isGroups) {
+    if (value.empty()) {
+      value = isGroups ? groupMode : fillMode;
+    }
+  };
+  fill(options.cluster, "hgx-a100:12,dgx1v:12,pcie4:8,pcie2:24,pcie1:4",
+       "gb200:144/18,hgx-h100:64/8,dgx1v:16,pcie4:16", groups);
+  fill(options.synthetic, "0:10,1:50,2:15,4:10,8:15", kMultigpu50Mix, groups);
+  fill(options.choosers,
+       "extender,extender+most-allocated,least-allocated,most-allocated-gpu,best-fit,random",
+       "extender+most-allocated,least-allocated,tas-best-fit,tas-best-fit:extender+most-allocated,"
+       "extender-groups+most-allocated",
+       groups);
+  fill(options.seeds, "42,43,44", "42,43,44,45,46", groups);
+  return true;
+}
 
 std::vector<std::string> splitList(const std::string& text) {
   std::vector<std::string> items;
@@ -106,56 +161,61 @@ bool readFile(const std::string& path, std::string& out) {
   return true;
 }
 
+// Every option takes one value, written into one field of Options.
+using OptionField = std::variant<std::string Options::*, int Options::*, double Options::*>;
+const std::pair<std::string_view, OptionField> kOptionFields[] = {
+    {"--cluster", &Options::cluster},
+    {"--openb-nodes", &Options::openbNodes},
+    {"--eight", &Options::eight},
+    {"--pods", &Options::pods},
+    {"--synthetic", &Options::synthetic},
+    {"--choosers", &Options::choosers},
+    {"--seeds", &Options::seeds},
+    {"--target", &Options::target},
+    {"--extender-weight", &Options::extenderWeight},
+    {"--policy", &Options::policy},
+    {"--csv", &Options::csv},
+    {"--json", &Options::json},
+    {"--curve", &Options::curve},
+    {"--label", &Options::label},
+    {"--cpu-pods", &Options::cpuPods},
+    {"--mig-share", &Options::migShare},
+    {"--mig-mix", &Options::migMix},
+    {"--dra", &Options::dra},
+    {"--dra-pods", &Options::draPods},
+    {"--mode", &Options::mode},
+    {"--loads", &Options::loads},
+    {"--arrivals", &Options::arrivals},
+    {"--group-share", &Options::groupShare},
+    {"--group-sizes", &Options::groupSizes},
+    {"--single-duration", &Options::singleDuration},
+    {"--group-duration", &Options::groupDuration},
+    {"--warmup", &Options::warmup},
+};
+
 bool parseArgs(int argc, char** argv, Options& options) {
-  for (int i = 1; i < argc; ++i) {
+  for (int i = 1; i + 1 < argc; i += 2) {
     const std::string_view arg = argv[i];
-    if (i + 1 >= argc) {
+    const std::string value = argv[i + 1];
+    const auto* option = std::find_if(std::begin(kOptionFields), std::end(kOptionFields),
+                                      [&](const auto& entry) { return entry.first == arg; });
+    if (option == std::end(kOptionFields)) {
       return false;
     }
-    const std::string value = argv[++i];
-    if (arg == "--cluster") {
-      options.cluster = value;
-    } else if (arg == "--openb-nodes") {
-      options.openbNodes = value;
-    } else if (arg == "--eight") {
-      options.eight = value;
-    } else if (arg == "--pods") {
-      options.pods = value;
-    } else if (arg == "--synthetic") {
-      options.synthetic = value;
-    } else if (arg == "--choosers") {
-      options.choosers = value;
-    } else if (arg == "--seeds") {
-      options.seeds = value;
-    } else if (arg == "--target") {
-      options.target = std::stoi(value);
-    } else if (arg == "--extender-weight") {
-      options.extenderWeight = std::stoi(value);
-    } else if (arg == "--policy") {
-      options.policy = value;
-    } else if (arg == "--csv") {
-      options.csv = value;
-    } else if (arg == "--json") {
-      options.json = value;
-    } else if (arg == "--curve") {
-      options.curve = value;
-    } else if (arg == "--label") {
-      options.label = value;
-    } else if (arg == "--cpu-pods") {
-      options.cpuPods = value;
-    } else if (arg == "--mig-share") {
-      options.migShare = std::stod(value);
-    } else if (arg == "--dra") {
-      options.dra = value;
-    } else if (arg == "--dra-pods") {
-      options.draPods = value;
-    } else if (arg == "--mig-mix") {
-      options.migMix = value;
-    } else {
+    try {
+      if (const auto* text = std::get_if<std::string Options::*>(&option->second)) {
+        options.*(*text) = value;
+      } else if (const auto* whole = std::get_if<int Options::*>(&option->second)) {
+        options.*(*whole) = std::stoi(value);
+      } else {
+        options.*std::get<double Options::*>(option->second) = std::stod(value);
+      }
+    } catch (const std::exception&) {  // std::stoi, std::stod: not a number
+      std::cerr << "gte_simulate: " << arg << ": '" << value << "' is not a number\n";
       return false;
     }
   }
-  return true;
+  return argc % 2 == 1 && applyModeDefaults(options);
 }
 
 struct Scenario {
@@ -318,6 +378,124 @@ bool writeOutput(const std::string& path,
   return true;
 }
 
+// Group choosers: "tas-best-fit[:POD-CHOOSER]" (the label-level best fit; members inside the
+// domain, and single pods, by the default scheduler's LeastAllocated or the pod chooser named),
+// "extender-groups[+IN-TREE]" (the extender's group planner, single pods by the extender with that
+// in-tree strategy), or any pod chooser placing members one by one.
+bool groupChooserOptions(const std::string& name, GroupSimOptions& sim) {
+  constexpr std::string_view kBestFit = "tas-best-fit";
+  if (name.rfind(kBestFit, 0) == 0) {
+    sim.groups = GroupMode::kTasBestFit;
+    if (name.size() == kBestFit.size()) {
+      sim.pods.chooser = Chooser::kLeastAllocated;
+      return true;
+    }
+    return name[kBestFit.size()] == ':' &&
+           chooserOptions(name.substr(kBestFit.size() + 1), sim.pods);
+  }
+  constexpr std::string_view kPlanned = "extender-groups";
+  if (name.rfind(kPlanned, 0) == 0) {
+    sim.groups = GroupMode::kPlanned;
+    return chooserOptions("extender" + name.substr(kPlanned.size()), sim.pods);
+  }
+  sim.groups = GroupMode::kPerPod;
+  return chooserOptions(name, sim.pods);
+}
+
+bool groupWorkloadSpec(const Options& options, std::span<const SimNodeSpec> nodes,
+                       std::vector<SimPod>& trace, GroupWorkloadSpec& spec) {
+  if (!options.pods.empty()) {
+    std::string text;
+    auto pods = readFile(options.pods, text)
+                    ? parseOpenbPods(text)
+                    : Result<std::vector<SimPod>>(invalidArgument("cannot read the file"));
+    if (!pods.ok()) {
+      std::cerr << "gte_simulate: " << options.pods << ": " << pods.error().message << "\n";
+      return false;
+    }
+    trace = std::move(*pods);
+    spec.singleTrace = trace;
+  } else {
+    auto mix = parseWeightedValues(options.synthetic, 0, 8, "gpus");
+    if (!mix.ok()) {
+      std::cerr << "gte_simulate: --synthetic: " << mix.error().message << "\n";
+      return false;
+    }
+    spec.singleGpus = std::move(*mix);
+  }
+  auto sizes = parseWeightedValues(options.groupSizes, 2, 64, "members");
+  if (!sizes.ok()) {
+    std::cerr << "gte_simulate: --group-sizes: " << sizes.error().message << "\n";
+    return false;
+  }
+  spec.groupSizes = std::move(*sizes);
+  spec.groupShare = options.groupShare;
+  spec.singleDuration = options.singleDuration;
+  spec.groupDuration = options.groupDuration;
+  spec.arrivals = options.arrivals;
+  spec.pools = defaultGroupPools(nodes);
+  return true;
+}
+
+int runGroupMode(const Options& options, const Policy& policy) {
+  if (options.migShare > 0) {
+    std::cerr << "gte_simulate: --mig-share does not apply to --mode groups\n";
+    return 2;
+  }
+  if (options.dra != "off" || options.draPods != "extended-resource") {
+    std::cerr << "gte_simulate: --dra and --dra-pods do not apply to --mode groups\n";
+    return 2;
+  }
+  auto nodes = parseClusterSpec(options.cluster);
+  if (!nodes.ok()) {
+    std::cerr << "gte_simulate: --cluster: " << nodes.error().message << "\n";
+    return 2;
+  }
+  std::vector<SimPod> trace;
+  GroupWorkloadSpec spec;
+  if (!groupWorkloadSpec(options, *nodes, trace, spec)) {
+    return 2;
+  }
+  std::int64_t capacity = 0;
+  for (const SimNodeSpec& node : *nodes) {
+    capacity += node.machine->gpus;
+  }
+  std::vector<LabelledRun> runs;
+  for (const std::string& load : splitList(options.loads)) {
+    spec.load = std::stod(load);
+    const std::string name =
+        (options.label.empty() ? "" : options.label + ": ") + options.cluster + ", load " + load;
+    for (const std::string& chooser : splitList(options.choosers)) {
+      GroupSimOptions sim;
+      sim.pods.extenderWeight = options.extenderWeight;
+      if (!groupChooserOptions(chooser, sim)) {
+        std::cerr << "gte_simulate: --choosers: unknown '" << chooser << "'\n" << kUsage;
+        return 2;
+      }
+      sim.measureFrom = static_cast<std::size_t>(options.warmup * options.arrivals);
+      for (const std::string& seedText : splitList(options.seeds)) {
+        const auto seed = static_cast<std::uint64_t>(std::stoull(seedText));
+        const std::vector<TimedArrival> arrivals = groupWorkload(spec, capacity, seed);
+        sim.pods.seed = seed;
+        const GroupRun run = simulateGroups(*nodes, arrivals, policy, sim);
+        runs.push_back(
+            LabelledRun{name, chooser, seed, summariseGroups(run, arrivals, sim.measureFrom), {}});
+      }
+    }
+  }
+  std::cout << "util = allocated GPUs % of capacity (mean over measured arrivals); single% = single"
+               " pods' GPU demand placed; missK = K-GPU single pods, missM = multi-GPU group"
+               " members, given a weaker link class than a feasible node offered; per level: whole%"
+               " = groups placed inside one domain, of those one domain could hold at arrival;"
+               " split% = placed groups spread over 2+ domains; refusedR = groups refused while"
+               " their nodes together had room. mean±sd over seeds "
+            << options.seeds << ".\n";
+  writeTable(std::cout, runs);
+  const bool written = writeOutput(options.csv, writeMetricsCsv, runs) &&
+                       writeOutput(options.json, writeMetricsJson, runs);
+  return written ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -337,6 +515,9 @@ int main(int argc, char** argv) {
       return 2;
     }
     policy = std::move(*parsed);
+  }
+  if (options.mode == "groups") {
+    return runGroupMode(options, policy);
   }
   if (options.migShare > 0) {
     policy.dynamicMig = true;

@@ -18,6 +18,7 @@ import http.client
 import json
 import os
 import random
+import signal
 import socket
 import statistics
 import subprocess
@@ -197,14 +198,14 @@ def main():
                 lat = {"filter": [], "prioritize": []}
                 next_report += args.interval
     finally:
-        proc.terminate()
+        proc.send_signal(signal.SIGINT)  # SIGTERM would wait out the drain period
         proc.wait(timeout=30)
     if len(rss_series) >= 3:
         settled = rss_series[1:]
         print(f"soak: RSS after the first interval {min(settled):.1f}-{max(settled):.1f} MiB "
               f"(median {statistics.median(settled):.1f}), last/second {settled[-1] / settled[0]:.2f}x")
     print(f"soak: {sent} requests, {total_errors} errors, extender exit code {proc.returncode}")
-    return 1 if total_errors or proc.returncode not in (0, -15) else 0
+    return 1 if total_errors or proc.returncode not in (0, -2) else 0
 
 
 if __name__ == "__main__":

@@ -25,7 +25,6 @@
 #include "dra/resource_claim.h"
 #include "dra/resource_slice_json.h"
 #include "fuzz_check.h"
-#include "json/json_reader.h"
 
 namespace {
 
@@ -40,21 +39,7 @@ std::string fixture(const std::string& file) {
 }
 
 std::vector<dra::DeviceClassConstSharedPtr> fixtureClasses() {
-  const std::string text = fixture("nvidia-device-classes.json");
-  gte::json::JsonReader reader(text);
-  std::vector<dra::DeviceClassConstSharedPtr> out;
-  std::string key;
-  reader.beginObject();
-  while (reader.nextKey(key)) {
-    if (key != "items") {
-      reader.skipValue();
-      continue;
-    }
-    reader.beginArray();
-    while (reader.nextElement())
-      out.push_back(dra::readDeviceClass(reader).value());
-  }
-  return out;
+  return dra::parseDeviceClassListJson(fixture("nvidia-device-classes.json")).value();
 }
 
 dra::ResourceClaimConstSharedPtr fixtureClaim(const std::string& file) {
@@ -167,6 +152,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(!slice.error().message.empty(), "a refused slice says why");
   }
 
+  const auto list = dra::parseDeviceClassListJson(text);
+  if (!list.ok()) check(!list.error().message.empty(), "a refused class list says why");
   const auto cls = dra::parseDeviceClassJson(text);
   if (cls.ok()) {
     const dra::ClassCatalog catalog({*cls});

@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "fuzz_check.h"
-#include "k8s/kubeconfig_file.h"
+#include "kube/kubeconfig_file.h"
 
 namespace {
 
@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using gte::fuzz::check;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   if (mayNameSpecialFile(text)) return 0;
-  const auto config = gte::k8s::parseKubeconfig(text, emptyDir());
+  const auto config = gte::kube::parseKubeconfig(text, emptyDir());
   if (!config) {
     check(!config.error().message.empty(), "a refused kubeconfig says why");
     return 0;

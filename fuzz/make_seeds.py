@@ -36,8 +36,10 @@ def verbs():
     d = reset("verbs")
     for req in sorted((ROOT / "tests/golden/cases").glob("*.request.json")):
         name = req.name[: -len(".request.json")]
+        if name.split("-")[0] not in VERBS:
+            continue  # explain's, whatif's and nodes' own shapes: other targets
         verb = VERBS[name.split("-")[0]]
-        names = 4 if "-names-" in name else 0
+        names = 4 if "-names-" in name else 12 if "-groups-" in name else 0
         write(d, name, bytes([verb | names]) + req.read_bytes().rstrip(b"\n"))
     # A node whose labels are malformed falls back to allocatable; here a negative one.
     doc = json.loads((ROOT / "tests/golden/cases/filter-nodes-2gpu.request.json").read_text())
@@ -45,6 +47,22 @@ def verbs():
         if item["metadata"]["name"] == "broken":
             item["status"]["allocatable"]["nvidia.com/gpu"] = "-2"
     write(d, "filter-nodes-negative-allocatable", bytes([VERBS["filter"]]) + json.dumps(doc).encode())
+
+
+def whatif():
+    d = reset("whatif")
+    for req in sorted((ROOT / "tests/golden/cases").glob("whatif-*.request.json")):
+        write(d, req.name[: -len(".request.json")], req.read_bytes().rstrip(b"\n"))
+    pod = json.loads((ROOT / "tests/golden/cases/whatif-names-3x2gpu.request.json").read_text())["pod"]
+    mig = json.loads(json.dumps(pod))
+    mig["spec"]["containers"][0]["resources"]["limits"] = {"nvidia.com/mig-3g.40gb": "1"}
+    write(d, "mig", json.dumps({"pod": mig, "count": 2}))
+    numa = json.loads(json.dumps(pod))
+    numa["metadata"]["annotations"] = {"gputopo.dev/numa": "single", "gputopo.dev/strategy": "spread"}
+    write(d, "numa-spread", json.dumps({"pod": numa, "count": 4}))
+    write(d, "policy-shipped", json.dumps({"pod": pod, "policy": (ROOT / "config/scheduler-policy.yaml").read_text()}))
+    trace = (ROOT / "tests/data/sim/synthetic-pods.csv").read_text().splitlines()
+    write(d, "csv-trace", json.dumps({"csv": "\n".join(trace[:40]) + "\n"}))
 
 
 def quantity():
@@ -57,12 +75,16 @@ def quantity():
         write(d, f"q{i:02d}", t)
 
 
-def cluster_nodes():
+def cluster_objects(kind):
     for path in [ROOT / "tests/golden/cluster.yaml", *sorted((ROOT / "tests/data/clusters").glob("*.yaml"))]:
         doc = yaml.safe_load(path.read_text())
         for item in doc["items"]:
-            if item.get("kind") == "Node":
+            if item.get("kind") == kind:
                 yield item
+
+
+def cluster_nodes():
+    return cluster_objects("Node")
 
 
 def node_labels():
@@ -100,11 +122,13 @@ mig:
         - {name: 1g.6gb, code: "0", slices: 2, starts: [0, 2, 4, 6], maxInstances: 4}
 """)
     write(d, "weights", "weights: {linkQuality: 1000, numaLocality: 0, packing: 5, migFit: 7}\n")
+    write(d, "groups", "groups:\n  holdTtl: 90s\n  levels:\n    - {label: cloud.example.com/rack, mode: required}\n    - {label: cloud.example.com/block, mode: ignore}\n")
 
 
 def cluster_file():
     d = reset("cluster_file")
     shutil.copy(ROOT / "tests/golden/cluster.yaml", d / "golden.yaml")
+    shutil.copy(ROOT / "tests/golden/groups-cluster.yaml", d / "groups.yaml")
     for path in sorted((ROOT / "tests/data/clusters").glob("*.yaml")):
         shutil.copy(path, d / path.name)
     doc = yaml.safe_load((ROOT / "tests/data/clusters/a100-pcie-bind-race.yaml").read_text())
@@ -196,13 +220,43 @@ def dra_objects():
     write(d, "claim-all", json.dumps({"metadata": {"name": "a", "namespace": "ns"}, "spec": {"devices": {
         "requests": [{"name": "all", "exactly": {"deviceClassName": "gpu.nvidia.com", "allocationMode": "All"}}],
         "constraints": [{"distinctAttribute": "resource.kubernetes.io/pcieRoot"}]}}}))
+def watch_stream():
+    """First byte: bit 0 Pod (else Node), bit 1 a list page (else a watch stream in chunks of
+    1 + (byte >> 2) bytes); then the body, as the API server writes it."""
+    d = reset("watch_stream")
+    for kind, bit in (("Node", 0), ("Pod", 1)):
+        objects = []
+        for i, item in enumerate(cluster_objects(kind)):
+            item = json.loads(json.dumps(item))
+            item["metadata"]["resourceVersion"] = str(100 + i)
+            item["metadata"].setdefault("uid", f"uid-{i}")
+            objects.append(item)
+        lines = [json.dumps({"type": "ADDED", "object": o}) for o in objects]
+        lines.append(json.dumps({"type": "MODIFIED", "object": objects[0]}))
+        lines.append(json.dumps({"object": objects[-1], "type": "DELETED"}))  # object first
+        lines.append(json.dumps({"type": "MODIFIED", "object": {"metadata": {"resourceVersion": "150"}}}))
+        lines.append(json.dumps({"type": "BOOKMARK", "object": {"kind": kind, "metadata": {
+            "resourceVersion": "200", "annotations": {"k8s.io/initial-events-end": "true"}}}}))
+        lines.append(json.dumps({"type": "ERROR", "object": {"kind": "Status", "code": 410,
+                                                             "reason": "Expired", "message": "too old"}}))
+        stream = ("\n".join(lines) + "\n").encode()
+        name = kind.lower()
+        write(d, f"{name}-watch-chunk-64", bytes([(63 << 2) | bit]) + stream)
+        write(d, f"{name}-watch-chunk-7", bytes([(6 << 2) | bit]) + stream)
+        write(d, f"{name}-watch-cut", bytes([(63 << 2) | bit]) + stream[: len(stream) // 2])
+        page = {"kind": kind + "List", "apiVersion": "v1",
+                "metadata": {"resourceVersion": "300", "continue": "eyJ2Ijo+/="},
+                "items": objects + [{"metadata": {"resourceVersion": "301"}}]}
+        write(d, f"{name}-list", bytes([2 | bit]) + json.dumps(page).encode())
 
 
 if __name__ == "__main__":
     verbs()
+    whatif()
     quantity()
     node_labels()
     policy_yaml()
     cluster_file()
     kubeconfig()
     dra_objects()
+    watch_stream()

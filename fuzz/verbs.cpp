@@ -1,8 +1,9 @@
 // Request bodies through the full verb path: ExtenderService as the HTTP router calls it (parse,
 // resolve nodes, decide, write), for filter, prioritize, preempt and bind, with no cluster (full
-// Node objects in the request) and with the golden cluster cache (tests/golden/cluster.yaml, node
-// names in the request). Whatever the body, the answer is one HTTP status and one well-formed JSON
-// document, and bind answers exactly once.
+// Node objects in the request) and with the golden cluster caches (tests/golden/cluster.yaml, or
+// the pod-group cluster tests/golden/groups-cluster.yaml; node names in the request). Whatever the
+// body, the answer is one HTTP status and one well-formed JSON document, bind answers exactly once,
+// and no GPU of the cluster is charged twice afterwards (a group's holds included).
 //
 // "Well-formed" is checked with nlohmann's parser (independent of the extender's own reader), after
 // every \u escape of a UTF-16 surrogate is replaced by \u0000: JSON's grammar allows a lone
@@ -10,7 +11,9 @@
 // but nlohmann refuses one.
 //
 // Input: the first byte picks the verb (bits 0-1: filter, prioritize, preempt, bind) and the mode
-// (bit 2 set: the cluster cache); the rest is the request body.
+// (bit 2 set: a cluster cache; bit 3 then picks the pod-group cluster); the rest is the request
+// body. A body is sent twice, so that a group planned by the first is answered from its plan by
+// the second.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -26,20 +29,42 @@
 #include "fuzz_check.h"
 #include "policy/default_policy.h"
 #include "service/extender_service.h"
+#include "snapshot/cluster_snapshot.h"
 
 namespace {
 
 using gte::fuzz::check;
 
-const gte::cluster::ClusterFileContents& goldenCluster() {
-  static const gte::cluster::ClusterFileContents contents = [] {
-    std::ifstream in(GTE_SOURCE_DIR "/tests/golden/cluster.yaml", std::ios::binary);
-    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    auto parsed = gte::cluster::parseClusterDocument(text);
-    check(parsed.ok() && !parsed->nodes.empty(), "tests/golden/cluster.yaml loads");
-    return std::move(*parsed);
-  }();
-  return contents;
+gte::cluster::ClusterFileContents loadCluster(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  auto parsed = gte::cluster::parseClusterDocument(text);
+  check(parsed.ok() && !parsed->nodes.empty(), "a golden cluster file loads");
+  return std::move(*parsed);
+}
+
+const gte::cluster::ClusterFileContents& goldenCluster(bool groups) {
+  static const gte::cluster::ClusterFileContents plain =
+      loadCluster(GTE_SOURCE_DIR "/tests/golden/cluster.yaml");
+  static const gte::cluster::ClusterFileContents withGroups =
+      loadCluster(GTE_SOURCE_DIR "/tests/golden/groups-cluster.yaml");
+  return groups ? withGroups : plain;
+}
+
+// Every counted charge of every node (pods, reservations, holds) takes GPUs no other one takes.
+void checkNoGpuChargedTwice(const gte::ClusterSnapshot& snapshot) {
+  snapshot.nodes.forEach([](const std::string&, const gte::NodeStateConstSharedPtr& state) {
+    if (!state->charges) return;
+    std::uint64_t taken = 0;
+    for (const gte::PodCharge& charge : state->charges->pods()) {
+      if (!charge.counted) continue;
+      for (const int gpu : charge.allocation.gpus) {
+        const std::uint64_t bit = std::uint64_t{1} << (gpu & 63);
+        check((taken & bit) == 0, "no GPU is charged twice");
+        taken |= bit;
+      }
+    }
+  });
 }
 
 bool isHex(char c) {
@@ -89,6 +114,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   const int verb = data[0] & 3;
   const bool namesMode = (data[0] & 4) != 0;
+  const bool groups = (data[0] & 8) != 0;
   const std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
 
   // A fresh cluster and service per input: bind changes the cluster, and the full-Node memo would
@@ -99,13 +125,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.now = [] {
       return std::chrono::system_clock::time_point(std::chrono::seconds(1764670000));
     };
-    cluster =
-        std::make_unique<gte::cluster::StaticClusterBackend>(goldenCluster(), policy, options);
+    cluster = std::make_unique<gte::cluster::StaticClusterBackend>(goldenCluster(groups), policy,
+                                                                   options);
   }
   const gte::ExtenderService service([] { return policy; }, cluster.get(), nullptr);
-  const gte::Reply reply = callVerb(service, verb, body);
-  check(reply.status >= 200 && reply.status < 600, "the answer has an HTTP status");
-  check(nlohmann::json::accept(withoutSurrogateEscapes(reply.body)),
-        "the answer is one well-formed JSON document");
+  for (int round = 0; round < 2; ++round) {
+    const gte::Reply reply = callVerb(service, verb, body);
+    check(reply.status >= 200 && reply.status < 600, "the answer has an HTTP status");
+    check(nlohmann::json::accept(withoutSurrogateEscapes(reply.body)),
+          "the answer is one well-formed JSON document");
+    if (cluster) checkNoGpuChargedTwice(*cluster->snapshot());
+  }
   return 0;
 }

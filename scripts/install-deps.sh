@@ -2,15 +2,21 @@
 # Installs everything the extender needs to build and test, from Debian's archive only.
 # Idempotent; run as root. Mirror URLs come from this machine's own apt sources, never
 # from a host name written here.
+#   --build-only  only what the two binaries need (the Dockerfile's builder stage): no test,
+#                 format or Prometheus tools, no Catch2 from bookworm-backports.
 set -euo pipefail
+# shellcheck source=scripts/debian-mirror.sh
+source "$(dirname "$0")/debian-mirror.sh"
+BUILD_ONLY=0
+[ "${1:-}" = "--build-only" ] && BUILD_ONLY=1
 
 PROM_VERSION=1.0.2
 PROM_SHA256=65838fed64c4667140a574b78eb9f5c995bab80d575b082c9c677c6795c3c607
 PROM_PREFIX=${PROM_PREFIX:-/usr/local}
-APT_PACKAGES=(build-essential cmake ninja-build pkg-config git curl ca-certificates
-  libcpprest-dev libssl-dev nlohmann-json3-dev libboost-dev libboost-graph-dev libyaml-cpp-dev openssl
-  clang-format prometheus python3 python3-yaml
+BUILD_PACKAGES=(build-essential cmake ninja-build pkg-config ca-certificates
+  libcpprest-dev libssl-dev nlohmann-json3-dev libboost-dev libboost-graph-dev libyaml-cpp-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler)
+TEST_PACKAGES=(git curl openssl clang-format prometheus python3 python3-yaml)
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }
 
@@ -19,21 +25,6 @@ need_root() {
     log "must run as root (try: sudo $0)"
     exit 1
   fi
-}
-
-# First "URIs:" (deb822) or "deb" line for the main Debian archive on this machine.
-debian_mirror() {
-  local uri=""
-  if compgen -G '/etc/apt/sources.list.d/*.sources' >/dev/null; then
-    uri=$(awk '/^URIs:/ {for (i = 2; i <= NF; i++) if ($i !~ /security/) {print $i; exit}}' \
-      /etc/apt/sources.list.d/*.sources | head -n1)
-  fi
-  if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
-    uri=$(awk '$1 == "deb" && $0 !~ /security/ {for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) {print $i; exit}}' \
-      /etc/apt/sources.list | head -n1)
-  fi
-  [ -n "$uri" ] || { log "no Debian mirror found in apt sources"; exit 1; }
-  printf '%s\n' "${uri%/}"
 }
 
 ensure_backports() {
@@ -69,13 +60,15 @@ missing_packages() {
 }
 
 install_apt() {
-  local missing
-  mapfile -t missing < <(missing_packages "${APT_PACKAGES[@]}")
+  local missing wanted=("${BUILD_PACKAGES[@]}")
+  [ "$BUILD_ONLY" -eq 1 ] || wanted+=("${TEST_PACKAGES[@]}")
+  mapfile -t missing < <(missing_packages "${wanted[@]}")
   if [ "${#missing[@]}" -gt 0 ]; then
     log "installing ${missing[*]}"
     apt_update_once
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
   fi
+  [ "$BUILD_ONLY" -eq 0 ] || return 0
   # Catch2 v3 lives only in bookworm-backports (bookworm main has the v2 API).
   local catch_ver
   catch_ver=$(dpkg-query -W -f='${Version}' libcatch2-dev 2>/dev/null || true)

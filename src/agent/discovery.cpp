@@ -2,22 +2,6 @@
 
 namespace gte::agent {
 
-GpuTopology emptyTopology(int n) {
-  GpuTopology topo;
-  topo.source = TopologySource::kLabelsV1;
-  topo.gpuCount = n;
-  const auto gpus = static_cast<std::size_t>(n);
-  const auto pairs = static_cast<std::size_t>(pairCount(n));
-  topo.nvlinks.assign(pairs, 0);
-  topo.pcie.assign(pairs, PcieLevel::kUnknown);
-  topo.numa.assign(gpus, -1);
-  topo.health.assign(gpus, GpuHealth::kHealthy);
-  topo.used.assign(gpus, GpuUse::kFree);
-  topo.migMode.assign(gpus, MigMode::kNotCapable);
-  topo.migInstances.assign(gpus, {});
-  return topo;
-}
-
 std::vector<std::string> placementMismatches(const Discovery& discovery,
                                              const std::vector<MigProduct>& products) {
   std::vector<std::string> out;

@@ -35,9 +35,6 @@ struct Discovery {
   std::vector<std::vector<ProfilePlacements>> placements;  // per GPU; NVML, MIG-capable GPUs only
 };
 
-// A topology of `n` GPUs with every per-GPU and per-pair vector sized and set to "unknown / free".
-GpuTopology emptyTopology(int n);
-
 // Where the driver's possible placements disagree with the extender's MIG product table for this
 // model (which is what the extender plans with): one line per profile. Empty when they agree or
 // the driver reported none.

@@ -1,12 +1,13 @@
 #include "agent/node_publisher.h"
 
 #include "agent/label_patch.h"
+#include "kube/resource_path.h"
 #include "model/node_info.h"
 
 namespace gte::agent {
 namespace {
 
-Error httpError(const std::string& what, const k8s::HttpResponse& response) {
+Error httpError(const std::string& what, const kube::HttpResponse& response) {
   const ErrorCode code = response.status >= 500 || response.status == 429
                              ? ErrorCode::kUnavailable
                              : ErrorCode::kFailedPrecondition;
@@ -17,7 +18,7 @@ Error httpError(const std::string& what, const k8s::HttpResponse& response) {
 }  // namespace
 
 Result<StringMap> NodePublisher::currentLabels() {
-  auto response = api_.send("GET", "/api/v1/nodes/" + node_);
+  auto response = api_.send("GET", kube::objectPath(kube::kNodes, "", node_));
   if (!response.ok()) {
     return response.error();
   }
@@ -32,8 +33,8 @@ Result<StringMap> NodePublisher::currentLabels() {
 }
 
 Result<bool> NodePublisher::patch(const std::string& body) {
-  auto response =
-      api_.send("PATCH", "/api/v1/nodes/" + node_, body, "application/merge-patch+json");
+  auto response = api_.send("PATCH", kube::objectPath(kube::kNodes, "", node_), body,
+                            "application/merge-patch+json");
   if (!response.ok()) {
     return response.error();
   }

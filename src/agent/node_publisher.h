@@ -1,17 +1,17 @@
 #pragma once
 // Reads this agent's Node and merge-patches its labels through the extender's API client
-// (k8s::ApiTransport). Only `metadata.labels` under the prefix is ever touched.
+// (kube::ApiTransport). Only `metadata.labels` under the prefix is ever touched.
 #include <string>
 
 #include "base/result.h"
-#include "k8s/api_transport.h"
+#include "kube/api_transport.h"
 #include "model/string_map.h"
 
 namespace gte::agent {
 
 class NodePublisher {
  public:
-  NodePublisher(k8s::ApiTransport& api, std::string node, std::string prefix)
+  NodePublisher(kube::ApiTransport& api, std::string node, std::string prefix)
       : api_(api), node_(std::move(node)), prefix_(std::move(prefix)) {}
 
   // True when a patch was sent and accepted; false when the Node already carries these facts.
@@ -23,7 +23,7 @@ class NodePublisher {
   Result<StringMap> currentLabels();
   Result<bool> patch(const std::string& body);
 
-  k8s::ApiTransport& api_;
+  kube::ApiTransport& api_;
   std::string node_;
   std::string prefix_;
 };

@@ -89,7 +89,8 @@ class NvmlDiscoverer {
       return invalidArgument(std::to_string(count) + " GPUs, at most 16 are supported");
     }
     const int n = static_cast<int>(count);
-    out_.topology = emptyTopology(n);
+    // Not MIG-capable until readMig() learns otherwise (a driver without MIG never says).
+    out_.topology = blankTopology(TopologySource::kLabelsV1, n, MigMode::kNotCapable);
     out_.gpuUuids.assign(count, "");
     out_.busIds.assign(count, "");
     out_.placements.assign(count, {});

@@ -14,9 +14,9 @@
 #include "agent/discover_command.h"
 #include "agent/node_publisher.h"
 #include "agent/pod_resources_client.h"
-#include "k8s/api_client.h"
-#include "k8s/in_cluster_config.h"
-#include "k8s/kubeconfig_file.h"
+#include "kube/api_client.h"
+#include "kube/in_cluster_config.h"
+#include "kube/kubeconfig_file.h"
 #include "log/logger.h"
 #include "policy/default_policy.h"
 
@@ -68,15 +68,15 @@ class StopSignal {
   bool stopped_ = false;
 };
 
-Result<std::unique_ptr<k8s::ApiClient>> apiClient(const RunOptions& run) {
-  auto config = run.access == ClusterAccess::kInCluster ? k8s::inClusterConfig()
-                                                        : k8s::loadKubeconfigFile(run.kubeconfig);
+Result<std::unique_ptr<kube::ApiClient>> apiClient(const RunOptions& run) {
+  auto config = run.access == ClusterAccess::kInCluster ? kube::inClusterConfig()
+                                                        : kube::loadKubeconfigFile(run.kubeconfig);
   if (!config.ok()) {
     return config.error();
   }
-  k8s::ApiClientOptions options;
+  kube::ApiClientOptions options;
   options.userAgent = "gpu-topology-agent";
-  return k8s::ApiClient::create(*config, options);
+  return kube::ApiClient::create(*config, options);
 }
 
 int cleanup(NodePublisher& publisher, const std::string& node) {
@@ -99,7 +99,7 @@ int runDaemon(const AgentInvocation& invocation) {
   Policy policy = defaultPolicy();
   policy.labelPrefix = invocation.source.labelPrefix;
 
-  std::unique_ptr<k8s::ApiClient> api;
+  std::unique_ptr<kube::ApiClient> api;
   std::unique_ptr<NodePublisher> publisher;
   if (!run.dryRun) {
     auto client = apiClient(run);

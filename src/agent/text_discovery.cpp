@@ -150,8 +150,12 @@ Result<Discovery> discoverFromText(const TextCaptures& captures, const std::stri
   if (!best.ok()) {
     return inFile(captures.topo.path, best.error());
   }
+  // A capture cannot say which GPUs are in MIG mode: a MIG-capable model starts with MIG disabled,
+  // and the -lgi listing (mergeMig) enables it where instances exist.
+  const bool migCapable = findMigProduct(products, model) != nullptr;
   Discovery out;
-  out.topology = emptyTopology(best->gpuCount);
+  out.topology = blankTopology(TopologySource::kLabelsV1, best->gpuCount,
+                               migCapable ? MigMode::kDisabled : MigMode::kNotCapable);
   GpuTopology& topo = out.topology;
   topo.model = model;
   topo.fabric = fabricOf(*best);
@@ -161,9 +165,6 @@ Result<Discovery> discoverFromText(const TextCaptures& captures, const std::stri
     topo.pcie[k] = best->pcie[k];
   }
   topo.numa = best->numa;
-  const bool migCapable = findMigProduct(products, model) != nullptr;
-  topo.migMode.assign(static_cast<std::size_t>(topo.gpuCount),
-                      migCapable ? MigMode::kDisabled : MigMode::kNotCapable);
   if (captures.topoMp) {
     if (auto status = mergePcieOnly(out, *best, *captures.topoMp); !status.ok()) {
       return status.error();

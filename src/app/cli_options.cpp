@@ -116,6 +116,10 @@ Status applyValueFlag(std::string_view flag, const std::string& value, ServeOpti
     o.tlsCertFile = value;
     return Ok{};
   }
+  if (flag == "--health-pool-label") {
+    o.healthPoolLabel = value;
+    return Ok{};
+  }
   if (flag == "--tls-key") {
     o.tlsKeyFile = value;
     return Ok{};
@@ -133,9 +137,12 @@ Status applyValueFlag(std::string_view flag, const std::string& value, ServeOpti
   if (flag == "--request-timeout") return setDuration(flag, value, o.requestTimeout);
   if (flag == "--idle-timeout") return setDuration(flag, value, o.idleTimeout);
   if (flag == "--tls-handshake-timeout") return setDuration(flag, value, o.tlsHandshakeTimeout);
+  if (flag == "--drain-period") return setDuration(flag, value, o.drainPeriod, true);
   if (flag == "--shutdown-grace") return setDuration(flag, value, o.shutdownGrace, true);
   if (flag == "--bind-concurrency") return setCount(flag, value, o.bindConcurrency, 1, 4096);
   if (flag == "--bind-deadline") return setDuration(flag, value, o.bindDeadline);
+  if (flag == "--whatif-max-pods") return setCount(flag, value, o.whatifMaxPods, 1, 100'000);
+  if (flag == "--whatif-deadline") return setDuration(flag, value, o.whatifDeadline);
   if (flag == "--api-warm-connections") {
     return setCount(flag, value, o.apiWarmConnections, 0, 1024);
   }
@@ -171,9 +178,10 @@ bool takesValue(std::string_view flag) {
          flag == "--max-header-bytes" || flag == "--max-connections" ||
          flag == "--max-nodes-per-request" || flag == "--decision-threads" ||
          flag == "--request-timeout" || flag == "--idle-timeout" ||
-         flag == "--tls-handshake-timeout" || flag == "--shutdown-grace" ||
-         flag == "--bind-concurrency" || flag == "--bind-deadline" ||
-         flag == "--api-warm-connections";
+         flag == "--tls-handshake-timeout" || flag == "--drain-period" ||
+         flag == "--shutdown-grace" || flag == "--bind-concurrency" || flag == "--bind-deadline" ||
+         flag == "--api-warm-connections" || flag == "--whatif-max-pods" ||
+         flag == "--whatif-deadline" || flag == "--health-pool-label";
 }
 
 // A flag and its value, given as `--flag=value` or `--flag value` (then `i` moves past the value).
@@ -196,16 +204,35 @@ Result<FlagValue> flagValue(const std::vector<std::string>& args, std::size_t& i
   return out;
 }
 
+Invocation helpInvocation(std::string text) {
+  Invocation inv;
+  inv.command = Command::kHelp;
+  inv.helpText = std::move(text);
+  return inv;
+}
+
 Result<Invocation> parseServe(const std::vector<std::string>& args) {
   Invocation inv;
   inv.command = Command::kServe;
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string_view arg = args[i];
     if (arg == "--help" || arg == "-h") {
-      return Invocation{Command::kHelp, {}, serveHelp(), {}, {}};
+      return helpInvocation(serveHelp());
     }
     if (arg == "--disable-explain") {
       inv.serve.explain = false;
+      continue;
+    }
+    if (arg == "--disable-whatif") {
+      inv.serve.whatif = false;
+      continue;
+    }
+    if (arg == "--disable-nodes") {
+      inv.serve.nodes = false;
+      continue;
+    }
+    if (arg == "--dra") {
+      inv.serve.dra = true;
       continue;
     }
     if (arg == "--in-cluster") {
@@ -228,18 +255,33 @@ Result<Invocation> parseServe(const std::vector<std::string>& args) {
   if (!o.tlsClientCaFile.empty() && o.tlsCertFile.empty()) {
     return invalidArgument("--tls-client-ca needs --tls-cert and --tls-key");
   }
+  if (o.dra && o.cluster != ClusterSource::kKubeconfig && o.cluster != ClusterSource::kInCluster) {
+    return invalidArgument("--dra needs --kubeconfig or --in-cluster (it watches the API server)");
+  }
   return inv;
 }
 
-Status applyExplainFlag(std::string_view flag, const std::string& value, ExplainOptions& o) {
-  if (flag == "--url") {
-    if (!value.starts_with("http://")) {
-      return invalidArgument("--url: expected http://HOST:PORT (plain HTTP), got \"" + value +
-                             "\"");
-    }
-    o.url = value;
-    return Ok{};
+Status setUrl(const std::string& value, std::string& out) {
+  if (!value.starts_with("http://")) {
+    return invalidArgument("--url: expected http://HOST:PORT (plain HTTP), got \"" + value + "\"");
   }
+  out = value;
+  return Ok{};
+}
+
+Status setOutput(std::string_view flag, const std::string& value, OutputFormat& out) {
+  if (value == "table") {
+    out = OutputFormat::kTable;
+  } else if (value == "json") {
+    out = OutputFormat::kJson;
+  } else {
+    return invalidArgument(std::string(flag) + ": one of table, json");
+  }
+  return Ok{};
+}
+
+Status applyExplainFlag(std::string_view flag, const std::string& value, ExplainOptions& o) {
+  if (flag == "--url") return setUrl(value, o.url);
   if (flag == "--pod") {
     const auto slash = value.find('/');
     if (slash == std::string::npos || slash == 0 || slash + 1 == value.size() ||
@@ -250,16 +292,7 @@ Status applyExplainFlag(std::string_view flag, const std::string& value, Explain
     return Ok{};
   }
   if (flag == "--top") return setCount(flag, value, o.top, 1, 1'000'000);
-  if (flag == "-o" || flag == "--output") {
-    if (value == "table") {
-      o.output = OutputFormat::kTable;
-    } else if (value == "json") {
-      o.output = OutputFormat::kJson;
-    } else {
-      return invalidArgument(std::string(flag) + ": one of table, json");
-    }
-    return Ok{};
-  }
+  if (flag == "-o" || flag == "--output") return setOutput(flag, value, o.output);
   return invalidArgument("unknown flag " + std::string(flag) + " (see explain --help)");
 }
 
@@ -268,8 +301,7 @@ Result<Invocation> parseExplain(const std::vector<std::string>& args) {
   inv.command = Command::kExplain;
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string_view arg = args[i];
-    if (arg == "--help" || arg == "-h")
-      return Invocation{Command::kHelp, {}, explainHelp(), {}, {}};
+    if (arg == "--help" || arg == "-h") return helpInvocation(explainHelp());
     auto given = flagValue(args, i);
     if (!given) return std::move(given).error();
     if (auto s = applyExplainFlag(given->flag, given->value, inv.explain); !s)
@@ -278,6 +310,101 @@ Result<Invocation> parseExplain(const std::vector<std::string>& args) {
   if (inv.explain.url.empty() || inv.explain.pod.empty()) {
     return invalidArgument("explain needs --url and --pod (see explain --help)");
   }
+  return inv;
+}
+
+Status applyWhatifFlag(std::string_view flag, const std::string& value, WhatifOptions& o) {
+  if (flag == "--url") return setUrl(value, o.url);
+  if (flag == "--gpus") {
+    std::size_t gpus = 0;
+    if (auto s = setCount(flag, value, gpus, 1, 1024); !s) return s;
+    o.gpus = static_cast<std::int64_t>(gpus);
+    return Ok{};
+  }
+  if (flag == "--mig") {
+    if (value.empty() || value.find_first_of("/ ") != std::string::npos) {
+      return invalidArgument("--mig: expected a MIG profile like 3g.40gb, got \"" + value + "\"");
+    }
+    o.mig = value;
+    return Ok{};
+  }
+  if (flag == "--count") return setCount(flag, value, o.count, 1, 1'000'000);
+  if (flag == "--min-link") {
+    o.minLink = value;
+    return Ok{};
+  }
+  if (flag == "--numa") {
+    o.numa = value;
+    return Ok{};
+  }
+  if (flag == "--strategy") {
+    o.strategy = value;
+    return Ok{};
+  }
+  std::string* file = flag == "--pod-file" ? &o.podFile
+                      : flag == "--csv"    ? &o.csvFile
+                      : flag == "--policy" ? &o.policyFile
+                                           : nullptr;
+  if (file != nullptr) {
+    if (value.empty()) return invalidArgument(std::string(flag) + ": needs a file");
+    *file = value;
+    return Ok{};
+  }
+  if (flag == "-o" || flag == "--output") return setOutput(flag, value, o.output);
+  return invalidArgument("unknown flag " + std::string(flag) + " (see whatif --help)");
+}
+
+Result<Invocation> parseWhatif(const std::vector<std::string>& args) {
+  Invocation inv;
+  inv.command = Command::kWhatif;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--help" || args[i] == "-h") return helpInvocation(whatifHelp());
+    auto given = flagValue(args, i);
+    if (!given) return std::move(given).error();
+    if (auto s = applyWhatifFlag(given->flag, given->value, inv.whatif); !s)
+      return std::move(s).error();
+  }
+  const WhatifOptions& o = inv.whatif;
+  if (o.url.empty()) return invalidArgument("whatif needs --url (see whatif --help)");
+  const bool flags = o.gpus > 0 || !o.mig.empty();
+  const int forms = (flags ? 1 : 0) + (o.podFile.empty() ? 0 : 1) + (o.csvFile.empty() ? 0 : 1);
+  if (forms != 1) {
+    return invalidArgument("whatif needs one of --gpus/--mig, --pod-file or --csv");
+  }
+  if (o.count > 0 && !o.csvFile.empty()) {
+    return invalidArgument("--count: goes with --gpus, --mig or --pod-file, not --csv");
+  }
+  if (!flags && (!o.minLink.empty() || !o.numa.empty() || !o.strategy.empty())) {
+    return invalidArgument(
+        "--min-link, --numa and --strategy go with --gpus or --mig (a --pod-file or a CSV "
+        "carries its own)");
+  }
+  return inv;
+}
+
+Status applyNodesFlag(std::string_view flag, const std::string& value, NodesOptions& o) {
+  if (flag == "--url") return setUrl(value, o.url);
+  if (flag == "--node") {
+    if (value.empty()) return invalidArgument("--node: needs a node name");
+    o.node = value;
+    return Ok{};
+  }
+  if (flag == "--limit") return setCount(flag, value, o.limit, 1, 1'000'000);
+  if (flag == "-o" || flag == "--output") return setOutput(flag, value, o.output);
+  return invalidArgument("unknown flag " + std::string(flag) + " (see nodes --help)");
+}
+
+Result<Invocation> parseNodes(const std::vector<std::string>& args) {
+  Invocation inv;
+  inv.command = Command::kNodes;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--help" || args[i] == "-h") return helpInvocation(nodesHelp());
+    auto given = flagValue(args, i);
+    if (!given) return std::move(given).error();
+    if (auto s = applyNodesFlag(given->flag, given->value, inv.nodes); !s)
+      return std::move(s).error();
+  }
+  if (inv.nodes.url.empty()) return invalidArgument("nodes needs --url (see nodes --help)");
   return inv;
 }
 
@@ -320,7 +447,7 @@ Result<Invocation> parseClaimTemplate(const std::vector<std::string>& args) {
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string_view arg = args[i];
     if (arg == "--help" || arg == "-h") {
-      return Invocation{Command::kHelp, {}, claimTemplateHelp(), {}, {}};
+      return helpInvocation(claimTemplateHelp());
     }
     if (arg == "--nvswitch-partition") {
       inv.claimTemplate.nvswitchPartition = true;
@@ -338,6 +465,42 @@ Result<Invocation> parseClaimTemplate(const std::vector<std::string>& args) {
 }
 
 }  // namespace
+
+std::string whatifHelp() {
+  return "Usage: gpu-topology-extender whatif --url URL (--gpus N | --mig PROFILE | --pod-file "
+         "FILE | --csv FILE)\n"
+         "         [--count N] [--min-link CLASS] [--numa single] [--strategy binpack|spread]\n"
+         "         [--policy FILE] [-o table|json]\n\n"
+         "Asks a running extender (POST URL/whatif; it needs a cluster cache) where pods arriving\n"
+         "now would go, with which GPUs, and what each would strand (the node's free all-NVLink\n"
+         "sets of 1/2/4/8 GPUs before and after), placing them one after another on a copy of\n"
+         "its cluster state. Nothing is reserved or changed.\n\n"
+         "  --url URL         the extender's base URL, plain HTTP: http://HOST:PORT\n"
+         "  --gpus N          a pod asking for N whole GPUs\n"
+         "  --mig PROFILE     a pod asking for one MIG instance (e.g. 3g.40gb)\n"
+         "  --pod-file FILE   the pod as JSON (kubectl get pod NAME -o json)\n"
+         "  --count N         N such pods, one after another (default 1)\n"
+         "  --min-link CLASS, --numa single, --strategy binpack|spread\n"
+         "                    the pod's gputopo.dev/ annotations (with --gpus or --mig)\n"
+         "  --csv FILE        pods in the simulator's trace format (name,cpu_milli,memory_mib,"
+         "num_gpu)\n"
+         "  --policy FILE     a proposed policy YAML: the same pods on another copy of the same\n"
+         "                    state under it, shown side by side with the running policy\n"
+         "  -o table|json     a table (default), or the extender's JSON as is\n";
+}
+
+std::string nodesHelp() {
+  return "Usage: gpu-topology-extender nodes --url URL [--node NAME] [--limit N] [-o "
+         "table|json]\n\n"
+         "Lists the nodes of a running extender's cluster cache (GET URL/nodes) as it sees them\n"
+         "now: usable and free GPUs, the free all-NVLink sets of 1/2/4/8 GPUs, the largest\n"
+         "all-NVLink set and the GPU pairs per link class.\n\n"
+         "  --url URL         the extender's base URL, plain HTTP: http://HOST:PORT\n"
+         "  --node NAME       one node\n"
+         "  --limit N         the first N nodes by name (default: the extender's\n"
+         "                    --max-nodes-per-request)\n"
+         "  -o table|json     a table (default), or the extender's JSON as is\n";
+}
 
 std::string claimTemplateHelp() {
   return "Usage: gpu-topology-extender claim-template --gpus N [--name NAME] [--namespace NS]\n"
@@ -377,6 +540,10 @@ std::string topLevelHelp() {
          "Usage:\n"
          "  gpu-topology-extender serve [flags]   run the extender (see serve --help)\n"
          "  gpu-topology-extender explain [flags] explain a pod's placement (see explain --help)\n"
+         "  gpu-topology-extender whatif [flags]  where pods arriving now would go (see whatif "
+         "--help)\n"
+         "  gpu-topology-extender nodes [flags]   the nodes as the extender sees them (see nodes "
+         "--help)\n"
          "  gpu-topology-extender claim-template --gpus N  print a ResourceClaimTemplate for N\n"
          "                                        well-connected DRA GPUs (see its --help)\n"
          "  gpu-topology-extender version         print the version\n"
@@ -417,7 +584,13 @@ std::string serveHelp() {
          "  --request-timeout D       time to receive a request and send its answer (default 30s)\n"
          "  --idle-timeout D          keep-alive connection idle time (default 120s)\n"
          "  --tls-handshake-timeout D (default 10s)\n"
-         "  --shutdown-grace D        on SIGTERM, time to finish requests in flight (default 20s)\n"
+         "  --drain-period D          after SIGTERM, keep serving for D: /readyz fails, every "
+         "answer\n"
+         "                            closes its connection, new connections are still "
+         "accepted,\n"
+         "                            idle ones stay open (default 5s; SIGINT skips it)\n"
+         "  --shutdown-grace D        after the drain period, time to finish requests in flight\n"
+         "                            (default 20s)\n"
          "  --bind-concurrency N      binds sent to the API server at once; more wait their "
          "turn\n"
          "                            (default 64)\n"
@@ -429,6 +602,12 @@ std::string serveHelp() {
          "  --api-warm-connections N  API-server connections kept open for bursts of binds "
          "(default\n"
          "                            16; 0: open them when needed)\n"
+         "  --health-pool-label LABEL node label whose value groups nodes in the fragmentation\n"
+         "                            gauges, e.g. a node pool label (default: the GPU model)\n"
+         "  --dra                     with --kubeconfig or --in-cluster: also watch "
+         "ResourceSlices,\n"
+         "                            DeviceClasses and ResourceClaims (resource.k8s.io/v1) and\n"
+         "                            place DRA GPU pods by the devices DRA will allocate\n"
          "  --log-level LEVEL         debug, info, warn or error (default info)\n"
          "  --threads N               I/O threads: connections, probes, metrics (default: one per\n"
          "                            core, at least 2)\n"
@@ -436,24 +615,33 @@ std::string serveHelp() {
          "--threads)\n"
          "  --disable-explain         do not serve PATH/explain and /explain (they show pods'\n"
          "                            requests and nodes' GPU usage to anyone who can connect)\n"
+         "  --disable-whatif          do not serve PATH/whatif and /whatif (the same)\n"
+         "  --disable-nodes           do not serve PATH/nodes and /nodes (the same)\n"
+         "  --whatif-max-pods N       pods in one what-if: its count or CSV rows (default 1000)\n"
+         "  --whatif-deadline D       the longest one what-if may run; one runs at a time\n"
+         "                            (default 3s)\n"
          "Durations: a whole number with ms, s or m (500ms, 30s, 2m).\n";
 }
 
 Result<Invocation> parseCommandLine(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    return Invocation{Command::kHelp, {}, topLevelHelp(), {}, {}};
+    return helpInvocation(topLevelHelp());
   }
   if (args[0] == "version" || args[0] == "--version") {
     if (args.size() > 1 && (args[1] == "--help" || args[1] == "-h")) {
-      return Invocation{Command::kHelp, {}, "Usage: gpu-topology-extender version\n", {}, {}};
+      return helpInvocation("Usage: gpu-topology-extender version\n");
     }
-    return Invocation{Command::kVersion, {}, {}, {}, {}};
+    Invocation inv;
+    inv.command = Command::kVersion;
+    return inv;
   }
   if (args[0] == "serve") return parseServe(args);
   if (args[0] == "explain") return parseExplain(args);
+  if (args[0] == "whatif") return parseWhatif(args);
+  if (args[0] == "nodes") return parseNodes(args);
   if (args[0] == "claim-template") return parseClaimTemplate(args);
   return invalidArgument("unknown command \"" + args[0] +
-                         "\" (expected serve, explain, claim-template or version)");
+                         "\" (expected serve, explain, whatif, nodes, claim-template or version)");
 }
 
 }  // namespace gte::app

@@ -1,6 +1,7 @@
 #pragma once
-// Command-line parsing for `gpu-topology-extender serve|explain|claim-template|version`. Pure, so
-// every flag and every error message is unit-tested.
+// Command-line parsing for `gpu-topology-extender
+// serve|explain|whatif|nodes|claim-template|version`. Pure, so every flag and every error message
+// is unit-tested.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +12,7 @@
 
 namespace gte::app {
 
-enum class Command { kServe, kExplain, kClaimTemplate, kVersion, kHelp };
+enum class Command { kServe, kExplain, kWhatif, kNodes, kClaimTemplate, kVersion, kHelp };
 
 enum class ClusterSource { kNone, kKubeconfig, kInCluster, kClusterFile };
 
@@ -43,6 +44,9 @@ struct ServeOptions {
   std::chrono::milliseconds requestTimeout{30'000};
   std::chrono::milliseconds idleTimeout{120'000};
   std::chrono::milliseconds tlsHandshakeTimeout{10'000};
+  // After SIGTERM: keep serving, every answer with Connection: close, idle connections open
+  // (--drain-period); then --shutdown-grace for the requests still in flight.
+  std::chrono::milliseconds drainPeriod{5'000};
   std::chrono::milliseconds shutdownGrace{20'000};
   // Binds sent to the API server at once; more wait their turn (--bind-concurrency).
   std::size_t bindConcurrency = 64;
@@ -51,9 +55,22 @@ struct ServeOptions {
   std::chrono::milliseconds bindDeadline{2'500};
   // API-server connections kept open for bursts of binds (--api-warm-connections).
   std::size_t apiWarmConnections = 16;
+  // The node label whose value groups nodes in the fragmentation gauges (--health-pool-label);
+  // empty: the GPU model.
+  std::string healthPoolLabel;
   // --disable-explain: {prefix}/explain and /explain answer 404 (they reveal pods' requests and
   // nodes' GPU usage to whoever can reach the port).
   bool explain = true;
+  // --disable-whatif, --disable-nodes: the same for {prefix}/whatif and {prefix}/nodes.
+  bool whatif = true;
+  // --dra: the cluster cache also watches ResourceSlices, DeviceClasses and ResourceClaims
+  // (resource.k8s.io/v1, Kubernetes 1.34+) and decides DRA nodes and claim pods (docs/dra.md).
+  bool dra = false;
+  bool nodes = true;
+  // --whatif-max-pods: pods in one what-if (`count`, or a CSV's rows); --whatif-deadline: the
+  // time one what-if may take (it holds a decision thread meanwhile).
+  std::size_t whatifMaxPods = 1000;
+  std::chrono::milliseconds whatifDeadline{3'000};
 };
 
 enum class OutputFormat { kTable, kJson };
@@ -63,6 +80,30 @@ struct ExplainOptions {
   std::string url;      // http://HOST:PORT of a running extender (plain HTTP)
   std::string pod;      // NAMESPACE/NAME
   std::size_t top = 0;  // 0: every node
+  OutputFormat output = OutputFormat::kTable;
+};
+
+// `gpu-topology-extender whatif --url URL (--gpus N | --mig PROFILE | --pod-file FILE | --csv FILE)
+// [--count N] [--min-link C] [--numa single] [--strategy S] [--policy FILE] [-o table|json]`.
+struct WhatifOptions {
+  std::string url;
+  std::int64_t gpus = 0;  // --gpus: whole GPUs of the pod
+  std::string mig;        // --mig: one MIG instance of this profile ("3g.40gb")
+  std::string podFile;    // --pod-file: a v1.Pod as JSON (kubectl get pod -o json)
+  std::string csvFile;    // --csv: pods in the simulator's trace format
+  std::size_t count = 0;  // --count: copies of the pod (0: not given, one)
+  std::string minLink;    // --min-link, --numa, --strategy: the pod's gputopo.dev/ annotations
+  std::string numa;
+  std::string strategy;
+  std::string policyFile;  // --policy: a proposed policy YAML, compared with the running one
+  OutputFormat output = OutputFormat::kTable;
+};
+
+// `gpu-topology-extender nodes --url URL [--node NAME] [--limit N] [-o table|json]`.
+struct NodesOptions {
+  std::string url;
+  std::string node;       // one node; empty: every node
+  std::size_t limit = 0;  // 0: the extender's limit (--max-nodes-per-request)
   OutputFormat output = OutputFormat::kTable;
 };
 
@@ -86,6 +127,8 @@ struct Invocation {
   ServeOptions serve;
   std::string helpText;  // for kHelp: what to print
   ExplainOptions explain;
+  WhatifOptions whatif;
+  NodesOptions nodes;
   ClaimTemplateOptions claimTemplate;
 };
 
@@ -95,6 +138,8 @@ Result<Invocation> parseCommandLine(const std::vector<std::string>& args);
 std::string topLevelHelp();
 std::string serveHelp();
 std::string explainHelp();
+std::string whatifHelp();
+std::string nodesHelp();
 std::string claimTemplateHelp();
 
 }  // namespace gte::app

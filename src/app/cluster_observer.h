@@ -18,6 +18,7 @@
 
 namespace gte {
 class ClusterBackend;
+class PlacementRecorder;
 struct ClusterSnapshot;
 struct NodeState;
 
@@ -27,6 +28,7 @@ namespace app {
 struct WatchTotals {
   std::uint64_t lists = 0;
   std::uint64_t failures = 0;
+  std::uint64_t skipped = 0;
 };
 
 struct CacheCounts {
@@ -37,17 +39,29 @@ struct CacheCounts {
   bool watched = false;
   WatchTotals nodeWatch;
   WatchTotals podWatch;
+  // --dra: the three DRA watches and what the cache holds of them.
+  bool dra = false;
+  WatchTotals sliceWatch;
+  WatchTotals classWatch;
+  WatchTotals claimWatch;
+  std::int64_t slices = 0;
+  std::int64_t classes = 0;
+  std::int64_t claims = 0;
   // Binds holding one of --bind-concurrency slots, and binds waiting for one (API server only).
   std::int64_t bindsSending = 0;
   std::int64_t bindsWaiting = 0;
+  // Pending GPU pods by whole GPUs requested (1, 2, 4, 8, other).
+  metrics::PendingGpuPods pendingGpuPods{};
 };
 
 class ClusterObserver {
  public:
   // `now` gives unix seconds, for the age of the nodes' `gen` labels (tests pass a fixed clock).
+  // `placements` (may be null): placement regret's memory, whose size is reported.
   ClusterObserver(const ClusterBackend& backend, std::function<CacheCounts()> counts,
                   metrics::Metrics& metrics, std::chrono::milliseconds interval,
-                  std::function<std::int64_t()> now = nullptr);
+                  std::function<std::int64_t()> now = nullptr,
+                  const PlacementRecorder* placements = nullptr);
   ~ClusterObserver();
   ClusterObserver(const ClusterObserver&) = delete;
   ClusterObserver& operator=(const ClusterObserver&) = delete;
@@ -60,16 +74,22 @@ class ClusterObserver {
   void run(std::chrono::milliseconds interval);
   void observeWatches(const CacheCounts& counts);
   void observeNodes(const ClusterSnapshot& snapshot);
+  // Slots held for pod groups, and the groups holding them.
+  void observeGroups(const ClusterSnapshot& snapshot);
 
   const ClusterBackend& backend_;
   std::function<CacheCounts()> counts_;
   metrics::Metrics& metrics_;
   std::function<std::int64_t()> now_;
+  const PlacementRecorder* placements_;
   // What the last observation saw: every member below up to `fragments_` is GUARDED_BY(observing_).
   std::mutex observing_;
   std::uint64_t lastGeneration_ = 0;
   WatchTotals lastNodeWatch_;
   WatchTotals lastPodWatch_;
+  WatchTotals lastSliceWatch_;
+  WatchTotals lastClassWatch_;
+  WatchTotals lastClaimWatch_;
   std::unordered_map<std::string, std::string> malformed_;  // node -> error already reported
   std::unordered_set<std::string> approximate_;  // nodes whose approximate pick was reported
   // node -> its state last observed and that state's free GPUs by NVLink set size (recomputed only

@@ -1,12 +1,13 @@
 #include "app/cluster_wiring.h"
 
+#include "cluster/apiserver/api_server_backend.h"
 #include "cluster/static_cluster_backend.h"
-#include "k8s/api_server_backend.h"
-#include "k8s/in_cluster_config.h"
-#include "k8s/kubeconfig_file.h"
+#include "kube/in_cluster_config.h"
+#include "kube/kubeconfig_file.h"
 #include "log/logger.h"
 #include "metrics/metrics.h"
 #include "service/cluster_backend.h"
+#include "service/placement_recorder.h"
 
 namespace gte::app {
 
@@ -23,6 +24,16 @@ void PolicyListeners::notify(const PolicyConstSharedPtr& policy) const {
 
 namespace {
 
+// The pending pods by whole GPUs, in the gauge's buckets: 1, 2, 4, 8, other.
+metrics::PendingGpuPods pendingBuckets(const cluster::PendingByGpus& byGpus) {
+  metrics::PendingGpuPods out{};
+  for (std::size_t k = 0; k < byGpus.size(); ++k) {
+    const std::size_t bucket = k == 1 ? 0 : k == 2 ? 1 : k == 4 ? 2 : k == 8 ? 3 : 4;
+    out[bucket] += byGpus[k];
+  }
+  return out;
+}
+
 template <typename Backend>
 CacheCounts sizesOf(const Backend& backend) {
   const auto& state = backend.state();
@@ -30,41 +41,107 @@ CacheCounts sizesOf(const Backend& backend) {
   counts.nodes = static_cast<std::int64_t>(state.nodeCount());
   counts.pods = static_cast<std::int64_t>(state.podCount() + state.pendingCount());
   counts.reservations = static_cast<std::int64_t>(state.reservationCount());
+  counts.pendingGpuPods = pendingBuckets(state.pendingByGpus());
   return counts;
 }
 
-std::function<CacheCounts()> countsOf(const cluster::StaticClusterBackend* backend) {
-  return [backend] { return sizesOf(*backend); };
+// A cluster file has no housekeeping thread of its own: the observer's periodic sample also
+// releases pod-group holds past their TTL.
+std::function<CacheCounts()> countsOf(cluster::StaticClusterBackend* backend) {
+  return [backend] {
+    backend->expireHolds();
+    return sizesOf(*backend);
+  };
 }
 
-std::function<CacheCounts()> countsOf(const k8s::ApiServerBackend* backend) {
+std::function<CacheCounts()> countsOf(const cluster::ApiServerBackend* backend) {
   return [backend] {
     CacheCounts counts = sizesOf(*backend);
     counts.watched = true;
-    const k8s::WatchCounts nodes = backend->nodeWatch();
-    const k8s::WatchCounts pods = backend->podWatch();
-    counts.nodeWatch = WatchTotals{nodes.lists, nodes.failures};
-    counts.podWatch = WatchTotals{pods.lists, pods.failures};
+    const cluster::WatchCounts nodes = backend->nodeWatch();
+    const cluster::WatchCounts pods = backend->podWatch();
+    const auto totals = [](const cluster::WatchCounts& w) {
+      return WatchTotals{w.lists, w.failures, w.skipped};
+    };
+    counts.nodeWatch = totals(nodes);
+    counts.podWatch = totals(pods);
+    if (backend->draEnabled()) {
+      const cluster::DraWatchCounts dra = backend->draWatches();
+      counts.dra = true;
+      counts.sliceWatch = totals(dra.slices);
+      counts.classWatch = totals(dra.classes);
+      counts.claimWatch = totals(dra.claims);
+      const cluster::DraCounts held = backend->state().draCounts();
+      counts.slices = static_cast<std::int64_t>(held.slices);
+      counts.classes = static_cast<std::int64_t>(held.classes);
+      counts.claims = static_cast<std::int64_t>(held.claims);
+    }
     counts.bindsSending = static_cast<std::int64_t>(backend->bindsSending());
     counts.bindsWaiting = static_cast<std::int64_t>(backend->bindsWaiting());
     return counts;
   };
 }
 
-cluster::ClusterStateOptions stateOptions(metrics::Metrics* metrics) {
+// `groups` receives the state's pod-group plans when the state is built (the backend hands them to
+// the service).
+cluster::ClusterStateOptions stateOptions(const ServeOptions& options, metrics::Metrics* metrics,
+                                          PlacementRecorder* placements, GroupPlanStore** groups) {
   cluster::ClusterStateOptions state;
   if (metrics != nullptr) {
     state.onSnapshotBuilt = [metrics](double seconds) { metrics->observeSnapshotBuild(seconds); };
+    state.groupObserver.released = [metrics](cluster::HoldRelease reason, std::size_t n) {
+      metrics->countHoldsReleased(cluster::holdReleaseName(reason), n);
+    };
+    state.groupObserver.placed = [metrics](std::string_view level, bool whole) {
+      metrics->countGroupPlaced(level, whole);
+    };
+    state.groupObserver.firstToLast = [metrics](double seconds) {
+      metrics->observeGroupFirstToLast(seconds);
+    };
+  }
+  state.attachGroupPlans = [groups](GroupPlanStore* store) { *groups = store; };
+  if (placements != nullptr) {
+    state.onPodPlaced = [placements](const PodPlacement& placed) { placements->placed(placed); };
+    state.onPodGone = [placements](const std::string& uid) { placements->forget(uid); };
+  }
+  state.healthPoolLabel = options.healthPoolLabel;
+  if (metrics != nullptr) {
+    state.onDraBindChecked = [metrics](cluster::DraBindCheck check) {
+      // DraBindCheck's kinds after kNotApplicable, in the metrics enum's order.
+      metrics->countDraBindPrediction(
+          static_cast<metrics::DraBindResult>(static_cast<int>(check) - 1));
+    };
   }
   return state;
 }
 
+std::vector<std::string> levelLabels(const Policy& policy) {
+  std::vector<std::string> out;
+  for (const GroupLevel& level : policy.groups.levels)
+    out.push_back(level.label);
+  return out;
+}
+
+// The placed-whole/split series of the policy's levels exist from the start, and from each reload
+// on for new levels.
+void registerGroupLevels(const PolicyConstSharedPtr& policy, PolicyListeners& listeners,
+                         metrics::Metrics* metrics) {
+  if (metrics == nullptr) return;
+  metrics->setGroupLevels(levelLabels(*policy));
+  listeners.add(
+      [metrics](const PolicyConstSharedPtr& p) { metrics->setGroupLevels(levelLabels(*p)); });
+}
+
 Result<ClusterWiring> staticBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
-                                    PolicyListeners& listeners, metrics::Metrics* metrics) {
-  auto backend = cluster::StaticClusterBackend::fromFile(options.clusterFile, std::move(policy),
-                                                         stateOptions(metrics));
+                                    PolicyListeners& listeners, metrics::Metrics* metrics,
+                                    PlacementRecorder* placements) {
+  registerGroupLevels(policy, listeners, metrics);
+  GroupPlanStore* groups = nullptr;
+  auto backend = cluster::StaticClusterBackend::fromFile(
+      options.clusterFile, std::move(policy), stateOptions(options, metrics, placements, &groups));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();
+  raw->setGroupPlans(groups);
   listeners.add([raw](const PolicyConstSharedPtr& p) { raw->setPolicy(p); });
   log::info("cluster state from file", {{"file", options.clusterFile},
                                         {"nodes", std::to_string(raw->state().nodeCount())},
@@ -76,19 +153,25 @@ Result<ClusterWiring> staticBackend(const ServeOptions& options, PolicyConstShar
 }
 
 Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
-                                       PolicyListeners& listeners, metrics::Metrics* metrics) {
+                                       PolicyListeners& listeners, metrics::Metrics* metrics,
+                                       PlacementRecorder* placements) {
   auto config = options.cluster == ClusterSource::kInCluster
-                    ? k8s::inClusterConfig()
-                    : k8s::loadKubeconfigFile(options.kubeconfig);
+                    ? kube::inClusterConfig()
+                    : kube::loadKubeconfigFile(options.kubeconfig);
   if (!config) return std::move(config).error();
-  k8s::ApiServerBackendOptions backendOptions;
-  backendOptions.state = stateOptions(metrics);
+  registerGroupLevels(policy, listeners, metrics);
+  GroupPlanStore* groups = nullptr;
+  cluster::ApiServerBackendOptions backendOptions;
+  backendOptions.state = stateOptions(options, metrics, placements, &groups);
   backendOptions.bind.concurrency = options.bindConcurrency;
   backendOptions.bind.deadline = options.bindDeadline;
   backendOptions.warmConnections = options.apiWarmConnections;
-  auto backend = k8s::makeApiServerBackend(*config, std::move(policy), std::move(backendOptions));
+  backendOptions.watchDra = options.dra;
+  auto backend =
+      cluster::makeApiServerBackend(*config, std::move(policy), std::move(backendOptions));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();
+  raw->setGroupPlans(groups);  // the watch-fed state plans pod groups as the file's does
   listeners.add([raw](const PolicyConstSharedPtr& p) { raw->setPolicy(p); });
   raw->start();
   log::info(
@@ -107,7 +190,8 @@ ClusterWiring::ClusterWiring(ClusterWiring&&) noexcept = default;
 ClusterWiring::~ClusterWiring() = default;
 
 Result<ClusterWiring> makeClusterBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
-                                         PolicyListeners& listeners, metrics::Metrics* metrics) {
+                                         PolicyListeners& listeners, metrics::Metrics* metrics,
+                                         PlacementRecorder* placements) {
   switch (options.cluster) {
     case ClusterSource::kNone:
       log::info(
@@ -115,10 +199,10 @@ Result<ClusterWiring> makeClusterBackend(const ServeOptions& options, PolicyCons
           "(nodeCacheCapable: false)");
       return ClusterWiring{};
     case ClusterSource::kClusterFile:
-      return staticBackend(options, std::move(policy), listeners, metrics);
+      return staticBackend(options, std::move(policy), listeners, metrics, placements);
     case ClusterSource::kKubeconfig:
     case ClusterSource::kInCluster:
-      return apiServerBackend(options, std::move(policy), listeners, metrics);
+      return apiServerBackend(options, std::move(policy), listeners, metrics, placements);
   }
   return Error{ErrorCode::kInternal, "unknown cluster source"};
 }

@@ -1,6 +1,6 @@
 #pragma once
 // `gpu-topology-extender explain`: asks a running extender for GET URL/explain?pod=NS/NAME and
-// prints its answer as a table (explain_table.h) or as the JSON it got.
+// prints its answer as a table (report/explain_table.h) or as the JSON it got.
 #include "app/cli_options.h"
 
 namespace gte::app {

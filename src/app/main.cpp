@@ -1,8 +1,11 @@
 // gpu-topology-extender: wires the edges (HTTP server, policy file, cluster source, metrics) around
 // the pure decision core, then waits for SIGTERM/SIGINT.
 #include <signal.h>
+#include <time.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -15,7 +18,8 @@
 #include "app/cluster_wiring.h"
 #include "app/explain_command.h"
 #include "app/version.h"
-#include "k8s/api_client.h"
+#include "app/whatif_command.h"
+#include "kube/api_client.h"
 #include "log/logger.h"
 #include "metrics/metrics.h"
 #include "policy/default_policy.h"
@@ -25,6 +29,7 @@
 #include "server/router.h"
 #include "service/cluster_backend.h"
 #include "service/extender_service.h"
+#include "service/placement_recorder.h"
 
 namespace {
 
@@ -41,6 +46,21 @@ sigset_t blockShutdownSignals() {
   sigaddset(&set, SIGINT);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   return set;
+}
+
+// Waits up to `period` for one of `signals`; true when one arrived.
+bool signalWithin(const sigset_t& signals, std::chrono::milliseconds period) {
+  const auto until = std::chrono::steady_clock::now() + period;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        until - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    timespec wait{};
+    wait.tv_sec = static_cast<time_t>(left.count() / 1'000'000'000);
+    wait.tv_nsec = static_cast<long>(left.count() % 1'000'000'000);
+    if (sigtimedwait(&signals, nullptr, &wait) > 0) return true;
+    if (errno != EINTR && errno != EAGAIN) return false;
+  }
 }
 
 void onPolicyEvent(metrics::Metrics& metrics, const PolicyReloadEvent& event) {
@@ -93,7 +113,7 @@ int serve(const app::ServeOptions& options) {
   const std::size_t threads = options.threads
                                   ? options.threads
                                   : std::max<std::size_t>(2, std::thread::hardware_concurrency());
-  k8s::initializeClientThreadPool(threads);
+  kube::initializeClientThreadPool(threads);
   log::Level level = log::Level::kInfo;
   log::parseLevel(options.logLevel, level);
   log::setLevel(level);
@@ -124,7 +144,11 @@ int serve(const app::ServeOptions& options) {
   }
   auto currentPolicy = [&store, initial]() { return store ? store->current() : initial; };
 
-  auto cluster = app::makeClusterBackend(options, currentPolicy(), listeners, &metrics);
+  // Placement regret: prioritize records each GPU pod's decision, the cluster cache reports it
+  // bound (cluster-cache modes only; docs/topology-health.md).
+  PlacementRecorder placements(&metrics);
+  auto cluster =
+      app::makeClusterBackend(options, currentPolicy(), listeners, &metrics, &placements);
   if (!cluster) {
     std::fprintf(stderr, "gpu-topology-extender: cannot start: %s\n",
                  cluster.error().message.c_str());
@@ -135,13 +159,17 @@ int serve(const app::ServeOptions& options) {
   if (!cluster->backend) metrics.setCacheSynced(true);
   if (cluster->backend) {
     observer = std::make_unique<app::ClusterObserver>(*cluster->backend, cluster->counts, metrics,
-                                                      kObserveInterval);
+                                                      kObserveInterval, nullptr, &placements);
   }
-  ExtenderService service(currentPolicy, cluster->backend.get(), &metrics);
+  ExtenderService service(currentPolicy, cluster->backend.get(), &metrics,
+                          WhatifLimits{options.whatifMaxPods, options.whatifDeadline},
+                          cluster->backend ? &placements : nullptr);
   server::RouterOptions limits;
   limits.maxNodesPerRequest = options.maxNodesPerRequest;
   limits.namesOnly = options.cluster != app::ClusterSource::kNone;
   limits.explain = options.explain;
+  limits.whatif = options.whatif;
+  limits.nodes = options.nodes;
   server::Router router(options.pathPrefix, service, &metrics, app::versionJson(), limits);
   server::HttpServer server(serverOptions(options, threads), router);
   if (auto s = server.start(); !s) {
@@ -166,10 +194,20 @@ int serve(const app::ServeOptions& options) {
                                               {"threads", std::to_string(threads)}});
   int sig = 0;
   sigwait(&signals, &sig);
-  log::info("shutting down: draining requests in flight",
+  // SIGTERM (kubelet, docker stop) drains; SIGINT (Ctrl-C) stops at once, answering what is in
+  // flight. docs/operations.md, "Graceful shutdown".
+  const auto drainPeriod = sig == SIGTERM ? options.drainPeriod : std::chrono::milliseconds(0);
+  log::info("shutting down: draining connections",
             {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"},
+             {"drain_period_ms", std::to_string(drainPeriod.count())},
              {"grace_ms", std::to_string(options.shutdownGrace.count())}});
   probeRouter.setDraining(true);  // kubelet's readiness probe may be on the probe port
+  if (drainPeriod.count() > 0) {
+    server.drain();
+    if (signalWithin(signals, drainPeriod)) {
+      log::info("second signal: drain period cut short");
+    }
+  }
   if (!server.stop(options.shutdownGrace)) {
     // A decision is still running on a worker thread: exit without unwinding under it.
     std::fflush(nullptr);
@@ -201,6 +239,10 @@ int main(int argc, char** argv) {
       return 0;
     case gte::app::Command::kExplain:
       return gte::app::runExplainCommand(invocation->explain);
+    case gte::app::Command::kWhatif:
+      return gte::app::runWhatifCommand(invocation->whatif);
+    case gte::app::Command::kNodes:
+      return gte::app::runNodesCommand(invocation->nodes);
     case gte::app::Command::kClaimTemplate:
       return gte::app::runClaimTemplateCommand(invocation->claimTemplate);
     case gte::app::Command::kServe:

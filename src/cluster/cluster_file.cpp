@@ -3,7 +3,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "cluster/pod_bind_time.h"
 #include "cluster/yaml_to_json.h"
 #include "json/json_reader.h"
 
@@ -107,10 +106,20 @@ Status decodeItem(std::string_view item, std::size_t index, ClusterFileContents&
     if (pod->terminal()) return Ok{};
     // A cluster file has no API server to assign UIDs; the namespaced name stands in.
     if (pod->uid.empty()) pod->uid = (pod->ns.empty() ? "default" : pod->ns) + "/" + pod->name;
-    out.pods.push_back(FilePod{std::move(*pod), podBindTime(item)});
+    const std::optional<std::int64_t> boundAt = pod->boundAt;
+    out.pods.push_back(FilePod{std::move(*pod), boundAt});
     return Ok{};
   }
-  return invalidArgument(where + ": kind \"" + shape->kind + "\" is not Node or Pod");
+  for (const GroupOwnerKind kind :
+       {GroupOwnerKind::kPodGroup, GroupOwnerKind::kJob, GroupOwnerKind::kJobSet}) {
+    if (shape->kind != groupOwnerKindName(kind)) continue;
+    auto owner = parseGroupOwner(item, kind);
+    if (!owner) return invalidArgument(where + " (" + shape->kind + "): " + owner.error().message);
+    out.groupOwners.push_back(std::move(*owner));
+    return Ok{};
+  }
+  return invalidArgument(where + ": kind \"" + shape->kind +
+                         "\" is not Node, Pod, PodGroup, Job or JobSet");
 }
 
 bool looksLikeJson(std::string_view text) {

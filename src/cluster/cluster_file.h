@@ -1,6 +1,7 @@
 #pragma once
 // Reads a --cluster-file: the Nodes and Pods of a cluster without an API server (demos, benchmarks,
-// offline replays). Accepted forms, JSON or YAML:
+// offline replays), and the PodGroups, Jobs and JobSets whose spec gives a pod group's size
+// (docs/groups.md). Accepted forms, JSON or YAML:
 //   - a v1 List (or NodeList/PodList) with `items`,
 //   - a bare array of objects,
 //   - a single Node or Pod object,
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "cluster/group_owner_sizes.h"
 #include "model/node_info.h"
 #include "model/pod_info.h"
 
@@ -21,12 +23,13 @@ namespace gte::cluster {
 
 struct FilePod {
   PodInfo pod;
-  std::optional<std::int64_t> boundAt;  // podBindTime() of the item
+  std::optional<std::int64_t> boundAt;  // the PodInfo::boundAt the item was read with
 };
 
 struct ClusterFileContents {
   std::vector<NodeInfo> nodes;
-  std::vector<FilePod> pods;  // terminal pods (Succeeded/Failed) are left out
+  std::vector<FilePod> pods;                // terminal pods (Succeeded/Failed) are left out
+  std::vector<GroupOwnerSize> groupOwners;  // PodGroup, Job, JobSet items
 };
 
 Result<ClusterFileContents> parseClusterDocument(std::string_view text);

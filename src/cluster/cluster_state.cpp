@@ -1,12 +1,14 @@
 #include "cluster/cluster_state.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "cluster/gpu_annotation.h"
 #include "core/fit.h"
 #include "core/node_charges.h"
 #include "core/node_state.h"
 #include "core/pod_demand.h"
+#include "core/pod_group.h"
 #include "core/predict_allocation.h"
 #include "model/gpu_request.h"
 
@@ -36,6 +38,7 @@ std::int64_t wholeGpusRequested(const PodInfo& pod) {
 }  // namespace
 
 bool holdsDevices(const PodInfo& pod) {
+  if (!pod.resourceClaims.empty()) return true;  // its claims may hold GPUs (docs/dra.md)
   Result<GpuRequest> request = gpuRequestFrom(pod.requests);
   return !request || !request->empty();
 }
@@ -47,9 +50,15 @@ bool labelsCoverPod(std::int64_t labelsGeneration, std::int64_t boundAt,
 }
 
 ClusterState::ClusterState(PolicyConstSharedPtr policy, ClusterStateOptions options)
-    : options_(std::move(options)), policy_(policy), builder_(std::move(policy)) {
-  std::lock_guard lock(mutex_);
-  publishLocked();
+    : options_(std::move(options)),
+      policy_(policy),
+      builder_(std::move(policy), options_.healthPoolLabel),
+      groups_(options_.groupObserver) {
+  {
+    std::lock_guard lock(mutex_);
+    publishLocked();
+  }
+  if (options_.attachGroupPlans) options_.attachGroupPlans(this);
 }
 
 ClusterSnapshotConstSharedPtr ClusterState::snapshot() const {
@@ -68,11 +77,13 @@ PodInfo ClusterState::compact(PodInfo pod) const {
 }
 
 PodInfo ClusterState::trimmedLocked(PodInfo pod) const {
-  // Only the extender's own annotations and the device requests matter; the rest (kubectl's
-  // last-applied-configuration can be kilobytes) would dominate the cache's memory.
+  // Only the extender's own annotations, the keys naming a pod group and its size, and the device
+  // requests matter; the rest (kubectl's last-applied-configuration can be kilobytes) would
+  // dominate the cache's memory.
   std::erase_if(pod.annotations, [this](const auto& entry) {
-    return entry.first.rfind(policy_->labelPrefix, 0) != 0;
+    return entry.first.rfind(policy_->labelPrefix, 0) != 0 && !isGroupAnnotation(entry.first);
   });
+  std::erase_if(pod.labels, [](const auto& entry) { return !isGroupLabel(entry.first); });
   ResourceList devices;
   for (const auto& [name, quantity] : pod.requests.entries()) {
     if (isGpuResource(name)) devices.set(name, quantity);
@@ -140,22 +151,28 @@ void ClusterState::removeNode(std::string_view name) {
 
 void ClusterState::upsertPodLocked(ObservedPod observed, NameSet& dirty) {
   const std::string uid = podKey(observed.pod);
-  pending_.erase(uid);
+  const bool wasPending = pending_.erase(uid);
   if (observed.pod.terminal()) {
     // Succeeded/Failed pods hold no devices any more.
     erasePodLocked(uid, dirty);
     eraseReservationLocked(uid, dirty);
+    groups_.memberGone(uid, dirty);
+    if (options_.onPodGone) gone_.push_back(uid);
     return;
   }
   if (!holdsDevices(observed.pod)) {
     erasePodLocked(uid, dirty);
+    groups_.memberGone(uid, dirty);
     return;
   }
   if (observed.pod.nodeName.empty() && observed.pod.nominatedNodeName.empty()) {
     // Pending and not nominated: nothing to account or preempt, kept for bind to read. A
     // reservation made for it by a bind in flight stays until the bind finishes.
     erasePodLocked(uid, dirty);
-    pending_.insert_or_assign(uid, trimmedLocked(std::move(observed.pod)));
+    if (auto key = groupKeyLocked(observed.pod); key && ledger_.reservation(uid) == nullptr) {
+      groups_.memberPending(uid, *key);
+    }
+    pending_.put(uid, trimmedLocked(std::move(observed.pod)));
     return;
   }
   LedgerPod record;
@@ -171,6 +188,11 @@ void ClusterState::upsertPodLocked(ObservedPod observed, NameSet& dirty) {
     } else {
       record.boundAt = observed.boundAt.value_or(nowSeconds());
       const LedgerReservation* reservation = ledger_.reservation(uid);
+      // A placement made while the cache watched: the pod was pending, nominated or being bound
+      // by this replica before (not a pod of a first list, bound long ago).
+      const bool watched = wasPending || reservation != nullptr ||
+                           (existing != nullptr && existing->pod.nodeName.empty());
+      if (watched && options_.onPodPlaced) newlyBound_.push_back(uid);
       if (reservation != nullptr && reservation->node == node) {
         // Our own bind: the GPUs reserved are the ones to count, from the reservation on.
         record.allocation = reservation->allocation;
@@ -188,10 +210,28 @@ void ClusterState::upsertPodLocked(ObservedPod observed, NameSet& dirty) {
     record.counted = countedLocked(labelsGenerationLocked(node), record.boundAt);
     eraseReservationLocked(uid, dirty);
     dirty.insert(node);
+    groupMemberPlacedLocked(uid, record.pod, node,
+                            record.allocation ? &*record.allocation : nullptr, dirty);
   }
   if (auto left = ledger_.putPod(uid, std::move(record)); left && !left->empty()) {
     dirty.insert(std::move(*left));
   }
+}
+
+std::optional<std::string> ClusterState::groupKeyLocked(const PodInfo& pod) const {
+  return podGroupKey(pod, *policy_);
+}
+
+void ClusterState::groupMemberPlacedLocked(const std::string& uid, const PodInfo& pod,
+                                           const std::string& node, const Allocation* allocation,
+                                           NameSet& dirty) {
+  const auto key = groupKeyLocked(pod);
+  if (!key) return;
+  const Result<PodDemand> demand = parsePodDemand(pod, *policy_);
+  groups_.memberPlaced(
+      uid, *key, node, allocation, demand ? &*demand : nullptr, options_.now(),
+      policy_->groups.holdTtlMillis,
+      [this](const std::string& name) { return builder_.groupDomains(name); }, dirty);
 }
 
 void ClusterState::erasePodLocked(const std::string& uid, NameSet& dirty) {
@@ -203,7 +243,16 @@ void ClusterState::eraseReservationLocked(const std::string& uid, NameSet& dirty
 }
 
 void ClusterState::replacePods(std::vector<ObservedPod> pods) {
-  std::lock_guard lock(mutex_);
+  Events events;
+  {
+    std::lock_guard lock(mutex_);
+    replacePodsLocked(std::move(pods));
+    events = takeEventsLocked();
+  }
+  deliver(events);
+}
+
+void ClusterState::replacePodsLocked(std::vector<ObservedPod> pods) {
   NameSet dirty;
   NameSet listed;
   for (ObservedPod& observed : pods) {
@@ -211,26 +260,46 @@ void ClusterState::replacePods(std::vector<ObservedPod> pods) {
     upsertPodLocked(std::move(observed), dirty);
   }
   for (const std::string& uid : ledger_.podUids()) {
-    if (listed.count(uid) == 0) erasePodLocked(uid, dirty);
+    if (listed.count(uid) != 0) continue;
+    erasePodLocked(uid, dirty);
+    groups_.memberGone(uid, dirty);
+    if (options_.onPodGone) gone_.push_back(uid);
   }
-  std::erase_if(pending_, [&listed](const auto& entry) { return listed.count(entry.first) == 0; });
+  pending_.keepOnly([&](const std::string& uid) {
+    if (listed.count(uid) != 0) return true;
+    groups_.memberGone(uid, dirty);
+    return false;
+  });
   refreshLocked(dirty);
 }
 
 void ClusterState::upsertPod(ObservedPod pod) {
-  std::lock_guard lock(mutex_);
-  NameSet dirty;
-  upsertPodLocked(std::move(pod), dirty);
-  refreshLocked(dirty);
+  Events events;
+  {
+    std::lock_guard lock(mutex_);
+    NameSet dirty;
+    upsertPodLocked(std::move(pod), dirty);
+    refreshLocked(dirty);
+    events = takeEventsLocked();
+  }
+  deliver(events);
 }
 
 void ClusterState::removePod(std::string_view uid) {
-  std::lock_guard lock(mutex_);
-  NameSet dirty;
-  erasePodLocked(std::string(uid), dirty);
-  eraseReservationLocked(std::string(uid), dirty);
-  pending_.erase(std::string(uid));
-  refreshLocked(dirty);
+  Events events;
+  {
+    std::lock_guard lock(mutex_);
+    NameSet dirty;
+    const std::string key(uid);
+    erasePodLocked(key, dirty);
+    eraseReservationLocked(key, dirty);
+    pending_.erase(key);
+    groups_.memberGone(key, dirty);
+    if (options_.onPodGone) gone_.push_back(key);
+    refreshLocked(dirty);
+    events = takeEventsLocked();
+  }
+  deliver(events);
 }
 
 void ClusterState::setSynced(bool synced) {
@@ -241,9 +310,14 @@ void ClusterState::setSynced(bool synced) {
 
 void ClusterState::setPolicy(PolicyConstSharedPtr policy) {
   std::lock_guard lock(mutex_);
+  NameSet dirty;
+  if (policy->groups.levels != policy_->groups.levels ||
+      policy->labelPrefix != policy_->labelPrefix) {
+    // Plans name domains by the old levels' ids: members plan again under the new levels.
+    groups_.releaseAll(HoldRelease::kPolicy, dirty);
+  }
   policy_ = policy;
   builder_.setPolicy(std::move(policy));
-  NameSet dirty;
   for (std::string& name : builder_.names()) {
     const std::int64_t generation = labelsGenerationLocked(name);
     ledger_.recount(name,
@@ -281,7 +355,7 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
   if (builder_.read(node) == nullptr) {
     return Error{ErrorCode::kNotFound, "node " + node + " is not in the cache"};
   }
-  Result<PodDemand> demand = parsePodDemand(pod, *policy_);
+  Result<PodDemand> demand = parsePodDemand(pod, *policy_, draObjectsLocked());
   if (!demand) return std::move(demand).error();
   // The published snapshot is current for every node (each change publishes), except for what
   // this call itself freed above.
@@ -291,6 +365,19 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
   const NodeState* state = now->find(node);
   if (state == nullptr) {
     return Error{ErrorCode::kInternal, "node " + node + " has no state in the snapshot"};
+  }
+  if (dra_ && options_.onDraBindChecked) {
+    const DraBindCheck check = checkDraBind(pod, *state, *dra_->objects(), *now->policy);
+    if (check != DraBindCheck::kNotApplicable) options_.onDraBindChecked(check);
+  }
+  // A member of a group binding where its group holds slots decides on the node with those slots
+  // free: they were kept for it.
+  NodeStateConstSharedPtr withOwnHolds;
+  if (const auto key = groupKeyLocked(pod)) {
+    if (auto holds = groups_.holdUids(*key, node); !holds.empty()) {
+      withOwnHolds = nodeStateWithout(*state, holds, *now->policy);
+      state = withOwnHolds.get();
+    }
   }
   // The same check filter made, now against everything placed since: a bind is refused exactly
   // when filter would refuse the node now, with filter's reason.
@@ -307,19 +394,29 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
   ledger_.putReservation(uid, LedgerReservation{trimmedLocked(pod), node, allocation, nowSeconds(),
                                                 options_.now() + options_.reservationTtl});
   dirty.insert(node);
+  groupMemberPlacedLocked(uid, pod, node, &allocation, dirty);
   return allocation;
 }
 
 void ClusterState::release(std::string_view uid) {
   std::lock_guard lock(mutex_);
   NameSet dirty;
+  if (ledger_.reservation(uid) != nullptr) groups_.memberUnplaced(std::string(uid), dirty);
   eraseReservationLocked(std::string(uid), dirty);
   refreshLocked(dirty);
 }
 
 void ClusterState::markBound(std::string_view uid) {
-  std::lock_guard lock(mutex_);
-  const std::string key(uid);
+  Events events;
+  {
+    std::lock_guard lock(mutex_);
+    markBoundLocked(std::string(uid));
+    events = takeEventsLocked();
+  }
+  deliver(events);
+}
+
+void ClusterState::markBoundLocked(const std::string& key) {
   const LedgerReservation* held = ledger_.reservation(key);
   if (held == nullptr) return;
   LedgerPod record;
@@ -330,6 +427,7 @@ void ClusterState::markBound(std::string_view uid) {
   record.counted = true;  // bound now: no labels written yet can cover it
   const std::string node = held->node;
   pending_.erase(key);
+  if (options_.onPodPlaced) newlyBound_.push_back(key);
   NameSet dirty{node};
   ledger_.putPod(key, std::move(record));
   eraseReservationLocked(key, dirty);
@@ -338,9 +436,14 @@ void ClusterState::markBound(std::string_view uid) {
 
 std::size_t ClusterState::expireLocked(NameSet& dirty) {
   std::vector<std::string> nodes;
-  const std::size_t expired = ledger_.expire(options_.now(), nodes);
+  std::vector<std::string> uids;
+  const std::size_t expired = ledger_.expire(options_.now(), nodes, &uids);
   for (std::string& node : nodes)
     dirty.insert(std::move(node));
+  // A bind that never finished: its member waits again, and its group's slot is held again.
+  for (const std::string& uid : uids)
+    groups_.memberUnplaced(uid, dirty);
+  groups_.expire(options_.now(), dirty);
   return expired;
 }
 
@@ -362,7 +465,7 @@ void ClusterState::predictLocked(const std::string& node) {
   const std::vector<std::string> waiting = ledger_.unpredicted(node);
   for (const std::string& uid : waiting) {
     const PodInfo& pod = ledger_.pod(uid)->pod;
-    Result<PodDemand> demand = parsePodDemand(pod, *policy_);
+    Result<PodDemand> demand = parsePodDemand(pod, *policy_, draObjectsLocked());
     Allocation allocation{true, {}, {}};
     std::int64_t unplaced = 0;
     if (!demand) {
@@ -381,12 +484,116 @@ void ClusterState::predictLocked(const std::string& node) {
   }
 }
 
-void ClusterState::refreshLocked(const NameSet& dirty) {
-  for (const std::string& name : dirty) {
-    predictLocked(name);
-    builder_.setCharges(name, std::make_shared<const NodeCharges>(ledger_.charges(name)));
+// ---------------------------------------------------------------- DRA
+
+const dra::DraObjects* ClusterState::draObjectsLocked() const {
+  return dra_ ? dra_->objects().get() : nullptr;
+}
+
+void ClusterState::enableDra() {
+  std::lock_guard lock(mutex_);
+  if (dra_) return;
+  dra_ = std::make_unique<DraCache>();
+  builder_.setDra(&dra_->slices(), &dra_->allocated(), dra_->objects());
+  publishLocked();
+}
+
+template <typename Update>
+void ClusterState::changeDra(Update&& update) {
+  std::lock_guard lock(mutex_);
+  if (!dra_) return;
+  DraChange change;
+  update(*dra_, change);
+  if (change.objects) builder_.setDraObjects(dra_->objects());
+  if (change.everyNode) {
+    builder_.draAllNodesChanged();
+  } else {
+    for (const std::string& node : change.nodes)
+      builder_.draNodeChanged(node);
   }
   publishLocked();
+}
+
+void ClusterState::replaceResourceSlices(std::vector<dra::ResourceSliceConstSharedPtr> slices) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.replaceSlices(std::move(slices), c); });
+}
+void ClusterState::upsertResourceSlice(dra::ResourceSliceConstSharedPtr slice) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.upsertSlice(std::move(slice), c); });
+}
+void ClusterState::removeResourceSlice(std::string_view name) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.removeSlice(name, c); });
+}
+void ClusterState::replaceDeviceClasses(std::vector<dra::DeviceClassConstSharedPtr> classes) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.replaceClasses(std::move(classes), c); });
+}
+void ClusterState::upsertDeviceClass(dra::DeviceClassConstSharedPtr cls) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.upsertClass(std::move(cls), c); });
+}
+void ClusterState::removeDeviceClass(std::string_view name) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.removeClass(name, c); });
+}
+void ClusterState::replaceResourceClaims(std::vector<dra::ResourceClaimConstSharedPtr> claims) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.replaceClaims(std::move(claims), c); });
+}
+void ClusterState::upsertResourceClaim(dra::ResourceClaimConstSharedPtr claim) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.upsertClaim(std::move(claim), c); });
+}
+void ClusterState::removeResourceClaim(std::string_view ns, std::string_view name) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.removeClaim(ns, name, c); });
+}
+
+DraCounts ClusterState::draCounts() const {
+  std::lock_guard lock(mutex_);
+  return dra_ ? dra_->counts() : DraCounts{};
+}
+
+void ClusterState::refreshLocked(const NameSet& dirty, const NameSet& checked) {
+  for (const std::string& name : dirty) {
+    predictLocked(name);
+    NodeCharges charges = ledger_.charges(name);
+    if (groups_.holdsOn(name)) {
+      // Holds give way to pods: a pod bound where a hold was (by someone other than this
+      // extender) keeps its GPUs, and the hold moves to GPUs still free, or ends.
+      const NodeState* read = builder_.read(name);
+      if (read != nullptr && checked.count(name) == 0) {
+        groups_.repair(name, *rebuildNodeState(*read, charges.usage(), *policy_), *policy_);
+      }
+      groups_.addHolds(name, charges);
+    }
+    builder_.setCharges(name, std::make_shared<const NodeCharges>(std::move(charges)));
+  }
+  builder_.setGroupPlans(groups_.table());
+  publishLocked();
+}
+
+ClusterState::Events ClusterState::takeEventsLocked() {
+  Events events;
+  events.gone = std::exchange(gone_, {});
+  for (const std::string& uid : std::exchange(newlyBound_, {})) {
+    const LedgerPod* bound = ledger_.pod(uid);
+    if (bound == nullptr || bound->pod.nodeName.empty()) continue;  // gone again meanwhile
+    PodPlacement placement;
+    placement.uid = uid;
+    placement.ns = bound->pod.ns;
+    placement.name = bound->pod.name;
+    placement.node = bound->pod.nodeName;
+    placement.gpus = wholeGpusRequested(bound->pod);
+    if (bound->allocation && bound->allocation->complete && bound->unplacedGpus == 0) {
+      placement.indices = bound->allocation->gpus;
+    }
+    if (const NodeState* read = builder_.read(placement.node)) {
+      placement.got = heldSetQuality(read->topology, placement.indices);
+    }
+    events.placed.push_back(std::move(placement));
+  }
+  return events;
+}
+
+void ClusterState::deliver(const Events& events) const {
+  for (const PodPlacement& placement : events.placed)
+    options_.onPodPlaced(placement);
+  for (const std::string& uid : events.gone)
+    options_.onPodGone(uid);
 }
 
 void ClusterState::publishLocked() {
@@ -400,11 +607,71 @@ void ClusterState::publishLocked() {
   current_ = std::move(next);
 }
 
+// ---------------------------------------------------------------- pod groups
+
+GroupMembers ClusterState::groupMembers(std::string_view key) const {
+  std::lock_guard lock(mutex_);
+  GroupMembers members;
+  members.placedNodes = groups_.placedNodes(key);
+  for (const std::string& uid : groups_.waiting(key)) {
+    if (const PodInfo* pending = pending_.find(uid)) members.waiting.push_back(*pending);
+  }
+  return members;
+}
+
+Result<CommittedGroupPlanConstSharedPtr> ClusterState::commitGroupPlan(CommittedGroupPlan plan) {
+  std::lock_guard lock(mutex_);
+  NameSet dirty;
+  expireLocked(dirty);
+  const std::string key = plan.key;
+  const auto published = [this, &key]() -> CommittedGroupPlanConstSharedPtr {
+    const GroupPlanTableConstSharedPtr table = groups_.table();
+    const auto it = table->find(key);
+    return it == table->end() ? nullptr : it->second;
+  };
+  if (groups_.plan(key) != nullptr) {
+    refreshLocked(dirty);
+    return published();
+  }
+  // The plan was made on a snapshot at most a few requests old: its GPUs must still be free in
+  // the one published now (which counts every hold and reservation made since), and no two slots
+  // of one node may share a GPU.
+  const ClusterSnapshotConstSharedPtr now = snapshot();
+  std::unordered_map<std::string, GpuMask> taken;
+  for (const PlannedSlot& slot : plan.plan.slots) {
+    const NodeState* state = now->find(slot.node);
+    GpuMask gpus = 0;
+    for (const int gpu : slot.allocation.gpus)
+      gpus |= GpuMask{1} << static_cast<unsigned>(gpu);
+    GpuMask& onNode = taken[slot.node];
+    if (state == nullptr || (gpus & ~state->freeMask) != 0 || (gpus & onNode) != 0) {
+      refreshLocked(dirty);
+      return Error{ErrorCode::kUnavailable, "group " + plan.group + ": planned GPUs on node " +
+                                                slot.node + " were taken meanwhile"};
+    }
+    onNode |= gpus;
+  }
+  NameSet planned;
+  groups_.commit(std::move(plan), options_.now(), policy_->groups.holdTtlMillis, planned);
+  NameSet checked;
+  for (const std::string& node : planned) {
+    if (dirty.count(node) == 0) checked.insert(node);
+    dirty.insert(node);
+  }
+  refreshLocked(dirty, checked);
+  return published();
+}
+
+std::size_t ClusterState::heldSlotCount() const {
+  std::lock_guard lock(mutex_);
+  return groups_.heldSlots();
+}
+
 // ---------------------------------------------------------------- queries
 
 std::optional<PodInfo> ClusterState::podToBind(std::string_view uid) const {
   std::lock_guard lock(mutex_);
-  if (const auto it = pending_.find(std::string(uid)); it != pending_.end()) return it->second;
+  if (const PodInfo* pending = pending_.find(uid)) return *pending;
   if (const LedgerPod* pod = ledger_.pod(uid)) return pod->pod;
   return std::nullopt;
 }
@@ -438,6 +705,11 @@ std::size_t ClusterState::podCount() const {
 std::size_t ClusterState::pendingCount() const {
   std::lock_guard lock(mutex_);
   return pending_.size();
+}
+
+PendingByGpus ClusterState::pendingByGpus() const {
+  std::lock_guard lock(mutex_);
+  return pending_.byGpus();
 }
 
 std::size_t ClusterState::reservationCount() const {

@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -30,10 +31,16 @@
 #include <vector>
 
 #include "base/result.h"
+#include "cluster/group_book.h"
+#include "cluster/dra_bind_check.h"
+#include "cluster/dra_cache.h"
+#include "cluster/pending_pods.h"
 #include "cluster/pod_ledger.h"
 #include "core/allocation.h"
+#include "core/placement_regret.h"
 #include "model/node_info.h"
 #include "model/pod_info.h"
+#include "service/group_plan_store.h"
 #include "snapshot/cluster_snapshot.h"
 #include "snapshot/cluster_snapshot_builder.h"
 
@@ -52,12 +59,29 @@ struct ClusterStateOptions {
   // Called with each snapshot build's wall time in seconds, under the writer lock (keep it
   // cheap: a metric observation). Empty: not measured.
   std::function<void(double)> onSnapshotBuilt;
+  // Pod groups: what the group book reports (metric observations, under the writer lock), and
+  // a callback the constructor calls with the state's GroupPlanStore, so that whoever builds a
+  // backend on this state can hand it to the service (ClusterBackend::setGroupPlans).
+  GroupBookObserver groupObserver;
+  std::function<void(GroupPlanStore*)> attachGroupPlans;
+  // Placement regret's feed, called after the writer lock is released, on the thread that made
+  // the change. onPodPlaced: a GPU pod seen bound to a node after the cache saw it pending,
+  // nominated or reserved (the pods of a first list are not new placements), with the GPUs it
+  // holds there. onPodGone: a pod deleted or finished. Empty: not reported.
+  std::function<void(const PodPlacement&)> onPodPlaced;
+  std::function<void(const std::string& uid)> onPodGone;
+  // The node label whose value groups nodes in the snapshots' health figures (empty: the GPU
+  // model).
+  std::string healthPoolLabel;
+  // DRA: at the first bind of a pod with ResourceClaims, the claims' allocation against the
+  // prediction (checkDraBind), under the writer lock (keep it cheap). Empty: not checked.
+  std::function<void(DraBindCheck)> onDraBindChecked;
 };
 
 // A pod as the watch or a cluster file reports it.
 struct ObservedPod {
   PodInfo pod;
-  // Unix seconds of the bind (podBindTime()); nullopt = unknown, then the time it is first seen
+  // Unix seconds of the bind (PodInfo::boundAt); nullopt = unknown, then the time it is first seen
   // bound is used.
   std::optional<std::int64_t> boundAt;
 };
@@ -68,12 +92,14 @@ bool labelsCoverPod(std::int64_t labelsGeneration, std::int64_t boundAt,
                     std::int64_t clockSkewSeconds) noexcept;
 
 // Whether the cache keeps the pod at all: it asks for a GPU or MIG device (or its requests are
-// unreadable, so it may hold some). Other pods hold nothing the extender accounts.
+// unreadable, so it may hold some), or references ResourceClaims (bind then reads it from the
+// cache). Other pods hold nothing the extender accounts.
 bool holdsDevices(const PodInfo& pod);
 
-class ClusterState {
+class ClusterState final : public GroupPlanStore {
  public:
   explicit ClusterState(PolicyConstSharedPtr policy, ClusterStateOptions options = {});
+  ~ClusterState() override = default;
   ClusterState(const ClusterState&) = delete;
   ClusterState& operator=(const ClusterState&) = delete;
 
@@ -97,6 +123,21 @@ class ClusterState {
   // Re-derives every node (the policy's label prefix, link scores and MIG table feed NodeState).
   void setPolicy(PolicyConstSharedPtr policy);
 
+  // --- DRA (docs/dra.md), fed by the resource.k8s.io/v1 watches. Until enableDra() the snapshots
+  // carry no DRA inputs and pods are read as before (no claim is resolved, no node is a DRA node).
+  void enableDra();
+  void replaceResourceSlices(std::vector<dra::ResourceSliceConstSharedPtr> slices);  // full list
+  void upsertResourceSlice(dra::ResourceSliceConstSharedPtr slice);
+  void removeResourceSlice(std::string_view name);
+  void replaceDeviceClasses(std::vector<dra::DeviceClassConstSharedPtr> classes);
+  void upsertDeviceClass(dra::DeviceClassConstSharedPtr cls);
+  void removeDeviceClass(std::string_view name);
+  void replaceResourceClaims(std::vector<dra::ResourceClaimConstSharedPtr> claims);
+  void upsertResourceClaim(dra::ResourceClaimConstSharedPtr claim);
+  void removeResourceClaim(std::string_view ns, std::string_view name);
+  // Zero counts while DRA is off.
+  DraCounts draCounts() const;
+
   // --- Bind. Checks that `pod` fits `node` given everything counted and reserved, and reserves
   // the predicted GPUs, atomically: concurrent reservations never share a GPU. Idempotent: a pod
   // already bound to or reserved on `node` returns its allocation. Errors: kNotFound (node
@@ -107,8 +148,14 @@ class ClusterState {
   void release(std::string_view uid);
   // No API server to confirm (cluster-file mode): the reservation becomes a bound pod.
   void markBound(std::string_view uid);
-  // Drops reservations past their TTL; returns how many.
+  // Drops reservations past their TTL, and releases pod-group holds past theirs; returns how many
+  // reservations.
   std::size_t expireReservations();
+
+  // --- Pod groups (GroupPlanStore; docs/groups.md).
+  GroupMembers groupMembers(std::string_view key) const override;
+  Result<CommittedGroupPlanConstSharedPtr> commitGroupPlan(CommittedGroupPlan plan) override;
+  std::size_t heldSlotCount() const;
 
   // --- Queries (copies; the state may change right after).
   // A GPU pod as the watch last reported it, for bind: pending, nominated or bound (nodeName set).
@@ -121,10 +168,16 @@ class ClusterState {
   std::size_t nodeCount() const;
   std::size_t podCount() const;  // bound and nominated
   std::size_t pendingCount() const;
+  // Pending GPU pods by the whole GPUs they ask for.
+  PendingByGpus pendingByGpus() const;
   std::size_t reservationCount() const;
 
  private:
-  using NameSet = std::unordered_set<std::string>;
+  // What a change reports through the options' callbacks once the writer lock is released.
+  struct Events {
+    std::vector<PodPlacement> placed;
+    std::vector<std::string> gone;
+  };
 
   std::int64_t nowSeconds() const;
   PodInfo trimmedLocked(PodInfo pod) const;
@@ -133,23 +186,45 @@ class ClusterState {
   // publishes once.
   void setNodeLocked(NodeInfo node, NameSet& dirty);
   void upsertPodLocked(ObservedPod observed, NameSet& dirty);
+  void replacePodsLocked(std::vector<ObservedPod> pods);
+  void markBoundLocked(const std::string& uid);
   void erasePodLocked(const std::string& uid, NameSet& dirty);
   void eraseReservationLocked(const std::string& uid, NameSet& dirty);
   std::size_t expireLocked(NameSet& dirty);
+  // The pod's group key under the current policy, if it names one.
+  std::optional<std::string> groupKeyLocked(const PodInfo& pod) const;
+  void groupMemberPlacedLocked(const std::string& uid, const PodInfo& pod, const std::string& node,
+                               const Allocation* allocation, NameSet& dirty);
   // labels-v1 `gen` of the node's current labels when they read cleanly, else 0.
   std::int64_t labelsGenerationLocked(const std::string& node);
   bool countedLocked(std::int64_t labelsGeneration, std::int64_t boundAt) const;
   void predictLocked(const std::string& node);
-  void refreshLocked(const NameSet& dirty);
+  // `checked`: nodes whose holds were just validated against the published state (a commit);
+  // their holds are not checked again.
+  void refreshLocked(const NameSet& dirty, const NameSet& checked = {});
+  // Applies a DraCache change to the builder and publishes. `update` runs under the lock; nothing
+  // happens while DRA is off.
+  template <typename Update>
+  void changeDra(Update&& update);
+  // The DRA objects pods are resolved against (null while DRA is off).
+  const dra::DraObjects* draObjectsLocked() const;
   void publishLocked();
+  // The placements of the pods newly seen bound (their devices predicted by now), and the pods
+  // gone, since the last call.
+  Events takeEventsLocked();
+  void deliver(const Events& events) const;
 
   const ClusterStateOptions options_;
 
-  mutable std::mutex mutex_;        // the writer lock: guards everything below except current_
-  PolicyConstSharedPtr policy_;     // GUARDED_BY(mutex_)
-  ClusterSnapshotBuilder builder_;  // GUARDED_BY(mutex_): the node records
-  PodLedger ledger_;                // GUARDED_BY(mutex_): pods, reservations, per-node charges
-  std::unordered_map<std::string, PodInfo> pending_;  // GUARDED_BY(mutex_): by UID, trimmed
+  mutable std::mutex mutex_;             // the writer lock: guards everything below except current_
+  PolicyConstSharedPtr policy_;          // GUARDED_BY(mutex_)
+  ClusterSnapshotBuilder builder_;       // GUARDED_BY(mutex_): the node records
+  PodLedger ledger_;                     // GUARDED_BY(mutex_): pods, reservations, per-node charges
+  PendingPods pending_;                  // GUARDED_BY(mutex_): by UID, trimmed
+  GroupBook groups_;                     // GUARDED_BY(mutex_): pod groups, their plans and holds
+  std::unique_ptr<DraCache> dra_;        // GUARDED_BY(mutex_): null while DRA is off
+  std::vector<std::string> newlyBound_;  // GUARDED_BY(mutex_): UIDs for the next Events
+  std::vector<std::string> gone_;        // GUARDED_BY(mutex_)
 
   mutable std::mutex snapshotMutex_;       // guards only the pointer
   ClusterSnapshotConstSharedPtr current_;  // GUARDED_BY(snapshotMutex_)

@@ -94,7 +94,7 @@ std::optional<std::string> PodLedger::eraseReservation(const std::string& uid) {
 }
 
 std::size_t PodLedger::expire(std::chrono::system_clock::time_point now,
-                              std::vector<std::string>& nodes) {
+                              std::vector<std::string>& nodes, std::vector<std::string>* uids) {
   std::vector<std::string> expired;
   for (const auto& [uid, reservation] : reservations_) {
     if (reservation.expires <= now) expired.push_back(uid);
@@ -102,6 +102,7 @@ std::size_t PodLedger::expire(std::chrono::system_clock::time_point now,
   for (const std::string& uid : expired) {
     if (auto node = eraseReservation(uid)) nodes.push_back(std::move(*node));
   }
+  if (uids != nullptr) uids->insert(uids->end(), expired.begin(), expired.end());
   return expired.size();
 }
 

@@ -48,8 +48,10 @@ class PodLedger {
   void putReservation(const std::string& uid, LedgerReservation reservation);
   // Returns the node it was on; nullopt when unknown.
   std::optional<std::string> eraseReservation(const std::string& uid);
-  // Erases reservations that expired by `now`, adding their nodes to `nodes`.
-  std::size_t expire(std::chrono::system_clock::time_point now, std::vector<std::string>& nodes);
+  // Erases reservations that expired by `now`, adding their nodes to `nodes` (and their UIDs to
+  // `uids` when given).
+  std::size_t expire(std::chrono::system_clock::time_point now, std::vector<std::string>& nodes,
+                     std::vector<std::string>* uids = nullptr);
 
   // Records a counted pod's predicted devices.
   void setAllocation(const std::string& uid, Allocation allocation, std::int64_t unplacedGpus);

@@ -13,6 +13,9 @@ Result<std::unique_ptr<StaticClusterBackend>> StaticClusterBackend::fromFile(
 StaticClusterBackend::StaticClusterBackend(ClusterFileContents contents,
                                            PolicyConstSharedPtr policy, ClusterStateOptions options)
     : state_(std::move(policy), std::move(options)) {
+  setGroupPlans(&state_);
+  for (const GroupOwnerSize& owner : contents.groupOwners)
+    groupOwners_.put(owner);
   std::vector<ObservedPod> pods;
   pods.reserve(contents.pods.size());
   for (FilePod& filePod : contents.pods) {
@@ -40,6 +43,13 @@ Status StaticClusterBackend::bind(const BindRequest& request) {
   if (!reserved) return std::move(reserved).error();
   state_.markBound(uid);
   return Ok{};
+}
+
+std::size_t StaticClusterBackend::expireHolds() {
+  const std::size_t before = state_.heldSlotCount();
+  state_.expireReservations();
+  const std::size_t after = state_.heldSlotCount();
+  return before > after ? before - after : 0;
 }
 
 std::optional<PodInfo> StaticClusterBackend::podByUid(const std::string& uid) const {

@@ -33,12 +33,18 @@ class StaticClusterBackend final : public ClusterBackend {
   Result<PodInfo> podByName(const std::string& ns, const std::string& name) const override;
   std::vector<PodInfo> podsOnNode(const std::string& node) const override;
 
+  // The PodGroups, Jobs and JobSets of the file.
+  const GroupSizeLookup* groupSizes() const override { return &groupOwners_; }
+  // Releases pod-group holds past their TTL (a file has no watch to confirm binds, so
+  // reservations end at bind; holds need this tick). Returns the slots released.
+  std::size_t expireHolds();
   // For the policy watcher's listener.
   void setPolicy(PolicyConstSharedPtr policy) { state_.setPolicy(std::move(policy)); }
   const ClusterState& state() const { return state_; }
 
  private:
   ClusterState state_;
+  GroupOwnerSizes groupOwners_;
   // Every non-terminal pod of the file by UID (bind needs a pending pod's requests, which the
   // cache does not keep), and UIDs by "namespace/name" for requests without a UID.
   std::unordered_map<std::string, PodInfo> filePods_;

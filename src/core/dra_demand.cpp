@@ -46,6 +46,23 @@ void findPlainForm(DraDemand& demand) {
 
 }  // namespace
 
+std::string_view draPassThroughName(DraPassThrough reason) noexcept {
+  switch (reason) {
+    case DraPassThrough::kOtherExtendedResource:
+      return "other_extended_resource";
+    case DraPassThrough::kClaimNotCached:
+      return "claim_not_cached";
+    case DraPassThrough::kTemplateEntry:
+      return "template_entry";
+    case DraPassThrough::kUninterpretable:
+      return "uninterpretable";
+    case DraPassThrough::kNone:
+    case DraPassThrough::kCount:
+      break;
+  }
+  return "none";
+}
+
 DraDemandConstSharedPtr resolveDraDemand(const PodInfo& pod, std::int64_t gpus,
                                          const dra::DraObjects* objects) {
   if (objects == nullptr) return nullptr;
@@ -59,14 +76,16 @@ DraDemandConstSharedPtr resolveDraDemand(const PodInfo& pod, std::int64_t gpus,
   demand->catalog = catalog;
   demand->extendedClass = extendedClass;
   if (extendedClass >= 0) demand->extendedClaim = dra::extendedResourceClaim(extendedClass, gpus);
-  const auto passThrough = [&](std::string why) {
+  const auto passThrough = [&](DraPassThrough kind, std::string why) {
     demand->claims.clear();
     demand->passThrough = std::move(why);
+    demand->passThroughKind = kind;
     return demand;
   };
   if (!other.empty()) {
-    return passThrough("extended resource " + other +
-                       " is backed by a DeviceClass; the extender reads only nvidia.com/gpu");
+    return passThrough(DraPassThrough::kOtherExtendedResource,
+                       "extended resource " + other +
+                           " is backed by a DeviceClass; the extender reads only nvidia.com/gpu");
   }
   for (const PodResourceClaim& entry : pod.resourceClaims) {
     std::string claimName = entry.resourceClaimName;
@@ -78,7 +97,8 @@ DraDemandConstSharedPtr resolveDraDemand(const PodInfo& pod, std::int64_t gpus,
     if (!claimName.empty()) {
       const dra::ResourceClaimConstSharedPtr claim = objects->claim(pod.ns, claimName);
       if (!claim) {
-        return passThrough("claim " + pod.ns + "/" + claimName + " is not in the cache yet");
+        return passThrough(DraPassThrough::kClaimNotCached,
+                           "claim " + pod.ns + "/" + claimName + " is not in the cache yet");
       }
       if (claim->allocated) {
         ++demand->allocatedClaims;  // holds its devices already; nothing to allocate
@@ -86,24 +106,28 @@ DraDemandConstSharedPtr resolveDraDemand(const PodInfo& pod, std::int64_t gpus,
       }
       Result<dra::ClaimProgram> program =
           dra::compileClaim(claim->spec, pod.ns + "/" + claimName, classes);
-      if (!program.ok()) return passThrough(program.error().message);
+      if (!program.ok())
+        return passThrough(DraPassThrough::kUninterpretable, program.error().message);
       demand->claims.push_back(std::move(program).value());
       continue;
     }
     if (entry.resourceClaimTemplateName.empty()) {
-      return passThrough("resource claim entry " + entry.name + " names no claim or template");
+      return passThrough(DraPassThrough::kTemplateEntry,
+                         "resource claim entry " + entry.name + " names no claim or template");
     }
     // Before the claim exists the scheduler waits for it (PreEnqueue); explain may ask earlier.
     const dra::ResourceClaimTemplateConstSharedPtr tmpl =
         objects->claimTemplate(pod.ns, entry.resourceClaimTemplateName);
     if (!tmpl) {
-      return passThrough("template " + pod.ns + "/" + entry.resourceClaimTemplateName +
-                         " is not in the cache yet");
+      return passThrough(DraPassThrough::kTemplateEntry, "template " + pod.ns + "/" +
+                                                             entry.resourceClaimTemplateName +
+                                                             " is not in the cache yet");
     }
     Result<dra::ClaimProgram> program = dra::compileClaim(
         tmpl->spec, pod.ns + "/" + pod.name + "-" + entry.name + " (template " + tmpl->name + ")",
         classes);
-    if (!program.ok()) return passThrough(program.error().message);
+    if (!program.ok())
+      return passThrough(DraPassThrough::kUninterpretable, program.error().message);
     demand->claims.push_back(std::move(program).value());
   }
   findPlainForm(*demand);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dra/claim_program.h"
@@ -20,6 +21,18 @@
 
 namespace gte {
 
+// Why a pod is passed through, by kind (the pass-through metric's `reason` label).
+enum class DraPassThrough : std::uint8_t {
+  kNone,
+  kOtherExtendedResource,  // an extended resource a class backs, other than nvidia.com/gpu
+  kClaimNotCached,         // a claim the cache does not have (yet)
+  kTemplateEntry,          // a template entry without its claim: no claim or template known
+  kUninterpretable,        // a request, constraint, selector or class outside the replica
+  kCount
+};
+// The metric label: other_extended_resource, claim_not_cached, template_entry, uninterpretable.
+std::string_view draPassThroughName(DraPassThrough reason) noexcept;
+
 struct DraDemand {
   std::vector<dra::ClaimProgram> claims;  // to allocate, in the scheduler's order
   int allocatedClaims = 0;                // the pod's claims that already hold devices
@@ -28,6 +41,7 @@ struct DraDemand {
   int extendedClass = -1;
   dra::ClaimProgram extendedClaim;
   std::string passThrough;  // why the extender makes no claim about the pod; empty: it does
+  DraPassThrough passThroughKind = DraPassThrough::kNone;
   // Claims that amount to "N devices of one class" (exact counts, no selectors, tolerations or
   // constraints): on a node whose plain order is that class's, the first-fit set is the first N
   // free GPUs of that order, which the node state has precomputed (docs/dra.md, "Cost").

@@ -8,6 +8,7 @@
 #include "topology/best_set.h"
 #include "topology/device_plugin_pick.h"
 #include "topology/gpu_graph.h"
+#include "topology/link_bandwidth.h"
 #include "topology/nvlink_clique.h"
 #include "topology/pair_table.h"
 #include "topology/topology_labels.h"
@@ -22,14 +23,14 @@ std::int64_t allocatableGpus(const NodeInfo& node) {
 
 // Reads the topology; malformed labels-v1 fall back to the counts other sources give.
 void readInto(NodeState& state, const NodeInfo& node, const Policy& policy) {
-  const bool hasLabelsV1 = node.labels.find(policy.labelPrefix + "v") != node.labels.end();
+  const bool labelsV1 = hasLabelsV1(node, policy);
   Result<GpuTopology> topology = readTopology(node, policy);
   if (topology.ok()) {
-    state.status = hasLabelsV1 ? TopologyStatus::kKnown : TopologyStatus::kUnknown;
+    state.status = labelsV1 ? TopologyStatus::kKnown : TopologyStatus::kUnknown;
     state.topology = std::move(topology).value();
     return;
   }
-  state.status = hasLabelsV1 ? TopologyStatus::kMalformed : TopologyStatus::kUnknown;
+  state.status = labelsV1 ? TopologyStatus::kMalformed : TopologyStatus::kUnknown;
   state.topologyError = topology.error().message;
   Result<GpuTopology> fallback = readFallbackTopology(node);
   if (fallback.ok()) {
@@ -70,7 +71,8 @@ class NodeStateBuilder {
         sameLabels_(sameLabels),
         topo_(state.topology),
         graph_(state.topology, policy.linkScores),
-        table_(graph_.pairTable()) {}
+        table_(graph_.pairTable()),
+        bandwidths_(state.topology) {}
 
   void build() {
     if (state_.dra) {
@@ -81,6 +83,7 @@ class NodeStateBuilder {
     computeCapacity();
     computeScoringFacts();
     computeMig();
+    computeGroupSlots();
     state_.devicePluginApproximate = pickBudget_.approximate;
   }
 
@@ -202,6 +205,7 @@ class NodeStateBuilder {
                    : gpuCountOf(gpus) == 1 ? LinkClass::kNvlink
                                            : LinkClass::kUnknown;
     pick.singleNuma = table_.singleNuma(gpus);
+    pick.bandwidthGBps = static_cast<std::uint16_t>(bandwidths_.set(gpus));
     const GpuMask left = free & ~gpus;
     for (GpuMask rest = left; rest != 0; rest &= rest - 1) {
       const GpuMask peers =
@@ -323,6 +327,16 @@ class NodeStateBuilder {
         state_.nvlinkWhenEmptySizes |= std::uint32_t{1} << size;
       }
     }
+  }
+
+  void computeGroupSlots() {
+    std::array<GpuMask, kGroupChainSizes + 1> firstPicks{};
+    for (std::size_t k = 1; k < firstPicks.size() && k < state_.whole.size(); ++k) {
+      firstPicks[k] = state_.whole[k].devicePlugin.gpus;
+    }
+    state_.groupChain =
+        computeGroupChain(table_, state_.freeMask, topo_.linksKnown, firstPicks, &pickBudget_);
+    state_.groupSlots = countGroupSlots(state_, policy_);
   }
 
   void computeMig() {
@@ -464,6 +478,7 @@ class NodeStateBuilder {
   const GpuTopology& topo_;
   GpuGraph graph_;
   PairTable table_;
+  PairBandwidths bandwidths_;
   // One allowance for all the device-plugin picks of this state: a switch hierarchy of 16 GPUs
   // uses up to ~5,700 groups (~1.3 ms, usage included); a 16-GPU score table with no structure
   // would otherwise cost ~100 ms per state, on the thread that applies the change.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/group_slots.h"
 #include "core/dra_node_state.h"
 #include "core/node_usage.h"
 #include "model/node_info.h"
@@ -39,6 +40,9 @@ struct GpuPick {
   GpuMask gpus = 0;                         // 0 when no such set exists
   LinkClass weakest = LinkClass::kUnknown;  // kNvlink for a single GPU (no pair is weaker)
   bool singleNuma = false;                  // one known NUMA node
+  // The set's weakest pair in GB/s one way (topology/link_bandwidth.h); 0 for a single GPU or
+  // unknown links.
+  std::uint16_t bandwidthGBps = 0;
   int stranded = 0;  // free GPUs that had a free NVLink peer and have none once this is taken
   int largestNvlinkDomainAfter = 0;  // largest NVLink-connected group of free GPUs left
   int largestNvlinkCliqueAfter = 0;  // largest all-pairs-NVLink set of free GPUs left
@@ -126,6 +130,11 @@ struct NodeState {
   // Fallback nodes: MIG devices by resource suffix, minus those taken.
   std::vector<MigDeviceCount> migFreeDevices;
   std::vector<MigDeviceCount> migTotalDevices;
+
+  // Pod groups (core/group_slots.h): the device plugin's successive picks per member size, and how
+  // many plain and NVLink members of each size fit one after another.
+  GroupChain groupChain;
+  GroupSlots groupSlots;
 
   // Cluster-cache mode: the pods charged to this node (bound or reserved), whose counted devices
   // make up the usage above; null in full-Node mode.

@@ -32,6 +32,13 @@ struct PodDemand {
   std::int64_t migInstanceCount() const noexcept;
 };
 
+// Two demands a node answers alike: the same GPUs, MIG instances, link class and NUMA demand (the
+// strategy only ranks nodes).
+inline bool sameShape(const PodDemand& a, const PodDemand& b) {
+  return a.gpus == b.gpus && a.mig == b.mig && a.minLink == b.minLink &&
+         a.singleNuma == b.singleNuma;
+}
+
 inline constexpr std::string_view kMinLinkAnnotation = "min-link";
 inline constexpr std::string_view kNumaAnnotation = "numa";
 inline constexpr std::string_view kStrategyAnnotation = "strategy";

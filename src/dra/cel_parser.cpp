@@ -1,6 +1,7 @@
 #include "dra/cel_parser.h"
 
 #include <charconv>
+#include <utility>
 
 namespace gte::dra {
 namespace {
@@ -129,19 +130,13 @@ class Parser {
   int parseUnary(int depth) {
     if (tooDeep(depth)) return -1;
     skipSpace();
-    if (accept("!")) {
+    for (const auto& [token, kind] :
+         {std::pair{"!", CelSyntax::Kind::kNot}, std::pair{"-", CelSyntax::Kind::kNegate}}) {
+      if (!accept(token)) continue;
       const int operand = parseUnary(depth + 1);
       if (operand < 0) return -1;
       CelSyntax node;
-      node.kind = CelSyntax::Kind::kNot;
-      node.kids = {operand};
-      return add(std::move(node));
-    }
-    if (accept("-")) {
-      const int operand = parseUnary(depth + 1);
-      if (operand < 0) return -1;
-      CelSyntax node;
-      node.kind = CelSyntax::Kind::kNegate;
+      node.kind = kind;
       node.kids = {operand};
       return add(std::move(node));
     }

@@ -23,6 +23,7 @@ Result<DeviceClassConstSharedPtr> readDeviceClass(json::JsonReader& r) {
       if (Status m = readObjectMeta(r, where("metadata"), meta); !m.ok()) return m;
       dc->name = std::move(meta.name);
       dc->creationTimestamp = std::move(meta.creationTimestamp);
+      dc->resourceVersion = std::move(meta.resourceVersion);
       return Ok{};
     }
     if (key != "spec") return skipField(r, where(key));
@@ -39,6 +40,23 @@ Result<DeviceClassConstSharedPtr> readDeviceClass(json::JsonReader& r) {
   if (!s.ok()) return s.error();
   if (dc->name.empty()) return fieldError(where("metadata.name"), "missing");
   return DeviceClassConstSharedPtr(std::move(dc));
+}
+
+Result<std::vector<DeviceClassConstSharedPtr>> parseDeviceClassListJson(std::string_view json) {
+  json::JsonReader reader(json);
+  std::vector<DeviceClassConstSharedPtr> items;
+  Status s = forEachKey(reader, "DeviceClassList", [&](const std::string& key) -> Status {
+    if (key != "items") return skipField(reader, "DeviceClassList." + key);
+    return forEachElement(reader, "DeviceClassList.items", [&](std::size_t) -> Status {
+      Result<DeviceClassConstSharedPtr> item = readDeviceClass(reader);
+      if (!item.ok()) return item.error();
+      items.push_back(std::move(item).value());
+      return Ok{};
+    });
+  });
+  if (!s.ok()) return s.error();
+  if (!reader.finish()) return readerError(reader, "DeviceClassList");
+  return items;
 }
 
 Result<DeviceClassConstSharedPtr> parseDeviceClassJson(std::string_view json) {

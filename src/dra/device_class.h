@@ -14,6 +14,7 @@ namespace gte::dra {
 
 struct DeviceClass {
   std::string name;
+  std::string resourceVersion;         // metadata.resourceVersion (a watch resumes from it)
   std::string creationTimestamp;       // orders classes that name one extended resource
   std::vector<std::string> selectors;  // CEL expressions, all must match
   std::string extendedResourceName;    // empty: none set
@@ -28,5 +29,7 @@ std::string implicitExtendedResourceName(const std::string& className);
 
 Result<DeviceClassConstSharedPtr> parseDeviceClassJson(std::string_view json);
 Result<DeviceClassConstSharedPtr> readDeviceClass(json::JsonReader& reader);
+// A DeviceClassList (what a list request answers): its items, in order.
+Result<std::vector<DeviceClassConstSharedPtr>> parseDeviceClassListJson(std::string_view json);
 
 }  // namespace gte::dra

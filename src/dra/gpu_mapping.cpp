@@ -46,39 +46,38 @@ std::string describe(const SliceDevice& device) {
   return "device " + std::string(device.name()) + " of pool " + device.slice().pool;
 }
 
+// The GPU whose identity (labels-v1 `key`) is the device's `published` one; an error when the
+// labels have no such GPU (the identity both sides know decides: no weaker rule is tried).
+template <typename Id>
+Found byIdentity(const SliceDevice& device, std::string_view published,
+                 const std::optional<Id>& parsed, const std::vector<Id>& known, MappingBasis basis,
+                 std::string_view what, std::string_view key) {
+  Found out;
+  const auto it = parsed ? std::find(known.begin(), known.end(), *parsed) : known.end();
+  if (it == known.end()) {
+    out.error = describe(device) + ": " + std::string(what) + " " + std::string(published) +
+                " is not one of the node's GPUs (labels-v1 " + std::string(key) + ")";
+    return out;
+  }
+  out.gpu = static_cast<int>(it - known.begin());
+  out.basis = basis;
+  return out;
+}
+
 // The precedence of the header: the first identity both sides know decides, right or wrong.
 Found locate(const SliceDevice& device, DeviceRole role, const GpuTopology& topology) {
   Found out;
   auto bus = stringAttribute(device, kBusIdAttribute);
   if (!bus) bus = stringAttribute(device, kOlderBusIdAttribute);
   if (bus && !topology.pciAddresses.empty()) {
-    const auto address = parsePciBusId(*bus);
-    const auto it =
-        address ? std::find(topology.pciAddresses.begin(), topology.pciAddresses.end(), *address)
-                : topology.pciAddresses.end();
-    if (it == topology.pciAddresses.end()) {
-      out.error = describe(device) + ": PCI bus id " + std::string(*bus) +
-                  " is not one of the node's GPUs (labels-v1 bus)";
-      return out;
-    }
-    out.gpu = static_cast<int>(it - topology.pciAddresses.begin());
-    out.basis = MappingBasis::kBusId;
-    return out;
+    return byIdentity(device, *bus, parsePciBusId(*bus), topology.pciAddresses,
+                      MappingBasis::kBusId, "PCI bus id", "bus");
   }
-  const auto uuidText = stringAttribute(
+  const auto uuid = stringAttribute(
       device, role == DeviceRole::kMig ? "gpu.nvidia.com/parentUUID" : "gpu.nvidia.com/uuid");
-  if (uuidText && !topology.uuids.empty()) {
-    const auto uuid = parseGpuUuid(*uuidText);
-    const auto it = uuid ? std::find(topology.uuids.begin(), topology.uuids.end(), *uuid)
-                         : topology.uuids.end();
-    if (it == topology.uuids.end()) {
-      out.error = describe(device) + ": UUID " + std::string(*uuidText) +
-                  " is not one of the node's GPUs (labels-v1 uuid)";
-      return out;
-    }
-    out.gpu = static_cast<int>(it - topology.uuids.begin());
-    out.basis = MappingBasis::kUuid;
-    return out;
+  if (uuid && !topology.uuids.empty()) {
+    return byIdentity(device, *uuid, parseGpuUuid(*uuid), topology.uuids, MappingBasis::kUuid,
+                      "UUID", "uuid");
   }
   if (role == DeviceRole::kWholeGpu) {
     const auto index = device.qualifiedAttribute("gpu.nvidia.com/index");

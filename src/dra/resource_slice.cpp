@@ -24,7 +24,8 @@ std::optional<TextRef> ResourceSlice::attributeName(std::string_view wanted) con
 
 std::size_t ResourceSlice::heapBytes() const noexcept {
   const auto strings = [](const std::string& s) { return s.capacity() > 15 ? s.capacity() : 0; };
-  std::size_t bytes = strings(name) + strings(driver) + strings(pool) + text.bytes();
+  std::size_t bytes =
+      strings(name) + strings(resourceVersion) + strings(driver) + strings(pool) + text.bytes();
   bytes += devices.capacity() * sizeof(Device);
   bytes += attributes.capacity() * sizeof(StoredAttribute);
   bytes += quantities.capacity() * sizeof(StoredQuantity);

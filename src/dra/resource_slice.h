@@ -84,6 +84,7 @@ struct Device {
 
 struct ResourceSlice {
   std::string name;
+  std::string resourceVersion;  // metadata.resourceVersion (a watch resumes from it)
   std::string driver;
   std::string pool;
   std::int64_t generation = 0;

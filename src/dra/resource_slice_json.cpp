@@ -57,6 +57,7 @@ class SliceReader {
     ObjectMeta meta;
     if (Status s = readObjectMeta(r_, where("metadata"), meta); !s.ok()) return s;
     slice_.name = std::move(meta.name);
+    slice_.resourceVersion = std::move(meta.resourceVersion);
     return Ok{};
   }
 

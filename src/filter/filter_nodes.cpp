@@ -46,7 +46,7 @@ std::uint64_t FilterResult::count(Verdict verdict) const noexcept {
 }
 
 FilterResult filterNodes(const Result<PodDemand>& demand, std::span<const NodeCandidate> nodes,
-                         const Policy& policy) {
+                         const Policy& policy, const GroupAnswers* group) {
   FilterResult result;
   ReasonTable reasons(result.reasons);
   if (!demand) {
@@ -59,6 +59,13 @@ FilterResult filterNodes(const Result<PodDemand>& demand, std::span<const NodeCa
   }
   result.nodes.reserve(nodes.size());
   const NodeDecider decide(*demand, policy);
+  // A group's refusals, formatted once each (a member is refused on most nodes of a large
+  // cluster, with one or two texts).
+  std::vector<std::uint32_t> groupReasons;
+  if (group != nullptr) {
+    for (const GroupNodeRefusal& refusal : group->refusals)
+      groupReasons.push_back(reasons.forText(refusal.text));
+  }
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (i + kCandidatePrefetchAhead < nodes.size()) {
       decide.prefetch(nodes[i + kCandidatePrefetchAhead]);
@@ -66,6 +73,15 @@ FilterResult filterNodes(const Result<PodDemand>& demand, std::span<const NodeCa
     const NodeCandidate& node = nodes[i];
     if (node.state == nullptr) {
       result.nodes.push_back({Verdict::kUnresolvable, reasons.forText(node.missing)});
+      continue;
+    }
+    if (group != nullptr && group->nodes[i] != GroupAnswers::Kind::kDecide) {
+      if (group->nodes[i] == GroupAnswers::Kind::kPlanned) {
+        result.nodes.push_back({Verdict::kFit, 0});
+      } else {
+        const std::uint8_t refusal = group->refusal[i];
+        result.nodes.push_back({group->refusals[refusal].verdict, groupReasons[refusal]});
+      }
       continue;
     }
     const FitOutcome outcome = decide.fit(node);

@@ -10,6 +10,7 @@
 
 #include "base/result.h"
 #include "core/fit_outcome.h"
+#include "core/group_answers.h"
 #include "core/node_candidate.h"
 #include "core/pod_demand.h"
 #include "policy/policy.h"
@@ -30,8 +31,9 @@ struct FilterResult {
 
 // A demand that failed to parse (an invalid annotation or request) rejects every node as
 // unresolvable with its error message: no node can help. A candidate without a state is
-// unresolvable with its `missing` text.
+// unresolvable with its `missing` text. `group` (one answer per candidate, or null) holds a pod
+// group member's answers: its held slots fit, refusals are refused, the rest decided as usual.
 FilterResult filterNodes(const Result<PodDemand>& demand, std::span<const NodeCandidate> nodes,
-                         const Policy& policy);
+                         const Policy& policy, const GroupAnswers* group = nullptr);
 
 }  // namespace gte

@@ -8,6 +8,7 @@
 #include <prometheus/text_serializer.h>
 
 #include <array>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <vector>
@@ -30,6 +31,8 @@ std::size_t verbIndex(wire::Verb verb) noexcept {
     case wire::Verb::kPreempt:
       return 3;
     case wire::Verb::kExplain:
+    case wire::Verb::kWhatif:
+    case wire::Verb::kNodes:
       break;
   }
   return kOtherVerb;
@@ -40,9 +43,36 @@ constexpr std::array<const char*, 9> kRejectReasons = {
     "body_too_large",   "header_too_large",   "malformed_json", "bad_request", "request_timeout",
     "connection_limit", "full_nodes_refused", "too_many_nodes", "other"};
 
-constexpr std::array<const char*, 2> kResourceNames = {"nodes", "pods"};
+constexpr std::array<const char*, 5> kResourceNames = {"nodes", "pods", "resourceslices",
+                                                       "deviceclasses", "resourceclaims"};
+constexpr std::array<const char*, 4> kDraPassThroughNames = {
+    "other_extended_resource", "claim_not_cached", "template_entry", "uninterpretable"};
 constexpr std::array<const char*, static_cast<std::size_t>(NvlinkSetClass::kCount)> kSetClassNames =
     {"1", "2", "3-4", "5-8", "9-16", "unknown"};
+
+constexpr std::array<const char*, static_cast<std::size_t>(GroupOutcome::kCount)> kGroupOutcomes = {
+    "planned", "no_room", "never_fits", "unplaced", "unsupported", "size_unknown", "stale"};
+
+// Regret and pending labels: k = 2, 4, 8 and "other" for regret (a 1-GPU pod has no pair), k = 1,
+// 2, 4, 8, "other" for pending pods.
+constexpr std::array<const char*, 4> kRegretSizes = {"2", "4", "8", "other"};
+constexpr std::array<const char*, 5> kPendingSizes = {"1", "2", "4", "8", "other"};
+constexpr std::array<const char*, 3> kPlacementReasons = {"no_better_fit", "policy_tradeoff",
+                                                          "scheduler_override"};
+constexpr std::array<const char*, 2> kUnmeasuredReasons = {"no_decision", "set_unknown"};
+
+std::size_t regretSizeIndex(std::int64_t gpus) noexcept {
+  switch (gpus) {
+    case 2:
+      return 0;
+    case 4:
+      return 1;
+    case 8:
+      return 2;
+    default:
+      return 3;
+  }
+}
 
 prometheus::Histogram::BucketBoundaries labelAgeBuckets() {
   return {kLabelAgeBounds.begin(), kLabelAgeBounds.end()};
@@ -169,6 +199,29 @@ struct Metrics::Impl {
           .Name("gpu_topology_extender_watch_failures_total")
           .Help("Failed list or watch attempts per watched resource, each retried after a backoff.")
           .Register(*registry);
+  prometheus::Family<prometheus::Counter>& watchSkipped =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_watch_skipped_objects_total")
+          .Help(
+              "List items and watch events skipped per watched resource because the object did "
+              "not read (each logged with the reason).")
+          .Register(*registry);
+  prometheus::Family<prometheus::Counter>& draPassThrough =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_dra_passthrough_total")
+          .Help(
+              "Filter calls for pods whose DRA demand the extender passed through uninterpreted "
+              "(every node fits, no score), by reason.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Counter>& draBindPredictions =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_dra_bind_predictions_total")
+          .Help(
+              "Claim pods at their first bind: the devices kube-scheduler allocated to their "
+              "claims "
+              "against the extender's first-fit prediction for that node (match, mismatch; unknown "
+              "when the cache had not seen the allocation yet).")
+          .Register(*registry);
   prometheus::Gauge& labelAgeMax =
       prometheus::BuildGauge()
           .Name("gpu_topology_extender_node_label_age_max_seconds")
@@ -182,12 +235,137 @@ struct Metrics::Impl {
               "Age of each node's gen label now, one observation per node, replaced at every "
               "observation (use histogram_quantile without rate()).")
           .Register(*registry);
+  prometheus::Family<prometheus::Histogram>& regret =
+      prometheus::BuildHistogram()
+          .Name("gpu_topology_extender_placement_regret_ratio")
+          .Help(
+              "Per GPU pod of 2 or more GPUs seen bound: 1 - the bandwidth estimate of the set it "
+              "got / the best any node offered a pod of its size when it was decided (0 best).")
+          .Register(*registry);
+  prometheus::Family<prometheus::Counter>& belowBestClass =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_placement_below_best_class_total")
+          .Help(
+              "GPU pods bound with a weaker link class than the best any node offered, by size "
+              "and reason: no_better_fit, policy_tradeoff, scheduler_override.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Counter>& unmeasured =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_placement_unmeasured_total")
+          .Help(
+              "GPU pods of 2 or more GPUs seen bound whose regret could not be measured: no "
+              "prioritize decision kept for them, or their GPUs or links unknown.")
+          .Register(*registry);
+  prometheus::Gauge& decisionsTracked =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_placement_decisions")
+          .Help("Prioritize decisions kept for placement regret and explain (bounded).")
+          .Register(*registry)
+          .Add({});
+  prometheus::Gauge& decisionsBytes =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_placement_decisions_bytes")
+          .Help("Heap bytes the kept decisions hold (entries, names, index).")
+          .Register(*registry)
+          .Add({});
+  prometheus::Family<prometheus::Gauge>& hostablePods =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_fragmentation_hostable_pods")
+          .Help(
+              "k-GPU pods of each node's best link class for k that the free GPUs can still host "
+              "(disjoint sets), per pool.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& packedPods =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_fragmentation_packed_pods")
+          .Help(
+              "k-GPU pods the same free GPUs (of nodes that could host k) would host if packed, "
+              "per pool; minus hostable_pods it is the pool's fragmentation debt.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& nvlinkSetsGauge =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_fragmentation_nvlink_sets")
+          .Help("Disjoint all-NVLink sets of k free GPUs, per pool.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& strandedGpus =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_fragmentation_stranded_gpus")
+          .Help(
+              "Free GPUs in no all-NVLink set of k free GPUs, on nodes that have such sets when "
+              "empty, per pool.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& strandedMig =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_fragmentation_stranded_mig_slices")
+          .Help(
+              "Unpartitioned MIG memory slices no legal placement of a profile in use on the node "
+              "can take, per pool.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& expectedUnusable =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_fragmentation_expected_gpus")
+          .Help(
+              "FGD-style expected fragmentation: free GPUs a request of 1, 2, 4 or 8 GPUs (equal "
+              "shares) could not use as well as on the empty node, per pool.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& poolFreeGpus =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_fragmentation_free_gpus")
+          .Help("Free whole GPUs per pool (the denominator of the fragmentation figures).")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& pendingPods =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_cache_pending_gpu_pods")
+          .Help("GPU pods in the cache neither bound nor nominated, by whole GPUs requested.")
+          .Register(*registry);
   prometheus::Family<prometheus::Gauge>& freeGpus =
       prometheus::BuildGauge()
           .Name("gpu_topology_extender_free_gpus")
           .Help(
               "Free whole GPUs by the size of the largest all-NVLink set of free GPUs each "
               "belongs to (unknown: links not labelled).")
+          .Register(*registry);
+
+  prometheus::Family<prometheus::Counter>& groupDecisions =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_group_decisions_total")
+          .Help(
+              "What pod-group members' filters decided about their group: planned (a plan "
+              "committed), no_room / never_fits (a required level cannot hold it: refused), "
+              "unplaced, unsupported, size_unknown (placed pod by pod), stale (planned again).")
+          .Register(*registry);
+  prometheus::Histogram& groupPlanning =
+      prometheus::BuildHistogram()
+          .Name("gpu_topology_extender_group_planning_duration_seconds")
+          .Help("Time a group's first member's filter spent planning the group and committing it.")
+          .Register(*registry)
+          .Add({}, prometheus::Histogram::BucketBoundaries{0.00005, 0.0001, 0.00025, 0.0005, 0.001,
+                                                           0.0025, 0.005, 0.01, 0.025, 0.1});
+  prometheus::Family<prometheus::Counter>& groupsPlaced =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_groups_placed_total")
+          .Help(
+              "Planned groups whose last member bound, per topology level of the policy: whole "
+              "(every member in one domain of the level) or split.")
+          .Register(*registry);
+  prometheus::Histogram& groupFirstToLast =
+      prometheus::BuildHistogram()
+          .Name("gpu_topology_extender_group_first_to_last_bound_seconds")
+          .Help("Time from a planned group's first member bound to its last.")
+          .Register(*registry)
+          .Add({}, prometheus::Histogram::BucketBoundaries{0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120,
+                                                           300, 900, 3600});
+  prometheus::Family<prometheus::Counter>& holdsReleased =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_group_holds_released_total")
+          .Help(
+              "Held slots of planned groups that stopped being held, by reason: claimed (a member "
+              "bound), deleted, expired (hold TTL), displaced, surplus, policy.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& groupHolds =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_group_holds")
+          .Help("Slots held for planned groups now (kind=slots), and groups holding any (groups).")
           .Register(*registry);
 
   // Label sets resolved once; [verb][code] with a trailing "other" code.
@@ -205,9 +383,66 @@ struct Metrics::Impl {
   prometheus::Gauge* reservationsGauge = nullptr;
   std::array<prometheus::Counter*, kResourceNames.size()> watchListsBy{};
   std::array<prometheus::Counter*, kResourceNames.size()> watchFailuresBy{};
+  std::array<prometheus::Counter*, kResourceNames.size()> watchSkippedBy{};
+  std::array<prometheus::Counter*, kDraPassThroughNames.size()> draPassThroughBy{};
+  std::array<prometheus::Counter*, 3> draBindBy{};
+  prometheus::Gauge* slicesGauge = nullptr;
+  prometheus::Gauge* classesGauge = nullptr;
+  prometheus::Gauge* claimsGauge = nullptr;
   std::mutex labelAgeMutex;  // guards the replacement of the single label-age histogram
   prometheus::Histogram* labelAgeNow = nullptr;
   std::array<prometheus::Gauge*, kSetClassNames.size()> freeGpusBy{};
+  std::array<prometheus::Counter*, kGroupOutcomes.size()> groupDecisionBy{};
+  std::array<prometheus::Counter*, kHoldReleaseReasons.size()> holdsReleasedBy{};
+  prometheus::Gauge* heldSlots = nullptr;
+  prometheus::Gauge* holdingGroups = nullptr;
+  std::array<prometheus::Histogram*, kRegretSizes.size()> regretBy{};
+  std::array<std::array<prometheus::Counter*, kPlacementReasons.size()>, kRegretSizes.size()>
+      belowBestClassBy{};
+  std::array<prometheus::Counter*, kUnmeasuredReasons.size()> unmeasuredBy{};
+  std::array<prometheus::Gauge*, kPendingSizes.size()> pendingBy{};
+
+  // One pool's series, created when the pool first appears and removed when it goes.
+  struct PoolSeries {
+    std::array<prometheus::Gauge*, kFragmentationGaugeSizes.size()> hostable{};
+    std::array<prometheus::Gauge*, kFragmentationGaugeSizes.size()> packed{};
+    std::array<prometheus::Gauge*, kFragmentationGaugeSizes.size()> nvlinkSets{};  // [0] unused
+    std::array<prometheus::Gauge*, kFragmentationGaugeSizes.size()> stranded{};    // [0] unused
+    prometheus::Gauge* strandedMig = nullptr;
+    prometheus::Gauge* expected = nullptr;
+    prometheus::Gauge* free = nullptr;
+  };
+  std::mutex poolsMutex;                    // guards the pool series
+  std::map<std::string, PoolSeries> pools;  // GUARDED_BY(poolsMutex)
+
+  PoolSeries addPool(const std::string& pool) {
+    PoolSeries series;
+    for (std::size_t i = 0; i < kFragmentationGaugeSizes.size(); ++i) {
+      const std::string k = std::to_string(kFragmentationGaugeSizes[i]);
+      series.hostable[i] = &hostablePods.Add({{"pool", pool}, {"k", k}});
+      series.packed[i] = &packedPods.Add({{"pool", pool}, {"k", k}});
+      if (kFragmentationGaugeSizes[i] >= 2) {
+        series.nvlinkSets[i] = &nvlinkSetsGauge.Add({{"pool", pool}, {"k", k}});
+        series.stranded[i] = &strandedGpus.Add({{"pool", pool}, {"k", k}});
+      }
+    }
+    series.strandedMig = &strandedMig.Add({{"pool", pool}});
+    series.expected = &expectedUnusable.Add({{"pool", pool}});
+    series.free = &poolFreeGpus.Add({{"pool", pool}});
+    return series;
+  }
+
+  void removePool(const PoolSeries& series) {
+    for (std::size_t i = 0; i < kFragmentationGaugeSizes.size(); ++i) {
+      hostablePods.Remove(series.hostable[i]);
+      packedPods.Remove(series.packed[i]);
+      if (series.nvlinkSets[i] != nullptr) nvlinkSetsGauge.Remove(series.nvlinkSets[i]);
+      if (series.stranded[i] != nullptr) strandedGpus.Remove(series.stranded[i]);
+    }
+    strandedMig.Remove(series.strandedMig);
+    expectedUnusable.Remove(series.expected);
+    poolFreeGpus.Remove(series.free);
+  }
 
   std::mutex policyMutex;                    // guards the single policy_info series
   prometheus::Gauge* policyGauge = nullptr;  // GUARDED_BY(policyMutex)
@@ -242,11 +477,49 @@ struct Metrics::Impl {
     for (std::size_t i = 0; i < kResourceNames.size(); ++i) {
       watchListsBy[i] = &watchLists.Add({{"resource", kResourceNames[i]}});
       watchFailuresBy[i] = &watchFailures.Add({{"resource", kResourceNames[i]}});
+      watchSkippedBy[i] = &watchSkipped.Add({{"resource", kResourceNames[i]}});
     }
+    for (std::size_t i = 0; i < kDraPassThroughNames.size(); ++i) {
+      draPassThroughBy[i] = &draPassThrough.Add({{"reason", kDraPassThroughNames[i]}});
+    }
+    draBindBy = {&draBindPredictions.Add({{"result", "match"}}),
+                 &draBindPredictions.Add({{"result", "mismatch"}}),
+                 &draBindPredictions.Add({{"result", "unknown"}})};
+    slicesGauge = &cached.Add({{"kind", "resourceslice"}});
+    classesGauge = &cached.Add({{"kind", "deviceclass"}});
+    claimsGauge = &cached.Add({{"kind", "resourceclaim"}});
     labelAgeNow = &labelAge.Add({}, labelAgeBuckets());
     for (std::size_t i = 0; i < kSetClassNames.size(); ++i) {
       freeGpusBy[i] = &freeGpus.Add({{"nvlink_set", kSetClassNames[i]}});
     }
+    for (std::size_t i = 0; i < kGroupOutcomes.size(); ++i) {
+      groupDecisionBy[i] = &groupDecisions.Add({{"outcome", kGroupOutcomes[i]}});
+    }
+    for (std::size_t i = 0; i < kHoldReleaseReasons.size(); ++i) {
+      holdsReleasedBy[i] = &holdsReleased.Add({{"reason", std::string(kHoldReleaseReasons[i])}});
+    }
+    heldSlots = &groupHolds.Add({{"kind", "slots"}});
+    holdingGroups = &groupHolds.Add({{"kind", "groups"}});
+    const prometheus::Histogram::BucketBoundaries regretBuckets = {0, 0.1, 0.25, 0.5, 0.75, 0.9, 1};
+    for (std::size_t k = 0; k < kRegretSizes.size(); ++k) {
+      regretBy[k] = &regret.Add({{"k", kRegretSizes[k]}}, regretBuckets);
+      for (std::size_t r = 0; r < kPlacementReasons.size(); ++r) {
+        belowBestClassBy[k][r] =
+            &belowBestClass.Add({{"k", kRegretSizes[k]}, {"reason", kPlacementReasons[r]}});
+      }
+    }
+    for (std::size_t r = 0; r < kUnmeasuredReasons.size(); ++r) {
+      unmeasuredBy[r] = &unmeasured.Add({{"reason", kUnmeasuredReasons[r]}});
+    }
+    for (std::size_t k = 0; k < kPendingSizes.size(); ++k) {
+      pendingBy[k] = &pendingPods.Add({{"k", kPendingSizes[k]}});
+    }
+  }
+
+  prometheus::Counter& placed(std::string_view level, bool whole) {
+    // Family::Add returns the existing series for known labels (and is thread-safe).
+    return groupsPlaced.Add(
+        {{"level", std::string(level)}, {"placement", whole ? "whole" : "split"}});
   }
 };
 
@@ -345,6 +618,26 @@ void Metrics::countWatchFailures(WatchedResource resource, std::uint64_t n) {
   }
 }
 
+void Metrics::countWatchSkipped(WatchedResource resource, std::uint64_t n) {
+  if (n > 0) {
+    impl_->watchSkippedBy[static_cast<std::size_t>(resource)]->Increment(static_cast<double>(n));
+  }
+}
+
+void Metrics::setCachedDraObjects(std::int64_t slices, std::int64_t classes, std::int64_t claims) {
+  impl_->slicesGauge->Set(static_cast<double>(slices));
+  impl_->classesGauge->Set(static_cast<double>(classes));
+  impl_->claimsGauge->Set(static_cast<double>(claims));
+}
+
+void Metrics::countDraPassThrough(DraPassThroughReason reason) {
+  impl_->draPassThroughBy[static_cast<std::size_t>(reason)]->Increment();
+}
+
+void Metrics::countDraBindPrediction(DraBindResult result) {
+  impl_->draBindBy[static_cast<std::size_t>(result)]->Increment();
+}
+
 void Metrics::setNodeLabelAges(const LabelAges& ages) {
   impl_->labelAgeMax.Set(static_cast<double>(ages.maxSeconds));
   // A distribution of the cluster now, not of events: a fresh histogram holds this observation.
@@ -361,7 +654,102 @@ void Metrics::setFreeGpusByNvlinkSet(const FreeGpusByNvlinkSet& counts) {
   }
 }
 
+void Metrics::countGroupDecision(GroupOutcome outcome) {
+  impl_->groupDecisionBy[static_cast<std::size_t>(outcome)]->Increment();
+}
+
+void Metrics::observeGroupPlanning(double seconds) {
+  impl_->groupPlanning.Observe(seconds);
+}
+
+void Metrics::setGroupLevels(const std::vector<std::string>& labels) {
+  for (const std::string& level : labels) {
+    impl_->placed(level, true);
+    impl_->placed(level, false);
+  }
+}
+
+void Metrics::countGroupPlaced(std::string_view level, bool whole) {
+  impl_->placed(level, whole).Increment();
+}
+
+void Metrics::observeGroupFirstToLast(double seconds) {
+  impl_->groupFirstToLast.Observe(seconds);
+}
+
+void Metrics::countHoldsReleased(std::string_view reason, std::uint64_t n) {
+  for (std::size_t i = 0; i < kHoldReleaseReasons.size(); ++i) {
+    if (reason == kHoldReleaseReasons[i]) {
+      impl_->holdsReleasedBy[i]->Increment(static_cast<double>(n));
+      return;
+    }
+  }
+}
+
+void Metrics::setGroupHolds(std::int64_t slots, std::int64_t groups) {
+  impl_->heldSlots->Set(static_cast<double>(slots));
+  impl_->holdingGroups->Set(static_cast<double>(groups));
+}
+
+void Metrics::setFragmentation(const std::vector<PoolFragmentation>& pools) {
+  const auto set = [](prometheus::Gauge* gauge, auto value) {
+    if (gauge != nullptr) gauge->Set(static_cast<double>(value));
+  };
+  std::lock_guard lock(impl_->poolsMutex);
+  std::map<std::string, Impl::PoolSeries> now;
+  for (const PoolFragmentation& pool : pools) {
+    auto known = impl_->pools.find(pool.pool);
+    Impl::PoolSeries series;
+    if (known != impl_->pools.end()) {
+      series = known->second;
+      impl_->pools.erase(known);
+    } else {
+      series = impl_->addPool(pool.pool);
+    }
+    for (std::size_t i = 0; i < kFragmentationGaugeSizes.size(); ++i) {
+      set(series.hostable[i], pool.hostable[i]);
+      set(series.packed[i], pool.packed[i]);
+      set(series.nvlinkSets[i], pool.nvlinkSets[i]);
+      set(series.stranded[i], pool.stranded[i]);
+    }
+    set(series.strandedMig, pool.strandedMigSlices);
+    set(series.expected, pool.expectedUnusableGpus);
+    set(series.free, pool.freeGpus);
+    now.emplace(pool.pool, series);
+  }
+  for (const auto& [name, gone] : impl_->pools)
+    impl_->removePool(gone);
+  impl_->pools = std::move(now);
+}
+
+void Metrics::setPendingGpuPods(const PendingGpuPods& pods) {
+  for (std::size_t k = 0; k < pods.size(); ++k) {
+    impl_->pendingBy[k]->Set(static_cast<double>(pods[k]));
+  }
+}
+
+void Metrics::observePlacementRegret(std::int64_t gpus, double ratio) {
+  impl_->regretBy[regretSizeIndex(gpus)]->Observe(ratio);
+}
+
+void Metrics::countPlacementBelowBestClass(std::int64_t gpus, PlacementReason reason) {
+  impl_->belowBestClassBy[regretSizeIndex(gpus)][static_cast<std::size_t>(reason)]->Increment();
+}
+
+void Metrics::countPlacementUnmeasured(UnmeasuredReason reason) {
+  impl_->unmeasuredBy[static_cast<std::size_t>(reason)]->Increment();
+}
+
+void Metrics::setPlacementDecisions(std::int64_t tracked, std::int64_t bytes) {
+  impl_->decisionsTracked.Set(static_cast<double>(tracked));
+  impl_->decisionsBytes.Set(static_cast<double>(bytes));
+}
+
 std::string Metrics::serialize() const {
+  // The series replaced as a whole (the label-age histogram, the policy hash, the pools'
+  // fragmentation series) are removed and added again under these locks: a scrape taken under
+  // them never falls between the two and misses a series.
+  std::scoped_lock replacing(impl_->labelAgeMutex, impl_->policyMutex, impl_->poolsMutex);
   const auto families = impl_->registry->Collect();
   return prometheus::TextSerializer().Serialize(families);
 }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "wire/verb.h"
 
@@ -14,8 +15,31 @@ namespace gte::metrics {
 
 enum class NodeOutcome { kFit, kUnschedulable, kUnresolvable };
 enum class ReloadResult { kOk, kError };
-enum class WatchedResource { kNodes, kPods };
+enum class WatchedResource { kNodes, kPods, kResourceSlices, kDeviceClasses, kResourceClaims };
+// Why a DRA pod was passed through (core/dra_demand.h's DraPassThrough, in that order).
+enum class DraPassThroughReason {
+  kOtherExtendedResource,
+  kClaimNotCached,
+  kTemplateEntry,
+  kUninterpretable
+};
+// A claim pod's allocation at bind against the prediction (cluster/dra_bind_check.h, in order).
+enum class DraBindResult { kMatch, kMismatch, kUnknown };
 enum class BindAbandonReason { kCallerGone, kDeadline };
+// What a pod-group member's request decided about its group (docs/groups.md#metrics).
+enum class GroupOutcome {
+  kPlanned,      // a plan was made and committed (the group's first member)
+  kNoRoom,       // a required level cannot hold the group now: members refused
+  kNeverFits,    // ... not even with every GPU free
+  kUnplaced,     // no level demands it and the candidates cannot hold the whole group: per pod
+  kUnsupported,  // MIG members: per pod
+  kSizeUnknown,  // the group's size is not known: per pod
+  kStale,        // a commit found its GPUs taken meanwhile and planned again
+  kCount
+};
+// Why held slots of a group stopped being held; the names of cluster::HoldRelease.
+inline constexpr std::array<std::string_view, 6> kHoldReleaseReasons = {
+    "claimed", "deleted", "expired", "displaced", "surplus", "policy"};
 
 // Upper bounds (seconds) of the node-label-age buckets; a last bucket is +Inf.
 inline constexpr std::array<std::int64_t, 6> kLabelAgeBounds = {60, 300, 900, 3600, 21600, 86400};
@@ -34,6 +58,30 @@ enum class NvlinkSetClass { k1, k2, k3to4, k5to8, k9to16, kUnknownLinks, kCount 
 using FreeGpusByNvlinkSet =
     std::array<std::int64_t, static_cast<std::size_t>(NvlinkSetClass::kCount)>;
 
+// Placement regret (docs/topology-health.md): why a pod got a weaker link class than the best any
+// node offered, and why a placement could not be measured.
+enum class PlacementReason { kNoBetterFit, kPolicyTradeoff, kSchedulerOverride };
+enum class UnmeasuredReason { kNoDecision, kSetUnknown };
+
+// The request sizes the fragmentation gauges are given for (label k), in this order.
+inline constexpr std::array<int, 4> kFragmentationGaugeSizes = {1, 2, 4, 8};
+
+// One pool's fragmentation figures (label pool); per-size arrays follow kFragmentationGaugeSizes.
+struct PoolFragmentation {
+  std::string pool;
+  std::array<std::int64_t, 4> hostable{};    // k-GPU pods of the best class the free GPUs host
+  std::array<std::int64_t, 4> packed{};      // ... they would host if packed
+  std::array<std::int64_t, 4> nvlinkSets{};  // disjoint free all-NVLink k-sets (k >= 2 exported)
+  std::array<std::int64_t, 4> stranded{};    // free GPUs in no free all-NVLink k-set (k >= 2)
+  std::int64_t strandedMigSlices = 0;
+  double expectedUnusableGpus = 0;  // FGD-style, equal shares of the sizes
+  std::int64_t freeGpus = 0;
+};
+
+// Pending GPU pods by the whole GPUs they ask for: 1, 2, 4, 8 and other (3, 5-7, more than 8,
+// MIG only).
+using PendingGpuPods = std::array<std::int64_t, 5>;
+
 class Metrics {
  public:
   Metrics();
@@ -42,7 +90,7 @@ class Metrics {
   Metrics& operator=(const Metrics&) = delete;
 
   // One HTTP request to a verb or explain: its status code and wall time. The `verb` label is the
-  // extender verb's name, "other" for explain.
+  // extender verb's name, "other" for explain, whatif and nodes.
   void observeRequest(wire::Verb verb, int httpStatus, double seconds);
   // One request to a path that is no endpoint (label verb="other").
   void observeUnknownPath(int httpStatus);
@@ -73,8 +121,40 @@ class Metrics {
   void setCacheSynced(bool synced);
   void countWatchLists(WatchedResource resource, std::uint64_t n);
   void countWatchFailures(WatchedResource resource, std::uint64_t n);
+  // List items and watch events skipped: the object did not read (each also logged).
+  void countWatchSkipped(WatchedResource resource, std::uint64_t n);
+  // DRA objects in the cluster cache (--dra).
+  void setCachedDraObjects(std::int64_t slices, std::int64_t classes, std::int64_t claims);
+  // A filter call for a pod whose DRA demand the extender passed through uninterpreted.
+  void countDraPassThrough(DraPassThroughReason reason);
+  // A claim pod's first bind: its claims' allocation against the prediction.
+  void countDraBindPrediction(DraBindResult result);
   void setNodeLabelAges(const LabelAges& ages);
+
+  // --- Pod groups.
+  void countGroupDecision(GroupOutcome outcome);
+  // A group's first member's planning and commit, in seconds.
+  void observeGroupPlanning(double seconds);
+  // Registers the placed-whole/split series of these level labels (the policy's), at 0.
+  void setGroupLevels(const std::vector<std::string>& labels);
+  // A group's last planned member bound: whether all its members share one domain of `level`.
+  void countGroupPlaced(std::string_view level, bool whole);
+  void observeGroupFirstToLast(double seconds);
+  void countHoldsReleased(std::string_view reason, std::uint64_t n);
+  // Slots held now, and groups holding any (sampled with the cache gauges).
+  void setGroupHolds(std::int64_t slots, std::int64_t groups);
   void setFreeGpusByNvlinkSet(const FreeGpusByNvlinkSet& counts);
+  // Replaces every pool's fragmentation series; pools not listed lose theirs.
+  void setFragmentation(const std::vector<PoolFragmentation>& pools);
+  void setPendingGpuPods(const PendingGpuPods& pods);
+
+  // A pod of `gpus` >= 2 whole GPUs seen bound: its regret ratio (0..1).
+  void observePlacementRegret(std::int64_t gpus, double ratio);
+  // ... and it got a weaker link class than the best any node offered.
+  void countPlacementBelowBestClass(std::int64_t gpus, PlacementReason reason);
+  void countPlacementUnmeasured(UnmeasuredReason reason);
+  // The decisions kept for regret and explain, and the bytes they hold.
+  void setPlacementDecisions(std::int64_t tracked, std::int64_t bytes);
 
   // The text exposition format (version 0.0.4) of everything registered.
   std::string serialize() const;

@@ -4,6 +4,7 @@
 
 #include "json/json_reader.h"
 #include "model/resource_list_json.h"
+#include "model/rfc3339.h"
 
 namespace gte {
 namespace {
@@ -146,7 +147,73 @@ struct PodSpecParts {
   ResourceList overhead;
 };
 
-Status readMetadata(JsonReader& r, PodInfo& pod) {
+// The times PodInfo::boundAt is chosen from, read in the same pass as the rest of the pod. A field
+// of an unexpected JSON type makes the bind time unknown; it never makes the pod unreadable.
+struct BindTimes {
+  std::optional<std::int64_t> created;    // metadata.creationTimestamp
+  std::optional<std::int64_t> scheduled;  // status.conditions[PodScheduled=True].lastTransitionTime
+  bool unknown = false;
+
+  std::optional<std::int64_t> boundAt() const {
+    if (unknown) return std::nullopt;
+    return scheduled ? scheduled : created;
+  }
+};
+
+// A time field: null leaves `out` as it is, a string sets it (nullopt when it is no time).
+bool readTime(JsonReader& r, std::optional<std::int64_t>& out, BindTimes& times) {
+  if (r.readNull()) return true;
+  if (r.peek() != Kind::kString) {
+    times.unknown = true;
+    return r.skipValue();
+  }
+  std::string text;
+  if (!r.readString(text)) return false;
+  out = parseRfc3339(text);
+  return true;
+}
+
+// One element of status.conditions: a PodScheduled condition that is True sets `scheduled`.
+bool readCondition(JsonReader& r, BindTimes& times) {
+  if (r.readNull()) return true;
+  if (r.peek() != Kind::kObject) {
+    times.unknown = true;
+    return r.skipValue();
+  }
+  if (!r.beginObject()) return false;
+  std::string key;
+  std::string type;
+  std::string status;
+  std::optional<std::int64_t> transition;
+  while (r.nextKey(key)) {
+    bool good = true;
+    if ((key == "type" || key == "status") && r.peek() == Kind::kString) {
+      good = r.readString(key == "type" ? type : status);
+    } else if (key == "lastTransitionTime") {
+      good = readTime(r, transition, times);
+    } else {
+      good = r.skipValue();
+    }
+    if (!good) return false;
+  }
+  if (type == "PodScheduled" && status == "True" && transition) times.scheduled = transition;
+  return r.ok();
+}
+
+bool readConditions(JsonReader& r, BindTimes& times) {
+  if (r.readNull()) return true;
+  if (r.peek() != Kind::kArray) {
+    times.unknown = true;
+    return r.skipValue();
+  }
+  if (!r.beginArray()) return false;
+  while (r.nextElement()) {
+    if (!readCondition(r, times)) return false;
+  }
+  return r.ok();
+}
+
+Status readMetadata(JsonReader& r, PodInfo& pod, BindTimes& times) {
   if (r.readNull()) return Ok{};
   if (!r.beginObject()) return readerError(r, "pod metadata");
   std::string key;
@@ -163,14 +230,32 @@ Status readMetadata(JsonReader& r, PodInfo& pod) {
     } else if (key == "deletionTimestamp") {
       pod.deleting = r.peek() != Kind::kNull;
       good = r.skipValue();
+    } else if (key == "creationTimestamp") {
+      good = readTime(r, times.created, times);
     } else if (key == "annotations") {
       if (auto s = readStringMap(r, "metadata.annotations", pod.annotations); !s) return s;
+    } else if (key == "labels") {
+      if (auto s = readStringMap(r, "metadata.labels", pod.labels); !s) return s;
     } else {
       good = r.skipValue();
     }
     if (!good) return readerError(r, "pod metadata." + key);
   }
   if (!r.ok()) return readerError(r, "pod metadata");
+  return Ok{};
+}
+
+// spec.schedulingGroup: a one-of union whose only member today is podGroupName.
+Status readSchedulingGroup(JsonReader& r, PodInfo& pod) {
+  if (r.readNull()) return Ok{};
+  if (!r.beginObject()) return readerError(r, "pod spec.schedulingGroup");
+  std::string key;
+  while (r.nextKey(key)) {
+    const bool good =
+        key == "podGroupName" ? readOptionalString(r, pod.podGroupName) : r.skipValue();
+    if (!good) return readerError(r, "pod spec.schedulingGroup." + key);
+  }
+  if (!r.ok()) return readerError(r, "pod spec.schedulingGroup");
   return Ok{};
 }
 
@@ -191,6 +276,8 @@ Status readSpec(JsonReader& r, PodInfo& pod, PodSpecParts& parts) {
       good = readOptionalString(r, pod.nodeName);
     } else if (key == "priority") {
       good = r.readNull() || r.readInt64(pod.priority);
+    } else if (key == "schedulingGroup") {
+      s = readSchedulingGroup(r, pod);
     } else if (key == "resourceClaims") {
       s = readStringObjects(r, "spec.resourceClaims", pod.resourceClaims,
                             [](PodResourceClaim& c, const std::string& field) -> std::string* {
@@ -224,7 +311,7 @@ bool readExtendedResourceClaim(JsonReader& r, PodInfo& pod) {
   return r.ok();
 }
 
-Status readStatus(JsonReader& r, PodInfo& pod) {
+Status readStatus(JsonReader& r, PodInfo& pod, BindTimes& times) {
   if (r.readNull()) return Ok{};
   if (!r.beginObject()) return readerError(r, "pod status");
   std::string key;
@@ -245,6 +332,8 @@ Status readStatus(JsonReader& r, PodInfo& pod) {
       if (!s) return s;
     } else if (key == "extendedResourceClaimStatus") {
       good = readExtendedResourceClaim(r, pod);
+    } else if (key == "conditions") {
+      good = readConditions(r, times);
     } else {
       good = r.skipValue();
     }
@@ -258,25 +347,33 @@ Status readStatus(JsonReader& r, PodInfo& pod) {
 
 Result<PodInfo> parsePodJson(std::string_view text) {
   JsonReader r(text);
+  auto pod = readPodJson(r);
+  if (pod && !r.finish()) return readerError(r, "pod");
+  return pod;
+}
+
+Result<PodInfo> readPodJson(JsonReader& r) {
   PodInfo pod;
   PodSpecParts parts;
+  BindTimes times;
   if (!r.beginObject()) return readerError(r, "pod");
   std::string key;
   while (r.nextKey(key)) {
     Status s = Ok{};
     if (key == "metadata") {
-      s = readMetadata(r, pod);
+      s = readMetadata(r, pod, times);
     } else if (key == "spec") {
       s = readSpec(r, pod, parts);
     } else if (key == "status") {
-      s = readStatus(r, pod);
+      s = readStatus(r, pod, times);
     } else if (!r.skipValue()) {
       return readerError(r, "pod");
     }
     if (!s) return std::move(s).error();
   }
-  if (!r.finish()) return readerError(r, "pod");
+  if (!r.ok()) return readerError(r, "pod");
   pod.requests = effectivePodRequests(parts.containers, parts.initContainers, parts.overhead);
+  pod.boundAt = times.boundAt();
   return pod;
 }
 

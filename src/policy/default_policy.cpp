@@ -58,6 +58,7 @@ std::vector<MigProduct> defaultMigProducts() {
 Policy defaultPolicy() {
   Policy policy;
   policy.migProducts = defaultMigProducts();
+  policy.groups = defaultGroupsPolicy();
   return policy;
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "policy/group_levels.h"
 #include "policy/link_class.h"
 #include "policy/mig_product.h"
 
@@ -60,6 +61,8 @@ struct Policy {
   // node must then realise it), not only by a free existing instance.
   bool dynamicMig = false;
   std::vector<MigProduct> migProducts;
+  // Pod groups: hold time of planned capacity and the topology levels (docs/groups.md).
+  GroupsPolicy groups;
 
   friend bool operator==(const Policy&, const Policy&) = default;
 };

@@ -39,6 +39,12 @@ std::string canonicalPolicyText(const Policy& policy) {
       out << '\n';
     }
   }
+  out << "groups.holdTtlMillis=" << policy.groups.holdTtlMillis << '\n';
+  for (std::size_t i = 0; i < policy.groups.levels.size(); ++i) {
+    const GroupLevel& level = policy.groups.levels[i];
+    out << "groups.levels[" << i << "]=" << level.label << ','
+        << groupLevelModeName(level.mode) << '\n';
+  }
   return out.str();
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -38,6 +39,28 @@ bool isDnsSubdomain(std::string_view text) {
   return alnum(text.front()) && alnum(text.back());
 }
 
+// A Kubernetes label key: an optional DNS-subdomain prefix and '/', then a name of 1-63 characters
+// of [A-Za-z0-9-_.] that starts and ends alphanumeric.
+bool isLabelKey(std::string_view key) {
+  const std::size_t slash = key.rfind('/');
+  if (slash != std::string_view::npos && !isDnsSubdomain(key.substr(0, slash))) {
+    return false;
+  }
+  const std::string_view name = slash == std::string_view::npos ? key : key.substr(slash + 1);
+  if (name.empty() || name.size() > 63) {
+    return false;
+  }
+  const auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  for (char c : name) {
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') {
+      return false;
+    }
+  }
+  return alnum(name.front()) && alnum(name.back());
+}
+
 // Walks the document, keeping the first error; later reads after an error are harmless no-ops so
 // the code reads top to bottom without checking after every key.
 class PolicyReader {
@@ -52,7 +75,7 @@ class PolicyReader {
     }
     allowKeys(root, "",
               {"labelPrefix", "strategy", "linkScores", "weights", "unknownTopology", "wireScale",
-               "mig"});
+               "mig", "groups"});
     if (const YAML::Node n = root["labelPrefix"]) {
       readLabelPrefix(n, policy.labelPrefix);
     }
@@ -80,6 +103,9 @@ class PolicyReader {
     }
     if (const YAML::Node n = root["mig"]) {
       readMig(n, "mig", policy);
+    }
+    if (const YAML::Node n = root["groups"]) {
+      readGroups(n, "groups", policy.groups);
     }
     if (error_) {
       return *error_;
@@ -356,6 +382,94 @@ class PolicyReader {
       out.starts.push_back(start);
     }
   }
+
+  void readGroups(const YAML::Node& node, const std::string& path, GroupsPolicy& out) {
+    if (!isMap(node, path)) {
+      return;
+    }
+    allowKeys(node, path, {"holdTtl", "levels"});
+    if (const YAML::Node ttl = node["holdTtl"]) {
+      readDuration(ttl, child(path, "holdTtl"), kMinHoldTtlMillis, kMaxHoldTtlMillis,
+                   out.holdTtlMillis);
+    }
+    const YAML::Node levels = node["levels"];
+    if (!levels) {
+      return;
+    }
+    const std::string levelsPath = child(path, "levels");
+    if (!levels.IsSequence()) {
+      fail(levelsPath, "must be a sequence");
+      return;
+    }
+    if (levels.size() > kMaxGroupLevels) {
+      fail(levelsPath, "must have at most " + std::to_string(kMaxGroupLevels) + " levels");
+      return;
+    }
+    out.levels.clear();
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+      const std::string at = element(levelsPath, i);
+      GroupLevel level;
+      readGroupLevel(levels[i], at, level);
+      for (std::size_t j = 0; j < out.levels.size(); ++j) {
+        if (!error_ && out.levels[j].label == level.label) {
+          fail(child(at, "label"), "duplicates " + element("levels", j));
+        }
+      }
+      out.levels.push_back(std::move(level));
+    }
+  }
+
+  void readGroupLevel(const YAML::Node& node, const std::string& path, GroupLevel& out) {
+    if (!isMap(node, path)) {
+      return;
+    }
+    allowKeys(node, path, {"label", "mode"});
+    readString(node["label"], child(path, "label"), out.label);
+    if (!error_ && !isLabelKey(out.label)) {
+      fail(child(path, "label"),
+           "must be a node-label key (optional DNS-subdomain prefix and '/', "
+           "then up to 63 of [A-Za-z0-9-_.])");
+    }
+    std::string mode;
+    readString(node["mode"], child(path, "mode"), mode);
+    if (error_) {
+      return;
+    }
+    if (const auto parsed = groupLevelModeFromName(mode)) {
+      out.mode = *parsed;
+    } else {
+      fail(child(path, "mode"), "must be required, preferred or ignore");
+    }
+  }
+
+  // A whole number with ms, s or m: "500ms", "60s", "2m".
+  void readDuration(const YAML::Node& node, const std::string& path, std::int64_t min,
+                    std::int64_t max, std::int64_t& outMillis) {
+    const auto text = scalar(node, path);
+    if (!text) {
+      return;
+    }
+    std::int64_t value = 0;
+    const char* begin = text->data();
+    const char* end = begin + text->size();
+    const auto [ptr, ec] = std::from_chars(begin, end, value);
+    const std::string_view unit(ptr, static_cast<std::size_t>(end - ptr));
+    const std::int64_t scale = unit == "ms" ? 1 : unit == "s" ? 1000 : unit == "m" ? 60'000 : 0;
+    if (ec != std::errc() || ptr == begin || scale == 0 || value > max) {
+      fail(path, "must be a duration like 500ms, 60s or 2m");
+      return;
+    }
+    const std::int64_t millis = value * scale;
+    if (millis < min || millis > max) {
+      fail(path, "must be between " + std::to_string(min / 1000) + "s and " +
+                     std::to_string(max / 60'000) + "m");
+      return;
+    }
+    outMillis = millis;
+  }
+
+  static constexpr std::int64_t kMinHoldTtlMillis = 1'000;
+  static constexpr std::int64_t kMaxHoldTtlMillis = 3'600'000;
 
   std::optional<Error> error_;
 };

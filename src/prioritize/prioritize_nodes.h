@@ -6,7 +6,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/group_answers.h"
 #include "core/node_candidate.h"
+#include "core/placement_regret.h"
 #include "core/pod_demand.h"
 #include "core/score_node.h"
 #include "policy/policy.h"
@@ -22,8 +24,15 @@ struct HostScore {
 using HostScores = std::vector<HostScore>;
 
 // One entry per candidate, in order. A null demand (the pod's request or annotations did not parse)
-// and a candidate without a state score 0: filter has already rejected them.
+// and a candidate without a state score 0: filter has already rejected them. With `group` (a pod
+// group member's answers, one per candidate), its held slots score 100 and 10 on the wire, the
+// other nodes' wire scores are scaled into 0..8 below them, and refused nodes score 0.
+// With `offer`, a pod of two or more whole GPUs also gets what placement regret compares with
+// (core/placement_regret.h): the best set the fitting candidates offer and the worst set among
+// those ranked top (left empty for other pods, when nothing fits, and for a group member whose
+// group has a plan: the plan, not this ranking, places it). The names view `nodes`.
 HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidate> nodes,
-                           const Policy& policy);
+                           const Policy& policy, const GroupAnswers* group = nullptr,
+                           PlacementOffer* offer = nullptr);
 
 }  // namespace gte

@@ -102,8 +102,9 @@ bool isResourceExhaustion(const error_code& ec) {
 class Connection {
  public:
   virtual ~Connection() = default;
-  // Runs on the connection's strand: closes it now if idle, else after the current answer.
-  virtual void drain() = 0;
+  // Runs on the connection's strand once the server stops: closes it now if idle, else after the
+  // current answer.
+  virtual void closeWhenIdle() = 0;
   virtual net::any_io_executor executor() = 0;
 };
 
@@ -114,7 +115,10 @@ struct HttpServer::Impl {
   std::mutex mutex;  // guards connections
   std::condition_variable connectionsChanged;
   std::unordered_map<Connection*, std::weak_ptr<Connection>> connections;
+  // Drain period (drain()): every answer closes its connection; idle ones stay open.
   std::atomic<bool> draining{false};
+  // Stopping (stop()): no new connections, idle ones are closed.
+  std::atomic<bool> closing{false};
 
   std::optional<ssl::context> tls;
   // Declared after what connections reference and before what runs them: destroyed in reverse,
@@ -156,8 +160,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
 
   net::any_io_executor executor() override { return stream_.get_executor(); }
 
-  void drain() override {
-    draining_ = true;
+  void closeWhenIdle() override {
     // A connection whose next request has begun to arrive (bytes in the socket, not yet read) is
     // in flight, not idle: it gets its answer.
     if (waiting_ && !requestArriving()) lowest().cancel();  // the read ends: operation_aborted
@@ -195,7 +198,8 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   // Waits for the first byte of the next request under the idle timeout (a fresh connection gets
   // the request timeout: one that never speaks is not an idle keep-alive client).
   void awaitRequest() {
-    if ((draining_ || server_.draining) && !requestArriving()) return close();
+    // Set before closeWhenIdle() is posted: a wait that begins after it is never started.
+    if (server_.closing && !requestArriving()) return close();
     if (buffer_.size() > 0) return readHeader();  // a pipelined request is already here
     waiting_ = true;
     lowest().expires_after(firstRequest_ ? options().requestTimeout : options().idleTimeout);
@@ -360,7 +364,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   }
 
   void write(Reply reply, bool keepAlive) {
-    keepAlive_ = keepAlive && !draining_ && !server_.draining;
+    keepAlive_ = keepAlive && !server_.draining;
     out_ = serialize(reply, keepAlive_, http10_, method_ == "HEAD");
     lowest().expires_after(options().requestTimeout);
     net::async_write(stream_, net::buffer(out_),
@@ -413,7 +417,6 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   bool http10_ = false;
   bool waiting_ = false;  // for the first byte of a request: nothing in flight
   bool firstRequest_ = false;
-  bool draining_ = false;
   bool lingerAfterWrite_ = false;
   std::shared_ptr<std::atomic<bool>> callerGone_;
   bool watchingCaller_ = false;
@@ -498,7 +501,7 @@ void HttpServer::Impl::onAccept(const error_code& ec, tcp::socket socket) {
   error_code ignored;
   socket.set_option(tcp::no_delay(true), ignored);
   // A connection over the cap is closed when its session is dropped here, unanswered.
-  // run() starts on the session's own strand, where a concurrent drain() is also posted.
+  // run() starts on the session's own strand, where a concurrent closeWhenIdle() is also posted.
   if (tls) {
     auto s = std::make_shared<Session<TlsStream>>(*this, std::move(socket), *tls);
     if (admit(s)) net::dispatch(s->executor(), [s] { s->run(); });
@@ -513,7 +516,7 @@ void HttpServer::Impl::onAccept(const error_code& ec, tcp::socket socket) {
 bool HttpServer::Impl::admit(const std::shared_ptr<Connection>& connection) {
   {
     std::lock_guard lock(mutex);
-    if (connections.size() < options.maxConnections && !draining) {
+    if (connections.size() < options.maxConnections && !closing) {
       connections.emplace(connection.get(), connection);
       return true;
     }
@@ -572,13 +575,19 @@ Status HttpServer::start() {
   return Ok{};
 }
 
+void HttpServer::drain() {
+  auto& impl = *impl_;
+  if (!impl.started || impl.draining.exchange(true)) return;
+  impl.router.setDraining(true);
+}
+
 bool HttpServer::stop(std::chrono::milliseconds deadline) {
   auto& impl = *impl_;
   if (!impl.started || impl.stopped) return true;
   impl.stopped = true;
   const auto until = std::chrono::steady_clock::now() + deadline;
-  impl.draining = true;
-  impl.router.setDraining(true);
+  drain();
+  impl.closing = true;
   net::post(impl.acceptor->get_executor(), [&impl] {
     error_code ignored;
     impl.acceptRetry->cancel();
@@ -592,7 +601,7 @@ bool HttpServer::stop(std::chrono::milliseconds deadline) {
     }
   }
   for (auto& c : live)
-    net::post(c->executor(), [c] { c->drain(); });
+    net::post(c->executor(), [c] { c->closeWhenIdle(); });
   live.clear();
   const bool drained = impl.waitForConnections(until);
   if (!drained) log::warn("shutdown deadline passed with requests unanswered; closing them");

@@ -45,10 +45,18 @@ class HttpServer {
 
   // Binds and starts serving; an error (port in use, bad certificate) is returned, not thrown.
   Status start();
-  // Graceful stop: /readyz fails, no new connections are accepted, idle keep-alive connections
-  // are closed, requests already being received or decided are answered (with Connection: close).
-  // Returns true when every connection finished within `deadline`; false means some were cut off
-  // and a decision may still be running on a worker thread (the caller should exit at once).
+  // The drain period's start (SIGTERM): /readyz fails and every answer from now on carries
+  // `Connection: close`, after which its connection closes, so clients move to another replica
+  // one answered request at a time. New connections are still accepted and served the same way
+  // (a Service keeps routing to a terminating pod until its endpoints update), and idle
+  // keep-alive connections stay open: closing one could cross a request its client is sending,
+  // which is then lost (kube-scheduler does not retry a POST). Returns at once.
+  void drain();
+  // Graceful stop (after the drain period, or at once): drain() if not called yet, then no new
+  // connections are accepted, idle connections are closed, requests already being received or
+  // decided are answered (with Connection: close). Returns true when every connection finished
+  // within `deadline`; false means some were cut off and a decision may still be running on a
+  // worker thread (the caller should exit at once).
   bool stop(std::chrono::milliseconds deadline);
 
   struct Impl;  // defined in http_server.cpp; public so its connection sessions can name it

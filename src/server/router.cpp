@@ -1,9 +1,13 @@
 #include "server/router.h"
 
+#include <charconv>
 #include <chrono>
 
 #include "log/logger.h"
 #include "metrics/metrics.h"
+#include "report/explain_table.h"
+#include "report/nodes_table.h"
+#include "report/whatif_table.h"
 #include "server/query_parameter.h"
 #include "server/request_shape.h"
 #include "service/error_reply.h"
@@ -43,8 +47,69 @@ Reply methodNotAllowed(std::string_view method, std::string_view path, std::stri
   return reply;
 }
 
+// The methods each endpoint takes, as the Allow header lists them.
+std::string_view allowedMethods(Verb verb) {
+  switch (verb) {
+    case Verb::kExplain:
+      return "GET, POST";
+    case Verb::kNodes:
+      return "GET";
+    case Verb::kFilter:
+    case Verb::kPrioritize:
+    case Verb::kBind:
+    case Verb::kPreempt:
+    case Verb::kWhatif:
+      break;
+  }
+  return "POST";
+}
+
 bool methodAllowed(Verb verb, std::string_view method) {
-  return method == "POST" || (verb == Verb::kExplain && method == "GET");
+  const std::string_view allowed = allowedMethods(verb);
+  return (method == "POST" && allowed.find("POST") != std::string_view::npos) ||
+         (method == "GET" && allowed.find("GET") != std::string_view::npos);
+}
+
+// ?format=json (the default) or ?format=table, and explain's ?top=N for the table.
+struct View {
+  bool table = false;
+  std::size_t top = 0;
+};
+
+Result<View> viewOf(Verb verb, std::string_view rawPath) {
+  View view;
+  if (const auto format = queryParameter(rawPath, "format")) {
+    if (*format == "table") {
+      view.table = true;
+    } else if (*format != "json") {
+      return invalidArgument("format: one of json, table; got \"" + *format + "\"");
+    }
+  }
+  if (const auto top = queryParameter(rawPath, "top"); top && verb == Verb::kExplain) {
+    std::size_t n = 0;
+    const auto [end, ec] = std::from_chars(top->data(), top->data() + top->size(), n);
+    if (top->empty() || ec != std::errc{} || end != top->data() + top->size() || n == 0) {
+      return invalidArgument("top: expected a positive whole number; got \"" + *top + "\"");
+    }
+    view.top = n;
+  }
+  return view;
+}
+
+Result<std::string> tableOf(Verb verb, std::string_view json, std::size_t top) {
+  switch (verb) {
+    case Verb::kWhatif:
+      return report::whatifTable(json);
+    case Verb::kNodes:
+      return report::nodesTable(json);
+    case Verb::kExplain:
+    case Verb::kFilter:
+    case Verb::kPrioritize:
+    case Verb::kBind:
+    case Verb::kPreempt:
+      break;
+  }
+  return report::explainTable(json, top);
 }
 
 }  // namespace
@@ -59,8 +124,13 @@ Router::Router(std::string prefix, const ExtenderService& service, metrics::Metr
 
 std::optional<Verb> Router::verbAt(std::string_view path) const {
   if (!options_.serveVerbs) return std::nullopt;
-  // Explain by pod name is also served at the root, whatever the prefix.
-  if (options_.explain && path == "/explain") return Verb::kExplain;
+  // Explain, whatif and nodes are also served at the root, whatever the prefix.
+  for (const Verb verb : {Verb::kExplain, Verb::kWhatif, Verb::kNodes}) {
+    if (path.size() == wire::verbName(verb).size() + 1 && path.front() == '/' &&
+        path.substr(1) == wire::verbName(verb)) {
+      return served(verb) ? std::optional<Verb>(verb) : std::nullopt;
+    }
+  }
   if (!path.starts_with(prefix_) || path.size() <= prefix_.size() + 1 ||
       path[prefix_.size()] != '/') {
     return std::nullopt;
@@ -68,11 +138,27 @@ std::optional<Verb> Router::verbAt(std::string_view path) const {
   const auto name = path.substr(prefix_.size() + 1);
   for (const Verb verb : wire::kVerbs) {
     if (name == wire::verbName(verb)) {
-      if (verb == Verb::kExplain && !options_.explain) return std::nullopt;
-      return verb;
+      return served(verb) ? std::optional<Verb>(verb) : std::nullopt;
     }
   }
   return std::nullopt;
+}
+
+bool Router::served(Verb verb) const noexcept {
+  switch (verb) {
+    case Verb::kExplain:
+      return options_.explain;
+    case Verb::kWhatif:
+      return options_.whatif;
+    case Verb::kNodes:
+      return options_.nodes;
+    case Verb::kFilter:
+    case Verb::kPrioritize:
+    case Verb::kBind:
+    case Verb::kPreempt:
+      break;
+  }
+  return true;
 }
 
 bool Router::acceptsBody(std::string_view method, std::string_view path) const {
@@ -99,7 +185,7 @@ void Router::dispatch(std::string_view method, std::string_view rawPath, std::st
     done(std::move(reply));
   };
   if (!methodAllowed(*verb, method)) {
-    answer(methodNotAllowed(method, path, *verb == Verb::kExplain ? "GET, POST" : "POST"));
+    answer(methodNotAllowed(method, path, allowedMethods(*verb)));
     return;
   }
   switch (*verb) {
@@ -113,7 +199,13 @@ void Router::dispatch(std::string_view method, std::string_view rawPath, std::st
       return;
     }
     case Verb::kExplain:
-      answer(explain(method, rawPath, body));
+      answer(viewed(*verb, rawPath, [&] { return explain(method, rawPath, body); }));
+      return;
+    case Verb::kWhatif:
+      answer(viewed(*verb, rawPath, [&] { return service_.whatif(body); }));
+      return;
+    case Verb::kNodes:
+      answer(viewed(*verb, rawPath, [&] { return nodes(rawPath); }));
       return;
     case Verb::kBind:
       service_.bind(
@@ -137,6 +229,45 @@ Reply Router::explain(std::string_view method, std::string_view rawPath,
   return errorReply(Verb::kExplain,
                     invalidArgument("explain: GET needs ?pod=NAMESPACE/NAME; or POST an "
                                     "ExtenderArgs body"));
+}
+
+Reply Router::nodes(std::string_view rawPath) const {
+  NodesQuery query;
+  query.limit = options_.maxNodesPerRequest;
+  if (const auto node = queryParameter(rawPath, "node")) query.node = *node;
+  if (const auto limit = queryParameter(rawPath, "limit")) {
+    std::size_t n = 0;
+    const auto [end, ec] = std::from_chars(limit->data(), limit->data() + limit->size(), n);
+    if (limit->empty() || ec != std::errc{} || end != limit->data() + limit->size() || n == 0) {
+      return errorReply(Verb::kNodes, invalidArgument("limit: expected a positive whole number; "
+                                                      "got \"" +
+                                                      *limit + "\""));
+    }
+    if (n > options_.maxNodesPerRequest) {
+      return refuse(Verb::kNodes,
+                    Error{ErrorCode::kTooLarge,
+                          "limit: " + *limit + " nodes exceed --max-nodes-per-request (" +
+                              std::to_string(options_.maxNodesPerRequest) + ")"});
+    }
+    query.limit = n;
+  }
+  return service_.nodes(query);
+}
+
+Reply Router::viewed(Verb verb, std::string_view rawPath, const std::function<Reply()>& run) const {
+  auto view = viewOf(verb, rawPath);
+  if (!view) return errorReply(verb, view.error());
+  Reply reply = run();
+  if (!view->table || reply.status != 200) return reply;
+  auto table = tableOf(verb, reply.body, view->top);
+  if (!table) {
+    log::error("answer has no table",
+               {{"verb", wire::verbName(verb)}, {"error", table.error().message}});
+    return errorReply(verb, Error{ErrorCode::kInternal, table.error().message});
+  }
+  reply.body = std::move(*table);
+  reply.contentType = "text/plain; charset=utf-8";
+  return reply;
 }
 
 void Router::observe(Verb verb, int status, std::chrono::steady_clock::time_point started) const {

@@ -1,8 +1,10 @@
 #pragma once
-// Maps (method, path, body) to a reply: the extender verbs and explain under the path prefix, plus
-// health, readiness, metrics and version. No sockets: the transport in http_server.cpp calls it,
-// and the routing tests call it directly. Every refusal it answers goes through the error table
-// (service/error_reply.h).
+// Maps (method, path, body) to a reply: the extender verbs, explain, whatif and nodes under the
+// path prefix (the last three also at the root), plus health, readiness, metrics and version.
+// Explain, whatif and nodes answer JSON, or with ?format=table the same answer as the operator
+// table (src/report), which the commands and the kubectl plugin print. No sockets: the transport in
+// http_server.cpp calls it, and the routing tests call it directly. Every refusal it answers goes
+// through the error table (service/error_reply.h).
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -34,6 +36,10 @@ struct RouterOptions {
   // POST {prefix}/explain and GET {prefix}/explain?pod= (also GET /explain?pod=); false
   // (--disable-explain) answers them 404 like any unknown path.
   bool explain = true;
+  // POST {prefix}/whatif (also /whatif); false (--disable-whatif) answers 404.
+  bool whatif = true;
+  // GET {prefix}/nodes (also /nodes); false (--disable-nodes) answers 404.
+  bool nodes = true;
 };
 
 class Router {
@@ -69,6 +75,11 @@ class Router {
   // Probes, metrics, version and unknown paths.
   Reply route(std::string_view method, std::string_view path) const;
   Reply explain(std::string_view method, std::string_view rawPath, std::string_view body) const;
+  Reply nodes(std::string_view rawPath) const;
+  // Explain, whatif and nodes: the answer `run` gives, as JSON or, for ?format=table, as its
+  // table. A bad format (or top) is refused before `run` runs.
+  Reply viewed(wire::Verb verb, std::string_view rawPath, const std::function<Reply()>& run) const;
+  bool served(wire::Verb verb) const noexcept;
   void observe(wire::Verb verb, int status, std::chrono::steady_clock::time_point started) const;
   // A refusal when the body asks for more than the limits allow; nullopt to go ahead. Preempt and
   // explain skim the body for this first; filter and prioritize, the verbs of every scheduling

@@ -1,8 +1,8 @@
 #pragma once
 // The service's view of the cluster in nodeCacheCapable mode: the extender's own truth about nodes
 // and pods (from an API-server watch or a --cluster-file), and the verbs that change it. The
-// service (pure request handling) depends on this interface only; src/cluster and src/k8s implement
-// it.
+// service (pure request handling) depends on this interface only; src/cluster implements it (the
+// cluster file, and in src/cluster/apiserver the API server's watches).
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "base/result.h"
+#include "core/pod_group.h"
 #include "model/pod_info.h"
+#include "service/group_plan_store.h"
 
 namespace gte {
 
@@ -85,6 +87,18 @@ class ClusterBackend {
   virtual Result<PodInfo> podByName(const std::string& ns, const std::string& name) const = 0;
   // GPU pods the extender accounts on `node` (bound or reserved).
   virtual std::vector<PodInfo> podsOnNode(const std::string& node) const = 0;
+
+  // Sizes of the objects that own pod groups (PodGroup, JobSet, Job) the backend knows; null when
+  // it watches none (a group whose size is not on its pods is then placed pod by pod).
+  virtual const GroupSizeLookup* groupSizes() const { return nullptr; }
+  // The cache's pod-group plans (thread-safe); null: groups are placed pod by pod. Set by whoever
+  // builds the backend on a ClusterState (the ClusterState's own, through
+  // ClusterStateOptions::attachGroupPlans).
+  GroupPlanStore* groupPlans() const noexcept { return groupPlans_; }
+  void setGroupPlans(GroupPlanStore* store) noexcept { groupPlans_ = store; }
+
+ private:
+  GroupPlanStore* groupPlans_ = nullptr;
 };
 
 }  // namespace gte

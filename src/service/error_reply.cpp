@@ -36,6 +36,8 @@ Reply errorReply(wire::Verb verb, const Error& error) {
     case wire::Verb::kPrioritize:
     case wire::Verb::kPreempt:
     case wire::Verb::kExplain:
+    case wire::Verb::kWhatif:
+    case wire::Verb::kNodes:
       break;
   }
   return Reply{statusOf(error.code), wire::writeErrorBody(message)};

@@ -3,14 +3,17 @@
 // non-200 answer as a failed call and reads no body from it; the answers of filter
 // (ExtenderFilterResult) and bind (ExtenderBindingResult) have an `Error` field it reads and
 // reports, those of prioritize (HostPriorityList) and preempt (ExtenderPreemptionResult) have
-// none, and explain is read by people and tools that see the status:
+// none, and explain, whatif and nodes are read by people and tools that see the status:
 //
-//   code \ verb            filter / bind                prioritize / preempt / explain
+//   code \ verb            filter / bind                prioritize / preempt / explain / whatif /
+//                                                       nodes
 //   kInvalidArgument       200, message in `Error`      400  (malformed body or query)
 //   kFailedPrecondition    200, message in `Error`      400  (never clears: fix the configuration)
 //   kNotFound              200, message in `Error`      404
-//   kTooLarge              200, message in `Error`      413  (more than --max-nodes-per-request)
-//   kUnavailable           200, message in `Error`      503  (clears by itself: cache not synced)
+//   kTooLarge              200, message in `Error`      413  (more than --max-nodes-per-request,
+//                                                            a what-if over its limits)
+//   kUnavailable           200, message in `Error`      503  (clears by itself: cache not synced,
+//                                                            another what-if running)
 //   kInternal              200, message in `Error`      500
 //
 // With the message in `Error`, a filter error reaches the pod's FailedScheduling event and a bind

@@ -1,7 +1,11 @@
 #include "service/explain_json.h"
 
+#include <algorithm>
 #include <bit>
+#include <charconv>
+#include <chrono>
 
+#include "core/node_charges.h"
 #include "json/json_writer.h"
 #include "policy/link_class.h"
 
@@ -10,42 +14,17 @@ namespace {
 
 using json::JsonWriter;
 
-void writeDemand(JsonWriter& w, const PodDemand& demand) {
-  w.beginObject().key("gpus").integer(demand.gpus).key("mig").beginArray();
-  for (const MigRequest& m : demand.mig) {
-    w.element().beginObject().key("profile").string(m.profile).key("count").integer(m.count);
-    w.endObject();
-  }
-  w.endArray().key("minLink");
-  if (demand.minLink) {
-    w.string(linkClassName(*demand.minLink));
-  } else {
-    w.null();
-  }
-  w.key("singleNuma").boolean(demand.singleNuma);
-  w.key("strategy").string(strategyName(demand.strategy));
-  w.endObject();
-}
-
 void writePod(JsonWriter& w, const PodInfo& pod, const Result<PodDemand>& demand) {
   w.key("pod").beginObject();
   w.key("namespace").string(pod.ns).key("name").string(pod.name).key("uid").string(pod.uid);
   w.key("demand");
   if (demand) {
-    writeDemand(w, *demand);
+    writePodDemand(w, *demand);
   } else {
     w.null();
   }
   w.key("error").string(demand ? std::string_view() : std::string_view(demand.error().message));
   w.endObject();
-}
-
-void writeGpus(JsonWriter& w, GpuMask gpus) {
-  w.beginArray();
-  for (GpuMask rest = gpus; rest != 0; rest &= rest - 1) {
-    w.element().integer(std::countr_zero(rest));
-  }
-  w.endArray();
 }
 
 // A link class, or null for the single-GPU and no-set cases where "weakest link" means nothing.
@@ -80,19 +59,6 @@ void writeTerms(JsonWriter& w, const ScoreTerms& terms, const ScoringWeights& we
   w.endObject();
 }
 
-std::string_view topologyName(const NodeState* state) {
-  if (state == nullptr) return "unresolved";
-  switch (state->status) {
-    case TopologyStatus::kKnown:
-      return state->topology.linksKnown ? "known" : "linksUnknown";
-    case TopologyStatus::kUnknown:
-      return "unknown";
-    case TopologyStatus::kMalformed:
-      return "malformed";
-  }
-  return "unknown";
-}
-
 void writeMig(JsonWriter& w, const Allocation& allocation) {
   w.beginArray();
   for (const MigAssignment& m : allocation.mig) {
@@ -102,7 +68,67 @@ void writeMig(JsonWriter& w, const Allocation& allocation) {
   w.endArray();
 }
 
-void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy) {
+const char* draOutcomeName(DraOutcome outcome) {
+  switch (outcome) {
+    case DraOutcome::kPlaced:
+      return "allocated";
+    case DraOutcome::kNoFit:
+      return "noFit";
+    case DraOutcome::kPassThrough:
+      break;
+  }
+  return "passThrough";
+}
+
+// The claim a picked device is for: the pod's claims in order, the extended-resource claim last.
+const dra::ClaimProgram* pickedClaim(const DraDemand& demand, std::size_t index) {
+  if (index < demand.claims.size()) return &demand.claims[index];
+  return index == demand.claims.size() ? &demand.extendedClaim : nullptr;
+}
+
+// {"outcome", "why", "devices": [{claim, request, driver, pool, device, gpu}]} in the order the
+// allocator picks them; null for a pod without DRA demand.
+void writeDra(JsonWriter& w, const NodeExplanation& node, const PodDemand* demand) {
+  if (!node.dra || demand == nullptr || !demand->dra || node.state == nullptr) {
+    w.null();
+    return;
+  }
+  const DraPlacement& placed = *node.dra;
+  w.beginObject().key("outcome").string(draOutcomeName(placed.outcome));
+  w.key("why").string(placed.why);
+  w.key("devices").beginArray();
+  // Placed implies a DRA state (a node no slice serves has no device: noFit).
+  if (placed.outcome == DraOutcome::kPlaced && node.state->dra) {
+    const DraNodeState& state = *node.state->dra;
+    for (const dra::PickedDevice& picked : placed.result.devices) {
+      const dra::ClaimProgram* claim = pickedClaim(*demand->dra, picked.claim);
+      const dra::NodeDevice& device = state.devices.devices[picked.position];
+      const dra::NodePool& pool = state.devices.pools[device.pool];
+      w.element().beginObject();
+      w.key("claim").string(claim ? std::string_view(claim->id) : std::string_view());
+      w.key("request").string(
+          claim && picked.request < claim->requests.size() &&
+                  picked.alternative < claim->requests[picked.request].alternatives.size()
+              ? std::string_view(
+                    claim->requests[picked.request].alternatives[picked.alternative].fullName)
+              : std::string_view());
+      w.key("driver").string(pool.driver).key("pool").string(pool.name);
+      w.key("device").string(device.slice->deviceName(device.index));
+      w.key("gpu");
+      const int gpu = state.deviceGpus[picked.position].gpu;
+      if (gpu >= 0) {
+        w.integer(gpu);
+      } else {
+        w.null();
+      }
+      w.endObject();
+    }
+  }
+  w.endArray().endObject();
+}
+
+void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy,
+               const PodDemand* demand) {
   w.element().beginObject();
   w.key("name").string(node.name).key("verdict").string(verdictName(node.verdict));
   w.key("reason").string(node.reason);
@@ -131,7 +157,7 @@ void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy)
   w.key("best");
   if (node.best) {
     w.beginObject().key("gpus");
-    writeGpus(w, node.best->gpus);
+    writeGpuList(w, node.best->gpus);
     w.key("weakestLink");
     writeWeakest(w, node.best);
     w.key("numaSpan");
@@ -140,13 +166,257 @@ void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy)
   } else {
     w.null();
   }
+  // GPUs held here for pod groups' planned members: taken for every other pod.
+  w.key("groupHolds").beginArray();
+  if (node.state != nullptr && node.state->charges) {
+    for (const PodCharge& charge : node.state->charges->pods()) {
+      const std::string_view group = heldFor(charge.uid);
+      if (group.empty()) continue;
+      w.element().beginObject().key("group").string(group).key("gpus").beginArray();
+      for (const int gpu : charge.allocation.gpus)
+        w.element().integer(gpu);
+      w.endArray().endObject();
+    }
+  }
+  w.endArray();
+  w.key("dra");
+  writeDra(w, node, demand);
   w.key("topology").string(topologyName(node.state));
   w.key("usableGpus").integer(node.state ? node.state->usableCount : 0);
   w.key("freeGpus").integer(node.state ? node.state->freeCount : 0);
   w.endObject();
 }
 
+std::string_view slotState(const CommittedGroupPlan& plan, std::size_t slot) {
+  if (plan.held(slot)) return "held";
+  return plan.claimed(slot) ? "claimed" : "released";
+}
+
+void writeDomainName(JsonWriter& w, const GroupDomainNames* names, std::size_t level,
+                     std::uint32_t id) {
+  if (id == kNoDomain || id == kMixedDomain || names == nullptr) {
+    w.null();
+  } else {
+    w.string(names->name(level, id));
+  }
+}
+
+void writePlan(JsonWriter& w, const CommittedGroupPlan& plan, bool committed,
+               const GroupDomainNames* names, std::int64_t nowUnix) {
+  const GroupPlan& p = plan.plan;
+  w.beginObject().key("committed").boolean(committed);
+  w.key("level");
+  if (p.level >= 0 && static_cast<std::size_t>(p.level) < plan.levels.size()) {
+    w.string(plan.levels[static_cast<std::size_t>(p.level)].label);
+  } else {
+    w.null();
+  }
+  // Per level of the policy: the one domain every member shares, or null.
+  w.key("domains").beginObject();
+  for (std::size_t level = 0; level < plan.levels.size() && level < kMaxGroupLevels; ++level) {
+    w.key(plan.levels[level].label);
+    writeDomainName(w, names, level, p.domain[level]);
+  }
+  w.endObject();
+  w.key("reason").string(p.reason);
+  w.key("expiresInSeconds");
+  if (committed) {
+    const std::int64_t expires =
+        std::chrono::duration_cast<std::chrono::seconds>(plan.expires.time_since_epoch()).count();
+    w.integer(std::max<std::int64_t>(0, expires - nowUnix));
+  } else {
+    w.null();
+  }
+  w.key("anchors").beginArray();
+  for (const std::string& node : plan.anchors)
+    w.element().string(node);
+  w.endArray();
+  w.key("slots").beginArray();
+  for (std::size_t i = 0; i < p.slots.size(); ++i) {
+    const PlannedSlot& slot = p.slots[i];
+    w.element().beginObject().key("node").string(slot.node).key("gpus").beginArray();
+    for (const int gpu : slot.allocation.gpus)
+      w.element().integer(gpu);
+    w.endArray();
+    w.key("memberGpus")
+        .integer(slot.member < plan.demands.size() ? plan.demands[slot.member].gpus : 0);
+    w.key("state").string(slotState(plan, i));
+    w.key("claimedBy").string(plan.claimed(i) ? std::string_view(plan.claimedBy[i]) : "");
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+}
+
+void writeGroup(JsonWriter& w, const GroupDecision* group, const GroupDomainNames* names,
+                std::int64_t nowUnix) {
+  w.key("group");
+  if (group == nullptr || !group->ref) {
+    w.null();
+    return;
+  }
+  const PodGroupRef& ref = *group->ref;
+  w.beginObject().key("key").string(ref.key).key("source").string(groupSourceName(ref.source));
+  w.key("namespace").string(ref.ns).key("name").string(ref.name).key("size");
+  if (ref.size) {
+    w.integer(*ref.size);
+  } else {
+    w.null();
+  }
+  w.key("sizeFrom").string(ref.sizeFrom);
+  w.key("levels").beginArray();
+  for (const GroupLevel& level : ref.levels) {
+    w.element().beginObject().key("label").string(level.label);
+    w.key("mode").string(groupLevelModeName(level.mode)).endObject();
+  }
+  w.endArray();
+  // committed: answered from the group's plan; proposed: a plan this request made but did not
+  // hold (explain, prioritize); refused: a required level cannot hold the group; perPod: placed
+  // as a pod without a group (note says why).
+  std::string_view status = "perPod";
+  if (group->committed) {
+    status = "committed";
+  } else if (group->answers && group->proposal &&
+             group->proposal->status != GroupPlanStatus::kPlanned) {
+    status = "refused";
+  } else if (group->uncommitted) {
+    status = "proposed";
+  }
+  w.key("status").string(status);
+  w.key("note").string(group->note);
+  w.key("plan");
+  const GroupPlan* verdictsOf = nullptr;
+  if (group->committed) {
+    writePlan(w, *group->committed, true, names, nowUnix);
+    verdictsOf = &group->committed->plan;
+  } else if (group->uncommitted) {
+    writePlan(w, *group->uncommitted, false, names, nowUnix);
+    verdictsOf = &group->uncommitted->plan;
+  } else {
+    w.null();
+    if (group->proposal) verdictsOf = &*group->proposal;
+  }
+  w.key("refusal").string(status == "refused" ? std::string_view(group->proposal->reason) : "");
+  // Why each domain the planner looked at was or was not chosen.
+  w.key("domains").beginArray();
+  if (verdictsOf != nullptr) {
+    for (const DomainVerdict& verdict : verdictsOf->domains) {
+      w.element().beginObject().key("level");
+      w.string(verdict.level < ref.levels.size() ? std::string_view(ref.levels[verdict.level].label)
+                                                 : "");
+      w.key("domain");
+      writeDomainName(w, names, verdict.level, verdict.domain);
+      w.key("slots").integer(verdict.slots).key("needed").integer(verdict.needed);
+      w.key("verdict").string(domainVerdictText(verdict, names)).endObject();
+    }
+  }
+  w.endArray().endObject();
+}
+
+// A set's quality: {"weakestLink": ..., "bandwidthGBps": ...}, or null when unknown.
+void writeSetQuality(JsonWriter& w, const SetQuality& set) {
+  if (!set.known()) {
+    w.null();
+    return;
+  }
+  w.beginObject().key("weakestLink").string(linkClassName(set.weakest));
+  w.key("bandwidthGBps").integer(set.bandwidthGBps).endObject();
+}
+
+void writeRatio(JsonWriter& w, double ratio) {
+  char text[16];
+  const auto written = std::to_chars(text, text + sizeof(text), ratio, std::chars_format::fixed, 3);
+  w.rawValue(std::string_view(text, static_cast<std::size_t>(written.ptr - text)));
+}
+
+void writePlacement(JsonWriter& w, const PlacementRecord& record) {
+  const PlacementDecision& decided = record.decision;
+  w.beginObject();
+  w.key("requestedGpus").integer(decided.gpus);
+  w.key("node");
+  if (record.placed) {
+    w.string(record.placement.node);
+  } else {
+    w.null();
+  }
+  w.key("gpus").beginArray();
+  for (const int gpu : record.placement.indices)
+    w.element().integer(gpu);
+  w.endArray();
+  w.key("got");
+  writeSetQuality(w, record.placed ? record.placement.got : SetQuality{});
+  w.key("best");
+  writeSetQuality(w, decided.clusterBest);
+  w.key("bestFeasible");
+  writeSetQuality(w, decided.feasibleBest);
+  w.key("bestFeasibleNode").string(decided.bestNode);
+  w.key("topRankedNode").string(decided.topNode);
+  w.key("topRankedWorst");
+  writeSetQuality(w, decided.topWorst);
+  const PlacementRegret& regret = record.regret;
+  w.key("regret");
+  if (regret.measured) {
+    writeRatio(w, regret.ratio);
+  } else {
+    w.null();
+  }
+  w.key("reason").string(regretReasonName(regret.reason));
+  w.key("belowBestClass").boolean(regret.belowBestClass);
+  w.key("belowBestClassReason").string(regretReasonName(regret.classReason));
+  w.endObject();
+}
+
 }  // namespace
+
+void writePodDemand(JsonWriter& w, const PodDemand& demand) {
+  w.beginObject().key("gpus").integer(demand.gpus).key("mig").beginArray();
+  for (const MigRequest& m : demand.mig) {
+    w.element().beginObject().key("profile").string(m.profile).key("count").integer(m.count);
+    w.endObject();
+  }
+  w.endArray().key("minLink");
+  if (demand.minLink) {
+    w.string(linkClassName(*demand.minLink));
+  } else {
+    w.null();
+  }
+  w.key("singleNuma").boolean(demand.singleNuma);
+  w.key("strategy").string(strategyName(demand.strategy));
+  // DRA (docs/dra.md): the claims the scheduler will allocate, in its order, and why the
+  // extender passes the pod through, if it does; null without DRA demand.
+  w.key("dra");
+  if (demand.dra) {
+    w.beginObject().key("claims").beginArray();
+    for (const dra::ClaimProgram& claim : demand.dra->claims)
+      w.element().string(claim.id);
+    w.endArray().key("allocatedClaims").integer(demand.dra->allocatedClaims);
+    w.key("passThrough").string(demand.dra->passThrough).endObject();
+  } else {
+    w.null();
+  }
+  w.endObject();
+}
+
+void writeGpuList(JsonWriter& w, GpuMask gpus) {
+  w.beginArray();
+  for (GpuMask rest = gpus; rest != 0; rest &= rest - 1) {
+    w.element().integer(std::countr_zero(rest));
+  }
+  w.endArray();
+}
+
+std::string_view topologyName(const NodeState* state) {
+  if (state == nullptr) return "unresolved";
+  switch (state->status) {
+    case TopologyStatus::kKnown:
+      return state->topology.linksKnown ? "known" : "linksUnknown";
+    case TopologyStatus::kUnknown:
+      return "unknown";
+    case TopologyStatus::kMalformed:
+      return "malformed";
+  }
+  return "unknown";
+}
 
 std::string_view verdictName(Verdict verdict) noexcept {
   switch (verdict) {
@@ -162,15 +432,22 @@ std::string_view verdictName(Verdict verdict) noexcept {
 
 std::string writeExplanation(const PodInfo& pod, const Result<PodDemand>& demand,
                              std::string_view mode, const Policy& policy,
-                             const Explanation& explanation) {
+                             const Explanation& explanation, const ExplainExtras& extras) {
   std::string out;
   JsonWriter w(out);
   w.beginObject();
   writePod(w, pod, demand);
   w.key("mode").string(mode);
+  writeGroup(w, extras.group, extras.domainNames, extras.nowUnix);
+  w.key("placement");
+  if (extras.placement != nullptr) {
+    writePlacement(w, *extras.placement);
+  } else {
+    w.null();
+  }
   w.key("nodes").beginArray();
   for (const NodeExplanation& node : explanation.nodes)
-    writeNode(w, node, policy);
+    writeNode(w, node, policy, demand ? &*demand : nullptr);
   w.endArray().endObject();
   return out;
 }

@@ -18,11 +18,31 @@ std::optional<GpuPick> bestSet(std::int64_t k, const NodeState& state) {
   return best;
 }
 
+// The pod's devices come from DRA on this node: its claims, or its nvidia.com/gpu where the node
+// hands that out through DRA.
+bool allocatedByDra(const PodDemand& demand, const NodeState& state) {
+  if (!demand.dra || demand.dra->passedThrough()) return false;
+  return demand.draClaims() || (demand.gpus > 0 && state.allocator == GpuAllocator::kDra &&
+                                demand.dra->extendedClass >= 0);
+}
+
 void addDetails(const PodDemand& demand, NodeExplanation& node) {
   const NodeState& state = *node.state;
   node.allocation = predictAllocation(demand, state);
   if (const GpuPick* pick = wholeGpuPick(demand, state)) node.pick = *pick;
-  node.best = bestSet(demand.gpus, state);
+  node.best = bestSet(demand.gpus + (demand.dra ? demand.dra->plainGpus : 0), state);
+  if (allocatedByDra(demand, state)) {
+    DraDecider decider(*demand.dra);
+    node.dra = decider.place(state);
+    if (node.dra->outcome == DraOutcome::kPlaced && node.dra->pick.gpus != 0) {
+      // The GPUs DRA takes, not the device plugin's pick.
+      node.pick = node.dra->pick;
+      node.allocation.complete = true;
+      node.allocation.gpus.clear();
+      for (GpuMask rest = node.dra->pick.gpus; rest != 0; rest &= rest - 1)
+        node.allocation.gpus.push_back(std::countr_zero(rest));
+    }
+  }
 }
 
 }  // namespace
@@ -41,18 +61,25 @@ int numaSpan(GpuMask gpus, const NodeState& state) noexcept {
 }
 
 Explanation explainNodes(const Result<PodDemand>& demand, std::span<const NodeCandidate> nodes,
-                         const Policy& policy) {
+                         const Policy& policy, const GroupAnswers* group) {
   const PodDemand* pod = demand ? &*demand : nullptr;
   // The very calls the filter and prioritize verbs make: filter on the request's nodes, then
   // prioritize on the nodes filter kept, as kube-scheduler sends them. The scores and terms of the
   // rejected nodes, which do not depend on the other candidates, come from one more call on all.
-  const FilterResult filtered = filterNodes(demand, nodes, policy);
+  const FilterResult filtered = filterNodes(demand, nodes, policy, group);
   std::vector<NodeCandidate> kept;
+  std::vector<std::size_t> keptAt;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    if (filtered.nodes[i].verdict == Verdict::kFit) kept.push_back(nodes[i]);
+    if (filtered.nodes[i].verdict == Verdict::kFit) {
+      kept.push_back(nodes[i]);
+      keptAt.push_back(i);
+    }
   }
-  const HostScores keptScores = prioritizeNodes(pod, kept, policy);
-  const HostScores scores = prioritizeNodes(pod, nodes, policy);
+  const std::optional<GroupAnswers> keptGroup =
+      group ? std::optional<GroupAnswers>(group->subset(keptAt)) : std::nullopt;
+  const HostScores keptScores =
+      prioritizeNodes(pod, kept, policy, keptGroup ? &*keptGroup : nullptr);
+  const HostScores scores = prioritizeNodes(pod, nodes, policy, group);
   std::size_t nextKept = 0;
   Explanation out;
   out.nodes.reserve(nodes.size());

@@ -16,7 +16,9 @@
 
 #include "base/result.h"
 #include "core/allocation.h"
+#include "core/dra_decision.h"
 #include "core/fit_outcome.h"
+#include "core/group_answers.h"
 #include "core/node_candidate.h"
 #include "core/node_state.h"
 #include "core/pod_demand.h"
@@ -39,14 +41,19 @@ struct NodeExplanation {
   Allocation allocation;             // predictAllocation: what the pod would get here
   std::optional<GpuPick> pick;       // the whole-GPU set behind `allocation.gpus`
   std::optional<GpuPick> best;       // the best set of that size among the free GPUs
+  // DRA (docs/dra.md): the devices the scheduler's allocator is predicted to take for the pod's
+  // claims on this node (and its nvidia.com/gpu on a node handing it out through DRA); unset for
+  // pods without DRA demand.
+  std::optional<DraPlacement> dra;
 };
 
 struct Explanation {
   std::vector<NodeExplanation> nodes;  // one per candidate, in the candidates' order
 };
 
+// `group`: a pod group member's answers (one per candidate), as filter and prioritize take them.
 Explanation explainNodes(const Result<PodDemand>& demand, std::span<const NodeCandidate> nodes,
-                         const Policy& policy);
+                         const Policy& policy, const GroupAnswers* group = nullptr);
 
 // Distinct NUMA nodes of the set on this node; 0 when a GPU's NUMA node is unknown.
 int numaSpan(GpuMask gpus, const NodeState& state) noexcept;

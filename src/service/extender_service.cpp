@@ -13,7 +13,9 @@
 #include "prioritize/prioritize_nodes.h"
 #include "service/cluster_backend.h"
 #include "service/error_reply.h"
+#include "service/group_requests.h"
 #include "service/node_state_cache.h"
+#include "service/placement_recorder.h"
 #include "service/resolve_nodes.h"
 #include "snapshot/cluster_snapshot.h"
 #include "wire/extender_args.h"
@@ -54,6 +56,21 @@ wire::FilterResult toWire(const FilterResult& result, const Resolved& resolved) 
   return out;
 }
 
+// What placement regret keeps of one prioritize request: its offer and the best set any node of
+// the snapshot offered a pod of that size.
+PlacementDecision decisionOf(const PlacementOffer& offer, const HealthTotals& cluster) {
+  PlacementDecision decision;
+  decision.gpus = offer.gpus;
+  if (offer.gpus <= kMaxOfferedGpus) {
+    decision.clusterBest = cluster.bestOffered[static_cast<std::size_t>(offer.gpus)];
+  }
+  decision.feasibleBest = offer.feasibleBest;
+  decision.topWorst = offer.topWorst;
+  decision.bestNode = offer.bestNode;
+  decision.topNode = offer.topNode;
+  return decision;
+}
+
 void countVerdicts(const FilterResult& result, metrics::Metrics* metrics) {
   if (!metrics) return;
   metrics->countFilterNodes(metrics::NodeOutcome::kFit, result.count(Verdict::kFit));
@@ -63,14 +80,30 @@ void countVerdicts(const FilterResult& result, metrics::Metrics* metrics) {
                             result.count(Verdict::kUnresolvable));
 }
 
+// A pod whose DRA demand is passed through: counted by reason, and logged (at debug: the scheduler
+// asks once per attempt).
+void countPassThrough(const Result<PodDemand>& demand, const PodInfo& pod,
+                      metrics::Metrics* metrics) {
+  if (!demand || !demand->dra || !demand->dra->passedThrough()) return;
+  log::debug("DRA demand passed through",
+             {{"pod", pod.ns + "/" + pod.name}, {"reason", demand->dra->passThrough}});
+  if (!metrics) return;
+  // DraPassThrough's kinds after kNone, in the metrics enum's order.
+  metrics->countDraPassThrough(static_cast<metrics::DraPassThroughReason>(
+      static_cast<int>(demand->dra->passThroughKind) - 1));
+}
+
 }  // namespace
 
 ExtenderService::ExtenderService(PolicySource policy, ClusterBackend* cluster,
-                                 metrics::Metrics* metrics)
+                                 metrics::Metrics* metrics, WhatifLimits whatifLimits,
+                                 PlacementRecorder* placements)
     : policy_(std::move(policy)),
       cluster_(cluster),
       metrics_(metrics),
-      nodeCache_(std::make_unique<NodeStateCache>()) {}
+      placements_(placements),
+      nodeCache_(std::make_unique<NodeStateCache>()),
+      whatifLimits_(whatifLimits) {}
 
 ExtenderService::~ExtenderService() = default;
 
@@ -100,14 +133,64 @@ Reply ExtenderService::prioritize(std::string_view body) const {
   return prioritize(wire::parseExtenderArgs(body));
 }
 
+Result<Resolved> ExtenderService::resolve(const wire::ExtenderArgs& args, bool groupFacts) const {
+  return resolveNodes(args, cluster_, policy_, *nodeCache_, metrics_, groupFacts);
+}
+
+Result<GroupDecision> ExtenderService::group(const wire::ExtenderArgs& args,
+                                             const Result<PodDemand>& demand, Resolved& resolved,
+                                             GroupWrite write) const {
+  GroupDecision none;
+  if (!podNamesGroup(args.pod, cluster_, policy_)) return none;
+  auto decided = decideGroup(
+      args.pod, demand, resolved, cluster_, write, [&] { return resolve(args, true); }, metrics_);
+  if (decided && decided->committedHere) {
+    const CommittedGroupPlan& plan = *decided->committed;
+    log::info("pod group planned", {{"group", plan.group},
+                                    {"members", std::to_string(plan.plan.slots.size())},
+                                    {"where", plan.plan.reason}});
+  }
+  return decided;
+}
+
+std::optional<Reply> ExtenderService::withoutDemand(const wire::ExtenderArgs& args,
+                                                    wire::Verb verb) const {
+  if (!args.nodeNames || args.nodes) return std::nullopt;
+  // A pod of a group is decided with its group (its identity may be invalid: a per-pod error).
+  if (podNamesGroup(args.pod, cluster_, policy_)) return std::nullopt;
+  auto loaded = syncedSnapshot(cluster_);
+  if (!loaded) return std::nullopt;
+  const ClusterSnapshot& snapshot = **loaded;
+  const auto demand = parsePodDemand(args.pod, *snapshot.policy, snapshot.dra.get());
+  if (!demand || !demand->empty() || demand->dra) return std::nullopt;
+  const std::vector<std::string>& names = *args.nodeNames;
+  if (verb == wire::Verb::kFilter) {
+    wire::FilterResult out;
+    out.keptNames.assign(names.begin(), names.end());
+    if (metrics_) metrics_->countFilterNodes(metrics::NodeOutcome::kFit, names.size());
+    return Reply{200, wire::writeFilterResult(out)};
+  }
+  std::vector<wire::HostPriority> list;
+  list.reserve(names.size());
+  for (const std::string& name : names)
+    list.push_back({name, 0});
+  return Reply{200, wire::writeHostPriorityList(list)};
+}
+
 Reply ExtenderService::filter(Result<wire::ExtenderArgs> args) const {
   if (!args) return rejected(wire::Verb::kFilter, args.error());
-  auto resolved = resolveNodes(*args, cluster_, policy_, *nodeCache_, metrics_);
+  if (auto answer = withoutDemand(*args, wire::Verb::kFilter)) return std::move(*answer);
+  auto resolved = resolve(*args, podNamesGroup(args->pod, cluster_, policy_));
   if (!resolved) return undecided(wire::Verb::kFilter, resolved.error());
 
-  const auto demand = parsePodDemand(args->pod, *resolved->policy);
-  const FilterResult result = filterNodes(demand, resolved->candidates, *resolved->policy);
+  Result<PodDemand> demand =
+      parsePodDemand(args->pod, *resolved->policy, draObjectsOf(*resolved));
+  auto decided = group(*args, demand, *resolved, GroupWrite::kCommit);
+  if (!decided) demand = std::move(decided).error();  // an invalid group annotation
+  const GroupAnswers* answers = decided ? decided->answersOrNull() : nullptr;
+  const FilterResult result = filterNodes(demand, resolved->candidates, *resolved->policy, answers);
   countVerdicts(result, metrics_);
+  countPassThrough(demand, args->pod, metrics_);
   if (!demand) {
     log::info("pod rejected by its own request",
               {{"pod", args->pod.ns + "/" + args->pod.name}, {"error", demand.error().message}});
@@ -117,12 +200,24 @@ Reply ExtenderService::filter(Result<wire::ExtenderArgs> args) const {
 
 Reply ExtenderService::prioritize(Result<wire::ExtenderArgs> args) const {
   if (!args) return rejected(wire::Verb::kPrioritize, args.error());
-  auto resolved = resolveNodes(*args, cluster_, policy_, *nodeCache_, metrics_);
+  if (auto answer = withoutDemand(*args, wire::Verb::kPrioritize)) return std::move(*answer);
+  auto resolved = resolve(*args, podNamesGroup(args->pod, cluster_, policy_));
   if (!resolved) return undecided(wire::Verb::kPrioritize, resolved.error());
 
-  const auto demand = parsePodDemand(args->pod, *resolved->policy);
+  Result<PodDemand> demand =
+      parsePodDemand(args->pod, *resolved->policy, draObjectsOf(*resolved));
+  auto decided = group(*args, demand, *resolved, GroupWrite::kReadOnly);
+  if (!decided) demand = std::move(decided).error();
+  // Placement regret needs the pod's UID (the watch reports it bound by UID) and the snapshot's
+  // cluster-wide best set (NodeNames mode).
+  const bool record = placements_ != nullptr && resolved->snapshot && !args->pod.uid.empty();
+  PlacementOffer offer;
   const HostScores scores =
-      prioritizeNodes(demand ? &*demand : nullptr, resolved->candidates, *resolved->policy);
+      prioritizeNodes(demand ? &*demand : nullptr, resolved->candidates, *resolved->policy,
+                      decided ? decided->answersOrNull() : nullptr, record ? &offer : nullptr);
+  if (offer.any()) {
+    placements_->decided(args->pod.uid, decisionOf(offer, resolved->snapshot->health.total));
+  }
   std::vector<wire::HostPriority> list;
   list.reserve(scores.size());
   for (const HostScore& score : scores) {

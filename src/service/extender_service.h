@@ -6,14 +6,22 @@
 // prioritizeNodes, planVictims), write the answer; errors go through one table (error_reply.h).
 // No sockets here: the HTTP server is a thin transport, and tests drive this class with golden
 // request bodies.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "base/result.h"
+#include "core/pod_demand.h"
 #include "service/cluster_backend.h"
+#include "service/group_requests.h"
 #include "service/reply.h"
+#include "service/resolve_nodes.h"
+#include "service/whatif_request.h"
 #include "wire/extender_args.h"
 #include "wire/verb.h"
 
@@ -25,6 +33,15 @@ class Metrics;
 struct Policy;
 
 class NodeStateCache;
+class PlacementRecorder;
+struct PlacementRecord;
+
+// GET {prefix}/nodes: one node by name (404 when the cache does not hold it), or every node by
+// name up to `limit`.
+struct NodesQuery {
+  std::string node;  // empty: every node
+  std::size_t limit = SIZE_MAX;
+};
 
 class ExtenderService {
  public:
@@ -32,7 +49,10 @@ class ExtenderService {
 
   // `cluster` is null when the extender runs without a cluster (decisions from the request's
   // Nodes; NodeNames requests are then answered with an Error). `metrics` may be null in tests.
-  ExtenderService(PolicySource policy, ClusterBackend* cluster, metrics::Metrics* metrics);
+  // `placements` (may be null) receives prioritize's decisions of pods of two or more GPUs in
+  // NodeNames mode, for placement regret, and gives explain by name the pod's placement.
+  ExtenderService(PolicySource policy, ClusterBackend* cluster, metrics::Metrics* metrics,
+                  WhatifLimits whatifLimits = {}, PlacementRecorder* placements = nullptr);
   ~ExtenderService();
   ExtenderService(const ExtenderService&) = delete;
   ExtenderService& operator=(const ExtenderService&) = delete;
@@ -55,20 +75,45 @@ class ExtenderService {
   // API server (one GET of the pod): call it on a decision thread, never an I/O thread.
   Reply explainPod(std::string_view podRef) const;
 
+  // What-if (docs/api.md): the body's pods placed one after another on a copy of the cluster
+  // snapshot, under the running policy and optionally a proposed one. Read-only, one at a time
+  // (a second one meanwhile is answered 503), bounded by WhatifLimits.
+  Reply whatif(std::string_view body) const;
+  // The cluster cache's nodes as the extender sees them now (docs/api.md, "Nodes").
+  Reply nodes(const NodesQuery& query) const;
+
   bool ready(std::string* why) const;
   bool healthy(std::string* why) const;
 
  private:
+  // resolveNodes with this service's sources; `groupFacts` for a pod group member's request.
+  Result<Resolved> resolve(const wire::ExtenderArgs& args, bool groupFacts) const;
+  // The pod's group and its answers (service/group_requests.h); an error is the pod's invalid
+  // group annotation, which rejects it on every node.
+  Result<GroupDecision> group(const wire::ExtenderArgs& args, const Result<PodDemand>& demand,
+                              Resolved& resolved, GroupWrite write) const;
+  // Explain's answer for a pod on resolved candidates (the group part read-only).
+  // `placement`: what placement regret kept for the pod (explain by name).
+  Reply explainResolved(const PodInfo& pod, Resolved& resolved, std::string_view mode,
+                        const PlacementRecord* placement = nullptr) const;
   // A body that could not be parsed: logged, counted, answered per the error table.
   Reply rejected(wire::Verb verb, const Error& error) const;
   // A request that cannot be decided now (cache not synced) or here (a configuration mismatch):
   // logged at the level that says which, answered per the error table.
   Reply undecided(wire::Verb verb, const Error& error) const;
+  // NodeNames mode, a pod without GPU, MIG or DRA demand (with the chart's extender.dra every pod
+  // is sent): every node fits with score 0, whatever the cache knows of it, answered from the
+  // names alone without looking a node up. nullopt: not such a pod (or the cache is not synced:
+  // the general path answers).
+  std::optional<Reply> withoutDemand(const wire::ExtenderArgs& args, wire::Verb verb) const;
 
   PolicySource policy_;
   ClusterBackend* cluster_;
   metrics::Metrics* metrics_;
+  PlacementRecorder* placements_;
   std::unique_ptr<NodeStateCache> nodeCache_;  // full-Node mode: NodeStates by label content
+  WhatifLimits whatifLimits_;
+  mutable std::atomic<bool> whatifRunning_{false};
 };
 
 }  // namespace gte

@@ -7,6 +7,7 @@
 #include "model/gpu_request.h"
 #include "service/cluster_backend.h"
 #include "service/extender_service.h"
+#include "service/group_preemption.h"
 #include "service/resolve_nodes.h"
 #include "snapshot/cluster_snapshot.h"
 #include "wire/extender_args.h"
@@ -48,20 +49,17 @@ Reply ExtenderService::preempt(std::string_view body) const {
   if (!loaded) return undecided(wire::Verb::kPreempt, loaded.error());
   const ClusterSnapshotConstSharedPtr& snapshot = *loaded;
   const Policy& policy = *snapshot->policy;
-  auto demand = parsePodDemand(args->pod, policy);
+  auto demand = parsePodDemand(args->pod, policy, snapshot->dra.get());
   if (!demand) {
     // The pod cannot fit anywhere whatever is evicted: no candidate helps.
     return Reply{200, wire::writePreemptionResult({})};
   }
   // Every candidate is judged on this one snapshot: the what-ifs start from its node states.
-  std::vector<wire::MetaVictims> out;
+  std::vector<std::vector<VictimInfo>> victimsOf;
+  std::vector<PreemptCandidate> candidates;
   for (const auto& c : args->candidates) {
-    const NodeState* state = snapshot->find(c.node);
-    if (state == nullptr) {
-      logVeto(args->pod, c.node, "node not in the extender's cache");
-      continue;
-    }
     std::vector<VictimInfo> victims;
+    PreemptCandidate candidate{c.node, snapshot->find(c.node), {}};
     for (const auto& v : c.pods) {
       // The cache keeps only pods that hold devices: a victim it does not know holds none, and
       // stays a victim (the in-tree fit may need it gone).
@@ -72,6 +70,36 @@ Reply ExtenderService::preempt(std::string_view body) const {
         holds = requestsGpus(*cached);
       }
       victims.push_back({v.uid, holds});
+      if (holds) candidate.victims.push_back(v.uid);
+    }
+    victimsOf.push_back(std::move(victims));
+    candidates.push_back(std::move(candidate));
+  }
+  // A pod group member: only where its whole group can land.
+  auto group = groupPreemption(args->pod, *demand, *snapshot, cluster_, candidates);
+  if (!group) return Reply{200, wire::writePreemptionResult({})};
+  std::vector<wire::MetaVictims> out;
+  for (std::size_t i = 0; i < args->candidates.size(); ++i) {
+    const auto& c = args->candidates[i];
+    const NodeState* state = candidates[i].state;
+    if (state == nullptr) {
+      logVeto(args->pod, c.node, "node not in the extender's cache");
+      continue;
+    }
+    const GroupPreempt verdict = *group ? (**group)[i] : GroupPreempt::kJudge;
+    if (verdict == GroupPreempt::kDrop) {
+      logVeto(args->pod, c.node, "its pod group cannot land whole with these victims gone");
+      continue;
+    }
+    const std::vector<VictimInfo>& victims = victimsOf[i];
+    if (verdict == GroupPreempt::kHeld) {
+      // Its group holds GPUs here for it: only the victims without GPUs can matter.
+      wire::MetaVictims kept{c.node, {}, c.numPdbViolations};
+      for (const VictimInfo& v : victims) {
+        if (!v.holdsGpus) kept.podUids.push_back(v.uid);
+      }
+      out.push_back(std::move(kept));
+      continue;
     }
     VictimPlan plan = planVictims(*demand, victims, *state, policy);
     if (!plan.helps()) {

@@ -46,8 +46,8 @@ Resolved fromNodeObjects(const std::vector<wire::NodeItem>& items, PolicyConstSh
 }
 
 // NodeNames mode: states from the cluster snapshot, loaded once for the whole request.
-Result<Resolved> fromSnapshot(const std::vector<std::string>& names,
-                              const ClusterBackend* cluster) {
+Result<Resolved> fromSnapshot(const std::vector<std::string>& names, const ClusterBackend* cluster,
+                              bool groupFacts) {
   auto loaded = syncedSnapshot(cluster);
   if (!loaded) return std::move(loaded).error();
   const ClusterSnapshotConstSharedPtr& snapshot = *loaded;
@@ -55,9 +55,11 @@ Result<Resolved> fromSnapshot(const std::vector<std::string>& names,
   out.policy = snapshot->policy;
   out.snapshot = snapshot;
   out.candidates.reserve(names.size());
+  if (groupFacts) out.groupFacts.reserve(names.size());
   snapshot->nodes.findAll(names, [&](std::size_t i, NodeStateShard::Found found) {
     out.candidates.push_back(
         {names[i], found.state, found.state ? std::string_view() : kNotCached, found.plain});
+    if (groupFacts) out.groupFacts.push_back(found.group);
   });
   return out;
 }
@@ -79,9 +81,9 @@ Result<ClusterSnapshotConstSharedPtr> syncedSnapshot(const ClusterBackend* clust
 
 Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const ClusterBackend* cluster,
                               const PolicySource& policySource, NodeStateCache& cache,
-                              metrics::Metrics* metrics) {
+                              metrics::Metrics* metrics, bool groupFacts) {
   if (args.nodes) return fromNodeObjects(*args.nodes, policySource(), cache, metrics);
-  return fromSnapshot(*args.nodeNames, cluster);
+  return fromSnapshot(*args.nodeNames, cluster, groupFacts);
 }
 
 Result<Resolved> resolveAllNodes(const ClusterBackend* cluster) {
@@ -97,6 +99,9 @@ Result<Resolved> resolveAllNodes(const ClusterBackend* cluster) {
       });
   std::sort(out.candidates.begin(), out.candidates.end(),
             [](const NodeCandidate& a, const NodeCandidate& b) { return a.name < b.name; });
+  out.groupFacts.reserve(out.candidates.size());
+  for (const NodeCandidate& candidate : out.candidates)
+    out.groupFacts.push_back(out.snapshot->nodes.groupFacts(candidate.name));
   return out;
 }
 

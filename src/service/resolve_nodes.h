@@ -32,20 +32,29 @@ struct Resolved {
   bool nodesMode = false;
   ClusterSnapshotConstSharedPtr snapshot;
   std::vector<NodeStateConstSharedPtr> held;
+  // NodeNames mode, when asked for: each candidate's pod-group facts (null where unknown).
+  std::vector<const NodeGroupFacts*> groupFacts;
 };
 
 using PolicySource = std::function<std::shared_ptr<const Policy>()>;
 
 // Errors: kFailedPrecondition (NodeNames without a cluster cache), kUnavailable (cache not synced).
+// `groupFacts`: also collect each candidate's pod-group facts (a group member's request).
 Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const ClusterBackend* cluster,
                               const PolicySource& policySource, NodeStateCache& cache,
-                              metrics::Metrics* metrics);
+                              metrics::Metrics* metrics, bool groupFacts = false);
+
+// The DRA objects pods are resolved against: the snapshot's (cache mode with --dra), else null.
+inline const dra::DraObjects* draObjectsOf(const Resolved& resolved) {
+  return resolved.snapshot ? resolved.snapshot->dra.get() : nullptr;
+}
 
 // The published snapshot, once it holds a full list (every verb that reads the cluster cache
 // loads it through this, once per request). Errors as above.
 Result<ClusterSnapshotConstSharedPtr> syncedSnapshot(const ClusterBackend* cluster);
 
-// Every node of the cluster snapshot, sorted by name (explain of a pod by name). Errors as above.
+// Every node of the cluster snapshot, sorted by name (explain of a pod by name), with their
+// pod-group facts. Errors as above.
 Result<Resolved> resolveAllNodes(const ClusterBackend* cluster);
 
 }  // namespace gte

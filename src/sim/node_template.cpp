@@ -11,7 +11,7 @@ std::string repeat(std::size_t count, char c) {
   return std::string(count, c);
 }
 
-std::array<NodeTemplate, 9> makeTemplates() {
+std::array<NodeTemplate, 11> makeTemplates() {
   // HGX A100 8-GPU: NV12 between every pair through NVSwitch; pairs of GPUs share a PCIe switch
   // complex (PXB), NUMA 3,3,1,1,7,7,5,5 (AMD NPS4).
   NodeTemplate hgx{"hgx-a100",
@@ -59,13 +59,47 @@ std::array<NodeTemplate, 9> makeTemplates() {
   // One A100 80GB PCIe card with MIG on: the smallest MIG machine, for worked examples.
   NodeTemplate a100PcieMig{
       "a100-pcie-mig", 1, "NVIDIA-A100-80GB-PCIe", "none", "", "", "0", 32000, 131072, "1", ""};
-  return {hgx, dgx1v, pcie2, pcie4, pcie1, hgxMig, hgxMig4, hgxMigBalanced, a100PcieMig};
+  // DGX H100: NV18 between every pair through 4 NVSwitches, each GPU behind its own PCIe switch
+  // (NODE inside a socket, SYS across), NUMA 0 for GPUs 0-3 and 1 for 4-7; 2x 56 cores (224
+  // threads), 2 TiB. Racked 8 to a rack (one leaf switch) unless the description says otherwise.
+  NodeTemplate hgxH100{"hgx-h100",
+                       8,
+                       "NVIDIA-H100-80GB-HBM3",
+                       "nvsw4",
+                       repeat(28, 'i'),
+                       "NNNSSSSNNSSSSNSSSSSSSSNNNNNN",
+                       "00001111",
+                       224000,
+                       2097152,
+                       repeat(8, '0'),
+                       "",
+                       8,
+                       false};
+  // GB200 compute tray as `nvidia-smi topo -m` shows it
+  // (tests/data/topologies/gb200-tray-nv18.topo): 4 GPUs, NV18 between every pair (the rack's
+  // NVLink switch trays), no PCIe level for NVLinked pairs (`U`), GPUs 0-1 on NUMA 0 and 2-3 on
+  // NUMA 1 (two Grace CPUs, 144 cores, ~960 GiB). 18 trays make an NVL72 rack, one NVLink domain.
+  NodeTemplate gb200{"gb200",
+                     4,
+                     "NVIDIA-GB200",
+                     "nvsw",
+                     repeat(6, 'i'),
+                     repeat(6, 'U'),
+                     "0011",
+                     144000,
+                     983040,
+                     repeat(4, 'n'),
+                     "",
+                     18,
+                     true};
+  return {hgx,     dgx1v,          pcie2,       pcie4,   pcie1, hgxMig,
+          hgxMig4, hgxMigBalanced, a100PcieMig, hgxH100, gb200};
 }
 
 }  // namespace
 
 std::span<const NodeTemplate> builtinNodeTemplates() {
-  static const std::array<NodeTemplate, 9> templates = makeTemplates();
+  static const std::array<NodeTemplate, 11> templates = makeTemplates();
   return templates;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The machines a simulated cluster is made of, as the node agent would label them (labels-v1), so
 // the simulator decides on exactly the NodeInfo a real node publishes. The link strings follow real
-// captures: an HGX/DGX A100 (NVSwitch), a DGX-1V (hybrid cube-mesh), and PCIe-only T4 boxes. The
+// captures: an HGX/DGX A100 (NVSwitch), a DGX-1V (hybrid cube-mesh), PCIe-only T4 boxes, a DGX
+// H100 (NVSwitch, NV18) and a GB200 compute tray (4 GPUs, NV18; 18 trays to an NVL72 rack). The
 // MIG templates are A100-80GB machines with MIG mode on for some or all GPUs, either with no GPU
 // instance created yet (the MIG manager creates the one the scheduler places: policy
 // `mig.dynamic`) or with a static layout a MIG manager created ahead of time.
@@ -25,6 +26,11 @@ struct NodeTemplate {
   std::int64_t memoryMib = 0;
   std::string mig;        // labels-v1 `mig`, one character per GPU: `n`, `0` or `1` (MIG enabled)
   std::string migLayout;  // labels-v1 `mig<i>` tokens (all free) of every MIG GPU; "" for none
+  // Racks: nodes per rack when the cluster description gives none (0: not racked), and whether
+  // the rack is one multi-node NVLink domain (GB200 NVL72: GPU Feature Discovery labels every
+  // tray of the rack with the same `nvidia.com/gpu.clique`).
+  int rackNodes = 0;
+  bool rackNvlink = false;
 
   int migGpus() const noexcept;                                // GPUs with MIG mode on
   int wholeGpus() const noexcept { return gpus - migGpus(); }  // what nvidia.com/gpu counts

@@ -49,6 +49,52 @@ void countMigPod(MigMetrics& mig, const SimRun& run, const SimPod& pod,
   }
 }
 
+// A placed pod of `size.gpus` GPUs: its link class, and whether a feasible node offered better.
+void countPlaced(SizeMetrics& size, const PodPlacement& placement) {
+  ++size.placed;
+  if (size.gpus >= 2) {
+    size.fullyNvlink += placement.weakest == LinkClass::kNvlink ? 1 : 0;
+    size.missed += placement.weakest < placement.bestOffered ? 1 : 0;
+    size.crossSocket += placement.weakest == LinkClass::kSys ? 1 : 0;
+  }
+}
+
+LevelGroupMetrics& levelEntry(std::vector<LevelGroupMetrics>& levels, const std::string& name) {
+  const auto found = std::find_if(levels.begin(), levels.end(),
+                                  [&](const LevelGroupMetrics& l) { return l.level == name; });
+  if (found != levels.end()) {
+    return *found;
+  }
+  levels.push_back(LevelGroupMetrics{});
+  levels.back().level = name;
+  return levels.back();
+}
+
+void countGroup(GroupMetrics& groups, const std::string& level, const ArrivalOutcome& outcome) {
+  LevelGroupMetrics& entry = levelEntry(groups.byLevel, level);
+  ++entry.arrived;
+  entry.fitOne += outcome.fitsOneDomain ? 1 : 0;
+  if (!outcome.placed) {
+    entry.refusedWithRoom += outcome.fitsTotal ? 1 : 0;
+    entry.refusedFitOne += outcome.fitsOneDomain ? 1 : 0;
+    return;
+  }
+  ++entry.placed;
+  groups.planMismatches += outcome.planMismatches;
+  const bool whole = outcome.domainsUsed == 1;
+  entry.whole += whole ? 1 : 0;
+  entry.split += outcome.domainsUsed > 1 ? 1 : 0;
+  entry.wholeOfFitOne += whole && outcome.fitsOneDomain ? 1 : 0;
+  for (const PodPlacement& member : outcome.pods) {
+    if (member.weakest == LinkClass::kUnknown) {
+      continue;  // a 1-GPU member
+    }
+    ++groups.multiGpuMembers;
+    groups.membersNvlink += member.weakest == LinkClass::kNvlink ? 1 : 0;
+    groups.membersMissed += member.weakest < member.bestOffered ? 1 : 0;
+  }
+}
+
 }  // namespace
 
 double allocationAt(const SimRun& run, int percent) {
@@ -88,17 +134,53 @@ RunMetrics summarise(const SimRun& run, std::span<const SimPod> arrivals) {
       }
       continue;
     }
-    ++size.placed;
-    if (gpus >= 2) {
-      size.fullyNvlink += placement.weakest == LinkClass::kNvlink ? 1 : 0;
-      size.missed += placement.weakest < placement.bestOffered ? 1 : 0;
-      size.crossSocket += placement.weakest == LinkClass::kSys ? 1 : 0;
-    }
+    countPlaced(size, placement);
   }
   if (!run.placements.empty()) {
     metrics.mig.sliceUtilisation =
         percentOf(run.placements.back().allocatedMigSlices, run.capacityMigSlices);
   }
+  std::sort(metrics.bySize.begin(), metrics.bySize.end(),
+            [](const SizeMetrics& a, const SizeMetrics& b) { return a.gpus < b.gpus; });
+  return metrics;
+}
+
+RunMetrics summariseGroups(const GroupRun& run, std::span<const TimedArrival> arrivals,
+                           std::size_t measureFrom) {
+  RunMetrics metrics;
+  GroupMetrics& groups = metrics.groups;
+  groups.present = true;
+  groups.utilisation = run.utilisation;
+  for (const GroupLevel& level : run.levels) {  // innermost first, whatever arrives first
+    levelEntry(groups.byLevel, levelShortName(level.label));
+  }
+  for (std::size_t i = measureFrom; i < run.outcomes.size() && i < arrivals.size(); ++i) {
+    const TimedArrival& arrival = arrivals[i];
+    const ArrivalOutcome& outcome = run.outcomes[i];
+    if (arrival.members > 0) {
+      countGroup(groups,
+                 outcome.level < 0
+                     ? std::string("none")
+                     : levelShortName(run.levels[static_cast<std::size_t>(outcome.level)].label),
+                 outcome);
+      continue;
+    }
+    if (arrival.pod.gpus == 0) {
+      continue;
+    }
+    ++groups.singlePods;
+    groups.singleGpusAsked += arrival.pod.gpus;
+    SizeMetrics& size = sizeEntry(metrics.bySize, arrival.pod.gpus);
+    ++size.pods;
+    if (!outcome.placed) {
+      ++groups.singlePodsFailed;
+      ++size.failed;
+      continue;
+    }
+    groups.singleGpusPlaced += arrival.pod.gpus;
+    countPlaced(size, outcome.pods.front());
+  }
+  std::erase_if(groups.byLevel, [](const LevelGroupMetrics& level) { return level.arrived == 0; });
   std::sort(metrics.bySize.begin(), metrics.bySize.end(),
             [](const SizeMetrics& a, const SizeMetrics& b) { return a.gpus < b.gpus; });
   return metrics;

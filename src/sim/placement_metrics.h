@@ -4,11 +4,14 @@
 // the share that *missed* (got a weaker link class than some feasible node offered at that
 // moment), and the fragmentation measured during the run. For MIG pods: placed and failed, the
 // failures where some GPU's slice counts covered the profile but no legal placement was free (the
-// "slice counts merely add up" trap), and a MIG-naive chooser's invalid placements.
+// "slice counts merely add up" trap), and a MIG-naive chooser's invalid placements. For a groups
+// simulation: per topology level the groups placed whole in one domain when one could hold them,
+// split, or refused while the cluster had room, and the single pods' acceptance and link misses.
 #include <span>
 #include <string>
 #include <vector>
 
+#include "sim/group_simulator.h"
 #include "sim/simulator.h"
 
 namespace gte::sim {
@@ -41,6 +44,34 @@ struct MigMetrics {
   std::vector<Profile> byProfile;  // in first-seen order
 };
 
+// Pod groups whose nodes' innermost topology level is one label (clique for GB200 NVL72 pools,
+// block for HGX racks), over the measured arrivals (groups simulation).
+struct LevelGroupMetrics {
+  std::string level;  // the level's short name ("clique", "block"); "none" for no level
+  int arrived = 0;
+  int placed = 0;
+  int fitOne = 0;           // some domain of the level could hold every member at arrival
+  int wholeOfFitOne = 0;    // of those, placed inside one domain
+  int whole = 0;            // placed inside one domain
+  int split = 0;            // placed across two or more domains
+  int refusedWithRoom = 0;  // refused although the group's nodes together could hold it
+  int refusedFitOne = 0;    // refused although one domain could hold it
+};
+
+struct GroupMetrics {
+  bool present = false;                    // a groups simulation (timed, with departures)
+  std::vector<LevelGroupMetrics> byLevel;  // in first-seen order
+  int multiGpuMembers = 0;                 // placed members with 2+ GPUs
+  int membersNvlink = 0;                   // of those, on an all-NVLink set
+  int membersMissed = 0;   // of those, on a weaker link class than a feasible node offered
+  int planMismatches = 0;  // planned members whose GPUs differed from the plan's
+  int singlePods = 0;      // single GPU pods that arrived
+  int singlePodsFailed = 0;
+  std::int64_t singleGpusAsked = 0;
+  std::int64_t singleGpusPlaced = 0;
+  double utilisation = 0;  // allocated GPUs, % of capacity, mean over the measured arrivals
+};
+
 struct RunMetrics {
   double allocationAt100 = 0;  // allocated GPUs, % of capacity, once arrived demand reached 100%
   double allocationAt130 = 0;
@@ -48,6 +79,7 @@ struct RunMetrics {
   std::vector<SizeMetrics> bySize;  // GPU pods by size, ascending
   std::vector<Fragmentation> fragmentation;
   MigMetrics mig;
+  GroupMetrics groups;  // groups simulation only; the fields above but bySize are unused then
 };
 
 // Allocation ratio (% of capacity) right after the pod whose arrival brought arrived demand to
@@ -55,5 +87,10 @@ struct RunMetrics {
 double allocationAt(const SimRun& run, int percent);
 
 RunMetrics summarise(const SimRun& run, std::span<const SimPod> arrivals);
+
+// A groups simulation's figures over the arrivals from `measureFrom` on: per single-pod size the
+// `bySize` counts (no first failures: the cluster is not filled once), and `groups`.
+RunMetrics summariseGroups(const GroupRun& run, std::span<const TimedArrival> arrivals,
+                           std::size_t measureFrom);
 
 }  // namespace gte::sim

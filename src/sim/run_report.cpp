@@ -133,27 +133,71 @@ void appendMigMetrics(std::vector<std::pair<std::string, double>>& out, const Mi
   }
 }
 
-}  // namespace
-
-std::vector<std::pair<std::string, double>> flattenMetrics(const RunMetrics& metrics) {
-  std::vector<std::pair<std::string, double>> out = {
-      {"ar100", metrics.allocationAt100},
-      {"ar130", metrics.allocationAt130},
-      {"first_failure", metrics.firstFailurePercent},
-  };
-  for (const SizeMetrics& size : metrics.bySize) {
+void appendSizeMetrics(std::vector<std::pair<std::string, double>>& out,
+                       const std::vector<SizeMetrics>& sizes, bool firstFailures) {
+  for (const SizeMetrics& size : sizes) {
     char prefix[16];
     std::snprintf(prefix, sizeof prefix, "k%d.", size.gpus);
     const std::string k = prefix;
     out.emplace_back(k + "pods", size.pods);
     out.emplace_back(k + "failed", size.failed);
-    out.emplace_back(k + "first_failure", size.firstFailurePercent);
+    if (firstFailures) {
+      out.emplace_back(k + "first_failure", size.firstFailurePercent);
+    }
     if (size.gpus >= 2) {
       out.emplace_back(k + "nvlink", ratio(size.fullyNvlink, size.placed));
       out.emplace_back(k + "missed", ratio(size.missed, size.placed));
       out.emplace_back(k + "cross_socket", ratio(size.crossSocket, size.placed));
     }
   }
+}
+
+// A groups simulation: utilisation, single pods (per size too), members' GPU sets, and per level
+// the groups' fate.
+std::vector<std::pair<std::string, double>> flattenGroupMetrics(const RunMetrics& metrics) {
+  const GroupMetrics& groups = metrics.groups;
+  std::vector<std::pair<std::string, double>> out = {
+      {"util", groups.utilisation},
+      {"single.pods", groups.singlePods},
+      {"single.failed", groups.singlePodsFailed},
+      {"single.accepted", groups.singleGpusAsked == 0
+                              ? -1
+                              : 100.0 * static_cast<double>(groups.singleGpusPlaced) /
+                                    static_cast<double>(groups.singleGpusAsked)},
+  };
+  appendSizeMetrics(out, metrics.bySize, false);
+  out.emplace_back("member.multi_gpu", groups.multiGpuMembers);
+  out.emplace_back("member.nvlink", ratio(groups.membersNvlink, groups.multiGpuMembers));
+  out.emplace_back("member.missed", ratio(groups.membersMissed, groups.multiGpuMembers));
+  out.emplace_back("member.plan_mismatches", groups.planMismatches);
+  for (const LevelGroupMetrics& level : groups.byLevel) {
+    const std::string l = level.level + ".";
+    out.emplace_back(l + "groups", level.arrived);
+    out.emplace_back(l + "placed", level.placed);
+    out.emplace_back(l + "fit_one", level.fitOne);
+    out.emplace_back(l + "whole_when_fit", ratio(level.wholeOfFitOne, level.fitOne));
+    out.emplace_back(l + "whole", level.whole);
+    out.emplace_back(l + "split", level.split);
+    out.emplace_back(l + "split_rate", ratio(level.split, level.placed));
+    out.emplace_back(l + "refused_with_room", level.refusedWithRoom);
+    out.emplace_back(l + "refused_room_rate", ratio(level.refusedWithRoom, level.arrived));
+    out.emplace_back(l + "refused_fit_one", level.refusedFitOne);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, double>> flattenMetrics(const RunMetrics& metrics) {
+  if (metrics.groups.present) {
+    return flattenGroupMetrics(metrics);
+  }
+  std::vector<std::pair<std::string, double>> out = {
+      {"ar100", metrics.allocationAt100},
+      {"ar130", metrics.allocationAt130},
+      {"first_failure", metrics.firstFailurePercent},
+  };
+  appendSizeMetrics(out, metrics.bySize, true);
   appendMigMetrics(out, metrics.mig);
   for (const Fragmentation& point : metrics.fragmentation) {
     char prefix[16];
@@ -186,13 +230,18 @@ void writeColumns(std::ostream& out, std::span<const LabelledRun> runs, const Co
       byMetric[column.first];  // present even when the run has no such pods
     }
   }
+  // The chooser column: 28 wide, wider for longer names.
+  int width = 28;
+  for (const auto& key : order) {
+    width = std::max(width, static_cast<int>(key.second.size()) + 1);
+  }
   char cell[96];
   std::string lastScenario;
   for (const auto& key : order) {
     if (key.first != lastScenario) {
       lastScenario = key.first;
       out << "\n== " << lastScenario << heading << "\n";
-      std::snprintf(cell, sizeof cell, "%-28s", "chooser");
+      std::snprintf(cell, sizeof cell, "%-*s", width, "chooser");
       out << cell;
       for (const auto& column : columns) {
         std::snprintf(cell, sizeof cell, " %16s", column.second.c_str());
@@ -200,7 +249,7 @@ void writeColumns(std::ostream& out, std::span<const LabelledRun> runs, const Co
       }
       out << "\n";
     }
-    std::snprintf(cell, sizeof cell, "%-28s", key.second.c_str());
+    std::snprintf(cell, sizeof cell, "%-*s", width, key.second.c_str());
     out << cell;
     for (const auto& column : columns) {
       std::snprintf(cell, sizeof cell, " %16s", stats[key][column.first].format().c_str());
@@ -210,9 +259,37 @@ void writeColumns(std::ostream& out, std::span<const LabelledRun> runs, const Co
   }
 }
 
+// The groups table: utilisation, single pods, then per level seen the groups' columns.
+Columns groupColumns(std::span<const LabelledRun> runs) {
+  Columns columns = {
+      {"util", "util%"},       {"single.accepted", "single%"}, {"k2.missed", "miss2%"},
+      {"k4.missed", "miss4%"}, {"k8.missed", "miss8%"},        {"member.missed", "missM%"},
+  };
+  std::vector<std::string> levels;
+  for (const LabelledRun& run : runs) {
+    for (const LevelGroupMetrics& level : run.metrics.groups.byLevel) {
+      if (std::find(levels.begin(), levels.end(), level.level) == levels.end()) {
+        levels.push_back(level.level);
+      }
+    }
+  }
+  for (const std::string& level : levels) {
+    columns.emplace_back(level + ".whole_when_fit", level + " whole%");
+    columns.emplace_back(level + ".split_rate", level + " split%");
+    columns.emplace_back(level + ".refused_with_room", level + " refusedR");
+  }
+  return columns;
+}
+
 }  // namespace
 
 void writeTable(std::ostream& out, std::span<const LabelledRun> runs) {
+  const bool anyGroups = std::any_of(
+      runs.begin(), runs.end(), [](const LabelledRun& run) { return run.metrics.groups.present; });
+  if (anyGroups) {
+    writeColumns(out, runs, groupColumns(runs), " (groups)");
+    return;
+  }
   writeColumns(out, runs, tableColumns(), "");
   const bool anyMig = std::any_of(runs.begin(), runs.end(),
                                   [](const LabelledRun& run) { return run.metrics.mig.pods > 0; });

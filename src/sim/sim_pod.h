@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "model/string_map.h"
 #include "policy/mig_product.h"
 #include "sim/node_template.h"
 
@@ -27,6 +28,9 @@ struct SimPod {
   // One MIG instance of this profile ("3g.40gb"), or none; a pod asks for whole GPUs or MIG.
   std::string migProfile;
   int migSlices = 0;  // memory slices the profile occupies (its demand, 8 to a whole GPU)
+  // The pod's nodeSelector on `nvidia.com/gpu.product` (labels-v1 `model`, the same sanitised
+  // name): a pool of one machine type, e.g. "NVIDIA-GB200". Empty: any node.
+  std::string gpuProduct;
 
   // GPU demand in memory slices: a whole GPU is all 8 of its slices.
   std::int64_t demandSlices() const noexcept;
@@ -37,6 +41,7 @@ struct SimNodeSpec {
   const NodeTemplate* machine = nullptr;  // a built-in template (static lifetime)
   std::int64_t cpuMilli = 0;
   std::int64_t memoryMib = 0;
+  StringMap labels{};  // labels beside labels-v1: topology domains (rack_labels.h); empty unracked
 };
 
 inline std::int64_t SimPod::demandSlices() const noexcept {

@@ -4,6 +4,10 @@
 #include <charconv>
 #include <random>
 #include <string>
+#include <utility>
+
+#include "sim/comma_items.h"
+#include "sim/weighted_values.h"
 
 namespace gte::sim {
 
@@ -28,36 +32,12 @@ std::vector<SimPod> arrivalSequence(std::span<const SimPod> trace, std::int64_t 
 }
 
 Result<SyntheticMix> parseSyntheticMix(std::string_view text) {
+  auto weights = parseWeightedValues(text, 0, 8, "gpus");
+  if (!weights.ok()) {
+    return weights.error();
+  }
   SyntheticMix mix;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(',', start);
-    if (end == std::string_view::npos) {
-      end = text.size();
-    }
-    const std::string_view item = text.substr(start, end - start);
-    const std::size_t colon = item.find(':');
-    int gpus = -1;
-    int weight = -1;
-    const bool parsed =
-        colon != std::string_view::npos &&
-        std::from_chars(item.data(), item.data() + colon, gpus).ptr == item.data() + colon &&
-        std::from_chars(item.data() + colon + 1, item.data() + item.size(), weight).ptr ==
-            item.data() + item.size();
-    if (!parsed || gpus < 0 || gpus > 8 || weight < 0) {
-      return invalidArgument("mix item '" + std::string(item) +
-                             "': want <gpus 0..8>:<weight>, e.g. 1:50");
-    }
-    mix.weights.emplace_back(gpus, weight);
-    start = end + 1;
-  }
-  int total = 0;
-  for (const auto& entry : mix.weights) {
-    total += entry.second;
-  }
-  if (total == 0) {
-    return invalidArgument("mix '" + std::string(text) + "' has no positive weight");
-  }
+  mix.weights = std::move(*weights);
   return mix;
 }
 
@@ -69,13 +49,7 @@ Status addMigMix(SyntheticMix& mix, double share, std::string_view profiles,
   mix.migShare = share;
   mix.migWeights.clear();
   int total = 0;
-  std::size_t start = 0;
-  while (start <= profiles.size()) {
-    std::size_t end = profiles.find(',', start);
-    if (end == std::string_view::npos) {
-      end = profiles.size();
-    }
-    const std::string_view item = profiles.substr(start, end - start);
+  for (const std::string_view item : commaItems(profiles)) {
     const std::size_t colon = item.find(':');
     const MigProfile* profile =
         colon == std::string_view::npos ? nullptr : product.findByName(item.substr(0, colon));
@@ -90,7 +64,6 @@ Status addMigMix(SyntheticMix& mix, double share, std::string_view profiles,
     }
     mix.migWeights.emplace_back(profile, weight);
     total += weight;
-    start = end + 1;
   }
   if (total == 0 && share > 0) {
     return invalidArgument("MIG mix '" + std::string(profiles) + "' has no positive weight");
@@ -122,12 +95,15 @@ std::vector<SimPod> syntheticPods(const SyntheticMix& mix, int count, std::uint6
                             profile.slices});
       continue;
     }
-    const int gpus = mix.weights[pick(rng)].first;
-    const std::int64_t cpu = gpus == 0 ? 2000 : 4000 * gpus;
-    const std::int64_t memory = gpus == 0 ? 4096 : 16384 * static_cast<std::int64_t>(gpus);
-    pods.push_back(SimPod{"synthetic-" + std::to_string(i), cpu, memory, gpus});
+    pods.push_back(podWithGpus("synthetic-" + std::to_string(i), mix.weights[pick(rng)].first));
   }
   return pods;
+}
+
+SimPod podWithGpus(std::string name, int gpus) {
+  const std::int64_t cpu = gpus == 0 ? 2000 : 4000 * static_cast<std::int64_t>(gpus);
+  const std::int64_t memory = gpus == 0 ? 4096 : 16384 * static_cast<std::int64_t>(gpus);
+  return SimPod{std::move(name), cpu, memory, gpus};
 }
 
 }  // namespace gte::sim

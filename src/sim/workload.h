@@ -40,4 +40,8 @@ Status addMigMix(SyntheticMix& mix, double share, std::string_view profiles,
 // slice. Without MIG share the draws are those of a mix without MIG.
 std::vector<SimPod> syntheticPods(const SyntheticMix& mix, int count, std::uint64_t seed);
 
+// A whole-GPU pod as the synthetic generator makes one: 4 cores and 16 GiB per GPU, 2 cores and
+// 4 GiB without GPUs.
+SimPod podWithGpus(std::string name, int gpus);
+
 }  // namespace gte::sim

@@ -6,9 +6,12 @@
 #include <memory>
 #include <string_view>
 
+#include "core/committed_group_plan.h"
+#include "core/group_domains.h"
 #include "core/node_state.h"
 #include "dra/dra_objects.h"
 #include "policy/policy.h"
+#include "snapshot/cluster_health.h"
 #include "snapshot/node_state_index.h"
 
 namespace gte {
@@ -18,12 +21,23 @@ struct ClusterSnapshot {
   PolicyConstSharedPtr policy;
   bool synced = false;   // the first full list of nodes and pods is in
   NodeStateIndex nodes;  // sharded: a build shares every shard no changed node is in
+  // Pod groups: the names behind each node's domain ids, and the committed plans by group key
+  // (never null in a built snapshot).
+  GroupDomainNamesConstSharedPtr groupDomains;
+  GroupPlanTableConstSharedPtr groupPlans;
   // DRA (docs/dra.md): the classes, claims and templates a request resolves a pod's claims
   // against (parsePodDemand); null when the cluster state does not watch DRA objects.
   dra::DraObjectsConstSharedPtr dra;
+  ClusterHealth health;  // the nodes' topology-health figures, overall and per pool
 
   // nullptr when the node is not known.
   const NodeState* find(std::string_view name) const noexcept { return nodes.find(name); }
+  // The committed plan of a group; null when it has none.
+  const CommittedGroupPlan* groupPlan(std::string_view key) const noexcept {
+    if (!groupPlans) return nullptr;
+    const auto it = groupPlans->find(key);
+    return it == groupPlans->end() ? nullptr : it->second.get();
+  }
 };
 
 using ClusterSnapshotConstSharedPtr = std::shared_ptr<const ClusterSnapshot>;

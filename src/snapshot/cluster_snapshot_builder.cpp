@@ -18,8 +18,12 @@ bool sameCharges(const NodeChargesConstSharedPtr& a, const NodeChargesConstShare
 
 }  // namespace
 
-ClusterSnapshotBuilder::ClusterSnapshotBuilder(PolicyConstSharedPtr policy)
-    : policy_(std::move(policy)) {}
+ClusterSnapshotBuilder::ClusterSnapshotBuilder(PolicyConstSharedPtr policy, std::string poolLabel)
+    : policy_(std::move(policy)),
+      poolLabel_(std::move(poolLabel)),
+      groupPlans_(std::make_shared<const GroupPlanTable>()) {
+  if (policy_) domains_.setLevels(policy_->groups.levels);
+}
 
 void ClusterSnapshotBuilder::touch(std::size_t shard, Entry& entry) {
   entry.generation = nextGeneration_++;
@@ -73,6 +77,7 @@ const NodeState& ClusterSnapshotBuilder::readEntry(Entry& entry) {
   if (!entry.state || !entry.read.current(policy_)) {
     entry.state = readNodeState(entry.node, *policy_);
     entry.read = NodeReadKey{policy_};
+    entry.domains = domains_.idsOf(entry.node.labels);
   }
   return *entry.state;
 }
@@ -81,6 +86,15 @@ const NodeState* ClusterSnapshotBuilder::read(std::string_view name) {
   const std::size_t shard = NodeStateIndex::shardOf(name);
   const auto it = entries_[shard].find(name);
   return it == entries_[shard].end() ? nullptr : &readEntry(it->second);
+}
+
+GroupDomainIds ClusterSnapshotBuilder::groupDomains(std::string_view name) {
+  const std::size_t shard = NodeStateIndex::shardOf(name);
+  const auto it = entries_[shard].find(name);
+  if (it == entries_[shard].end())
+    return GroupDomainIds{kNoDomain, kNoDomain, kNoDomain, kNoDomain};
+  readEntry(it->second);
+  return it->second.domains;
 }
 
 std::vector<std::string> ClusterSnapshotBuilder::names() const {
@@ -109,12 +123,20 @@ void ClusterSnapshotBuilder::setPolicy(PolicyConstSharedPtr policy) {
     return;
   }
   policy_ = std::move(policy);
+  domains_.setLevels(policy_->groups.levels);
   metaChanged_ = true;
   for (std::size_t shard = 0; shard < kShards; ++shard) {
     for (auto& [name, entry] : entries_[shard]) {
       touch(shard, entry);  // link scores, prefix and MIG tables change every derived fact
     }
   }
+}
+
+void ClusterSnapshotBuilder::setGroupPlans(GroupPlanTableConstSharedPtr plans) {
+  if (!plans) plans = std::make_shared<const GroupPlanTable>();
+  if (plans == groupPlans_ || (plans->empty() && groupPlans_->empty())) return;
+  groupPlans_ = std::move(plans);
+  metaChanged_ = true;
 }
 
 void ClusterSnapshotBuilder::setDra(const dra::SliceIndex* slices,
@@ -126,6 +148,14 @@ void ClusterSnapshotBuilder::setDra(const dra::SliceIndex* slices,
   draObjects_ = on ? std::move(objects) : nullptr;
   metaChanged_ = true;
   draAllNodesChanged();
+}
+
+void ClusterSnapshotBuilder::setDraObjects(dra::DraObjectsConstSharedPtr objects) {
+  if (draSlices_ == nullptr || !objects) return;
+  const bool newClasses = draObjects_->classes() != objects->classes();
+  draObjects_ = std::move(objects);
+  metaChanged_ = true;
+  if (newClasses) draAllNodesChanged();
 }
 
 bool ClusterSnapshotBuilder::draNodeChanged(std::string_view name) {
@@ -155,14 +185,19 @@ void ClusterSnapshotBuilder::setSynced(bool synced) {
   }
 }
 
-NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(EntryMap& entries) {
+NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(std::size_t shard) {
+  EntryMap& entries = entries_[shard];
+  PoolHealthList& health = shardHealth_[shard];
+  health.clear();
   if (entries.empty()) {
     return nullptr;
   }
   std::vector<NodeStateShard::Entry> states;
   std::vector<PlainAnswers> plain;
+  std::vector<NodeGroupFacts> groupFacts;
   states.reserve(entries.size());
   plain.reserve(entries.size());
+  groupFacts.reserve(entries.size());
   for (auto& [name, entry] : entries) {
     if (entry.generation > builtGeneration_ || !entry.state) {
       // Labels are read once per change; a change of charges re-derives from the state already
@@ -178,14 +213,19 @@ NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(EntryMap&
       }
       entry.state = chargeNodeState(*read, entry.charges, *policy_, entry.dra);
       entry.plain = precomputePlainAnswers(*entry.state, *policy_);
+      entry.health = nodeHealth(*entry.state);
+      entry.pool = poolOf(entry.node, *entry.state, poolLabel_);
       ++stats_.rebuilt;
     } else {
       ++stats_.shared;
     }
+    addToPool(health, entry.pool, entry.health);
     states.emplace_back(name, entry.state);
     plain.push_back(entry.plain);
+    groupFacts.push_back(nodeGroupFacts(*entry.state, entry.domains));
   }
-  return std::make_shared<const NodeStateShard>(std::move(states), std::move(plain));
+  return std::make_shared<const NodeStateShard>(std::move(states), std::move(plain),
+                                                std::move(groupFacts));
 }
 
 ClusterSnapshotConstSharedPtr ClusterSnapshotBuilder::build() {
@@ -198,16 +238,20 @@ ClusterSnapshotConstSharedPtr ClusterSnapshotBuilder::build() {
   next->generation = ++snapshotGeneration_;
   next->policy = policy_;
   next->synced = synced_;
+  next->groupPlans = groupPlans_;
   next->dra = draObjects_;
   for (std::size_t shard = 0; shard < kShards; ++shard) {
     if (!current_ || dirty_.test(shard)) {
-      next->nodes.setShard(shard, buildShard(entries_[shard]));
+      next->nodes.setShard(shard, buildShard(shard));
     } else {
       const auto& previous = current_->nodes.shard(shard);
       stats_.shared += previous ? previous->size() : 0;
       next->nodes.setShard(shard, previous);
     }
   }
+  // After the shards: reading changed nodes' labels may have named new domains.
+  next->groupDomains = domains_.names();
+  next->health = mergeHealth(shardHealth_);
   stats_.removed = pendingRemovals_;
   builtGeneration_ = nextGeneration_ - 1;
   dirty_.reset();

@@ -7,6 +7,9 @@
 // The builder is the one owner of node records: it holds each node's NodeInfo and the state read
 // from its labels (read once per label change), and the charges (pods and their devices) the
 // cluster cache hands it.
+// Each build also sums the nodes' topology-health figures (core/node_health.h): a node's figures
+// are computed with its state, each changed shard's pool totals are summed again, and the 64
+// shards' totals are merged into the snapshot's ClusterHealth.
 // Not thread-safe: one owner (the cluster-state thread) feeds it and publishes the result.
 #include <array>
 #include <bitset>
@@ -16,9 +19,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/committed_group_plan.h"
+#include "core/group_domains.h"
 #include "core/dra_node_state.h"
 #include "core/node_charges.h"
 #include "core/node_content.h"
+#include "core/node_health.h"
 #include "core/plain_answers.h"
 #include "model/node_info.h"
 #include "snapshot/cluster_snapshot.h"
@@ -33,7 +39,9 @@ struct SnapshotBuildStats {
 
 class ClusterSnapshotBuilder {
  public:
-  explicit ClusterSnapshotBuilder(PolicyConstSharedPtr policy);
+  // `poolLabel`: the node label whose value groups nodes in the health figures (empty: the GPU
+  // model).
+  explicit ClusterSnapshotBuilder(PolicyConstSharedPtr policy, std::string poolLabel = {});
 
   // Adds or replaces a node, with its charges (null: none). A node whose content (labels, GPU and
   // MIG allocatable: sameNodeContent) and charges are unchanged keeps its generation, so build()
@@ -51,6 +59,11 @@ class ClusterSnapshotBuilder {
   void removeNode(std::string_view name);
   void setPolicy(PolicyConstSharedPtr policy);
   void setSynced(bool synced);
+  // The pod-group plans the next snapshot publishes (null: none).
+  void setGroupPlans(GroupPlanTableConstSharedPtr plans);
+  // The node's pod-group domain per policy level, as of its current labels (every kNoDomain for an
+  // unknown node).
+  GroupDomainIds groupDomains(std::string_view name);
 
   // DRA (docs/dra.md). The cluster state owns the slices and the allocated devices (claims'
   // allocations and the extender's own in flight) and updates them on this builder's thread;
@@ -58,6 +71,9 @@ class ClusterSnapshotBuilder {
   // objects (new classes) re-derives every node. Any of the three null turns DRA off.
   void setDra(const dra::SliceIndex* slices, const dra::AllocatedDevices* allocated,
               dra::DraObjectsConstSharedPtr objects);
+  // New claims or classes with the same slices and allocations: a new catalog re-derives every
+  // node, new claims alone only the snapshot's objects. No effect while DRA is off.
+  void setDraObjects(dra::DraObjectsConstSharedPtr objects);
   // The node's slices or the devices allocated from them changed (SliceIndex::nodesOfPool names
   // the nodes a pool serves). False when the node is unknown.
   bool draNodeChanged(std::string_view name);
@@ -77,8 +93,11 @@ class ClusterSnapshotBuilder {
     // The policy `state`'s labels were read under: the rule both modes use. Reset when the content
     // changes (sameNodeContent at upsert), so a key that is current was read from `node`.
     NodeReadKey read;
-    NodeStateConstSharedPtr state;   // the last state read or built for this node
-    PlainAnswers plain;              // of `state` once built (not of a state only read)
+    NodeStateConstSharedPtr state;  // the last state read or built for this node
+    PlainAnswers plain;             // of `state` once built (not of a state only read)
+    GroupDomainIds domains{kNoDomain, kNoDomain, kNoDomain, kNoDomain};  // read with the labels
+    NodeHealth health;                                                   // of `state` once built
+    std::string pool;                // the health figures' pool, as of `state`
     DraNodeStateConstSharedPtr dra;  // the node's DRA state, kept until its inputs change
     bool draStale = true;
   };
@@ -88,16 +107,21 @@ class ClusterSnapshotBuilder {
 
   void touch(std::size_t shard, Entry& entry);
   const NodeState& readEntry(Entry& entry);
-  // The shard's map for the next snapshot; null when the shard has no nodes.
-  NodeStateIndex::ShardConstSharedPtr buildShard(EntryMap& entries);
+  // The shard's map for the next snapshot (null when the shard has no nodes); its health totals
+  // go to shardHealth_.
+  NodeStateIndex::ShardConstSharedPtr buildShard(std::size_t shard);
 
   PolicyConstSharedPtr policy_;
+  std::string poolLabel_;
+  GroupDomainInterner domains_;
+  GroupPlanTableConstSharedPtr groupPlans_;
   bool synced_ = false;
   bool metaChanged_ = true;  // policy or synced flag changed since the last build
   std::uint64_t nextGeneration_ = 1;
   std::uint64_t builtGeneration_ = 0;      // every stamp <= this is reflected in current_
   std::array<EntryMap, kShards> entries_;  // by NodeStateIndex::shardOf(name)
   std::bitset<kShards> dirty_;             // shards with a node stamped or removed since the build
+  std::array<PoolHealthList, kShards> shardHealth_;  // each shard's pool totals, as last built
   std::size_t nodeCount_ = 0;
   std::size_t pendingRemovals_ = 0;
   std::uint64_t snapshotGeneration_ = 0;

@@ -77,6 +77,12 @@ class NodeStateIndex {
       if (i + kRing < n) requestSlot(i + kRing);
     }
   }
+  // The node's pod-group facts; null when the node is not known.
+  const NodeGroupFacts* groupFacts(std::string_view name) const noexcept {
+    const std::uint64_t hash = nodeNameHash(name);
+    const Shard* shard = shards_[shardOfHash(hash)].get();
+    return shard == nullptr ? nullptr : shard->groupFacts(name, hash);
+  }
   // Null when the node is not known.
   NodeStateConstSharedPtr get(std::string_view name) const {
     const std::uint64_t hash = nodeNameHash(name);

@@ -4,9 +4,11 @@
 #include <bit>
 
 namespace gte {
-NodeStateShard::NodeStateShard(std::vector<Entry> entries, std::vector<PlainAnswers> plain)
-    : entries_(std::move(entries)), plain_(std::move(plain)) {
+NodeStateShard::NodeStateShard(std::vector<Entry> entries, std::vector<PlainAnswers> plain,
+                               std::vector<NodeGroupFacts> groupFacts)
+    : entries_(std::move(entries)), plain_(std::move(plain)), groupFacts_(std::move(groupFacts)) {
   if (plain_.size() != entries_.size()) plain_.clear();
+  if (groupFacts_.size() != entries_.size()) groupFacts_.clear();
   const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(8, entries_.size() * 2));
   slots_.resize(capacity);
   mask_ = capacity - 1;
@@ -46,7 +48,15 @@ NodeStateShard::Found NodeStateShard::findWithAnswers(std::string_view name,
                                                       std::uint64_t hash) const noexcept {
   const std::uint32_t at = slotOf(name, hash);
   if (at == kEmpty) return {};
-  return {slots_[at].state, plain_.empty() ? nullptr : &plain_[slots_[at].entry]};
+  const std::uint32_t entry = slots_[at].entry;
+  return {slots_[at].state, plain_.empty() ? nullptr : &plain_[entry],
+          groupFacts_.empty() ? nullptr : &groupFacts_[entry]};
+}
+
+const NodeGroupFacts* NodeStateShard::groupFacts(std::string_view name,
+                                                 std::uint64_t hash) const noexcept {
+  const std::uint32_t at = slotOf(name, hash);
+  return at == kEmpty || groupFacts_.empty() ? nullptr : &groupFacts_[slots_[at].entry];
 }
 
 NodeStateConstSharedPtr NodeStateShard::get(std::string_view name, std::uint64_t hash) const {

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/group_domains.h"
 #include "core/node_state.h"
 #include "core/plain_answers.h"
 
@@ -28,16 +29,20 @@ class NodeStateShard {
   using Entry = std::pair<std::string, NodeStateConstSharedPtr>;
 
   // `entries` must have distinct names. `plain` is empty or holds each entry's precomputed
-  // answers, in the same order.
-  explicit NodeStateShard(std::vector<Entry> entries, std::vector<PlainAnswers> plain = {});
+  // answers, in the same order; so is `groupFacts` with each entry's pod-group facts.
+  explicit NodeStateShard(std::vector<Entry> entries, std::vector<PlainAnswers> plain = {},
+                          std::vector<NodeGroupFacts> groupFacts = {});
 
   // nullptr when the node is not in this shard. `hash` is nodeNameHash(name).
   const NodeState* find(std::string_view name, std::uint64_t hash) const noexcept;
   struct Found {
-    const NodeState* state = nullptr;     // null: not in this shard
-    const PlainAnswers* plain = nullptr;  // null: not found, or the shard has none
+    const NodeState* state = nullptr;       // null: not in this shard
+    const PlainAnswers* plain = nullptr;    // null: not found, or the shard has none
+    const NodeGroupFacts* group = nullptr;  // null: not found, or the shard has none
   };
   Found findWithAnswers(std::string_view name, std::uint64_t hash) const noexcept;
+  // Null when the node is not in this shard or the shard has no group facts.
+  const NodeGroupFacts* groupFacts(std::string_view name, std::uint64_t hash) const noexcept;
   // Null when the node is not in this shard.
   NodeStateConstSharedPtr get(std::string_view name, std::uint64_t hash) const;
   // Starts loading the slot a lookup of `hash` reads first, so that a caller looking up many
@@ -84,6 +89,7 @@ class NodeStateShard {
   std::vector<Slot> slots_;  // a power of two, at most half full
   // Per entry, contiguous: a request over every node reads 128 bytes per node from here.
   std::vector<PlainAnswers> plain_;
+  std::vector<NodeGroupFacts> groupFacts_;  // per entry; read only when a group is planned
   std::uint64_t mask_ = 0;
 };
 

@@ -117,6 +117,14 @@ std::optional<GpuUuid> parseGpuUuid(std::string_view text) noexcept {
   return uuid;
 }
 
+std::optional<GpuUuid> parseGpuUuidToken(std::string_view token) noexcept {
+  if (token.size() != kGpuUuidTokenLength) return std::nullopt;
+  for (const char c : token) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return std::nullopt;
+  }
+  return parseGpuUuid(token);
+}
+
 std::string gpuUuidToken(const GpuUuid& uuid) {
   std::string out;
   out.reserve(kGpuUuidTokenLength);

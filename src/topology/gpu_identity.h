@@ -40,5 +40,7 @@ inline constexpr std::size_t kGpuUuidTokenLength = 32;
 // them (NVML's 8-4-4-4-12 grouping). nullopt for anything else (a "MIG-" UUID included).
 std::optional<GpuUuid> parseGpuUuid(std::string_view text) noexcept;
 std::string gpuUuidToken(const GpuUuid& uuid);
+// The labels-v1 token only: exactly 32 lowercase hex digits.
+std::optional<GpuUuid> parseGpuUuidToken(std::string_view token) noexcept;
 
 }  // namespace gte

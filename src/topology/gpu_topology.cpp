@@ -14,6 +14,22 @@ int orderedPairIndex(int i, int j, int n) noexcept {
 
 }  // namespace
 
+GpuTopology blankTopology(TopologySource source, int gpuCount, MigMode migMode) {
+  GpuTopology topo;
+  topo.source = source;
+  topo.gpuCount = gpuCount;
+  const auto gpus = static_cast<std::size_t>(gpuCount);
+  const auto pairs = static_cast<std::size_t>(pairCount(gpuCount));
+  topo.nvlinks.assign(pairs, 0);
+  topo.pcie.assign(pairs, PcieLevel::kUnknown);
+  topo.numa.assign(gpus, -1);
+  topo.health.assign(gpus, GpuHealth::kHealthy);
+  topo.used.assign(gpus, GpuUse::kFree);
+  topo.migMode.assign(gpus, migMode);
+  topo.migInstances.assign(gpus, {});
+  return topo;
+}
+
 int GpuTopology::nvlinkCount(int i, int j) const noexcept {
   if (!linksKnown || i == j) {
     return 0;

@@ -79,4 +79,11 @@ struct GpuTopology {
   friend bool operator==(const GpuTopology&, const GpuTopology&) = default;
 };
 
+// `gpuCount` GPUs from `source` with every per-GPU and per-pair vector sized and nothing known yet:
+// links unknown (no NVLink, PCIe kUnknown, linksKnown false), NUMA -1, every GPU healthy, free and
+// in `migMode`, no MIG instances. The label readers and the node agent's discovery fill in what
+// they know; `migMode` is what a GPU is taken to be until then (kNotCapable for the agent, which
+// learns it per GPU; kDisabled for the fallback counts, which cannot say).
+GpuTopology blankTopology(TopologySource source, int gpuCount, MigMode migMode);
+
 }  // namespace gte

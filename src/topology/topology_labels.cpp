@@ -171,53 +171,44 @@ class LabelsV1Reader {
     return chunkedString(key, tokenLength * static_cast<std::size_t>(n), what);
   }
 
-  // `bus` and `uuid`: optional, all GPUs or none, no two GPUs alike.
-  Status readIdentities(GpuTopology& topo) const {
-    const int n = topo.gpuCount;
-    auto bus = tokenString("bus", n, kPciAddressTokenLength);
-    if (!bus.ok()) {
-      return bus.error();
+  // One identity per GPU from a token string: each token must parse, none may repeat.
+  template <typename Id, typename Parse>
+  Status readTokens(std::string_view key, int n, std::size_t width, Parse parse,
+                    std::string_view noun, std::string_view form, std::vector<Id>& out) const {
+    auto text = tokenString(key, n, width);
+    if (!text.ok()) {
+      return text.error();
     }
-    if (bus->has_value()) {
-      for (int gpu = 0; gpu < n; ++gpu) {
-        const std::string_view token = std::string_view(**bus).substr(
-            static_cast<std::size_t>(gpu) * kPciAddressTokenLength, kPciAddressTokenLength);
-        const auto address = parsePciAddressToken(token);
-        if (!address) {
-          return fail("bus", "token '" + std::string(token) + "' for GPU " + std::to_string(gpu) +
-                                 " is not a PCI address (dddd bb dd f, lowercase hex)");
-        }
-        if (std::find(topo.pciAddresses.begin(), topo.pciAddresses.end(), *address) !=
-            topo.pciAddresses.end()) {
-          return fail("bus", "GPU " + std::to_string(gpu) + " repeats PCI address " +
-                                 pciBusIdText(*address));
-        }
-        topo.pciAddresses.push_back(*address);
+    if (!text->has_value()) {
+      return Ok{};
+    }
+    for (int gpu = 0; gpu < n; ++gpu) {
+      const std::string_view token =
+          std::string_view(**text).substr(static_cast<std::size_t>(gpu) * width, width);
+      const std::optional<Id> id = parse(token);
+      std::string what = "GPU " + std::to_string(gpu);
+      if (!id) {
+        return fail(
+            key, "token '" + std::string(token) + "' for " + what + " is not " + std::string(form));
       }
-    }
-    auto uuid = tokenString("uuid", n, kGpuUuidTokenLength);
-    if (!uuid.ok()) {
-      return uuid.error();
-    }
-    if (uuid->has_value()) {
-      for (int gpu = 0; gpu < n; ++gpu) {
-        const std::string_view token = std::string_view(**uuid).substr(
-            static_cast<std::size_t>(gpu) * kGpuUuidTokenLength, kGpuUuidTokenLength);
-        const bool lowercaseHex = std::all_of(token.begin(), token.end(), [](char c) {
-          return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-        });
-        const auto value = lowercaseHex ? parseGpuUuid(token) : std::nullopt;
-        if (!value) {
-          return fail("uuid", "token '" + std::string(token) + "' for GPU " + std::to_string(gpu) +
-                                  " is not 32 lowercase hex digits");
-        }
-        if (std::find(topo.uuids.begin(), topo.uuids.end(), *value) != topo.uuids.end()) {
-          return fail("uuid", "GPU " + std::to_string(gpu) + " repeats UUID " + std::string(token));
-        }
-        topo.uuids.push_back(*value);
+      if (std::find(out.begin(), out.end(), *id) != out.end()) {
+        return fail(key, what + " repeats " + std::string(noun) + " " + std::string(token));
       }
+      out.push_back(*id);
     }
     return Ok{};
+  }
+
+  // `bus` and `uuid`: optional, all GPUs or none, no two GPUs alike.
+  Status readIdentities(GpuTopology& topo) const {
+    if (auto status = readTokens("bus", topo.gpuCount, kPciAddressTokenLength, parsePciAddressToken,
+                                 "PCI address", "a PCI address (dddd bb dd f, lowercase hex)",
+                                 topo.pciAddresses);
+        !status.ok()) {
+      return status;
+    }
+    return readTokens("uuid", topo.gpuCount, kGpuUuidTokenLength, parseGpuUuidToken, "UUID",
+                      "32 lowercase hex digits", topo.uuids);
   }
 
   bool hasStrayChunk(std::string_view key) const {
@@ -451,7 +442,7 @@ Result<GpuTopology> readLabelsV1(const NodeInfo& node, const Policy& policy) {
 }
 
 Result<GpuTopology> readFallbackTopology(const NodeInfo& node) {
-  GpuTopology topo;
+  TopologySource source = TopologySource::kNone;
   std::optional<std::int64_t> count;
   const auto gfdCount = node.labels.find(kGfdCount);
   const auto gfdProduct = node.labels.find(kGfdProduct);
@@ -463,48 +454,44 @@ Result<GpuTopology> readFallbackTopology(const NodeInfo& node) {
       return invalidArgument("node " + node.name + ": " + std::string(kGfdCount) +
                              ": not a decimal count: '" + gfdCount->second + "'");
     }
-    topo.source = TopologySource::kFeatureDiscovery;
+    source = TopologySource::kFeatureDiscovery;
   } else if (const Quantity* allocatable = node.allocatable.find(kGpuResource)) {
     count = allocatable->wholeUnits().value_or(0);
-    topo.source = TopologySource::kAllocatable;
+    source = TopologySource::kAllocatable;
   }
+  std::vector<MigDeviceCount> migCounts = migCountsFromAllocatable(node);
+  if (migCounts.empty()) {
+    migCounts = migCountsFromGfd(node);
+  }
+  const std::int64_t gpus = count.value_or(0);
+  if (count || !migCounts.empty()) {
+    if (gpus < 0) {  // a Node object is outside input: allocatable may say anything
+      return invalidArgument("node " + node.name + ": a negative GPU count (" +
+                             std::to_string(gpus) + ")");
+    }
+    if (gpus > kMaxGpus) {
+      return invalidArgument("node " + node.name + ": " + std::to_string(gpus) +
+                             " GPUs exceed the supported " + std::to_string(kMaxGpus));
+    }
+    if (source == TopologySource::kNone) {
+      source = TopologySource::kFeatureDiscovery;  // MIG device counts alone
+    }
+  }
+  // The fallbacks cannot tell whether a GPU is in MIG mode: its counts are taken as they come.
+  GpuTopology topo = blankTopology(source, static_cast<int>(gpus), MigMode::kDisabled);
   if (gfdProduct != node.labels.end()) {
     topo.model = gfdProduct->second;
   }
-  topo.migDeviceCounts = migCountsFromAllocatable(node);
-  if (topo.migDeviceCounts.empty()) {
-    topo.migDeviceCounts = migCountsFromGfd(node);
-  }
-  if (!count && topo.migDeviceCounts.empty()) {
-    topo.source = TopologySource::kNone;
-    return topo;
-  }
-  if (topo.source == TopologySource::kNone) {
-    topo.source = TopologySource::kFeatureDiscovery;
-  }
-  const std::int64_t gpus = count.value_or(0);
-  if (gpus < 0) {  // a Node object is outside input: allocatable may say anything
-    return invalidArgument("node " + node.name + ": a negative GPU count (" + std::to_string(gpus) +
-                           ")");
-  }
-  if (gpus > kMaxGpus) {
-    return invalidArgument("node " + node.name + ": " + std::to_string(gpus) +
-                           " GPUs exceed the supported " + std::to_string(kMaxGpus));
-  }
-  topo.gpuCount = static_cast<int>(gpus);
-  const auto n = static_cast<std::size_t>(gpus);
-  topo.nvlinks.assign(static_cast<std::size_t>(pairCount(topo.gpuCount)), 0);
-  topo.pcie.assign(static_cast<std::size_t>(pairCount(topo.gpuCount)), PcieLevel::kUnknown);
-  topo.numa.assign(n, -1);
-  topo.health.assign(n, GpuHealth::kHealthy);
-  topo.used.assign(n, GpuUse::kFree);
-  topo.migMode.assign(n, MigMode::kDisabled);
-  topo.migInstances.assign(n, {});
+  topo.migDeviceCounts = std::move(migCounts);
   return topo;
 }
 
+bool hasLabelsV1(const NodeInfo& node, const Policy& policy) {
+  return node.labels.find(policy.labelPrefix + "v") != node.labels.end();
+}
+
 Result<GpuTopology> readTopology(const NodeInfo& node, const Policy& policy) {
-  if (node.labels.find(policy.labelPrefix + "v") != node.labels.end()) {
+  if (hasLabelsV1(node, policy)) {
     return readLabelsV1(node, policy);
   }
   return readFallbackTopology(node);

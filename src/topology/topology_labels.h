@@ -10,7 +10,10 @@
 
 namespace gte {
 
-// Dispatches on the presence of `<prefix>v`.
+// Whether the node carries labels-v1: a `<prefix>v` label, whatever its value and the other keys.
+bool hasLabelsV1(const NodeInfo& node, const Policy& policy);
+
+// readLabelsV1 when hasLabelsV1, else readFallbackTopology.
 Result<GpuTopology> readTopology(const NodeInfo& node, const Policy& policy);
 
 // labels-v1 only. Errors read "node <name>: <prefix><key>: <what is wrong>".

@@ -8,7 +8,7 @@
 
 #include "agent/agent_loop.h"
 #include "agent/node_publisher.h"
-#include "k8s/fake_transport.h"
+#include "kube/fake_transport.h"
 #include "policy/default_policy.h"
 
 namespace gte::agent {
@@ -24,12 +24,12 @@ struct FakeNodeServer {
   testing::FakeTransport transport;
 
   FakeNodeServer() {
-    transport.onSend = [this](const testing::RecordedRequest& r) -> Result<k8s::HttpResponse> {
+    transport.onSend = [this](const testing::RecordedRequest& r) -> Result<kube::HttpResponse> {
       if (down) {
         return Error{ErrorCode::kUnavailable, "connection refused"};
       }
       if (r.path != "/api/v1/nodes/n1") {
-        return k8s::HttpResponse{404, "{}"};
+        return kube::HttpResponse{404, "{}"};
       }
       if (r.method == "PATCH") {
         applyMergePatch(r.body);
@@ -42,7 +42,7 @@ struct FakeNodeServer {
         first = false;
       }
       body.append("}}}");
-      return k8s::HttpResponse{200, body};
+      return kube::HttpResponse{200, body};
     };
   }
 
@@ -76,7 +76,7 @@ struct FakeNodeServer {
 
 Discovery twoGpus(const std::string& used) {
   Discovery d;
-  d.topology = emptyTopology(2);
+  d.topology = blankTopology(TopologySource::kLabelsV1, 2, MigMode::kNotCapable);
   d.topology.linksKnown = true;
   d.topology.nvlinks = {4};
   d.topology.pcie = {PcieLevel::kPhb};

@@ -148,7 +148,7 @@ namespace {
 TEST_CASE("driver placements that differ from the extender's MIG table are reported",
           "[agent][nvml]") {
   Discovery d;
-  d.topology = emptyTopology(1);
+  d.topology = blankTopology(TopologySource::kLabelsV1, 1, MigMode::kNotCapable);
   d.topology.model = "NVIDIA-A100-SXM4-80GB";
   d.placements = {{ProfilePlacements{'2', 9, 4, {0, 4}}, ProfilePlacements{'1', 14, 2, {0, 2}},
                    ProfilePlacements{'c', 99, 4, {0}}}};

@@ -47,11 +47,13 @@ TEST_CASE("transport limits, timeouts and the probe port") {
   CHECK(defaults->serve.requestTimeout == std::chrono::seconds(30));
   CHECK(defaults->serve.idleTimeout == std::chrono::seconds(120));
   CHECK(defaults->serve.tlsHandshakeTimeout == std::chrono::seconds(10));
+  CHECK(defaults->serve.drainPeriod == std::chrono::seconds(5));
   CHECK(defaults->serve.shutdownGrace == std::chrono::seconds(20));
   CHECK(defaults->serve.metricsPort == 0);
   CHECK(defaults->serve.bindConcurrency == 64);
   CHECK(defaults->serve.bindDeadline == std::chrono::milliseconds(2500));
   CHECK(defaults->serve.apiWarmConnections == 16);
+  CHECK(defaults->serve.healthPoolLabel.empty());
 
   auto inv = parseCommandLine({"serve",
                                "--max-header-bytes",
@@ -67,6 +69,7 @@ TEST_CASE("transport limits, timeouts and the probe port") {
                                "3s",
                                "--shutdown-grace",
                                "0ms",
+                               "--drain-period=1500ms",
                                "--decision-threads",
                                "3",
                                "--tls-cert",
@@ -80,7 +83,9 @@ TEST_CASE("transport limits, timeouts and the probe port") {
                                "--bind-concurrency",
                                "8",
                                "--bind-deadline=5s",
-                               "--api-warm-connections=0"});
+                               "--api-warm-connections=0",
+                               "--health-pool-label",
+                               "cloud.google.com/gke-nodepool"});
   REQUIRE(inv.ok());
   const auto& o = inv->serve;
   CHECK(o.maxHeaderBytes == 4096);
@@ -90,6 +95,7 @@ TEST_CASE("transport limits, timeouts and the probe port") {
   CHECK(o.idleTimeout == std::chrono::minutes(2));
   CHECK(o.tlsHandshakeTimeout == std::chrono::seconds(3));
   CHECK(o.shutdownGrace == std::chrono::milliseconds(0));
+  CHECK(o.drainPeriod == std::chrono::milliseconds(1500));
   CHECK(o.decisionThreads == 3);
   CHECK(o.tlsClientCaFile == "ca");
   CHECK(o.metricsHost == "0.0.0.0");
@@ -97,6 +103,7 @@ TEST_CASE("transport limits, timeouts and the probe port") {
   CHECK(o.bindConcurrency == 8);
   CHECK(o.bindDeadline == std::chrono::seconds(5));
   CHECK(o.apiWarmConnections == 0);
+  CHECK(o.healthPoolLabel == "cloud.google.com/gke-nodepool");
 }
 
 TEST_CASE("bad command lines name the flag") {
@@ -123,6 +130,7 @@ TEST_CASE("bad command lines name the flag") {
       {{"serve", "--metrics-listen", "9090"}, "--metrics-listen"},
       {{"serve", "--bind-concurrency", "0"}, "--bind-concurrency: must be 1-"},
       {{"serve", "--bind-deadline", "0ms"}, "--bind-deadline: must be > 0"},
+      {{"serve", "--drain-period", "5"}, "--drain-period: expected a duration"},
       {{"serve", "--api-warm-connections", "2000"}, "--api-warm-connections: must be 0-"},
       {{"serve", "--api-warm-connections", "-1"}, "--api-warm-connections"},
       {{"frobnicate"}, "unknown command"},
@@ -226,4 +234,79 @@ TEST_CASE("claim-template text: the manifest, or the builder's error naming the 
   const auto refused = gte::app::claimTemplateText(options);
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().message.find("--nvswitch-partition") != std::string::npos);
+}
+
+TEST_CASE("whatif and nodes are served unless switched off; the what-if's bounds") {
+  auto on = parseCommandLine({"serve"});
+  REQUIRE(on.ok());
+  CHECK(on->serve.whatif);
+  CHECK(on->serve.nodes);
+  CHECK(on->serve.whatifMaxPods == 1000);
+  CHECK(on->serve.whatifDeadline == std::chrono::seconds(3));
+  auto off = parseCommandLine({"serve", "--disable-whatif", "--disable-nodes", "--whatif-max-pods",
+                               "50", "--whatif-deadline=500ms"});
+  REQUIRE(off.ok());
+  CHECK_FALSE(off->serve.whatif);
+  CHECK_FALSE(off->serve.nodes);
+  CHECK(off->serve.explain);
+  CHECK(off->serve.whatifMaxPods == 50);
+  CHECK(off->serve.whatifDeadline == std::chrono::milliseconds(500));
+  CHECK_FALSE(parseCommandLine({"serve", "--whatif-max-pods", "0"}).ok());
+  CHECK_FALSE(parseCommandLine({"serve", "--whatif-max-pods", "100001"}).ok());
+  CHECK_FALSE(parseCommandLine({"serve", "--whatif-deadline", "0s"}).ok());
+}
+
+TEST_CASE("the whatif command: one pod form, its annotations, a CSV, a policy") {
+  auto inv = parseCommandLine({"whatif", "--url", "http://127.0.0.1:8888", "--gpus", "8", "--count",
+                               "3", "--min-link", "nvlink", "--policy", "new.yaml"});
+  REQUIRE(inv.ok());
+  CHECK(inv->command == Command::kWhatif);
+  CHECK(inv->whatif.gpus == 8);
+  CHECK(inv->whatif.count == 3);
+  CHECK(inv->whatif.minLink == "nvlink");
+  CHECK(inv->whatif.policyFile == "new.yaml");
+  CHECK(inv->whatif.output == gte::app::OutputFormat::kTable);
+  auto csv = parseCommandLine({"whatif", "--url=http://h:1", "--csv=pods.csv", "-o", "json"});
+  REQUIRE(csv.ok());
+  CHECK(csv->whatif.csvFile == "pods.csv");
+  CHECK(csv->whatif.output == gte::app::OutputFormat::kJson);
+  CHECK(parseCommandLine({"whatif", "--url=http://h:1", "--mig", "3g.40gb"}).ok());
+  CHECK(parseCommandLine({"whatif", "--url=http://h:1", "--pod-file", "pod.json"}).ok());
+
+  const auto error = [](std::vector<std::string> args) {
+    auto r = parseCommandLine(args);
+    return r.ok() ? std::string() : r.error().message;
+  };
+  CHECK(error({"whatif", "--gpus", "1"}).find("--url") != std::string::npos);
+  CHECK(error({"whatif", "--url", "http://h:1"}).find("one of --gpus/--mig, --pod-file or --csv") !=
+        std::string::npos);
+  CHECK(error({"whatif", "--url", "http://h:1", "--gpus", "1", "--csv", "p.csv"}).find("one of") !=
+        std::string::npos);
+  CHECK(error({"whatif", "--url", "http://h:1", "--gpus", "0"}).find("--gpus: must be 1-1024") !=
+        std::string::npos);
+  CHECK(error({"whatif", "--url", "http://h:1", "--gpus", "99999"}).find("--gpus") !=
+        std::string::npos);
+  CHECK(error({"whatif", "--url", "http://h:1", "--gpus", "1", "--count", "0"})
+            .find("--count: must be 1-1000000") != std::string::npos);
+  CHECK(error({"whatif", "--url", "http://h:1", "--csv", "p.csv", "--count", "2"})
+            .find("--count: goes with") != std::string::npos);
+  CHECK(error({"whatif", "--url", "http://h:1", "--csv", "p.csv", "--min-link", "nvlink"})
+            .find("--min-link") != std::string::npos);
+  CHECK(error({"whatif", "--url", "http://h:1", "--gpus", "1", "-o", "yaml"}).find("-o") !=
+        std::string::npos);
+  auto help = parseCommandLine({"whatif", "--help"});
+  REQUIRE(help.ok());
+  CHECK(help->helpText.find("--policy FILE") != std::string::npos);
+}
+
+TEST_CASE("the nodes command") {
+  auto inv = parseCommandLine({"nodes", "--url", "http://h:1", "--node", "dgx1", "--limit", "5"});
+  REQUIRE(inv.ok());
+  CHECK(inv->command == Command::kNodes);
+  CHECK(inv->nodes.node == "dgx1");
+  CHECK(inv->nodes.limit == 5);
+  CHECK_FALSE(parseCommandLine({"nodes"}).ok());
+  CHECK_FALSE(parseCommandLine({"nodes", "--url", "http://h:1", "--limit", "0"}).ok());
+  CHECK(parseCommandLine({"nodes", "--help"})->helpText.find("--node NAME") != std::string::npos);
+  CHECK(parseCommandLine({"--help"})->helpText.find("whatif") != std::string::npos);
 }

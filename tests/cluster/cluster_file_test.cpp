@@ -151,3 +151,59 @@ TEST_CASE("cluster file: a document that cannot start is an error, not a hang") 
   REQUIRE(fine.ok());
   CHECK(*fine == std::vector<std::string>{R"({"a":1})"});
 }
+
+TEST_CASE("cluster file: PodGroups, Jobs and JobSets give pod groups their size") {
+  auto contents = parseClusterDocument(R"(
+kind: PodGroup
+apiVersion: scheduling.k8s.io/v1beta1
+metadata: {name: pg, namespace: ml}
+spec: {schedulingPolicy: {gang: {minCount: 8}}}
+---
+kind: PodGroup
+metadata: {name: basic, namespace: ml}
+spec: {schedulingPolicy: {basic: {}}}
+---
+kind: Job
+apiVersion: batch/v1
+metadata: {name: job, namespace: ml}
+spec: {parallelism: 6, completions: 4, completionMode: Indexed}
+---
+kind: Job
+metadata: {name: one}
+spec: {}
+---
+kind: JobSet
+apiVersion: jobset.x-k8s.io/v1alpha2
+metadata: {name: js, namespace: ml}
+spec:
+  replicatedJobs:
+    - name: driver
+      template: {spec: {parallelism: 1}}
+    - name: workers
+      replicas: 3
+      template: {spec: {parallelism: 4, completions: 4}}
+)");
+  REQUIRE(contents.ok());
+  gte::cluster::GroupOwnerSizes sizes;
+  for (const auto& owner : contents->groupOwners)
+    sizes.put(owner);
+  using gte::GroupOwnerKind;
+  CHECK(sizes.groupSize(GroupOwnerKind::kPodGroup, "ml", "pg") == 8);
+  CHECK_FALSE(sizes.groupSize(GroupOwnerKind::kPodGroup, "ml", "basic").has_value());
+  CHECK(sizes.groupSize(GroupOwnerKind::kJob, "ml", "job") == 4);            // min(6, 4)
+  CHECK(sizes.groupSize(GroupOwnerKind::kJob, "default", "one") == 1);       // parallelism 1
+  CHECK(sizes.groupSize(GroupOwnerKind::kJobSet, "ml", "js") == 1 + 3 * 4);  // 13
+  CHECK_FALSE(sizes.groupSize(GroupOwnerKind::kJob, "ml", "pg").has_value());
+
+  auto bad =
+      parseClusterDocument(R"({"kind":"Job","metadata":{"name":"j"},"spec":{"parallelism":-2}})");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message == "item 0 (Job): spec.parallelism: must not be negative");
+  auto unnamed = parseClusterDocument(R"({"kind":"PodGroup","spec":{}})");
+  REQUIRE_FALSE(unnamed.ok());
+  CHECK(unnamed.error().message == "item 0 (PodGroup): metadata.name is missing");
+  auto other = parseClusterDocument(R"({"kind":"Deployment","metadata":{"name":"d"}})");
+  REQUIRE_FALSE(other.ok());
+  CHECK(other.error().message ==
+        "item 0: kind \"Deployment\" is not Node, Pod, PodGroup, Job or JobSet");
+}

@@ -41,6 +41,9 @@ type nodeSpec struct {
 	extra map[string]int64
 	// mutate edits the finished label set, to make malformed nodes.
 	mutate func(labels map[string]string)
+	// noDevicePlugin: no nvidia.com/gpu in capacity or allocatable (a node whose GPUs a DRA driver
+	// publishes, dra_test.go).
+	noDevicePlugin bool
 }
 
 // build returns the Node object, status included, for the scenario.
@@ -68,7 +71,12 @@ func (n nodeSpec) build(scenario string) (*corev1.Node, error) {
 	if gpus == 0 {
 		gpus = int64(m.N)
 	}
-	return cluster.FakeGPUNode(name, labels, gpus, n.extra), nil
+	node := cluster.FakeGPUNode(name, labels, gpus, n.extra)
+	if n.noDevicePlugin {
+		delete(node.Status.Capacity, "nvidia.com/gpu")
+		delete(node.Status.Allocatable, "nvidia.com/gpu")
+	}
+	return node, nil
 }
 
 // key returns the full label key for a labels-v1 key.

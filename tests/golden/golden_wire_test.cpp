@@ -1,16 +1,20 @@
 // Golden wire tests: request bodies as kube-scheduler (or a user of explain) sends them, and the
 // exact bytes the extender must answer, for every verb in both cache modes and every refusal of
 // the error table (service/error_reply.h). A case is tests/golden/cases/<verb>-<mode>-*.
-// request.json + .response.json, <verb> one of filter, prioritize, bind, preempt, explain, and
-// <mode>:
+// request.json + .response.json, <verb> one of filter, prioritize, bind, preempt, explain, whatif,
+// nodes (a GET: its request file holds the query string, empty for none), and <mode>:
 //   nodes     no cluster: full Node objects in the request (kube-scheduler's nodeCacheCapable:
 //             false, the binary with no cluster flag);
 //   names     nodeCacheCapable: the cluster in tests/golden/cluster.yaml, full Node objects refused
 //             (the binary with --cluster-file);
-//   unsynced  a cluster cache whose first full list is not in yet.
-// Each case goes through the Router, as the binary serves it, with at most kMaxNodes nodes per
-// request (--max-nodes-per-request). The response file holds "<status> <body>". After a
-// deliberate change of the wire output, regenerate with GTE_UPDATE_GOLDEN=1 and review the diff.
+//   unsynced  a cluster cache whose first full list is not in yet;
+//   groups    pod groups: the cluster in tests/golden/groups-cluster.yaml (NVLink cliques).
+// A case may come with <name>.before: lines "<verb> <case>" whose requests are sent first on the
+// same cluster (a group's first member, a bind), so that a case shows how a later member or another
+// pod is answered. Each case goes through the Router, as the binary serves it, with at most
+// kMaxNodes nodes per request (--max-nodes-per-request). The response file holds
+// "<status> <body>". After a deliberate change of the wire output, regenerate with
+// GTE_UPDATE_GOLDEN=1 and review the diff.
 #include <catch2/catch_test_macros.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -73,9 +77,9 @@ std::unique_ptr<gte::ClusterBackend> clusterFor(const std::string& mode,
                                                 const gte::PolicyConstSharedPtr& policy) {
   if (mode == "nodes") return nullptr;
   if (mode == "unsynced") return std::make_unique<UnsyncedCache>(policy);
-  REQUIRE(mode == "names");
-  auto loaded =
-      gte::cluster::StaticClusterBackend::fromFile((kDir / "cluster.yaml").string(), policy);
+  REQUIRE((mode == "names" || mode == "groups"));
+  const char* file = mode == "groups" ? "groups-cluster.yaml" : "cluster.yaml";
+  auto loaded = gte::cluster::StaticClusterBackend::fromFile((kDir / file).string(), policy);
   REQUIRE(loaded.ok());
   return std::move(*loaded);
 }
@@ -102,8 +106,28 @@ TEST_CASE("Golden request/response pairs, byte for byte") {
     options.maxNodesPerRequest = kMaxNodes;
     options.namesOnly = cluster != nullptr;
     const gte::server::Router router("/scheduler", service, nullptr, "{}", options);
+    const fs::path before = kDir / "cases" / (name + ".before");
+    if (fs::exists(before)) {
+      std::istringstream steps(readFile(before));
+      std::string step;
+      while (std::getline(steps, step)) {
+        if (step.empty() || step[0] == '#') continue;
+        const std::string stepVerb = step.substr(0, step.find(' '));
+        const std::string stepCase = step.substr(step.find(' ') + 1);
+        CAPTURE(step);
+        std::optional<gte::Reply> stepReply;
+        router.dispatch("POST", "/scheduler/" + stepVerb,
+                        readFile(kDir / "cases" / (stepCase + ".request.json")),
+                        [&stepReply](gte::Reply r) { stepReply = std::move(r); });
+        REQUIRE(stepReply.has_value());
+        REQUIRE(stepReply->status == 200);
+      }
+    }
     std::optional<gte::Reply> reply;
-    router.dispatch("POST", "/scheduler/" + verb, readFile(entry.path()),
+    const bool get = verb == "nodes";
+    const std::string request = readFile(entry.path());
+    router.dispatch(get ? "GET" : "POST", "/scheduler/" + verb + (get ? request : ""),
+                    get ? std::string() : request,
                     [&reply](gte::Reply r) { reply = std::move(r); });
     REQUIRE(reply.has_value());  // no case waits on an API server: bind answers inline
     const fs::path expectedPath = kDir / "cases" / (name + ".response.json");
@@ -114,5 +138,5 @@ TEST_CASE("Golden request/response pairs, byte for byte") {
     CHECK(actual == readFile(expectedPath));
     ++cases;
   }
-  CHECK(cases >= 30);
+  CHECK(cases >= 45);
 }

@@ -111,4 +111,88 @@ TEST_CASE("metrics: snapshot build durations land in their buckets") {
   CHECK(has(text, "gpu_topology_extender_snapshot_build_duration_seconds_count 2"));
 }
 
+TEST_CASE("metrics: fragmentation series follow the pools, and go with them") {
+  Metrics m;
+  PoolFragmentation a;
+  a.pool = "a100";
+  a.hostable = {8, 4, 2, 1};
+  a.packed = {8, 4, 2, 1};
+  a.nvlinkSets = {8, 4, 2, 1};
+  a.stranded = {0, 0, 0, 3};
+  a.strandedMigSlices = 1;
+  a.expectedUnusableGpus = 1.5;
+  a.freeGpus = 8;
+  PoolFragmentation b = a;
+  b.pool = "h100";
+  m.setFragmentation({a, b});
+  std::string text = m.serialize();
+  CHECK(has(text, R"(gpu_topology_extender_fragmentation_hostable_pods{k="8",pool="a100"} 1)"));
+  CHECK(has(text, R"(gpu_topology_extender_fragmentation_stranded_gpus{k="8",pool="h100"} 3)"));
+  CHECK(has(text, R"(gpu_topology_extender_fragmentation_expected_gpus{pool="a100"} 1.5)"));
+  CHECK(has(text, R"(gpu_topology_extender_fragmentation_stranded_mig_slices{pool="a100"} 1)"));
+  // k = 1 has no NVLink-set or stranded series: a single GPU is never stranded.
+  CHECK_FALSE(has(text, R"(gpu_topology_extender_fragmentation_stranded_gpus{k="1")"));
+  // h100 leaves: its series go; a100's stay.
+  m.setFragmentation({a});
+  text = m.serialize();
+  CHECK_FALSE(has(text, R"(pool="h100")"));
+  CHECK(has(text, R"(gpu_topology_extender_fragmentation_free_gpus{pool="a100"} 8)"));
+}
+
+TEST_CASE("metrics: placement regret and pending pods use their fixed label sets") {
+  Metrics m;
+  m.observePlacementRegret(3, 0.2);  // sizes other than 2, 4, 8 are "other"
+  m.countPlacementBelowBestClass(8, PlacementReason::kSchedulerOverride);
+  m.setPendingGpuPods({0, 0, 0, 5, 1});
+  const std::string text = m.serialize();
+  CHECK(has(text, R"(gpu_topology_extender_placement_regret_ratio_count{k="other"} 1)"));
+  CHECK(has(text, R"(gpu_topology_extender_placement_regret_ratio_bucket{k="other",le="0.25"} 1)"));
+  CHECK(has(
+      text,
+      R"(gpu_topology_extender_placement_below_best_class_total{k="8",reason="scheduler_override"} 1)"));
+  CHECK(has(text, R"(gpu_topology_extender_cache_pending_gpu_pods{k="8"} 5)"));
+  CHECK(has(text, R"(gpu_topology_extender_cache_pending_gpu_pods{k="other"} 1)"));
+}
+
+}  // namespace gte::metrics
+
+namespace gte::metrics {
+
+TEST_CASE("metrics: pod-group decisions, holds and placements") {
+  Metrics m;
+  // Before any group: the fixed series at zero, the policy's levels registered.
+  m.setGroupLevels({"nvidia.com/gpu.clique"});
+  std::string text = m.serialize();
+  CHECK(has(text, R"(gpu_topology_extender_group_decisions_total{outcome="planned"} 0)"));
+  CHECK(has(text, R"(gpu_topology_extender_group_holds_released_total{reason="expired"} 0)"));
+  CHECK(has(text, R"(gpu_topology_extender_group_holds{kind="slots"} 0)"));
+  CHECK(has(
+      text,
+      R"(gpu_topology_extender_groups_placed_total{level="nvidia.com/gpu.clique",placement="split"} 0)"));
+  m.countGroupDecision(GroupOutcome::kPlanned);
+  m.countGroupDecision(GroupOutcome::kNoRoom);
+  m.countGroupDecision(GroupOutcome::kNoRoom);
+  m.countHoldsReleased("claimed", 3);
+  m.countHoldsReleased("expired", 1);
+  m.countHoldsReleased("no-such-reason", 5);  // not one of the fixed reasons: not counted
+  m.countGroupPlaced("nvidia.com/gpu.clique", true);
+  m.countGroupPlaced("network.topology.nvidia.com/block", false);  // a level added by a reload
+  m.setGroupHolds(6, 2);
+  m.observeGroupFirstToLast(4.0);
+  text = m.serialize();
+  CHECK(has(text, R"(gpu_topology_extender_group_decisions_total{outcome="no_room"} 2)"));
+  CHECK(has(text, R"(gpu_topology_extender_group_holds_released_total{reason="claimed"} 3)"));
+  CHECK(has(text, R"(gpu_topology_extender_group_holds_released_total{reason="expired"} 1)"));
+  CHECK(has(
+      text,
+      R"(gpu_topology_extender_groups_placed_total{level="nvidia.com/gpu.clique",placement="whole"} 1)"));
+  CHECK(has(
+      text,
+      R"(gpu_topology_extender_groups_placed_total{level="network.topology.nvidia.com/block",placement="split"} 1)"));
+  CHECK(has(text, R"(gpu_topology_extender_group_holds{kind="groups"} 2)"));
+  // 4 s falls in the 5 s bucket, not the 2.5 s one.
+  CHECK(has(text, R"(gpu_topology_extender_group_first_to_last_bound_seconds_bucket{le="2.5"} 0)"));
+  CHECK(has(text, R"(gpu_topology_extender_group_first_to_last_bound_seconds_bucket{le="5"} 1)"));
+}
+
 }  // namespace gte::metrics

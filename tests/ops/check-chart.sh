@@ -50,6 +50,25 @@ grep -q -- '--disable-explain' "$work/all-on.yaml" || fail "all-on render lacks 
 if grep -q -- '--disable-explain' "$work/default.yaml"; then
   fail "default render must serve explain"
 fi
+# The same for whatif and nodes; the what-if's bounds reach the flags.
+for flag in --disable-whatif --disable-nodes --whatif-max-pods=50 --whatif-deadline=500ms; do
+  grep -q -- "- $flag\$" "$work/all-on.yaml" || fail "all-on render lacks $flag"
+done
+for flag in --disable-whatif --disable-nodes; do
+  if grep -q -- "$flag" "$work/default.yaml"; then fail "default render must not pass $flag"; fi
+done
+grep -q -- '- --whatif-max-pods=1000$' "$work/default.yaml" || fail "default render lacks --whatif-max-pods=1000"
+# The fragmentation gauges group nodes by the GPU model unless a pool label is given.
+grep -q -- '--health-pool-label=cloud.google.com/gke-nodepool' "$work/all-on.yaml" ||
+  fail "all-on render lacks --health-pool-label"
+if grep -q -- '--health-pool-label' "$work/default.yaml"; then
+  fail "default render must group by GPU model (no --health-pool-label)"
+fi
+# The topology-health alerts render by default and can be switched off by their thresholds.
+if "$helm_bin" template gte "$chart" -f "$ops_dir/values-all-on.yaml" --set metrics.alerts.regretRatio=0 \
+  --set metrics.alerts.pendingEightGpuPods=0 | grep -Eq 'GpuTopologyExtender(PlacementRegret|NoFreeNvlink8Set)'; then
+  fail "regretRatio=0 and pendingEightGpuPods=0 still render the topology-health alerts"
+fi
 # Client certificates: the extender requires them, the scheduler presents them, probes use the
 # plain metrics port; without a metrics port the chart refuses (kubelet has no certificate).
 grep -q -- '--tls-client-ca=' "$work/all-on.yaml" || fail "all-on render lacks --tls-client-ca"
@@ -59,13 +78,15 @@ if "$helm_bin" template gte "$chart" -f "$ops_dir/values-all-on.yaml" --set exte
   >/dev/null 2>&1; then
   fail "tls.clientAuth without a metrics port rendered (kubelet probes would fail)"
 fi
-# Graceful shutdown: preStop sleep, then --shutdown-grace, both inside the grace period.
+# Graceful shutdown: preStop sleep, then --drain-period, then --shutdown-grace, all inside the
+# termination grace period.
+grep -q -- '--drain-period=5s' "$work/default.yaml" || fail "default render lacks --drain-period"
 grep -q -- '--shutdown-grace=20s' "$work/default.yaml" || fail "default render lacks --shutdown-grace"
-grep -q 'terminationGracePeriodSeconds: 30' "$work/default.yaml" ||
-  fail "default terminationGracePeriodSeconds is not preStop 5 + grace 20 + 5"
+grep -q 'terminationGracePeriodSeconds: 35' "$work/default.yaml" ||
+  fail "default terminationGracePeriodSeconds is not preStop 5 + drain 5 + grace 20 + 5"
 grep -q 'command: \["sleep", "5"\]' "$work/default.yaml" || fail "default render lacks the preStop sleep"
-if "$helm_bin" template gte "$chart" --set terminationGracePeriodSeconds=10 >/dev/null 2>&1; then
-  fail "a termination grace period shorter than preStop + drain rendered"
+if "$helm_bin" template gte "$chart" --set terminationGracePeriodSeconds=30 >/dev/null 2>&1; then
+  fail "a termination grace period not above preStop + drain period + grace rendered"
 fi
 # In-tree packing: the scheduler profile scores NodeResourcesFit MostAllocated over the GPU
 # resource too, unless the user's own pluginConfig configures NodeResourcesFit.
@@ -82,6 +103,15 @@ sched_config --set scheduler.scoringStrategy.type= | grep -q 'name: NodeResource
 # MIG pods reach the extender with the default values: every MIG resource is managed.
 grep -q -- '- name: nvidia.com/mig-3g.40gb' <<<"$default_config" ||
   fail "default managedResources lack the MIG resources"
+# extender.dra: claim-only pods reach the extender (no managedResources), the extender watches the
+# DRA objects (--dra) and may list and watch them; off by default.
+grep -q -- '--dra$' "$work/default.yaml" && fail "default render passes --dra"
+grep -q 'apiGroups: \["resource.k8s.io"\]' "$work/default.yaml" && fail "default ClusterRole grants resource.k8s.io"
+dra=$("$helm_bin" template gte "$chart" --set extender.dra=true) || fail "rendering extender.dra=true"
+grep -q -- '- --dra$' <<<"$dra" || fail "extender.dra=true does not pass --dra"
+grep -q 'managedResources:' <<<"$dra" && fail "extender.dra=true still lists managedResources"
+grep -q 'resources: \["resourceslices", "deviceclasses", "resourceclaims"\]' <<<"$dra" ||
+  fail "extender.dra=true does not grant the DRA objects"
 # Binds kube-scheduler has stopped waiting for are dropped: the deadline follows its httpTimeout.
 grep -q -- '--bind-deadline=2500ms' "$work/default.yaml" ||
   fail "default render lacks --bind-deadline=2500ms (five sixths of httpTimeout 3s)"

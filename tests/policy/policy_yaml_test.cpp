@@ -114,6 +114,24 @@ TEST_CASE("validation errors name the key path", "[policy][yaml]") {
       {"mig: {products: [{name: X, models: [X], profiles: [{name: a, code: \"0\", slices: 1, "
        "starts: [2, 1], maxInstances: 1}]}]}",
        "mig.products[0].profiles[0].starts[1]: starts must be strictly increasing"},
+      {"groups: {holdTtl: 0s}", "groups.holdTtl: must be between 1s and 60m"},
+      {"groups: {holdTtl: 2h}", "groups.holdTtl: must be a duration like 500ms, 60s or 2m"},
+      {"groups: {holdTtl: 61m}", "groups.holdTtl: must be between 1s and 60m"},
+      {"groups: {holdTtl: soon}", "groups.holdTtl: must be a duration"},
+      {"groups: {levels: {}}", "groups.levels: must be a sequence"},
+      {"groups: {levels: [{label: a, mode: required}, {label: b, mode: preferred}, {label: c, "
+       "mode: preferred}, {label: d, mode: preferred}, {label: e, mode: preferred}]}",
+       "groups.levels: must have at most 4 levels"},
+      {"groups: {levels: [{label: 'bad key!', mode: required}]}",
+       "groups.levels[0].label: must be a node-label key"},
+      {"groups: {levels: [{label: rack, mode: strict}]}",
+       "groups.levels[0].mode: must be required, preferred or ignore"},
+      {"groups: {levels: [{mode: required}]}", "groups.levels[0].label: is required"},
+      {"groups: {levels: [{label: rack, mode: required}, {label: rack, mode: preferred}]}",
+       "groups.levels[1].label: duplicates levels[0]"},
+      {"groups: {levels: [{label: rack, mode: required, weight: 3}]}",
+       "groups.levels[0].weight: unknown key"},
+      {"groups: {ttl: 5s}", "groups.ttl: unknown key"},
       {"weights: [", "YAML syntax error at line"},
       {"- 1\n- 2", "policy: must be a mapping"},
   };
@@ -124,6 +142,33 @@ TEST_CASE("validation errors name the key path", "[policy][yaml]") {
     CHECK(parsed.error().code == ErrorCode::kInvalidArgument);
     CHECK_THAT(parsed.error().message, ContainsSubstring(c.message));
   }
+}
+
+TEST_CASE("the groups section sets the hold time and replaces the levels", "[policy][yaml]") {
+  const Result<Policy> parsed = parsePolicyYaml(R"(
+groups:
+  holdTtl: 90s
+  levels:
+    - {label: cloud.example.com/rack, mode: required}
+    - {label: cloud.example.com/block, mode: ignore}
+)");
+  REQUIRE(parsed.ok());
+  CHECK(parsed->groups.holdTtlMillis == 90'000);
+  REQUIRE(parsed->groups.levels.size() == 2);
+  CHECK(parsed->groups.levels[0] ==
+        GroupLevel{"cloud.example.com/rack", GroupLevelMode::kRequired});
+  CHECK(parsed->groups.levels[1].mode == GroupLevelMode::kIgnored);
+  CHECK(policyHash(*parsed) != policyHash(defaultPolicy()));
+  // No levels at all: groups are placed by per-node GPU sets alone.
+  const Result<Policy> none = parsePolicyYaml("groups: {holdTtl: 1500ms, levels: []}");
+  REQUIRE(none.ok());
+  CHECK(none->groups.holdTtlMillis == 1500);
+  CHECK(none->groups.levels.empty());
+  // 2m = 120,000 ms.
+  const Result<Policy> minutes = parsePolicyYaml("groups: {holdTtl: 2m}");
+  REQUIRE(minutes.ok());
+  CHECK(minutes->groups.holdTtlMillis == 120'000);
+  CHECK(minutes->groups.levels == defaultPolicy().groups.levels);
 }
 
 TEST_CASE("the policy hash is stable and content-based", "[policy][hash]") {

@@ -37,8 +37,11 @@ ExtenderProcess::ExtenderProcess(std::vector<std::string> extraArgs) {
   char tmpl[] = "/tmp/gte-extender-log-XXXXXX";
   const int logFd = ::mkstemp(tmpl);
   logPath_ = tmpl;
-  std::vector<std::string> args = {extenderBinary(), "serve", "--listen",
-                                   "127.0.0.1:" + std::to_string(port_)};
+  // No drain period unless a test asks for one: the destructor's SIGTERM ends a test, not a
+  // rollout, and would otherwise wait the default 5 s.
+  std::vector<std::string> args = {extenderBinary(), "serve",
+                                   "--listen",       "127.0.0.1:" + std::to_string(port_),
+                                   "--drain-period", "0s"};
   args.insert(args.end(), extraArgs.begin(), extraArgs.end());
   pid_ = ::fork();
   if (pid_ == 0) {

@@ -11,7 +11,8 @@ namespace gte::testing {
 
 class ExtenderProcess {
  public:
-  // `extraArgs` follow `serve --listen 127.0.0.1:<port>`. Waits until /readyz answers (or ~10 s).
+  // `extraArgs` follow `serve --listen 127.0.0.1:<port> --drain-period 0s` (a later flag wins).
+  // Waits until /healthz answers (or ~15 s).
   explicit ExtenderProcess(std::vector<std::string> extraArgs);
   ~ExtenderProcess();
   ExtenderProcess(const ExtenderProcess&) = delete;

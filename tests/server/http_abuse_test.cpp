@@ -286,8 +286,10 @@ TEST_CASE("/healthz, /readyz and /metrics answer while decisions are queued") {
   CHECK_FALSE(second.readable());  // the probes did not wait for the decisions
 }
 
-TEST_CASE("SIGTERM fails /readyz, stops accepting and answers the requests in flight") {
-  ExtenderProcess ext({"--shutdown-grace", "10s"});
+// With a drain period (the default): http_drain_test.cpp.
+TEST_CASE(
+    "Without a drain period SIGTERM fails /readyz, stops accepting, answers what is in flight") {
+  ExtenderProcess ext({"--drain-period", "0s", "--shutdown-grace", "10s"});
   REQUIRE(ext.running());
   const std::string body = fullNodeArgs(1);
   HttpConnection decision(ext.port());

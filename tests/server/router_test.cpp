@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "metrics/metrics.h"
 #include "policy/default_policy.h"
@@ -235,22 +236,107 @@ TEST_CASE("router: explain goes to the decision pool, under the prefix and at /e
                  R"(gpu_topology_extender_http_requests_total{code="200",verb="other"} 1)"));
 }
 
-TEST_CASE("router: explain switched off, or on the probe port, is an unknown path") {
+TEST_CASE(
+    "router: explain, whatif and nodes switched off, or on the probe port, are unknown paths") {
   metrics::Metrics metrics;
   auto policy = std::make_shared<const Policy>(defaultPolicy());
   ExtenderService service{[policy] { return policy; }, nullptr, &metrics};
   RouterOptions off;
   off.explain = false;
+  off.whatif = false;
+  off.nodes = false;
   RouterOptions probe;
   probe.serveVerbs = false;
   for (const RouterOptions& options : {off, probe}) {
     Router router("/scheduler", service, &metrics, "{}", options);
-    CHECK_FALSE(router.acceptsBody("GET", "/explain?pod=ml/p"));
-    CHECK_FALSE(router.acceptsBody("POST", "/scheduler/explain"));
-    Reply reply;
-    router.dispatch("GET", "/explain?pod=ml/p", {}, [&](Reply r) { reply = std::move(r); });
-    CHECK(reply.status == 404);
+    for (const auto& [method, path] :
+         {std::pair{"GET", "/explain?pod=ml/p"}, std::pair{"POST", "/scheduler/explain"},
+          std::pair{"POST", "/scheduler/whatif"}, std::pair{"POST", "/whatif"},
+          std::pair{"GET", "/scheduler/nodes"}, std::pair{"GET", "/nodes"}}) {
+      CAPTURE(path);
+      CHECK_FALSE(router.acceptsBody(method, path));
+      Reply reply;
+      router.dispatch(method, path, "{}", [&](Reply r) { reply = std::move(r); });
+      CHECK(reply.status == 404);
+    }
   }
+  // Each switch turns off its own endpoint only.
+  RouterOptions whatifOff;
+  whatifOff.whatif = false;
+  const Router router("/scheduler", service, &metrics, "{}", whatifOff);
+  CHECK_FALSE(router.acceptsBody("POST", "/whatif"));
+  CHECK(router.acceptsBody("GET", "/nodes"));
+  CHECK(router.acceptsBody("GET", "/explain?pod=ml/p"));
+}
+
+}  // namespace gte::server
+
+namespace gte::server {
+
+TEST_CASE("router: whatif and nodes, under the prefix and at the root, with their methods") {
+  Fixture f;
+  // Both may take a while (a what-if up to its deadline): they go to the decision pool, with their
+  // own method only.
+  for (const auto& [method, path, pooled] :
+       {std::tuple{"POST", "/scheduler/whatif", true}, std::tuple{"POST", "/whatif", true},
+        std::tuple{"GET", "/scheduler/nodes?node=n1", true}, std::tuple{"GET", "/nodes", true},
+        std::tuple{"GET", "/whatif", false}, std::tuple{"POST", "/nodes", false}}) {
+    CAPTURE(method, path);
+    CHECK(f.router.acceptsBody(method, path) == pooled);
+  }
+  // Without a cluster cache both are configuration errors (400), per the error table.
+  for (const char* path : {"/scheduler/whatif", "/whatif"}) {
+    const Reply reply = f.call("POST", path, R"({"pod":{},"count":1})");
+    CHECK(reply.status == 400);
+    CHECK(contains(reply.body, "a what-if needs a cluster cache"));
+  }
+  for (const char* path : {"/scheduler/nodes", "/nodes"}) {
+    const Reply reply = f.call("GET", path);
+    CHECK(reply.status == 400);
+    CHECK(contains(reply.body, "the node listing needs a cluster cache"));
+  }
+  // The other method: 405 with the one that works.
+  for (const auto& [method, path, allow] :
+       {std::tuple{"GET", "/scheduler/whatif", "POST"}, std::tuple{"POST", "/nodes", "GET"}}) {
+    const Reply wrong = f.call(method, path);
+    CHECK(wrong.status == 405);
+    CHECK(header(wrong, "Allow") == allow);
+  }
+  CHECK(contains(f.metrics.serialize(),
+                 R"(gpu_topology_extender_http_requests_total{code="400",verb="other"} 4)"));
+}
+
+TEST_CASE("router: ?format=table answers the operator table; bad views are refused first") {
+  Fixture f;
+  const Reply table = f.call("POST", "/scheduler/explain?format=table", kFilterBody);
+  CHECK(table.status == 200);
+  CHECK(table.contentType == "text/plain; charset=utf-8");
+  CHECK(table.body == "pod ml/p: binpack\nNODE  VERDICT  SCORE  WIRE  GPUS  LINK  NUMA  REASON\n");
+  CHECK(f.call("POST", "/scheduler/explain?format=json", kFilterBody).body.starts_with("{"));
+  const Reply badFormat = f.call("POST", "/scheduler/explain?format=yaml", kFilterBody);
+  CHECK(badFormat.status == 400);
+  CHECK(contains(badFormat.body, R"(format: one of json, table; got \"yaml\")"));
+  CHECK(f.call("GET", "/explain?pod=ml/p&format=table&top=0").status == 400);
+  CHECK(f.call("GET", "/explain?pod=ml/p&format=table&top=x").status == 400);
+  // The view is checked before the what-if runs (here it could not run at all: no cluster).
+  CHECK(contains(f.call("POST", "/whatif?format=html", "{}").body, "format: one of json"));
+  // An error stays JSON whatever the format asked.
+  const Reply error = f.call("GET", "/nodes?format=table");
+  CHECK(error.status == 400);
+  CHECK(error.contentType == "application/json");
+}
+
+TEST_CASE("router: the node listing's limit is bounded by --max-nodes-per-request") {
+  RouterOptions options;
+  options.maxNodesPerRequest = 3;
+  Fixture f("/scheduler", options);
+  const Reply over = f.call("GET", "/nodes?limit=4");
+  CHECK(over.status == 413);
+  CHECK(contains(over.body, "limit: 4 nodes exceed --max-nodes-per-request (3)"));
+  CHECK(f.call("GET", "/nodes?limit=0").status == 400);
+  CHECK(f.call("GET", "/nodes?limit=two").status == 400);
+  // Within the limit the listing itself answers (no cluster here: 400 from the service).
+  CHECK(contains(f.call("GET", "/nodes?limit=3").body, "needs a cluster cache"));
 }
 
 }  // namespace gte::server

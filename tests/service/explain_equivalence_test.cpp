@@ -211,7 +211,8 @@ TEST_CASE("Explain agrees with filter and prioritize in both cache modes on real
   auto policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
   const std::vector<NodeInfo> nodes = captureNodes();
   gte::ExtenderService fullNodes([policy] { return policy; }, nullptr, nullptr);
-  gte::cluster::StaticClusterBackend cluster(gte::cluster::ClusterFileContents{nodes, {}}, policy);
+  gte::cluster::StaticClusterBackend cluster(gte::cluster::ClusterFileContents{nodes, {}, {}},
+                                             policy);
   gte::ExtenderService names([policy] { return policy; }, &cluster, nullptr);
 
   Tally tally;
@@ -245,7 +246,8 @@ TEST_CASE("Explain's wire scores are prioritize's over the nodes filter kept, no
       gte::testing::makeGfdNode("hidden-b", 8, "NVIDIA-A100-SXM4-40GB"),
   };
   gte::ExtenderService fullNodes([policy] { return policy; }, nullptr, nullptr);
-  gte::cluster::StaticClusterBackend cluster(gte::cluster::ClusterFileContents{nodes, {}}, policy);
+  gte::cluster::StaticClusterBackend cluster(gte::cluster::ClusterFileContents{nodes, {}, {}},
+                                             policy);
   gte::ExtenderService names([policy] { return policy; }, &cluster, nullptr);
   const PodInfo pod =
       gte::testing::makeGpuPod("pair-nvlink", 2, {{"gputopo.dev/min-link", "nvlink"}});

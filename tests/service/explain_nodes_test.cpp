@@ -39,8 +39,8 @@ struct Fixture {
         {gte::testing::makeGpuPod("pair", 2, {{"gputopo.dev/min-link", "nvlink"}}), std::nullopt},
         {gte::testing::makeMigPod("mig", {{"3g.40gb", 1}}), std::nullopt}};
   }
-  gte::cluster::StaticClusterBackend cluster{gte::cluster::ClusterFileContents{nodes, filePods()},
-                                             policy};
+  gte::cluster::StaticClusterBackend cluster{
+      gte::cluster::ClusterFileContents{nodes, filePods(), {}}, policy};
   gte::ExtenderService service{[p = policy] { return p; }, &cluster, nullptr};
 };
 

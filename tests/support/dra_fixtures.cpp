@@ -32,22 +32,7 @@ dra::ResourceSliceConstSharedPtr draSlice(const std::string& file) {
 }
 
 std::vector<dra::DeviceClassConstSharedPtr> draClasses(const std::string& file) {
-  const std::string text = draFixtureText(file);
-  json::JsonReader reader(text);
-  std::vector<dra::DeviceClassConstSharedPtr> out;
-  std::string key;
-  if (!reader.beginObject()) throw std::runtime_error(file + ": not an object");
-  while (reader.nextKey(key)) {
-    if (key != "items") {
-      reader.skipValue();
-      continue;
-    }
-    reader.beginArray();
-    while (reader.nextElement())
-      out.push_back(orThrow(dra::readDeviceClass(reader), file));
-  }
-  if (!reader.finish()) throw std::runtime_error(file + ": " + reader.error());
-  return out;
+  return orThrow(dra::parseDeviceClassListJson(draFixtureText(file)), file);
 }
 
 dra::ResourceClaimConstSharedPtr draClaim(const std::string& file) {

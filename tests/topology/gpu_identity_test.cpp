@@ -52,6 +52,10 @@ TEST_CASE("GPU UUIDs: NVML's spelling and the 32-digit token", "[topology][ident
   CHECK(gpuUuidToken(*nvml) == "8c5f4d9e1b2a4c3d9e8f0a1b2c3d4e5f");
   CHECK(parseGpuUuid("8c5f4d9e1b2a4c3d9e8f0a1b2c3d4e5f") == nvml);
   CHECK(parseGpuUuid("GPU-8C5F4D9E-1B2A-4C3D-9E8F-0A1B2C3D4E5F") == nvml);
+  // The labels-v1 token: lowercase, no prefix, no dashes.
+  CHECK(parseGpuUuidToken("8c5f4d9e1b2a4c3d9e8f0a1b2c3d4e5f") == nvml);
+  CHECK_FALSE(parseGpuUuidToken("8C5F4D9E1B2A4C3D9E8F0A1B2C3D4E5F").has_value());
+  CHECK_FALSE(parseGpuUuidToken("GPU-8c5f4d9e1b2a4c3d9e8f0a1b2c3d4e").has_value());
   for (const char* bad : {"", "GPU-", "GPU-dgx1v-3", "MIG-8c5f4d9e-1b2a-4c3d-9e8f-0a1b2c3d4e5f",
                           "GPU-8c5f4d9e-1b2a-4c3d-9e8f-0a1b2c3d4e5", "GPU-8c5f4d9e--1b2a-4c3d-9e8f",
                           "-8c5f4d9e1b2a4c3d9e8f0a1b2c3d4e5f", "8c5f4d9e1b2a4c3d9e8f0a1b2c3d4e5f-",

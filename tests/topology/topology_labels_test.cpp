@@ -336,7 +336,7 @@ TEST_CASE("malformed bus and uuid keys are errors naming the key", "[topology][l
              ContainsSubstring("token '000004200' for GPU 3"));
   // Two GPUs at one address: one of them is not what the key says.
   CHECK_THAT(readWith("bus", bus4.substr(0, 27) + "000001000").error().message,
-             ContainsSubstring("gputopo.dev/bus: GPU 3 repeats PCI address 0000:01:00.0"));
+             ContainsSubstring("gputopo.dev/bus: GPU 3 repeats PCI address 000001000"));
   const std::string uuid = testing::makeDgxH100(testing::FixtureState().withIdentities())
                                .labels.at("gputopo.dev/uuid0")
                                .substr(0, 32);

@@ -204,13 +204,13 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/component: agent
 {{- end }}
 
-{{/* Time between SIGTERM's predecessor (preStop) and SIGKILL: the preStop sleep, the drain, and 5 s
-to spare. An explicit value smaller than the first two is an error. */}}
+{{/* Time between SIGTERM's predecessor (preStop) and SIGKILL: the preStop sleep, the drain period,
+the shutdown grace, and 5 s to spare. An explicit value not above the first three is an error. */}}
 {{- define "gte.terminationGracePeriodSeconds" -}}
-{{- $needed := add (int64 .Values.lifecycle.preStopSleepSeconds) (int64 .Values.extender.shutdownGraceSeconds) }}
+{{- $needed := add (int64 .Values.lifecycle.preStopSleepSeconds) (int64 .Values.extender.drainPeriodSeconds) (int64 .Values.extender.shutdownGraceSeconds) }}
 {{- if .Values.terminationGracePeriodSeconds }}
 {{- if lt (int64 .Values.terminationGracePeriodSeconds) (int64 (add $needed 1)) }}
-{{- fail (printf "terminationGracePeriodSeconds must exceed lifecycle.preStopSleepSeconds + extender.shutdownGraceSeconds (%d)" $needed) }}
+{{- fail (printf "terminationGracePeriodSeconds must exceed lifecycle.preStopSleepSeconds + extender.drainPeriodSeconds + extender.shutdownGraceSeconds (%d)" $needed) }}
 {{- end }}
 {{- .Values.terminationGracePeriodSeconds | int64 }}
 {{- else }}

@@ -10,20 +10,11 @@
 #      E2E_REBUILD=1 ignore the cache stamp
 set -euo pipefail
 
-e2e_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-repo_root=$(cd "$e2e_dir/../.." && pwd)
-bin_dir=${E2E_BIN_DIR:-$repo_root/build/e2e-bin}
-command -v go >/dev/null || export PATH="/usr/local/go/bin:$PATH"
-cd "$e2e_dir"
-# -buildvcs=false: the binaries need no VCS stamp, and stamping fails where git is missing.
-export GOFLAGS="-mod=mod -buildvcs=false" CGO_ENABLED=0
-
-version=$(go list -m -f '{{.Version}}' k8s.io/kubernetes)
-stamp=$( {
-  go list -m -f '{{.Path}} {{.Version}}{{with .Replace}} => {{.Path}} {{.Version}}{{end}}' all
-  cat cmd/etcd/*.go
-  go version
-} | sha256sum | cut -d' ' -f1)
+# shellcheck source=k8s-release.sh
+source "$(dirname "${BASH_SOURCE[0]}")/k8s-release.sh"
+enter_e2e_module
+version=$(k8s_version)
+stamp=$(build_stamp cat cmd/etcd/*.go)
 
 if [[ ${E2E_REBUILD:-0} != 1 && -f $bin_dir/.stamp && $(cat "$bin_dir/.stamp") == "$stamp" ]] &&
   [[ -x $bin_dir/kube-apiserver && -x $bin_dir/kube-scheduler && -x $bin_dir/etcd ]]; then
@@ -32,10 +23,7 @@ if [[ ${E2E_REBUILD:-0} != 1 && -f $bin_dir/.stamp && $(cat "$bin_dir/.stamp") =
 fi
 
 # Version stamping so the binaries report the pinned release instead of v0.0.0-master.
-minor=${version#v1.}
-minor=${minor%%.*}
-pkg=k8s.io/component-base/version
-ldflags="-s -w -X $pkg.gitVersion=$version -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
+ldflags=$(version_ldflags "$version")
 
 echo "control plane $version: building into $bin_dir (first build takes a while)"
 mkdir -p "$bin_dir"

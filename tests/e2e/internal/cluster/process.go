@@ -28,17 +28,27 @@ type Process struct {
 	cmd     *exec.Cmd
 	done    chan struct{}
 	err     error
+	// StopSignal is what Stop sends first (SIGTERM when zero).
+	StopSignal syscall.Signal
 }
 
 // StartProcess runs bin with args, stdout and stderr both going to <logDir>/<name>.log.
 func StartProcess(name, logDir, bin string, args ...string) (*Process, error) {
+	return StartProcessEnv(name, logDir, bin, nil, args...)
+}
+
+// StartProcessEnv is StartProcess with env ("KEY=value") added to this process's environment.
+func StartProcessEnv(name, logDir, bin string, env []string, args ...string) (*Process, error) {
 	logPath := filepath.Join(logDir, name+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(logFile, "# %s %s\n", bin, strings.Join(args, " "))
+	fmt.Fprintf(logFile, "# %s\n", strings.Join(slices.Concat(env, []string{bin}, args), " "))
 	cmd := exec.Command(bin, args...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -72,8 +82,8 @@ func (p *Process) HasExited() bool {
 // ExitErr describes how the process ended; only meaningful after Exited is closed.
 func (p *Process) ExitErr() error { return p.err }
 
-// Stop sends SIGTERM to the process group, waits up to grace, then sends SIGKILL. It is safe to call
-// more than once and on a process that already exited.
+// Stop sends StopSignal (SIGTERM) to the process group, waits up to grace, then sends SIGKILL. It is
+// safe to call more than once and on a process that already exited.
 func (p *Process) Stop(grace time.Duration) {
 	select {
 	case <-p.done:
@@ -81,7 +91,11 @@ func (p *Process) Stop(grace time.Duration) {
 	default:
 	}
 	pgid := p.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	sig := p.StopSignal
+	if sig == 0 {
+		sig = syscall.SIGTERM
+	}
+	_ = syscall.Kill(-pgid, sig)
 	select {
 	case <-p.done:
 	case <-time.After(grace):

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -78,8 +79,13 @@ profiles:
 	if timeout == 0 {
 		timeout = 10 * time.Second
 	}
-	fmt.Fprintf(&b, "  weight: %d\n  nodeCacheCapable: %t\n  httpTimeout: %s\n  managedResources:\n",
+	fmt.Fprintf(&b, "  weight: %d\n  nodeCacheCapable: %t\n  httpTimeout: %s\n",
 		ext.Weight, ext.NodeCacheCapable, timeout)
+	// None: kube-scheduler calls the extender for every pod (ResourceClaim pods request no
+	// extended resource).
+	if len(ext.ManagedResources) > 0 {
+		b.WriteString("  managedResources:\n")
+	}
 	for _, r := range ext.ManagedResources {
 		fmt.Fprintf(&b, "  - name: %s\n    ignoredByScheduler: false\n", r)
 	}
@@ -96,12 +102,17 @@ func StartScheduler(ctx context.Context, binDir, dir, logDir, config string) (*P
 	if err != nil {
 		return nil, err
 	}
-	p, err := StartProcess("kube-scheduler", logDir, filepath.Join(binDir, "kube-scheduler"),
+	return RunScheduler(ctx, filepath.Join(binDir, "kube-scheduler"), logDir, nil, port,
 		"--config="+cfgPath,
-		"--bind-address=127.0.0.1",
-		"--secure-port="+strconv.Itoa(port),
 		"--v=3", // v=3 logs every scheduling attempt with the pod's name, which failure output greps
 	)
+}
+
+// RunScheduler runs the kube-scheduler binary bin with env and args, serving on 127.0.0.1:port,
+// until /readyz is 200.
+func RunScheduler(ctx context.Context, bin, logDir string, env []string, port int, args ...string) (*Process, error) {
+	p, err := StartProcessEnv("kube-scheduler", logDir, bin, env,
+		append(args, "--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(port))...)
 	if err != nil {
 		return nil, err
 	}
@@ -124,6 +135,9 @@ type ExtenderOptions struct {
 	Binary     string
 	Policy     string
 	Kubeconfig string // empty: no cluster connection, decide from the objects in each request
+	// DRA passes --dra (with Kubeconfig): the extender also watches ResourceSlices, DeviceClasses
+	// and ResourceClaims.
+	DRA bool
 }
 
 // StartExtender runs `<binary> serve --listen 127.0.0.1:<port> --policy <policy> [--kubeconfig f]`
@@ -144,10 +158,16 @@ func StartExtender(ctx context.Context, logDir string, o ExtenderOptions) (*Proc
 	if o.Kubeconfig != "" {
 		args = append(args, "--kubeconfig", o.Kubeconfig)
 	}
+	if o.DRA {
+		args = append(args, "--dra")
+	}
 	p, err := StartProcess("extender", logDir, o.Binary, args...)
 	if err != nil {
 		return nil, "", err
 	}
+	// Teardown, not a rollout: SIGINT skips the drain period that SIGTERM starts (no client has
+	// to move away), and older binaries treat it as SIGTERM.
+	p.StopSignal = syscall.SIGINT
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	client := &http.Client{Timeout: 5 * time.Second}

@@ -1,0 +1,131 @@
+#pragma once
+// The ClusterBackend of a real cluster: list+watch of Nodes and Pods (two Reflectors, each on its
+// own thread) into a ClusterState, bind through the API server, and a housekeeping thread that
+// expires stale reservations.
+//
+//   auto config = kube::loadKubeconfigFile(path);      // --kubeconfig
+//   auto config = kube::inClusterConfig();             // --in-cluster
+//   auto backend = cluster::makeApiServerBackend(*config, policy);
+//   (*backend)->start();
+//   policyListeners.add([b = backend->get()](auto p) { b->setPolicy(p); });
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "base/result.h"
+#include "cluster/apiserver/pod_binder.h"
+#include "cluster/cluster_state.h"
+#include "kube/api_client.h"
+#include "kube/api_transport.h"
+#include "kube/kube_config.h"
+#include "kube/reflector.h"
+#include "service/cluster_backend.h"
+
+namespace gte::cluster {
+
+struct ApiServerBackendOptions {
+  cluster::ClusterStateOptions state;
+  kube::ApiClientOptions client;
+  std::size_t pageSize = 500;
+  std::chrono::seconds minWatchTimeout{300};
+  kube::BackoffOptions backoff;
+  // healthy() is false once a watch has failed continuously this long, or heard nothing this long.
+  std::chrono::milliseconds failureGrace{std::chrono::seconds(60)};
+  std::chrono::milliseconds stuckAfter{std::chrono::minutes(5)};
+  std::chrono::milliseconds housekeepingInterval{std::chrono::seconds(1)};
+  PodBinderOptions bind;
+  // Keep-alive connections to hold open for binds (--api-warm-connections), touched every
+  // warmInterval with that many concurrent GET /version. The API client speaks HTTP/1.1, one
+  // request per connection at a time, and drops connections idle for 30-60 s; without this, a burst
+  // of binds after start-up or after a quiet spell opens a TLS connection per concurrent bind, on
+  // cores the scheduler is saturating. 0: off.
+  std::size_t warmConnections = 0;
+  std::chrono::milliseconds warmInterval{std::chrono::seconds(20)};
+  // --dra: also list+watch resource.k8s.io/v1 ResourceSlices, DeviceClasses and ResourceClaims
+  // (docs/dra.md); the cache is synced only once all five kinds are listed.
+  bool watchDra = false;
+};
+
+// Progress of one list+watch, for metrics: completed full lists (more than one means re-lists) and
+// failed list or watch attempts.
+struct WatchCounts {
+  std::uint64_t lists = 0;
+  std::uint64_t failures = 0;
+  std::uint64_t skipped = 0;  // objects that did not read or were refused (each logged)
+};
+
+// The three DRA watches' counts (all zero when --dra is off).
+struct DraWatchCounts {
+  WatchCounts slices;
+  WatchCounts classes;
+  WatchCounts claims;
+};
+
+class ApiServerBackend final : public ClusterBackend {
+ public:
+  ApiServerBackend(std::shared_ptr<kube::ApiTransport> transport, PolicyConstSharedPtr policy,
+                   ApiServerBackendOptions options = {});
+  ~ApiServerBackend() override;  // stop()
+  ApiServerBackend(const ApiServerBackend&) = delete;
+  ApiServerBackend& operator=(const ApiServerBackend&) = delete;
+
+  // Starts the watches and housekeeping. snapshot() is valid (not synced) before.
+  void start();
+  // Cancels the watches and joins every thread, waiting at most `deadline` per watch thread.
+  void stop(std::chrono::milliseconds deadline = std::chrono::seconds(5));
+
+  ClusterSnapshotConstSharedPtr snapshot() const override { return state_->snapshot(); }
+  bool ready() const override;
+  bool healthy(std::string* why) const override;
+  // bindAsync, waited for: blocks on the API server, so never call it on a cpprest pool thread or
+  // an HTTP handler's (tests and tools only).
+  Status bind(const BindRequest& request) override;
+  std::optional<PodInfo> podByUid(const std::string& uid) const override;
+  // One GET to the API server: the cache keeps only GPU pods bound or being bound, trimmed to
+  // what accounting needs, while explain is asked about pending pods and reads their annotations.
+  // Blocks like bind(): never on a cpprest pool thread.
+  Result<PodInfo> podByName(const std::string& ns, const std::string& name) const override;
+  std::vector<PodInfo> podsOnNode(const std::string& node) const override;
+
+  // The PodBinder's asynchronous bind; after stop() it answers at once with an error.
+  void bindAsync(BindRequest request, BindCaller caller,
+                 std::function<void(BindOutcome)> done) override;
+  // The policy watcher's listener: re-derives every node.
+  void setPolicy(PolicyConstSharedPtr policy) { state_->setPolicy(std::move(policy)); }
+  const cluster::ClusterState& state() const { return *state_; }
+  WatchCounts nodeWatch() const;
+  WatchCounts podWatch() const;
+  DraWatchCounts draWatches() const;
+  bool draEnabled() const noexcept { return !dra_.empty(); }
+  // Binds holding a --bind-concurrency slot (their Binding in flight), and binds waiting for one.
+  std::size_t bindsSending() const { return binder_->inFlight(); }
+  std::size_t bindsWaiting() const { return binder_->waiting(); }
+
+ private:
+  void housekeeping();
+  void warmConnections();
+
+  const ApiServerBackendOptions options_;
+  std::shared_ptr<cluster::ClusterState> state_;
+  std::shared_ptr<kube::ApiTransport> transport_;
+  std::shared_ptr<PodBinder> binder_;
+  std::unique_ptr<kube::Reflector> nodes_;
+  std::unique_ptr<kube::Reflector> pods_;
+  // The DRA watches, empty unless options_.watchDra: slices, classes, claims.
+  std::vector<std::unique_ptr<kube::Reflector>> dra_;
+  std::mutex housekeepingMutex_;
+  std::condition_variable housekeepingWake_;
+  bool stopping_ = false;  // GUARDED_BY(housekeepingMutex_)
+  std::thread housekeeper_;
+};
+
+// Builds the cpprest kube::ApiClient for `config` and a backend on it (not started).
+Result<std::unique_ptr<ApiServerBackend>> makeApiServerBackend(
+    const kube::KubeConfig& config, PolicyConstSharedPtr policy,
+    ApiServerBackendOptions options = {});
+
+}  // namespace gte::cluster

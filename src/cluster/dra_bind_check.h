@@ -1,0 +1,25 @@
+#pragma once
+// At bind, kube-scheduler has already written the pod's claims' allocation (its PreBind runs
+// before the extender's bind). Comparing what it allocated with what the extender's first-fit
+// replica predicts for that node (the node as if the pod's own claims held nothing) measures the
+// prediction the placement rests on (docs/dra.md, "Explain and metrics"). Pure.
+#include <cstdint>
+
+#include "core/node_state.h"
+#include "dra/dra_objects.h"
+#include "model/pod_info.h"
+#include "policy/policy.h"
+
+namespace gte::cluster {
+
+enum class DraBindCheck : std::uint8_t {
+  kNotApplicable,  // no ResourceClaims
+  kMatch,          // the allocated devices are the predicted ones
+  kMismatch,       // they differ (or the replica predicted no allocation there)
+  kUnknown,        // a claim not cached or not yet allocated in the cache, or uninterpretable
+};
+
+DraBindCheck checkDraBind(const PodInfo& pod, const NodeState& state,
+                          const dra::DraObjects& objects, const Policy& policy);
+
+}  // namespace gte::cluster

@@ -1,0 +1,129 @@
+#include "cluster/dra_cache.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace gte::cluster {
+namespace {
+
+void addNode(std::vector<std::string>& nodes, std::string node) {
+  if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(std::move(node));
+}
+
+// Whether the devices a claim holds, or the pods holding them, differ.
+bool sameHold(const dra::ResourceClaim& a, const dra::ResourceClaim& b) {
+  return a.allocated == b.allocated && a.devices == b.devices && a.reservedFor == b.reservedFor;
+}
+
+}  // namespace
+
+DraCache::DraCache() : objects_(std::make_shared<const ClaimShards>(nullptr)) {}
+
+DraCounts DraCache::counts() const noexcept {
+  return DraCounts{slices_.size(), classes_.size(), objects_->size(), allocated_.size()};
+}
+
+void DraCache::markPool(std::string_view driver, std::string_view pool, DraChange& change) const {
+  if (change.everyNode) return;
+  bool everyNode = false;
+  for (std::string& node : slices_.nodesOfPool(driver, pool, everyNode))
+    addNode(change.nodes, std::move(node));
+  if (everyNode) change.everyNode = true;
+}
+
+void DraCache::markClaim(const dra::ResourceClaim& claim, DraChange& change) const {
+  for (const dra::AllocatedDevice& device : claim.devices)
+    markPool(device.driver, device.pool, change);
+}
+
+void DraCache::replaceSlices(std::vector<dra::ResourceSliceConstSharedPtr> slices,
+                             DraChange& change) {
+  slices_ = dra::SliceIndex{};
+  for (auto& slice : slices)
+    slices_.upsert(std::move(slice));
+  change.everyNode = true;
+}
+
+void DraCache::upsertSlice(dra::ResourceSliceConstSharedPtr slice, DraChange& change) {
+  if (const auto* old = slices_.find(slice->name)) markPool((*old)->driver, (*old)->pool, change);
+  const std::string driver = slice->driver;
+  const std::string pool = slice->pool;
+  slices_.upsert(std::move(slice));
+  markPool(driver, pool, change);
+}
+
+void DraCache::removeSlice(std::string_view name, DraChange& change) {
+  const auto* old = slices_.find(name);
+  if (old == nullptr) return;
+  const dra::ResourceSliceConstSharedPtr gone = *old;
+  markPool(gone->driver, gone->pool, change);  // before: the nodes it served
+  slices_.remove(name);
+}
+
+void DraCache::rebuildCatalog(DraChange& change) {
+  std::vector<dra::DeviceClassConstSharedPtr> classes;
+  classes.reserve(classes_.size());
+  for (const auto& [name, cls] : classes_)
+    classes.push_back(cls);
+  objects_ = objects_->withClasses(std::make_shared<const dra::ClassCatalog>(std::move(classes)));
+  change.objects = true;
+  change.everyNode = true;  // every node's class matches are computed against the catalog
+}
+
+void DraCache::replaceClasses(std::vector<dra::DeviceClassConstSharedPtr> classes,
+                              DraChange& change) {
+  classes_.clear();
+  for (auto& cls : classes) {
+    std::string name = cls->name;
+    classes_.insert_or_assign(std::move(name), std::move(cls));
+  }
+  rebuildCatalog(change);
+}
+
+void DraCache::upsertClass(dra::DeviceClassConstSharedPtr cls, DraChange& change) {
+  std::string name = cls->name;
+  classes_.insert_or_assign(std::move(name), std::move(cls));
+  rebuildCatalog(change);
+}
+
+void DraCache::removeClass(std::string_view name, DraChange& change) {
+  const auto it = classes_.find(name);
+  if (it == classes_.end()) return;
+  classes_.erase(it);
+  rebuildCatalog(change);
+}
+
+void DraCache::replaceClaims(std::vector<dra::ResourceClaimConstSharedPtr> claims,
+                             DraChange& change) {
+  allocated_ = dra::AllocatedDevices{};
+  for (const auto& claim : claims)
+    allocated_.addClaim(*claim);
+  objects_ = objects_->withClaims(claims);
+  change.objects = true;
+  change.everyNode = true;
+}
+
+void DraCache::upsertClaim(dra::ResourceClaimConstSharedPtr claim, DraChange& change) {
+  const dra::ResourceClaimConstSharedPtr old = objects_->claim(claim->ns, claim->name);
+  if (!old || !sameHold(*old, *claim)) {
+    if (old) {
+      allocated_.removeClaim(*old);
+      markClaim(*old, change);
+    }
+    allocated_.addClaim(*claim);
+    markClaim(*claim, change);
+  }
+  objects_ = objects_->with(std::move(claim));
+  change.objects = true;
+}
+
+void DraCache::removeClaim(std::string_view ns, std::string_view name, DraChange& change) {
+  const dra::ResourceClaimConstSharedPtr old = objects_->claim(ns, name);
+  if (!old) return;
+  allocated_.removeClaim(*old);
+  markClaim(*old, change);
+  objects_ = objects_->without(ns, name);
+  change.objects = true;
+}
+
+}  // namespace gte::cluster

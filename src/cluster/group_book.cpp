@@ -1,0 +1,370 @@
+#include "cluster/group_book.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "core/group_slots.h"
+#include "topology/pair_table.h"
+
+namespace gte::cluster {
+namespace {
+
+GpuMask maskOf(const Allocation& allocation) {
+  GpuMask mask = 0;
+  for (const int gpu : allocation.gpus) {
+    if (gpu >= 0 && gpu < kMaxGpus) mask |= bitOf(gpu);
+  }
+  return mask;
+}
+
+std::chrono::milliseconds millis(std::int64_t ms) {
+  return std::chrono::milliseconds(ms);
+}
+
+}  // namespace
+
+std::string_view holdReleaseName(HoldRelease reason) noexcept {
+  switch (reason) {
+    case HoldRelease::kClaimed:
+      return "claimed";
+    case HoldRelease::kDeleted:
+      return "deleted";
+    case HoldRelease::kExpired:
+      return "expired";
+    case HoldRelease::kDisplaced:
+      return "displaced";
+    case HoldRelease::kSurplus:
+      return "surplus";
+    case HoldRelease::kPolicy:
+      return "policy";
+  }
+  return "expired";
+}
+
+GroupBook::Group* GroupBook::find(std::string_view key) {
+  const auto it = groups_.find(std::string(key));
+  return it == groups_.end() ? nullptr : &it->second;
+}
+
+const GroupBook::Group* GroupBook::find(std::string_view key) const {
+  const auto it = groups_.find(std::string(key));
+  return it == groups_.end() ? nullptr : &it->second;
+}
+
+void GroupBook::count(HoldRelease reason, std::size_t n) const {
+  if (n > 0 && observer_.released) observer_.released(reason, n);
+}
+
+void GroupBook::index(const CommittedGroupPlan& plan, NameSet& dirty) {
+  for (std::size_t i = 0; i < plan.plan.slots.size(); ++i) {
+    if (!plan.held(i)) continue;
+    const std::string& node = plan.plan.slots[i].node;
+    holds_[node].push_back(SlotRef{plan.key, i});
+    dirty.insert(node);
+  }
+}
+
+void GroupBook::unindex(const CommittedGroupPlan& plan, NameSet& dirty) {
+  for (const PlannedSlot& slot : plan.plan.slots) {
+    const auto it = holds_.find(slot.node);
+    if (it == holds_.end()) continue;
+    std::erase_if(it->second, [&](const SlotRef& ref) { return ref.key == plan.key; });
+    dirty.insert(slot.node);
+    if (it->second.empty()) holds_.erase(it);
+  }
+}
+
+void GroupBook::setPlan(Group& group, std::shared_ptr<CommittedGroupPlan> plan, NameSet& dirty) {
+  if (group.plan) unindex(*group.plan, dirty);
+  group.plan = std::move(plan);
+  if (group.plan) index(*group.plan, dirty);
+  changed_ = true;
+}
+
+void GroupBook::memberPending(const std::string& uid, const std::string& key) {
+  keyOf_[uid] = key;
+  Group& group = groups_[key];
+  group.placed.erase(uid);
+  group.pending.insert(uid);
+}
+
+void GroupBook::memberPlaced(const std::string& uid, const std::string& key,
+                             const std::string& node, const Allocation* allocation,
+                             const PodDemand* demand, WallTime now, std::int64_t ttlMillis,
+                             const std::function<GroupDomainIds(const std::string&)>& domainsOf,
+                             NameSet& dirty) {
+  keyOf_[uid] = key;
+  Group& group = groups_[key];
+  group.pending.erase(uid);
+  group.placed[uid] = node;
+  if (!group.firstPlaced) group.firstPlaced = now;
+  if (!group.plan) return;
+  const CommittedGroupPlan& current = *group.plan;
+  std::optional<std::size_t> mine;
+  std::optional<std::size_t> open;
+  bool openShaped = false;
+  std::optional<std::size_t> sameGpus;
+  for (std::size_t i = 0; i < current.plan.slots.size(); ++i) {
+    if (current.claimedBy[i] == uid) mine = i;
+    if (!current.held(i) || current.plan.slots[i].node != node) continue;
+    // A slot of the member's shape first: another shape's slot stays for the member it was
+    // planned for.
+    const bool shaped = demand != nullptr && current.heldForShape(i, *demand);
+    if (!open || (shaped && !openShaped)) {
+      open = i;
+      openShaped = shaped;
+    }
+    if (allocation != nullptr && !sameGpus &&
+        maskOf(current.plan.slots[i].allocation) == maskOf(*allocation)) {
+      sameGpus = i;
+    }
+  }
+  if (mine && current.plan.slots[*mine].node == node) return;  // already claimed here
+  auto next = std::make_shared<CommittedGroupPlan>(current);
+  if (mine) next->claimedBy[*mine].clear();  // claimed elsewhere before: held again
+  if (const auto slot = sameGpus ? sameGpus : open) {
+    next->claimedBy[*slot] = uid;
+    if (allocation != nullptr) next->plan.slots[*slot].allocation = *allocation;
+    next->expires = now + millis(ttlMillis);
+    count(HoldRelease::kClaimed, 1);
+    setPlan(group, std::move(next), dirty);
+    finishIfDone(group, now, domainsOf);
+    return;
+  }
+  setPlan(group, std::move(next), dirty);
+  // Placed outside the plan: the plan needs one slot fewer.
+  releaseOne(group, HoldRelease::kSurplus, dirty);
+}
+
+void GroupBook::memberUnplaced(const std::string& uid, NameSet& dirty) {
+  const auto key = keyOf_.find(uid);
+  if (key == keyOf_.end()) return;
+  Group* group = find(key->second);
+  if (group == nullptr) return;
+  group->placed.erase(uid);
+  group->pending.insert(uid);
+  if (!group->plan) return;
+  const auto& claimed = group->plan->claimedBy;
+  const auto at = std::find(claimed.begin(), claimed.end(), uid);
+  if (at == claimed.end()) return;
+  auto next = std::make_shared<CommittedGroupPlan>(*group->plan);
+  next->claimedBy[static_cast<std::size_t>(at - claimed.begin())].clear();
+  setPlan(*group, std::move(next), dirty);
+}
+
+void GroupBook::memberGone(const std::string& uid, NameSet& dirty) {
+  const auto key = keyOf_.find(uid);
+  if (key == keyOf_.end()) return;
+  const std::string groupKey = key->second;
+  keyOf_.erase(key);
+  Group* group = find(groupKey);
+  if (group == nullptr) return;
+  const bool waited = group->pending.erase(uid) > 0;
+  group->placed.erase(uid);
+  if (waited && group->plan) releaseOne(*group, HoldRelease::kDeleted, dirty);
+  dropIfEmpty(groupKey);
+}
+
+void GroupBook::releaseOne(Group& group, HoldRelease reason, NameSet& dirty) {
+  if (!group.plan) return;
+  const auto& claimed = group.plan->claimedBy;
+  const auto last = std::find_if(claimed.rbegin(), claimed.rend(),
+                                 [](const std::string& uid) { return uid.empty(); });
+  if (last == claimed.rend()) return;
+  auto next = std::make_shared<CommittedGroupPlan>(*group.plan);
+  next->claimedBy[static_cast<std::size_t>(claimed.rend() - last) - 1] = std::string(kReleasedSlot);
+  count(reason, 1);
+  const bool done = next->heldCount() == 0;
+  setPlan(group, done ? nullptr : std::move(next), dirty);
+}
+
+void GroupBook::finishIfDone(Group& group, WallTime now,
+                             const std::function<GroupDomainIds(const std::string&)>& domainsOf) {
+  if (!group.plan || group.plan->heldCount() > 0) return;
+  const CommittedGroupPlan& plan = *group.plan;
+  if (observer_.placed && domainsOf) {
+    std::vector<GroupDomainIds> domains;
+    for (const auto& [uid, node] : group.placed)
+      domains.push_back(domainsOf(node));
+    for (std::size_t level = 0; level < plan.levels.size() && level < kMaxGroupLevels; ++level) {
+      if (plan.levels[level].mode == GroupLevelMode::kIgnored || domains.empty()) continue;
+      const std::uint32_t first = domains.front()[level];
+      const bool labelled = std::any_of(domains.begin(), domains.end(),
+                                        [&](const auto& d) { return d[level] != kNoDomain; });
+      if (!labelled) continue;  // the level does not apply to where the group went
+      const bool whole = std::all_of(domains.begin(), domains.end(),
+                                     [&](const auto& d) { return d[level] == first; });
+      observer_.placed(plan.levels[level].label, whole);
+    }
+  }
+  if (observer_.firstToLast && group.firstPlaced) {
+    observer_.firstToLast(std::chrono::duration<double>(now - *group.firstPlaced).count());
+  }
+  NameSet none;
+  setPlan(group, nullptr, none);
+}
+
+void GroupBook::dropIfEmpty(const std::string& key) {
+  const auto it = groups_.find(key);
+  if (it != groups_.end() && it->second.placed.empty() && it->second.pending.empty() &&
+      !it->second.plan) {
+    groups_.erase(it);
+  }
+}
+
+const CommittedGroupPlan* GroupBook::plan(std::string_view key) const {
+  const Group* group = find(key);
+  return group == nullptr ? nullptr : group->plan.get();
+}
+
+std::vector<std::string> GroupBook::placedNodes(std::string_view key) const {
+  std::vector<std::string> out;
+  if (const Group* group = find(key)) {
+    for (const auto& [uid, node] : group->placed)
+      out.push_back(node);
+  }
+  return out;
+}
+
+std::vector<std::string> GroupBook::waiting(std::string_view key) const {
+  std::vector<std::string> out;
+  if (const Group* group = find(key)) out.assign(group->pending.begin(), group->pending.end());
+  return out;
+}
+
+bool GroupBook::placedMember(std::string_view key, std::string_view uid) const {
+  const Group* group = find(key);
+  return group != nullptr && group->placed.count(std::string(uid)) != 0;
+}
+
+void GroupBook::commit(CommittedGroupPlan plan, WallTime now, std::int64_t ttlMillis,
+                       NameSet& dirty) {
+  Group& group = groups_[plan.key];
+  if (group.plan) return;
+  plan.sequence = ++sequence_;
+  plan.claimedBy.assign(plan.plan.slots.size(), std::string());
+  plan.expires = now + millis(ttlMillis);
+  setPlan(group, std::make_shared<CommittedGroupPlan>(std::move(plan)), dirty);
+}
+
+std::size_t GroupBook::expire(WallTime now, NameSet& dirty) {
+  std::size_t released = 0;
+  std::vector<std::string> emptied;
+  for (auto& [key, group] : groups_) {
+    if (!group.plan || group.plan->expires > now) continue;
+    const std::size_t held = group.plan->heldCount();
+    released += held;
+    count(HoldRelease::kExpired, held);
+    setPlan(group, nullptr, dirty);
+    emptied.push_back(key);
+  }
+  for (const std::string& key : emptied)
+    dropIfEmpty(key);
+  return released;
+}
+
+void GroupBook::releaseAll(HoldRelease reason, NameSet& dirty) {
+  std::vector<std::string> emptied;
+  for (auto& [key, group] : groups_) {
+    if (!group.plan) continue;
+    count(reason, group.plan->heldCount());
+    setPlan(group, nullptr, dirty);
+    emptied.push_back(key);
+  }
+  for (const std::string& key : emptied)
+    dropIfEmpty(key);
+}
+
+std::vector<std::string> GroupBook::holdUids(std::string_view key, const std::string& node) const {
+  std::vector<std::string> out;
+  const auto it = holds_.find(node);
+  if (it == holds_.end()) return out;
+  for (const SlotRef& ref : it->second) {
+    if (ref.key == key) out.push_back(holdChargeUid(ref.key, ref.slot));
+  }
+  return out;
+}
+
+void GroupBook::repair(const std::string& node, const NodeState& withoutHolds,
+                       const Policy& policy) {
+  const auto it = holds_.find(node);
+  if (it == holds_.end()) return;
+  std::vector<SlotRef>& refs = it->second;
+  std::sort(refs.begin(), refs.end(), [this](const SlotRef& a, const SlotRef& b) {
+    const std::uint64_t sa = find(a.key)->plan->sequence;
+    const std::uint64_t sb = find(b.key)->plan->sequence;
+    return sa != sb ? sa < sb : a.slot < b.slot;
+  });
+  GpuMask taken = 0;
+  bool valid = true;
+  for (const SlotRef& ref : refs) {
+    const GpuMask gpus = maskOf(find(ref.key)->plan->plan.slots[ref.slot].allocation);
+    if ((gpus & ~withoutHolds.freeMask) != 0 || (gpus & taken) != 0) valid = false;
+    taken |= gpus;
+  }
+  if (valid) return;
+  // New GPUs for every held slot here, in commit order; those that do not fit are released.
+  std::vector<PodDemand> demands;
+  for (const SlotRef& ref : refs) {
+    const CommittedGroupPlan& plan = *find(ref.key)->plan;
+    demands.push_back(plan.demands[plan.plan.slots[ref.slot].member]);
+  }
+  const std::vector<Allocation> sets = groupSlotSets(withoutHolds, demands, policy);
+  std::map<std::string, std::shared_ptr<CommittedGroupPlan>> changed;
+  std::vector<SlotRef> kept;
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    auto& next = changed[refs[i].key];
+    if (!next) next = std::make_shared<CommittedGroupPlan>(*find(refs[i].key)->plan);
+    if (i < sets.size()) {
+      next->plan.slots[refs[i].slot].allocation = sets[i];
+      kept.push_back(refs[i]);
+    } else {
+      next->claimedBy[refs[i].slot] = std::string(kReleasedSlot);
+      count(HoldRelease::kDisplaced, 1);
+    }
+  }
+  refs = std::move(kept);
+  if (refs.empty()) holds_.erase(it);
+  for (auto& [key, next] : changed) {
+    Group& group = *find(key);
+    // Only this node's slots changed: the other nodes' holds stay indexed as they are.
+    if (next->heldCount() == 0) {
+      NameSet others;
+      setPlan(group, nullptr, others);
+    } else {
+      group.plan = std::move(next);
+    }
+  }
+  changed_ = true;
+}
+
+void GroupBook::addHolds(const std::string& node, NodeCharges& charges) const {
+  const auto it = holds_.find(node);
+  if (it == holds_.end()) return;
+  for (const SlotRef& ref : it->second) {
+    const CommittedGroupPlan& plan = *find(ref.key)->plan;
+    charges.put(
+        PodCharge{holdChargeUid(ref.key, ref.slot), true, plan.plan.slots[ref.slot].allocation, 0});
+  }
+}
+
+GroupPlanTableConstSharedPtr GroupBook::table() {
+  if (changed_ || !published_) {
+    auto table = std::make_shared<GroupPlanTable>();
+    for (const auto& [key, group] : groups_) {
+      if (group.plan) table->emplace(key, group.plan);
+    }
+    published_ = std::move(table);
+    changed_ = false;
+  }
+  return published_;
+}
+
+std::size_t GroupBook::heldSlots() const noexcept {
+  std::size_t n = 0;
+  for (const auto& [node, refs] : holds_)
+    n += refs.size();
+  return n;
+}
+
+}  // namespace gte::cluster

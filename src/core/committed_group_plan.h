@@ -1,0 +1,73 @@
+#pragma once
+// A pod group's plan as the cluster cache committed it: the planner's answer, which member has
+// claimed which slot, and until when the unclaimed slots are held. Published immutable in every
+// snapshot (ClusterSnapshot::groupPlans), so later members are answered from it without a lock.
+// Plain data.
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/group_plan.h"
+#include "core/pod_demand.h"
+#include "policy/group_levels.h"
+
+namespace gte {
+
+inline constexpr std::string_view kReleasedSlot = "-";
+
+struct CommittedGroupPlan {
+  std::string key;    // PodGroupRef::key
+  std::string group;  // "namespace/name", for messages
+  std::int64_t size = 0;
+  std::vector<GroupLevel> levels;  // as planned (the first member's modes)
+  std::vector<PodDemand> demands;  // the members planned; plan.slots[i].member indexes these
+  GroupPlan plan;
+  // Per slot of plan.slots: the UID of the member that took it, "" while it is held,
+  // kReleasedSlot once it is given up (a member was deleted, or bound outside the plan).
+  std::vector<std::string> claimedBy;
+  std::vector<std::string> anchors;               // nodes of members placed before the plan
+  std::chrono::system_clock::time_point expires;  // unclaimed slots are released then
+  std::uint64_t sequence = 0;                     // commit order
+
+  bool held(std::size_t slot) const noexcept {
+    return slot < claimedBy.size() && claimedBy[slot].empty();
+  }
+  bool claimed(std::size_t slot) const noexcept {
+    return slot < claimedBy.size() && !claimedBy[slot].empty() && claimedBy[slot] != kReleasedSlot;
+  }
+  // A held slot planned for a member of `member`'s shape: its GPUs serve that member as planned.
+  bool heldForShape(std::size_t slot, const PodDemand& member) const {
+    return held(slot) && plan.slots[slot].member < demands.size() &&
+           sameShape(demands[plan.slots[slot].member], member);
+  }
+  std::size_t heldCount() const noexcept {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < claimedBy.size(); ++i)
+      n += held(i) ? 1 : 0;
+    return n;
+  }
+};
+
+// A held slot is charged on its node like a reservation, under the UID
+// "hold/<group key>/<slot index>": requests of other pods see its GPUs as taken.
+inline constexpr std::string_view kHoldChargePrefix = "hold/";
+inline std::string holdChargeUid(std::string_view key, std::size_t slot) {
+  return std::string(kHoldChargePrefix) + std::string(key) + "/" + std::to_string(slot);
+}
+// The group key a charge holds GPUs for; empty for a pod's charge.
+inline std::string_view heldFor(std::string_view chargeUid) noexcept {
+  if (!chargeUid.starts_with(kHoldChargePrefix)) return {};
+  const std::string_view rest = chargeUid.substr(kHoldChargePrefix.size());
+  const std::size_t slash = rest.rfind('/');
+  return slash == std::string_view::npos ? std::string_view{} : rest.substr(0, slash);
+}
+
+using CommittedGroupPlanConstSharedPtr = std::shared_ptr<const CommittedGroupPlan>;
+using GroupPlanTable = std::map<std::string, CommittedGroupPlanConstSharedPtr, std::less<>>;
+using GroupPlanTableConstSharedPtr = std::shared_ptr<const GroupPlanTable>;
+
+}  // namespace gte

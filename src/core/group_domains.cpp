@@ -1,0 +1,61 @@
+#include "core/group_domains.h"
+
+#include <algorithm>
+
+#include "core/node_state.h"
+
+namespace gte {
+
+NodeGroupFacts nodeGroupFacts(const NodeState& state, const GroupDomainIds& domain) noexcept {
+  NodeGroupFacts facts;
+  facts.slots = state.groupSlots;
+  facts.domain = domain;
+  facts.freeGpus = static_cast<std::uint8_t>(std::clamp(state.freeCount, 0, 255));
+  facts.usableGpus = static_cast<std::uint8_t>(std::clamp(state.usableCount, 0, 255));
+  return facts;
+}
+
+std::string_view GroupDomainNames::name(std::size_t level, std::uint32_t id) const noexcept {
+  if (level >= byLevel.size() || id >= byLevel[level].size()) return {};
+  return byLevel[level][id];
+}
+
+void GroupDomainInterner::setLevels(const std::vector<GroupLevel>& levels) {
+  std::vector<std::string> labels;
+  for (std::size_t i = 0; i < levels.size() && i < kMaxGroupLevels; ++i) {
+    labels.push_back(levels[i].label);
+  }
+  if (labels == labels_) return;
+  labels_ = std::move(labels);
+  for (auto& ids : ids_)
+    ids.clear();
+  building_ = std::make_shared<GroupDomainNames>();
+  published_ = nullptr;
+}
+
+GroupDomainIds GroupDomainInterner::idsOf(const StringMap& labels) {
+  GroupDomainIds out{kNoDomain, kNoDomain, kNoDomain, kNoDomain};
+  for (std::size_t level = 0; level < labels_.size(); ++level) {
+    const auto label = labels.find(labels_[level]);
+    if (label == labels.end()) continue;
+    auto& ids = ids_[level];
+    const auto [it, added] = ids.try_emplace(label->second, static_cast<std::uint32_t>(ids.size()));
+    if (added) {
+      if (published_ != nullptr) {
+        // The published names are immutable: continue on a copy.
+        building_ = std::make_shared<GroupDomainNames>(*published_);
+        published_ = nullptr;
+      }
+      building_->byLevel[level].push_back(label->second);
+    }
+    out[level] = it->second;
+  }
+  return out;
+}
+
+GroupDomainNamesConstSharedPtr GroupDomainInterner::names() {
+  if (published_ == nullptr) published_ = building_;
+  return published_;
+}
+
+}  // namespace gte

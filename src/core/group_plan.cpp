@@ -1,0 +1,484 @@
+#include "core/group_plan.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/group_slots.h"
+
+namespace gte {
+namespace {
+
+std::string linkSuffix(const PodDemand& demand) {
+  std::string out;
+  if (demand.minLink) out += "min-link " + std::string(linkClassName(*demand.minLink));
+  if (demand.singleNuma) out += std::string(out.empty() ? "" : ", ") + "numa single";
+  return out.empty() ? out : " (" + out + ")";
+}
+
+// One domain of one level, as the candidates (and anchors) fill it.
+struct DomainTally {
+  std::int64_t slots = 0;  // members of the counted shape it can take
+  std::int64_t freeGpus = 0;
+  std::int64_t usableGpus = 0;
+  std::uint32_t nodes = 0;
+};
+
+class Planner {
+ public:
+  Planner(const GroupPlanInput& in, const Policy& policy) : in_(in), policy_(policy) {
+    for (std::size_t i = 0; i < in.members.size(); ++i) {
+      neededGpus_ += in.members[i].gpus;
+      if (!sameShape(in.members[i], in.members.front())) homogeneous_ = false;
+      if (in.members[i].gpus > in.members[largest_].gpus) largest_ = i;
+    }
+    largestCount_ = static_cast<std::int64_t>(
+        std::count_if(in.members.begin(), in.members.end(),
+                      [&](const PodDemand& d) { return sameShape(d, in.members[largest_]); }));
+  }
+
+  GroupPlan run() {
+    GroupPlan plan;
+    if (in_.members.empty()) {
+      plan.status = GroupPlanStatus::kPlanned;
+      plan.reason = "every member is placed";
+      return plan;
+    }
+    for (const PodDemand& member : in_.members) {
+      if (!member.mig.empty()) {
+        plan.status = GroupPlanStatus::kUnsupported;
+        plan.reason = "members asking for MIG devices are not planned: placed one by one";
+        return plan;
+      }
+    }
+    std::vector<std::uint32_t> pool(in_.nodes.size());
+    std::iota(pool.begin(), pool.end(), 0u);
+    std::optional<GroupPlan> refusal;  // the first required level that could not hold the group
+    for (std::size_t level = 0; level < in_.levels.size() && level < kMaxGroupLevels; ++level) {
+      const GroupLevelMode mode = in_.levels[level].mode;
+      if (mode == GroupLevelMode::kIgnored) continue;
+      // Members already placed in several domains of this level: nothing left to keep together.
+      if (anchorDomain(level) == kMixedDomain) continue;
+      if (tryLevel(level, pool, plan)) return plan;
+      if (mode == GroupLevelMode::kRequired && applies_) {
+        if (!refusal) refusal = refuse(level);
+        // Nodes without the label are not constrained by it: the next levels place the group there.
+        std::erase_if(pool, [&](std::uint32_t n) { return domainOf(n, level) != kNoDomain; });
+      }
+    }
+    if (assign(pool, plan.slots)) {
+      plan.status = GroupPlanStatus::kPlanned;
+      plan.level = -1;
+      plan.domain = sharedDomains(plan.slots);
+      if (violatesRequired(plan.domain)) {
+        plan.slots.clear();
+      } else {
+        plan.reason = anyLevelApplied_ ? "no domain of any level can hold the group: placed by "
+                                         "per-node GPU sets"
+                                       : "no level applies to the candidates: placed by per-node "
+                                         "GPU sets";
+        return plan;
+      }
+    }
+    plan.slots.clear();
+    if (refusal) {
+      refusal->domains = std::move(plan.domains);
+      return std::move(*refusal);
+    }
+    plan.status = GroupPlanStatus::kUnplaced;
+    plan.reason = "the candidate nodes cannot hold the whole group " + std::string(in_.group) +
+                  " (" + describeMembers(in_.members) + ") now: its members are placed one by one";
+    return plan;
+  }
+
+ private:
+  std::uint32_t domainOf(std::uint32_t node, std::size_t level) const {
+    return in_.nodes[node].facts->domain[level];
+  }
+
+  std::string domainName(std::size_t level, std::uint32_t id) const {
+    if (id == kNoDomain) return "(none)";
+    if (in_.domainNames != nullptr) {
+      const std::string_view name = in_.domainNames->name(level, id);
+      if (!name.empty()) return std::string(name);
+    }
+    return "#" + std::to_string(id);
+  }
+
+  std::string labelled(std::size_t level, std::uint32_t id) const {
+    return in_.levels[level].label + "=" + domainName(level, id);
+  }
+
+  // Members of `demand` node `n` can take one after another, at most `limit`: the precomputed
+  // counts for plain and NVLink members of up to eight GPUs, the node's chain for other link
+  // classes, and free GPUs / k as a bound for the rest (the assignment then checks exactly).
+  int slotsOn(std::uint32_t n, const PodDemand& demand, int limit) const {
+    const GroupPlanNode& node = in_.nodes[n];
+    if (chainCovers(demand)) {
+      const auto k = static_cast<std::size_t>(demand.gpus - 1);
+      if (!demand.minLink) return std::min<int>(limit, node.facts->slots.any[k]);
+      if (*demand.minLink == LinkClass::kNvlink)
+        return std::min<int>(limit, node.facts->slots.nvlink[k]);
+      return groupSlotCount(demand, *node.state, policy_, limit);
+    }
+    return std::min<int>(limit, static_cast<int>(node.facts->freeGpus / demand.gpus));
+  }
+
+  // The counted shape: every member when they are alike, else the largest ones.
+  const PodDemand& countedShape() const { return in_.members[largest_]; }
+  std::int64_t countedNeed() const {
+    return homogeneous_ ? static_cast<std::int64_t>(in_.members.size()) : largestCount_;
+  }
+
+  bool holds(const DomainTally& tally) const {
+    return tally.slots >= countedNeed() && tally.freeGpus >= neededGpus_;
+  }
+  std::int64_t spare(const DomainTally& tally) const {
+    return homogeneous_ ? tally.slots - countedNeed() : tally.freeGpus - neededGpus_;
+  }
+
+  // The anchors' domain at `level`: nullopt without anchors, kMixedDomain when they disagree.
+  std::optional<std::uint32_t> anchorDomain(std::size_t level) const {
+    if (in_.anchors.empty()) return std::nullopt;
+    const std::uint32_t first = in_.anchors.front()[level];
+    for (const GroupDomainIds& anchor : in_.anchors) {
+      if (anchor[level] != first) return kMixedDomain;
+    }
+    return first;
+  }
+
+  bool tryLevel(std::size_t level, const std::vector<std::uint32_t>& pool, GroupPlan& plan) {
+    applies_ = false;
+    std::vector<DomainTally> tallies;
+    const PodDemand& shape = countedShape();
+    for (const std::uint32_t n : pool) {
+      const std::uint32_t id = domainOf(n, level);
+      if (id == kNoDomain) continue;
+      if (id >= tallies.size()) tallies.resize(id + 1);
+      DomainTally& tally = tallies[id];
+      tally.slots += slotsOn(n, shape, kMaxCountedSlots);
+      tally.freeGpus += in_.nodes[n].facts->freeGpus;
+      tally.usableGpus += in_.nodes[n].facts->usableGpus;
+      ++tally.nodes;
+    }
+    const std::optional<std::uint32_t> anchored = anchorDomain(level);
+    const bool anchorsLabelled = anchored && *anchored != kNoDomain;
+    applies_ = anchorsLabelled || std::any_of(tallies.begin(), tallies.end(),
+                                              [](const DomainTally& t) { return t.nodes > 0; });
+    if (!applies_) return false;
+    anyLevelApplied_ = true;
+    tallies_ = tallies;
+    std::vector<std::uint32_t> order;
+    for (std::uint32_t id = 0; id < tallies.size(); ++id) {
+      if (tallies[id].nodes == 0) continue;
+      if (anchored && *anchored != id) {
+        note(plan, level, id, tallies[id], DomainVerdict::Outcome::kAnchoredElsewhere, *anchored);
+        continue;
+      }
+      if (!holds(tallies[id])) {
+        note(plan, level, id, tallies[id], DomainVerdict::Outcome::kTooSmall);
+        continue;
+      }
+      order.push_back(id);
+    }
+    // Best fit: the fewest free GPUs left after placing (every fitting domain takes the same
+    // GPUs, so this is the fewest free GPUs now), then the fewest spare slots, then the name.
+    // Ranked by free GPUs first, leftovers of other shapes count too: a domain whose free GPUs
+    // are stranded in slots the group cannot use is kept for the smaller pods they can serve.
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      if (tallies[a].freeGpus != tallies[b].freeGpus) {
+        return tallies[a].freeGpus < tallies[b].freeGpus;
+      }
+      const std::int64_t sa = spare(tallies[a]);
+      const std::int64_t sb = spare(tallies[b]);
+      if (sa != sb) return sa < sb;
+      return domainName(level, a) < domainName(level, b);
+    });
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const std::uint32_t id = order[i];
+      std::vector<std::uint32_t> members;
+      for (const std::uint32_t n : pool) {
+        if (domainOf(n, level) == id) members.push_back(n);
+      }
+      std::vector<PlannedSlot> slots;
+      if (!assign(members, slots)) {
+        note(plan, level, id, tallies[id], DomainVerdict::Outcome::kNoGpuSets);
+        continue;
+      }
+      const GroupDomainIds shared = sharedDomains(slots);
+      if (violatesRequired(shared)) {
+        note(plan, level, id, tallies[id], DomainVerdict::Outcome::kSpansRequired);
+        continue;
+      }
+      plan.status = GroupPlanStatus::kPlanned;
+      plan.level = static_cast<int>(level);
+      plan.domain = shared;
+      plan.slots = std::move(slots);
+      plan.reason = labelled(level, id) + ": best fit, " +
+                    std::to_string(tallies[id].freeGpus - neededGpus_) + " free GPUs left over";
+      note(plan, level, id, tallies[id], DomainVerdict::Outcome::kChosen);
+      for (std::size_t j = i + 1; j < order.size(); ++j) {
+        note(plan, level, order[j], tallies[order[j]], DomainVerdict::Outcome::kLessTight, id,
+             spare(tallies[id]), tallies[id].freeGpus);
+      }
+      return true;
+    }
+    return false;
+  }
+
+  void note(GroupPlan& plan, std::size_t level, std::uint32_t id, const DomainTally& tally,
+            DomainVerdict::Outcome outcome, std::uint32_t other = kNoDomain,
+            std::int64_t otherSpare = 0, std::int64_t otherFree = 0) const {
+    if (!in_.explain) return;
+    plan.domains.push_back(DomainVerdict{level, id, tally.slots, countedNeed(), spare(tally),
+                                         outcome, other, otherSpare, tally.freeGpus, otherFree,
+                                         neededGpus_});
+  }
+
+  // The refusal of a required level no domain could satisfy (tallies_ is that level's).
+  GroupPlan refuse(std::size_t level) const {
+    GroupPlan plan;
+    std::uint32_t best = kNoDomain;
+    std::uint32_t roomiest = kNoDomain;
+    for (std::uint32_t id = 0; id < tallies_.size(); ++id) {
+      if (tallies_[id].nodes == 0) continue;
+      if (best == kNoDomain || tallies_[id].slots > tallies_[best].slots) best = id;
+      if (roomiest == kNoDomain || tallies_[id].usableGpus > tallies_[roomiest].usableGpus) {
+        roomiest = id;
+      }
+    }
+    const std::string& label = in_.levels[level].label;
+    const std::string what = std::string(in_.group) + ": " + describeMembers(in_.members);
+    const std::int64_t largest = roomiest == kNoDomain ? 0 : tallies_[roomiest].usableGpus;
+    if (largest < neededGpus_) {
+      plan.status = GroupPlanStatus::kNeverFits;
+      plan.reason = "no " + label + " domain can ever hold group " + what + " (" +
+                    std::to_string(neededGpus_) + " GPUs; the largest has " +
+                    std::to_string(largest) + "); annotate " + policy_.labelPrefix +
+                    "group-levels: " + label + "=preferred to let it span domains";
+      return plan;
+    }
+    plan.status = GroupPlanStatus::kNoRoom;
+    plan.reason = "no " + label + " domain can hold group " + what + " now; largest free: " +
+                  std::to_string(best == kNoDomain ? 0 : tallies_[best].slots) + " of " +
+                  std::to_string(countedNeed()) + " slots in " + labelled(level, best);
+    return plan;
+  }
+
+  // Per level, the domain the slots and anchors share.
+  GroupDomainIds sharedDomains(const std::vector<PlannedSlot>& slots) const {
+    GroupDomainIds out{kNoDomain, kNoDomain, kNoDomain, kNoDomain};
+    for (std::size_t level = 0; level < kMaxGroupLevels; ++level) {
+      bool first = true;
+      const auto add = [&](std::uint32_t id) {
+        if (first) {
+          out[level] = id;
+          first = false;
+        } else if (out[level] != id) {
+          out[level] = kMixedDomain;
+        }
+      };
+      for (const GroupDomainIds& anchor : in_.anchors)
+        add(anchor[level]);
+      for (std::size_t i = 0; i < slots.size() && i < slotNodes_.size(); ++i)
+        add(domainOf(slotNodes_[i], level));
+    }
+    return out;
+  }
+
+  bool violatesRequired(const GroupDomainIds& shared) const {
+    for (std::size_t level = 0; level < in_.levels.size() && level < kMaxGroupLevels; ++level) {
+      if (in_.levels[level].mode == GroupLevelMode::kRequired && shared[level] == kMixedDomain) {
+        const std::optional<std::uint32_t> anchored = anchorDomain(level);
+        // Anchors already split at this level: nothing left to keep together there.
+        if (!(anchored && *anchored == kMixedDomain)) return true;
+      }
+    }
+    return false;
+  }
+
+  // Places every member on `nodes` (fewest slots first), filling `slots`. False when they do not
+  // all fit.
+  bool assign(const std::vector<std::uint32_t>& nodes, std::vector<PlannedSlot>& slots) {
+    slots.clear();
+    slotNodes_.clear();
+    return homogeneous_ ? assignAlike(nodes, slots) : assignMixed(nodes, slots);
+  }
+
+  bool assignAlike(const std::vector<std::uint32_t>& nodes, std::vector<PlannedSlot>& slots) {
+    const PodDemand& demand = in_.members.front();
+    const int need = static_cast<int>(in_.members.size());
+    std::vector<std::pair<int, std::uint32_t>> open;  // (slots, node)
+    int total = 0;
+    for (const std::uint32_t n : nodes) {
+      const int count = slotsOn(n, demand, std::min(need, 255));
+      if (count > 0) {
+        open.emplace_back(count, n);
+        total += count;
+      }
+    }
+    if (total < need) return false;
+    std::sort(open.begin(), open.end(), [&](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first < b.first;
+      const auto& fa = *in_.nodes[a.second].facts;
+      const auto& fb = *in_.nodes[b.second].facts;
+      if (fa.freeGpus != fb.freeGpus) return fa.freeGpus < fb.freeGpus;
+      return in_.nodes[a.second].name < in_.nodes[b.second].name;
+    });
+    std::uint32_t member = 0;
+    for (const auto& [count, n] : open) {
+      if (static_cast<int>(member) >= need) break;
+      const int want = std::min(count, need - static_cast<int>(member));
+      const std::vector<PodDemand> demands(static_cast<std::size_t>(want), demand);
+      std::vector<Allocation> sets = groupSlotSets(*in_.nodes[n].state, demands, policy_);
+      for (Allocation& allocation : sets) {
+        slots.push_back(PlannedSlot{std::string(in_.nodes[n].name), std::move(allocation), member});
+        slotNodes_.push_back(n);
+        ++member;
+      }
+    }
+    return static_cast<int>(member) == need;
+  }
+
+  bool assignMixed(const std::vector<std::uint32_t>& nodes, std::vector<PlannedSlot>& slots) {
+    std::vector<std::uint32_t> order(in_.members.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return in_.members[a].gpus > in_.members[b].gpus;
+    });
+    // Per node: the members placed so far and the free GPUs they leave.
+    std::vector<std::vector<std::uint32_t>> placed(nodes.size());
+    std::vector<std::int64_t> left(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      left[i] = in_.nodes[nodes[i]].facts->freeGpus;
+    std::vector<std::size_t> byLeft(nodes.size());
+    for (const std::uint32_t member : order) {
+      const PodDemand& demand = in_.members[member];
+      std::iota(byLeft.begin(), byLeft.end(), std::size_t{0});
+      std::sort(byLeft.begin(), byLeft.end(), [&](std::size_t a, std::size_t b) {
+        if (left[a] != left[b]) return left[a] < left[b];
+        return in_.nodes[nodes[a]].name < in_.nodes[nodes[b]].name;
+      });
+      bool done = false;
+      for (const std::size_t i : byLeft) {
+        if (left[i] < demand.gpus) continue;
+        std::vector<PodDemand> demands;
+        for (const std::uint32_t m : placed[i])
+          demands.push_back(in_.members[m]);
+        demands.push_back(demand);
+        if (groupSlotSets(*in_.nodes[nodes[i]].state, demands, policy_).size() == demands.size()) {
+          placed[i].push_back(member);
+          left[i] -= demand.gpus;
+          done = true;
+          break;
+        }
+      }
+      if (!done) return false;
+    }
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      if (placed[i].empty()) continue;
+      std::vector<PodDemand> demands;
+      for (const std::uint32_t m : placed[i])
+        demands.push_back(in_.members[m]);
+      std::vector<Allocation> sets = groupSlotSets(*in_.nodes[nodes[i]].state, demands, policy_);
+      for (std::size_t j = 0; j < sets.size(); ++j) {
+        slots.push_back(
+            PlannedSlot{std::string(in_.nodes[nodes[i]].name), std::move(sets[j]), placed[i][j]});
+        slotNodes_.push_back(nodes[i]);
+      }
+    }
+    return true;
+  }
+
+  static constexpr int kMaxCountedSlots = 255;
+
+  const GroupPlanInput& in_;
+  const Policy& policy_;
+  bool homogeneous_ = true;
+  std::size_t largest_ = 0;
+  std::int64_t largestCount_ = 0;
+  std::int64_t neededGpus_ = 0;
+  bool applies_ = false;
+  bool anyLevelApplied_ = false;
+  std::vector<DomainTally> tallies_;      // the last level tried
+  std::vector<std::uint32_t> slotNodes_;  // the node of each slot of the last assignment
+};
+
+}  // namespace
+
+std::string_view groupPlanStatusName(GroupPlanStatus status) noexcept {
+  switch (status) {
+    case GroupPlanStatus::kPlanned:
+      return "planned";
+    case GroupPlanStatus::kUnplaced:
+      return "unplaced";
+    case GroupPlanStatus::kNoRoom:
+      return "no-room";
+    case GroupPlanStatus::kNeverFits:
+      return "never-fits";
+    case GroupPlanStatus::kUnsupported:
+      return "unsupported";
+  }
+  return "unplaced";
+}
+
+std::string describeMembers(std::span<const PodDemand> members) {
+  if (members.empty()) return "0 pods";
+  const bool alike = std::all_of(members.begin(), members.end(),
+                                 [&](const PodDemand& d) { return sameShape(d, members.front()); });
+  const std::string pods =
+      std::to_string(members.size()) + (members.size() == 1 ? " pod" : " pods");
+  if (alike) {
+    const std::int64_t k = members.front().gpus;
+    return pods + " x " + std::to_string(k) + (k == 1 ? " GPU" : " GPUs") +
+           linkSuffix(members.front());
+  }
+  std::int64_t total = 0;
+  for (const PodDemand& d : members)
+    total += d.gpus;
+  return pods + ", " + std::to_string(total) + " GPUs";
+}
+
+std::string domainVerdictText(const DomainVerdict& verdict, const GroupDomainNames* names) {
+  const auto name = [&](std::uint32_t id) {
+    const std::string_view known = names != nullptr ? names->name(verdict.level, id) : "";
+    return known.empty() ? "#" + std::to_string(id) : std::string(known);
+  };
+  switch (verdict.outcome) {
+    case DomainVerdict::Outcome::kChosen:
+      return "chosen: " + std::to_string(verdict.freeGpus - verdict.neededGpus) +
+             " free GPUs left over";
+    case DomainVerdict::Outcome::kTooSmall:
+      return "holds " + std::to_string(verdict.slots) + " of the " +
+             std::to_string(verdict.needed) + " members";
+    case DomainVerdict::Outcome::kAnchoredElsewhere:
+      return verdict.other == kMixedDomain
+                 ? "members already placed span several domains of this level"
+                 : "members already placed are in " + (verdict.other == kNoDomain
+                                                           ? std::string("nodes without the label")
+                                                           : name(verdict.other));
+    case DomainVerdict::Outcome::kLessTight:
+      if (verdict.freeGpus != verdict.otherFreeGpus) {
+        return "best fit prefers " + name(verdict.other) + " (" +
+               std::to_string(verdict.otherFreeGpus - verdict.neededGpus) +
+               " free GPUs left over there, " +
+               std::to_string(verdict.freeGpus - verdict.neededGpus) + " here)";
+      }
+      if (verdict.spare != verdict.otherSpare) {
+        return "best fit prefers " + name(verdict.other) + " (as many free GPUs; " +
+               std::to_string(verdict.otherSpare) + " left over there, " +
+               std::to_string(verdict.spare) + " here)";
+      }
+      return "best fit prefers " + name(verdict.other) + " (as tight; first by name)";
+    case DomainVerdict::Outcome::kNoGpuSets:
+      return "its nodes cannot hold every member's GPU set";
+    case DomainVerdict::Outcome::kSpansRequired:
+      return "its nodes lie in several domains of a required level";
+  }
+  return "";
+}
+
+GroupPlan planGroup(const GroupPlanInput& input, const Policy& policy) {
+  return Planner(input, policy).run();
+}
+
+}  // namespace gte

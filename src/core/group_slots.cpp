@@ -1,0 +1,143 @@
+#include "core/group_slots.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "core/fit.h"
+#include "core/node_state.h"
+#include "core/predict_allocation.h"
+#include "topology/device_plugin_pick.h"
+#include "topology/pair_table.h"
+
+namespace gte {
+namespace {
+
+// checkFit's refusals that depend on the node alone, not on which GPUs are free: too few usable
+// GPUs, or links the demand needs that the node cannot vouch for.
+bool nodeAdmits(const PodDemand& demand, const NodeState& state, const Policy& policy) {
+  const std::int64_t k = demand.gpus;
+  if (k > state.usableCount) return false;
+  if (state.linksKnown()) return true;
+  if (demand.minLink && k > 1) return false;
+  return k <= 1 || policy.allowMultiGpuOnUnknownTopology;
+}
+
+// checkFit's link refusal for one pick of the chain.
+bool pickAdmits(const PodDemand& demand, const ChainPick& pick) {
+  return !demand.minLink || demand.gpus <= 1 || pick.weakest >= *demand.minLink;
+}
+
+Allocation allocationOf(GpuMask gpus) {
+  Allocation allocation;
+  allocation.complete = true;
+  for (GpuMask rest = gpus; rest != 0; rest &= rest - 1) {
+    allocation.gpus.push_back(std::countr_zero(rest));
+  }
+  return allocation;
+}
+
+int chainCount(const PodDemand& demand, const NodeState& state, const Policy& policy, int limit) {
+  if (!nodeAdmits(demand, state, policy)) return 0;
+  int count = 0;
+  for (const ChainPick& pick : state.groupChain.forSize(static_cast<int>(demand.gpus))) {
+    if (count >= limit || !pickAdmits(demand, pick)) break;
+    ++count;
+  }
+  return count;
+}
+
+// The whole GPUs the state counts as taken, as usage: rebuilding the state's labels with it gives
+// the same free GPUs however the state was built (charges, a simulator's usage, labels alone).
+NodeUsage takenOf(const NodeState& state) {
+  NodeUsage usage;
+  for (GpuMask rest = state.usableMask & ~state.freeMask; rest != 0; rest &= rest - 1) {
+    usage.gpus.push_back(std::countr_zero(rest));
+  }
+  return usage;
+}
+
+// The members placed one at a time on states rebuilt with their predecessors' devices taken.
+std::vector<Allocation> rebuiltSets(const NodeState& state, std::span<const PodDemand> demands,
+                                    const Policy& policy) {
+  std::vector<Allocation> out;
+  NodeUsage usage = takenOf(state);
+  for (const PodDemand& demand : demands) {
+    const NodeStateConstSharedPtr now = rebuildNodeState(state, usage, policy);
+    if (demand.empty() || !checkFit(demand, *now, policy).fits()) break;
+    Allocation allocation = predictAllocation(demand, *now);
+    if (!allocation.complete) break;
+    addToUsage(usage, allocation);
+    out.push_back(std::move(allocation));
+  }
+  return out;
+}
+
+}  // namespace
+
+GroupChain computeGroupChain(const PairTable& table, GpuMask free, bool linksKnown,
+                             std::span<const GpuMask> firstPicks, PickBudget* budget) {
+  GroupChain chain;
+  const int freeCount = gpuCountOf(free);
+  for (int k = 1; k <= kGroupChainSizes; ++k) {
+    GpuMask left = free;
+    for (int taken = 0; gpuCountOf(left) >= k && k <= freeCount; ++taken) {
+      const auto at = static_cast<std::size_t>(k);
+      const GpuMask gpus = taken == 0 && at < firstPicks.size() && firstPicks[at] != 0
+                               ? firstPicks[at]
+                               : predictDevicePluginPick(table, left, 0, k, budget);
+      if (gpus == 0) break;
+      const LinkClass weakest = linksKnown ? table.weakestLink(gpus)
+                                : k == 1   ? LinkClass::kNvlink
+                                           : LinkClass::kUnknown;
+      chain.picks.push_back({gpus, weakest});
+      left &= ~gpus;
+    }
+    chain.begin[static_cast<std::size_t>(k)] = static_cast<std::uint16_t>(chain.picks.size());
+  }
+  return chain;
+}
+
+GroupSlots countGroupSlots(const NodeState& state, const Policy& policy) {
+  GroupSlots slots;
+  for (int k = 1; k <= kGroupChainSizes; ++k) {
+    PodDemand demand;
+    demand.gpus = k;
+    const auto at = static_cast<std::size_t>(k - 1);
+    slots.any[at] = static_cast<std::uint8_t>(chainCount(demand, state, policy, 255));
+    demand.minLink = LinkClass::kNvlink;
+    slots.nvlink[at] = static_cast<std::uint8_t>(chainCount(demand, state, policy, 255));
+  }
+  return slots;
+}
+
+bool chainCovers(const PodDemand& demand) noexcept {
+  return demand.mig.empty() && !demand.singleNuma && demand.gpus >= 1 &&
+         demand.gpus <= kGroupChainSizes;
+}
+
+int groupSlotCount(const PodDemand& demand, const NodeState& state, const Policy& policy,
+                   int limit) {
+  if (demand.empty() || limit <= 0) return 0;
+  if (chainCovers(demand)) return chainCount(demand, state, policy, limit);
+  const std::vector<PodDemand> same(static_cast<std::size_t>(limit), demand);
+  return static_cast<int>(rebuiltSets(state, same, policy).size());
+}
+
+std::vector<Allocation> groupSlotSets(const NodeState& state, std::span<const PodDemand> demands,
+                                      const Policy& policy) {
+  const bool chained =
+      !demands.empty() && std::all_of(demands.begin(), demands.end(), [&](const PodDemand& d) {
+        return chainCovers(d) && d.gpus == demands.front().gpus;
+      });
+  if (!chained) return rebuiltSets(state, demands, policy);
+  std::vector<Allocation> out;
+  const std::span<const ChainPick> picks =
+      state.groupChain.forSize(static_cast<int>(demands.front().gpus));
+  for (std::size_t i = 0; i < demands.size() && i < picks.size(); ++i) {
+    if (!nodeAdmits(demands[i], state, policy) || !pickAdmits(demands[i], picks[i])) break;
+    out.push_back(allocationOf(picks[i].gpus));
+  }
+  return out;
+}
+
+}  // namespace gte

@@ -1,0 +1,82 @@
+#pragma once
+// How many members of a pod group one node can take, and which GPUs each would get: the NVIDIA
+// device plugin's picks one after another (member 1 gets the pick over the free GPUs, member 2 the
+// pick over what member 1 left, ...), as precomputed per node state for whole-GPU members of 1-8
+// GPUs. The planner (core/group_plan.h) counts a domain's capacity in these slots, not in raw free
+// GPUs: a 4-GPU member with `min-link: nvlink` needs four NVLink-connected GPUs, and eight free
+// GPUs of two PCIe islands may hold only one such set. Pure: no I/O, clock, locks or globals.
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/allocation.h"
+#include "core/pod_demand.h"
+#include "policy/link_class.h"
+#include "policy/policy.h"
+#include "topology/gpu_topology.h"
+
+namespace gte {
+
+struct NodeState;
+struct PairTable;
+struct PickBudget;
+
+// Member sizes whose slots every node state precomputes.
+inline constexpr int kGroupChainSizes = 8;
+
+// One set of the chain and the weakest link inside it (kNvlink for one GPU).
+struct ChainPick {
+  GpuMask gpus = 0;
+  LinkClass weakest = LinkClass::kUnknown;
+  friend bool operator==(const ChainPick&, const ChainPick&) = default;
+};
+
+// Per size k in 1..kGroupChainSizes: the device plugin's successive k-GPU picks over the node's
+// free GPUs, until fewer than k are left.
+struct GroupChain {
+  std::array<std::uint16_t, kGroupChainSizes + 1>
+      begin{};  // picks of size k: [begin[k-1], begin[k])
+  std::vector<ChainPick> picks;
+
+  std::span<const ChainPick> forSize(int k) const noexcept {
+    if (k < 1 || k > kGroupChainSizes) return {};
+    const auto at = static_cast<std::size_t>(k);
+    return std::span<const ChainPick>(picks).subspan(begin[at - 1], begin[at] - begin[at - 1]);
+  }
+};
+
+// How many members of k GPUs (index k - 1) fit the node one after another, as checkFit would
+// decide for each on the node its predecessors left: with no link demand, and with
+// `min-link: nvlink`.
+struct GroupSlots {
+  std::array<std::uint8_t, kGroupChainSizes> any{};
+  std::array<std::uint8_t, kGroupChainSizes> nvlink{};
+  friend bool operator==(const GroupSlots&, const GroupSlots&) = default;
+};
+
+// The chain over `free` for every size, from the pairs' device-plugin scores. `firstPicks[k]` is
+// the pick over `free` already computed for size k (0: none).
+GroupChain computeGroupChain(const PairTable& table, GpuMask free, bool linksKnown,
+                             std::span<const GpuMask> firstPicks, PickBudget* budget);
+// The slot counts of a state whose chain is built (checkFit's rules for plain and NVLink demands).
+GroupSlots countGroupSlots(const NodeState& state, const Policy& policy);
+
+// Whether a member's slots can be read from the precomputed chain: k whole GPUs (1..8), no MIG,
+// no NUMA demand (any min-link). Other members go through groupSlotSets' rebuilt states.
+bool chainCovers(const PodDemand& demand) noexcept;
+
+// How many members with `demand` fit the node one after another, at most `limit`; exact for
+// demands the chain covers, else the members rebuilt one at a time. 0 for a member asking for no
+// GPU or MIG device.
+int groupSlotCount(const PodDemand& demand, const NodeState& state, const Policy& policy,
+                   int limit);
+
+// The allocations `demands` get on this node when placed in this order, each on the node its
+// predecessors left (the device plugin's picks, as predictAllocation gives them); stops at the
+// first demand that does not fit (the result is then shorter). `state` must be built under
+// `policy`.
+std::vector<Allocation> groupSlotSets(const NodeState& state, std::span<const PodDemand> demands,
+                                      const Policy& policy);
+
+}  // namespace gte

@@ -1,0 +1,171 @@
+#include "report/explain_table.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "json/json_reader.h"
+#include "report/json_fields.h"
+#include "report/text_table.h"
+
+namespace gte::report {
+namespace {
+
+using json::JsonReader;
+
+struct Row {
+  std::string name, verdict, reason, link, numa, gpus;
+  std::string wire;  // wireScoreAfterFilter: what kube-scheduler's prioritize call gets
+  std::int64_t score = 0;
+};
+
+// What placement regret kept for the pod ("placement"; docs/topology-health.md).
+struct Placement {
+  bool present = false;
+  std::string node, gpus, got, best, bestFeasible, bestFeasibleNode, topRankedNode;
+  std::string regret, reason;  // regret as the extender wrote it ("0.600"), or ""
+};
+
+struct Document {
+  std::string pod;     // NAMESPACE/NAME
+  std::string demand;  // "4 GPUs, min-link nvlink, single NUMA, binpack"
+  std::string error;   // the pod's own request is invalid
+  std::vector<Row> rows;
+  Placement placement;
+};
+
+// {"weakestLink": "nvlink", "bandwidthGBps": 50} as "nvlink 50 GB/s"; null as "".
+bool readSet(JsonReader& r, std::string& out) {
+  out.clear();
+  if (r.readNull()) return true;
+  std::string link, gbps;
+  if (!readObject(r, {{"weakestLink", &link}, {"bandwidthGBps", &gbps}})) return false;
+  out = link + " " + gbps + " GB/s";
+  return true;
+}
+
+bool readPlacement(JsonReader& r, Placement& p) {
+  if (r.readNull()) return true;
+  p.present = true;
+  return readObject(r,
+                    {{"node", &p.node},
+                     {"bestFeasibleNode", &p.bestFeasibleNode},
+                     {"topRankedNode", &p.topRankedNode},
+                     {"reason", &p.reason}},
+                    [&](const std::string& key) {
+                      if (key == "gpus") return readInts(r, p.gpus);
+                      if (key == "got") return readSet(r, p.got);
+                      if (key == "best") return readSet(r, p.best);
+                      if (key == "bestFeasible") return readSet(r, p.bestFeasible);
+                      if (key != "regret") return false;
+                      std::string_view raw;  // a fraction: readScalar reads integers only
+                      if (!r.skipValue(&raw)) return false;
+                      p.regret = raw == "null" ? "" : std::string(raw);
+                      return true;
+                    });
+}
+
+// One line: where the pod went against the best any node offered, or what was decided so far.
+std::string placementLine(const Placement& p) {
+  if (!p.present) return "";
+  std::string out;
+  if (!p.node.empty()) {
+    out.append("placed on ").append(p.node);
+    if (!p.gpus.empty()) out.append(" (GPUs ").append(p.gpus).append(")");
+    out.append(": ").append(p.got.empty() ? "unknown" : p.got);
+  } else {
+    out.append("decided, not bound yet: best candidate ").append(p.bestFeasibleNode);
+    out.append(" (").append(p.bestFeasible).append("), ranked first ").append(p.topRankedNode);
+  }
+  out.append("; best any node offered: ").append(p.best.empty() ? "unknown" : p.best);
+  if (!p.regret.empty()) out.append("; regret ").append(p.regret).append(", ").append(p.reason);
+  return out.append("\n");
+}
+
+bool readNode(JsonReader& r, Row& row) {
+  return readObject(r,
+                    {{"name", &row.name},
+                     {"verdict", &row.verdict},
+                     {"reason", &row.reason},
+                     {"weakestLink", &row.link},
+                     {"numaSpan", &row.numa},
+                     {"wireScoreAfterFilter", &row.wire}},
+                    [&](const std::string& key) {
+                      if (key == "gpus") return readInts(r, row.gpus);
+                      if (key == "score") return r.readInt64(row.score);
+                      return false;
+                    });
+}
+
+bool readPod(JsonReader& r, Document& doc) {
+  std::string ns, name;
+  const bool ok = readObject(
+      r, {{"namespace", &ns}, {"name", &name}, {"error", &doc.error}},
+      [&](const std::string& key) { return key == "demand" && readDemandText(r, doc.demand); });
+  doc.pod = ns + "/" + name;
+  return ok;
+}
+
+Result<Document> readDocument(std::string_view text) {
+  JsonReader r(text);
+  Document doc;
+  bool sawNodes = false;
+  readObject(r, {}, [&](const std::string& key) {
+    if (key == "pod") return readPod(r, doc);
+    if (key == "placement") return readPlacement(r, doc.placement);
+    if (key != "nodes") return false;
+    sawNodes = true;
+    return readList(r, doc.rows, [&r](Row& row) { return readNode(r, row); });
+  });
+  if (auto done = finishDocument(r, "an explain"); !done) return std::move(done).error();
+  if (!sawNodes) return invalidArgument("not an explain document: no \"nodes\"");
+  return doc;
+}
+
+int verdictRank(const std::string& verdict) {
+  if (verdict == "fit") return 0;
+  if (verdict == "unschedulable") return 1;
+  return 2;
+}
+
+}  // namespace
+
+Result<std::string> explainTable(std::string_view json, std::size_t top) {
+  auto doc = readDocument(json);
+  if (!doc) return std::move(doc).error();
+  std::vector<Row>& rows = doc->rows;
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    const int va = verdictRank(a.verdict), vb = verdictRank(b.verdict);
+    if (va != vb) return va < vb;
+    if (a.score != b.score) return a.score > b.score;
+    if (a.wire.size() != b.wire.size()) return a.wire.size() > b.wire.size();  // "10" > "9"
+    if (a.wire != b.wire) return a.wire > b.wire;
+    return a.name < b.name;
+  });
+  const std::size_t total = rows.size();
+  if (top != 0 && rows.size() > top) rows.resize(top);
+
+  std::vector<TextRow> cells;
+  cells.push_back({"NODE", "VERDICT", "SCORE", "WIRE", "GPUS", "LINK", "NUMA", "REASON"});
+  for (const Row& row : rows) {
+    cells.push_back({row.name, row.verdict, std::to_string(row.score), orDash(row.wire),
+                     orDash(row.gpus), orDash(row.link), orDash(row.numa), orDash(row.reason)});
+  }
+  std::string out = "pod ";
+  out.append(doc->pod).append(": ");
+  if (doc->error.empty()) {
+    out.append(orDash(doc->demand));
+  } else {
+    out.append("invalid request: ").append(doc->error);
+  }
+  out.append("\n").append(placementLine(doc->placement)).append(alignedColumns(cells));
+  if (rows.size() < total) {
+    out.append("(")
+        .append(std::to_string(total - rows.size()))
+        .append(" more nodes not shown: --top ");
+    out.append(std::to_string(top)).append(")\n");
+  }
+  return out;
+}
+
+}  // namespace gte::report

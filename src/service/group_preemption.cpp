@@ -1,0 +1,117 @@
+#include "service/group_preemption.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "core/group_answers.h"
+#include "core/group_plan.h"
+#include "core/node_charges.h"
+#include "core/pod_group.h"
+#include "service/cluster_backend.h"
+#include "snapshot/cluster_snapshot.h"
+
+namespace gte {
+namespace {
+
+// A committed plan: candidates outside its required domains are dropped, those where it holds a
+// slot need no GPU victim.
+std::vector<GroupPreempt> insidePlan(const CommittedGroupPlan& plan,
+                                     const ClusterSnapshot& snapshot,
+                                     std::span<const PreemptCandidate> candidates) {
+  std::vector<NodeCandidate> nodes;
+  std::vector<const NodeGroupFacts*> facts;
+  for (const PreemptCandidate& c : candidates) {
+    nodes.push_back(NodeCandidate{c.node, c.state, {}, nullptr});
+    facts.push_back(snapshot.nodes.groupFacts(c.node));
+  }
+  std::vector<const NodeState*> open;
+  for (std::size_t i = 0; i < plan.plan.slots.size(); ++i) {
+    if (!plan.held(i)) continue;
+    if (const NodeState* state = snapshot.find(plan.plan.slots[i].node)) open.push_back(state);
+  }
+  std::sort(open.begin(), open.end());
+  const GroupAnswers answers = memberAnswers(plan, nodes, facts, open, snapshot.groupDomains.get());
+  std::vector<GroupPreempt> out;
+  for (const GroupAnswers::Kind kind : answers.nodes) {
+    out.push_back(kind == GroupAnswers::Kind::kRefused   ? GroupPreempt::kDrop
+                  : kind == GroupAnswers::Kind::kPlanned ? GroupPreempt::kHeld
+                                                         : GroupPreempt::kJudge);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::optional<std::vector<GroupPreempt>>> groupPreemption(
+    const PodInfo& pod, const PodDemand& demand, const ClusterSnapshot& snapshot,
+    const ClusterBackend* cluster, std::span<const PreemptCandidate> candidates) {
+  using Keep = std::optional<std::vector<GroupPreempt>>;
+  const Policy& policy = *snapshot.policy;
+  auto parsed = parsePodGroup(pod, policy, cluster != nullptr ? cluster->groupSizes() : nullptr);
+  if (!parsed) return std::move(parsed).error();
+  GroupPlanStore* store = cluster != nullptr ? cluster->groupPlans() : nullptr;
+  if (!parsed->has_value() || demand.empty() || store == nullptr) return Keep{};
+  const PodGroupRef& ref = **parsed;
+  if (const CommittedGroupPlan* plan = snapshot.groupPlan(ref.key)) {
+    return Keep{insidePlan(*plan, snapshot, candidates)};
+  }
+  if (!ref.size) return Keep{};
+
+  // The cluster as it would be with every candidate's victims gone.
+  std::map<std::string_view, std::size_t> candidateAt;
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    candidateAt.emplace(candidates[i].node, i);
+  std::vector<NodeStateConstSharedPtr> emptied;
+  std::vector<NodeGroupFacts> facts;
+  std::vector<GroupPlanNode> nodes;
+  std::vector<std::string> names;
+  snapshot.nodes.forEach(
+      [&](const std::string& name, const NodeStateConstSharedPtr&) { names.push_back(name); });
+  facts.reserve(names.size());
+  emptied.reserve(names.size());
+  for (const std::string& name : names) {
+    const NodeState* state = snapshot.find(name);
+    const NodeGroupFacts* published = snapshot.nodes.groupFacts(name);
+    if (state == nullptr || published == nullptr) continue;
+    if (const auto it = candidateAt.find(name); it != candidateAt.end()) {
+      emptied.push_back(nodeStateWithout(*state, candidates[it->second].victims, policy));
+      state = emptied.back().get();
+    }
+    facts.push_back(nodeGroupFacts(*state, published->domain));
+    nodes.push_back(GroupPlanNode{name, state, nullptr});
+  }
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    nodes[i].facts = &facts[i];
+
+  const GroupMembers members = store->groupMembers(ref.key);
+  std::vector<GroupDomainIds> anchors;
+  for (const std::string& node : members.placedNodes) {
+    if (const NodeGroupFacts* f = snapshot.nodes.groupFacts(node)) anchors.push_back(f->domain);
+  }
+  const std::int64_t toPlace = *ref.size - static_cast<std::int64_t>(members.placedNodes.size());
+  if (toPlace <= 0) return Keep{};
+  const std::vector<PodDemand> demands(static_cast<std::size_t>(toPlace), demand);
+  const std::string group = ref.ns + "/" + ref.name;
+  GroupPlanInput in;
+  in.group = group;
+  in.levels = ref.levels;
+  in.domainNames = snapshot.groupDomains.get();
+  in.nodes = nodes;
+  in.members = demands;
+  in.anchors = anchors;
+  const GroupPlan plan = planGroup(in, policy);
+  if (plan.status == GroupPlanStatus::kUnplaced || plan.status == GroupPlanStatus::kUnsupported) {
+    return Keep{};
+  }
+  // Keep the candidates the plan puts members on; with no plan even then, none helps.
+  std::vector<GroupPreempt> keep(candidates.size(), GroupPreempt::kDrop);
+  for (const PlannedSlot& slot : plan.slots) {
+    if (const auto it = candidateAt.find(slot.node); it != candidateAt.end()) {
+      keep[it->second] = GroupPreempt::kJudge;
+    }
+  }
+  return Keep{std::move(keep)};
+}
+
+}  // namespace gte

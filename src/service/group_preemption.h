@@ -1,0 +1,40 @@
+#pragma once
+// Preemption for a member of a pod group (docs/groups.md#preemption): victims are worth evicting
+// only where the whole group can then land. With the group's plan committed, candidates outside
+// the plan's required domains are dropped; without one, the group is planned on the cluster as it
+// would be with every candidate's victims gone, and only the candidates that plan puts members on
+// are kept: the victims chosen make room for the group's domain, not for one member at a time.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "core/node_state.h"
+#include "core/pod_demand.h"
+#include "model/pod_info.h"
+
+namespace gte {
+class ClusterBackend;
+struct ClusterSnapshot;
+
+struct PreemptCandidate {
+  std::string_view node;
+  const NodeState* state = nullptr;  // in `snapshot`; null: not cached (dropped anyway)
+  std::vector<std::string> victims;  // UIDs of the victims that hold GPUs
+};
+
+enum class GroupPreempt : std::uint8_t {
+  kJudge,  // judged as any pod's candidate (planVictims)
+  kDrop,   // the group cannot land whole with these victims gone
+  kHeld,   // the group holds a slot here for the pod: no GPU victim is needed, only the others
+};
+
+// One answer per candidate; nullopt when the pod is in no group the extender plans (each candidate
+// is then judged alone). Errors: the pod's invalid group annotations.
+Result<std::optional<std::vector<GroupPreempt>>> groupPreemption(
+    const PodInfo& pod, const PodDemand& demand, const ClusterSnapshot& snapshot,
+    const ClusterBackend* cluster, std::span<const PreemptCandidate> candidates);
+
+}  // namespace gte

@@ -1,0 +1,235 @@
+#include "service/group_requests.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "metrics/metrics.h"
+#include "service/cluster_backend.h"
+#include "snapshot/cluster_snapshot.h"
+
+namespace gte {
+namespace {
+
+// A commit that finds its GPUs taken meanwhile plans again on the newest snapshot, this often.
+constexpr int kCommitAttempts = 3;
+
+CommittedGroupPlanConstSharedPtr committedPlan(const ClusterSnapshot& snapshot,
+                                               std::string_view key) {
+  if (!snapshot.groupPlans) return nullptr;
+  const auto it = snapshot.groupPlans->find(key);
+  return it == snapshot.groupPlans->end() ? nullptr : it->second;
+}
+
+// The states, in `snapshot`, of the nodes where the plan holds a slot for a member of `demand`'s
+// shape, sorted. Only those are the member's planned nodes: a slot planned for another shape (a
+// group of mixed sizes) may not hold it, and bind would then refuse what filter let through.
+std::vector<const NodeState*> openStates(const CommittedGroupPlan& plan,
+                                         const ClusterSnapshot& snapshot, const PodDemand& demand) {
+  std::vector<const NodeState*> out;
+  for (std::size_t i = 0; i < plan.plan.slots.size(); ++i) {
+    if (!plan.heldForShape(i, demand)) continue;
+    if (const NodeState* state = snapshot.find(plan.plan.slots[i].node)) out.push_back(state);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+GroupAnswers answersFrom(const CommittedGroupPlan& plan, const Resolved& resolved,
+                         const PodDemand& demand) {
+  const std::vector<const NodeState*> open = openStates(plan, *resolved.snapshot, demand);
+  return memberAnswers(plan, resolved.candidates, resolved.groupFacts, open,
+                       resolved.snapshot->groupDomains.get());
+}
+
+struct PlanInputs {
+  std::vector<PodDemand> members;  // this pod's first
+  std::vector<GroupDomainIds> anchors;
+  std::vector<std::string> anchorNodes;
+};
+
+bool samePod(const PodInfo& a, const PodInfo& b) {
+  return a.uid.empty() || b.uid.empty() ? a.ns == b.ns && a.name == b.name : a.uid == b.uid;
+}
+
+// The members still to place: this pod, the members the cache holds waiting (their own demands),
+// and as many more like this pod as the size says; the members already placed anchor the plan.
+PlanInputs membersToPlace(const PodGroupRef& ref, const PodInfo& pod, const PodDemand& demand,
+                          const GroupPlanStore& store, const ClusterSnapshot& snapshot,
+                          const Policy& policy) {
+  PlanInputs in;
+  const GroupMembers known = store.groupMembers(ref.key);
+  for (const std::string& node : known.placedNodes) {
+    in.anchorNodes.push_back(node);
+    if (const NodeGroupFacts* facts = snapshot.nodes.groupFacts(node)) {
+      in.anchors.push_back(facts->domain);
+    }
+  }
+  const std::int64_t toPlace = *ref.size - static_cast<std::int64_t>(known.placedNodes.size());
+  if (toPlace <= 0) return in;
+  in.members.push_back(demand);
+  for (const PodInfo& other : known.waiting) {
+    if (static_cast<std::int64_t>(in.members.size()) >= toPlace) break;
+    if (samePod(other, pod)) continue;
+    Result<PodDemand> theirs = parsePodDemand(other, policy);
+    if (theirs && !theirs->empty()) in.members.push_back(std::move(*theirs));
+  }
+  while (static_cast<std::int64_t>(in.members.size()) < toPlace)
+    in.members.push_back(demand);
+  return in;
+}
+
+GroupPlan makePlan(const PodGroupRef& ref, const PlanInputs& inputs, const Resolved& resolved) {
+  std::vector<GroupPlanNode> nodes;
+  nodes.reserve(resolved.candidates.size());
+  for (std::size_t i = 0; i < resolved.candidates.size() && i < resolved.groupFacts.size(); ++i) {
+    const NodeCandidate& candidate = resolved.candidates[i];
+    if (candidate.state != nullptr && resolved.groupFacts[i] != nullptr) {
+      nodes.push_back(GroupPlanNode{candidate.name, candidate.state, resolved.groupFacts[i]});
+    }
+  }
+  const std::string group = ref.ns + "/" + ref.name;
+  GroupPlanInput in;
+  in.group = group;
+  in.levels = ref.levels;
+  in.domainNames = resolved.snapshot->groupDomains.get();
+  in.nodes = nodes;
+  in.members = inputs.members;
+  in.anchors = inputs.anchors;
+  in.explain = true;  // verdicts are kept without text: explain words them later
+  return planGroup(in, *resolved.policy);
+}
+
+CommittedGroupPlan committable(const PodGroupRef& ref, PlanInputs inputs, GroupPlan plan) {
+  CommittedGroupPlan out;
+  out.key = ref.key;
+  out.group = ref.ns + "/" + ref.name;
+  out.size = ref.size.value_or(0);
+  out.levels = ref.levels;
+  out.demands = std::move(inputs.members);
+  out.anchors = std::move(inputs.anchorNodes);
+  out.claimedBy.assign(plan.slots.size(), std::string());
+  out.plan = std::move(plan);
+  return out;
+}
+
+metrics::GroupOutcome outcomeOf(GroupPlanStatus status) {
+  switch (status) {
+    case GroupPlanStatus::kPlanned:
+      return metrics::GroupOutcome::kPlanned;
+    case GroupPlanStatus::kNoRoom:
+      return metrics::GroupOutcome::kNoRoom;
+    case GroupPlanStatus::kNeverFits:
+      return metrics::GroupOutcome::kNeverFits;
+    case GroupPlanStatus::kUnplaced:
+      return metrics::GroupOutcome::kUnplaced;
+    case GroupPlanStatus::kUnsupported:
+      return metrics::GroupOutcome::kUnsupported;
+  }
+  return metrics::GroupOutcome::kUnplaced;
+}
+
+}  // namespace
+
+bool podNamesGroup(const PodInfo& pod, const ClusterBackend* cluster,
+                   const PolicySource& policySource) {
+  const auto snapshot = cluster != nullptr ? cluster->snapshot() : nullptr;
+  const PolicyConstSharedPtr policy =
+      snapshot && snapshot->policy ? snapshot->policy : policySource();
+  return policy != nullptr && podGroupKey(pod, *policy).has_value();
+}
+
+Result<GroupDecision> decideGroup(const PodInfo& pod, const Result<PodDemand>& demand,
+                                  Resolved& resolved, const ClusterBackend* cluster,
+                                  GroupWrite write, const Reresolve& reresolve,
+                                  metrics::Metrics* metrics) {
+  GroupDecision out;
+  if (!demand) return out;  // the pod rejects itself on every node already
+  auto parsed =
+      parsePodGroup(pod, *resolved.policy, cluster != nullptr ? cluster->groupSizes() : nullptr);
+  if (!parsed) return std::move(parsed).error();
+  if (!parsed->has_value()) return out;
+  out.ref = std::move(**parsed);
+  const PodGroupRef& ref = *out.ref;
+  const bool counting = write == GroupWrite::kCommit && metrics != nullptr;
+  GroupPlanStore* store = cluster != nullptr ? cluster->groupPlans() : nullptr;
+  if (resolved.nodesMode || store == nullptr || !resolved.snapshot) {
+    out.note =
+        "pod groups are planned with a cluster cache only (nodeCacheCapable: true): "
+        "placed pod by pod";
+    return out;
+  }
+  if (demand->empty()) {
+    out.note = "the pod asks for no GPU: it holds no slot of its group";
+    return out;
+  }
+  for (int attempt = 0; attempt < kCommitAttempts; ++attempt) {
+    if (auto committed = committedPlan(*resolved.snapshot, ref.key)) {
+      out.answers = answersFrom(*committed, resolved, *demand);
+      out.committed = std::move(committed);
+      return out;
+    }
+    if (!ref.size) {
+      out.note = "group size unknown (" + ref.sizeFrom + "): placed pod by pod";
+      if (counting) metrics->countGroupDecision(metrics::GroupOutcome::kSizeUnknown);
+      return out;
+    }
+    const auto started = std::chrono::steady_clock::now();
+    PlanInputs inputs =
+        membersToPlace(ref, pod, *demand, *store, *resolved.snapshot, *resolved.policy);
+    if (inputs.members.empty()) {
+      out.note = "every member of the group is placed already: placed pod by pod";
+      return out;
+    }
+    GroupPlan plan = makePlan(ref, inputs, resolved);
+    out.proposal = plan;
+    if (counting && plan.status != GroupPlanStatus::kPlanned) {
+      metrics->countGroupDecision(outcomeOf(plan.status));
+    }
+    switch (plan.status) {
+      case GroupPlanStatus::kNoRoom:
+      case GroupPlanStatus::kNeverFits:
+        out.answers = refuseEvery(resolved.candidates.size(),
+                                  plan.status == GroupPlanStatus::kNoRoom ? Verdict::kUnschedulable
+                                                                          : Verdict::kUnresolvable,
+                                  plan.reason);
+        return out;
+      case GroupPlanStatus::kUnplaced:
+      case GroupPlanStatus::kUnsupported:
+        out.note = plan.reason;
+        return out;
+      case GroupPlanStatus::kPlanned:
+        break;
+    }
+    CommittedGroupPlan candidate = committable(ref, std::move(inputs), std::move(plan));
+    if (write == GroupWrite::kReadOnly) {
+      out.answers = answersFrom(candidate, resolved, *demand);
+      out.uncommitted = std::make_shared<const CommittedGroupPlan>(std::move(candidate));
+      return out;
+    }
+    auto committed = store->commitGroupPlan(std::move(candidate));
+    if (committed && *committed) {
+      out.committedHere = (*committed)->plan.slots == out.proposal->slots;
+      if (counting && out.committedHere) {
+        metrics->countGroupDecision(metrics::GroupOutcome::kPlanned);
+        metrics->observeGroupPlanning(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      }
+      out.answers = answersFrom(**committed, resolved, *demand);
+      out.committed = std::move(*committed);
+      return out;
+    }
+    if (counting) metrics->countGroupDecision(metrics::GroupOutcome::kStale);
+    if (!reresolve) break;
+    auto again = reresolve();
+    if (!again) break;
+    resolved = std::move(*again);
+  }
+  out.proposal.reset();
+  out.note =
+      "the group's plan could not be committed (its GPUs were taken meanwhile): placed pod "
+      "by pod";
+  return out;
+}
+
+}  // namespace gte

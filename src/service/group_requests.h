@@ -1,0 +1,62 @@
+#pragma once
+// The pod-group part of filter, prioritize, explain and preempt (docs/groups.md): which group the
+// pod belongs to, the group's plan (made and committed at its first member's filter, read from the
+// snapshot by every later request), and the answers a member gets on each node
+// (core/group_answers.h). A pod in no group takes none of these paths.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "base/result.h"
+#include "core/committed_group_plan.h"
+#include "core/group_answers.h"
+#include "core/group_plan.h"
+#include "core/pod_demand.h"
+#include "core/pod_group.h"
+#include "model/pod_info.h"
+#include "service/resolve_nodes.h"
+
+namespace gte {
+class ClusterBackend;
+namespace metrics {
+class Metrics;
+}
+
+struct GroupDecision {
+  std::optional<PodGroupRef> ref;  // unset: the pod belongs to no group
+  // The committed plan the answers come from; null when there is none (yet).
+  CommittedGroupPlanConstSharedPtr committed;
+  // The plan this request made (committed or not, or a refusal); unset when it read one.
+  std::optional<GroupPlan> proposal;
+  // A plan made here and not committed (prioritize, explain): what the answers come from then.
+  CommittedGroupPlanConstSharedPtr uncommitted;
+  std::optional<GroupAnswers> answers;  // unset: decided as a pod without a group
+  std::string note;                     // why the member is placed pod by pod
+  bool committedHere = false;           // this request committed the group's plan
+
+  const GroupAnswers* answersOrNull() const noexcept { return answers ? &*answers : nullptr; }
+};
+
+enum class GroupWrite : std::uint8_t {
+  kCommit,    // filter: a plan made here is committed (holds its slots)
+  kReadOnly,  // prioritize, explain, preempt: a plan made here is only proposed
+};
+
+// Resolves again from the newest snapshot (a commit found its plan stale).
+using Reresolve = std::function<Result<Resolved>()>;
+
+// Whether the pod names a group under the policy it will be decided with: the request then
+// resolves its candidates with their group facts.
+bool podNamesGroup(const PodInfo& pod, const ClusterBackend* cluster,
+                   const PolicySource& policySource);
+
+// The pod's group and its answers on `resolved` (replaced by a newer resolution when a commit had
+// to plan again). Errors: the pod's invalid group annotations (the per-pod error every node
+// gets). `metrics` may be null.
+Result<GroupDecision> decideGroup(const PodInfo& pod, const Result<PodDemand>& demand,
+                                  Resolved& resolved, const ClusterBackend* cluster,
+                                  GroupWrite write, const Reresolve& reresolve,
+                                  metrics::Metrics* metrics);
+
+}  // namespace gte

@@ -1,0 +1,74 @@
+#include "service/nodes_json.h"
+
+#include <array>
+
+#include "json/json_writer.h"
+#include "policy/link_class.h"
+#include "service/explain_json.h"
+
+namespace gte {
+namespace {
+
+using json::JsonWriter;
+
+// GPU pairs per link class, best class first; classes without pairs are left out.
+void writeLinks(JsonWriter& w, const GpuTopology& topology) {
+  std::array<int, kLinkClassCount> pairs{};
+  for (int i = 0; i < topology.gpuCount; ++i) {
+    for (int j = i + 1; j < topology.gpuCount; ++j) {
+      ++pairs[static_cast<std::size_t>(topology.linkClass(i, j))];
+    }
+  }
+  w.beginObject();
+  for (int c = kLinkClassCount - 1; c >= 0; --c) {
+    if (pairs[static_cast<std::size_t>(c)] == 0) continue;
+    w.key(linkClassName(static_cast<LinkClass>(c))).integer(pairs[static_cast<std::size_t>(c)]);
+  }
+  w.endObject();
+}
+
+}  // namespace
+
+void writeFreeSets(JsonWriter& w, const FreeSetCounts& sets) {
+  w.beginObject();
+  for (std::size_t i = 0; i < kFreeSetSizes.size(); ++i) {
+    w.key(std::to_string(kFreeSetSizes[i])).integer(sets[i]);
+  }
+  w.endObject();
+}
+
+std::string writeNodeListing(std::span<const ListedNode> nodes, std::size_t cached) {
+  std::string out;
+  JsonWriter w(out);
+  FreeSetCounts total{};
+  std::int64_t freeGpus = 0;
+  w.beginObject().key("nodes").beginArray();
+  for (const ListedNode& node : nodes) {
+    const NodeState& state = *node.state;
+    const FreeSetCounts sets = freeNvlinkSets(state);
+    for (std::size_t i = 0; i < total.size(); ++i)
+      total[i] += sets[i];
+    freeGpus += state.freeCount;
+    w.element().beginObject();
+    w.key("name").string(node.name).key("topology").string(topologyName(&state));
+    w.key("model").string(state.topology.model).key("fabric").string(state.topology.fabric);
+    w.key("gpus").integer(state.gpuCount).key("usableGpus").integer(state.usableCount);
+    w.key("freeGpus").integer(state.freeCount).key("free");
+    writeGpuList(w, state.freeMask);
+    w.key("freeSets");
+    writeFreeSets(w, sets);
+    w.key("largestNvlinkSet").integer(state.linksKnown() ? state.largestNvlinkClique : 0);
+    w.key("links");
+    writeLinks(w, state.topology);
+    w.endObject();
+  }
+  w.endArray();
+  w.key("listed").integer(static_cast<std::int64_t>(nodes.size()));
+  w.key("cached").integer(static_cast<std::int64_t>(cached));
+  w.key("freeGpus").integer(freeGpus).key("freeSets");
+  writeFreeSets(w, total);
+  w.endObject();
+  return out;
+}
+
+}  // namespace gte

@@ -1,0 +1,114 @@
+#include "service/whatif.h"
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include "policy/policy_yaml.h"
+
+namespace gte {
+namespace {
+
+Result<PolicyConstSharedPtr> proposedPolicy(const std::string& yaml, const Policy& running) {
+  auto parsed = parsePolicyYaml(yaml);
+  if (!parsed) {
+    const std::string& why = parsed.error().message;
+    return invalidArgument(why.starts_with("policy: ") ? why : "policy: " + why);
+  }
+  // The snapshot's node states were read from labels under the running policy; a policy that
+  // reads labels differently cannot be tried on them.
+  if (parsed->labelPrefix != running.labelPrefix) {
+    return invalidArgument("policy: labelPrefix '" + parsed->labelPrefix +
+                           "' differs from the running policy's '" + running.labelPrefix +
+                           "'; the cluster's labels were read with the running one, so a "
+                           "what-if can compare scoring, not how labels are read");
+  }
+  if (parsed->migProducts != running.migProducts) {
+    return invalidArgument(
+        "policy: mig.products differ from the running policy's; the cluster's MIG labels were "
+        "read with the running one, so a what-if can compare scoring, not how labels are read");
+  }
+  return std::make_shared<const Policy>(std::move(*parsed));
+}
+
+std::string copyName(const std::string& base, std::int64_t i, std::int64_t count) {
+  const std::string name = base.empty() ? "whatif" : base;
+  return count == 1 ? name : name + "-" + std::to_string(i + 1);
+}
+
+// The pods as the replay under `policy` takes them.
+Result<std::vector<sim::ReplayPod>> podsUnder(const WhatifRequest& request, const Policy& policy,
+                                              std::optional<PodDemand>& demandOut) {
+  std::vector<sim::ReplayPod> pods;
+  if (!request.pod) {
+    pods.reserve(request.csvPods.size());
+    for (const sim::SimPod& row : request.csvPods) {
+      sim::ReplayPod pod;
+      pod.pod = sim::SimPod(row.name, 0, 0, row.gpus);  // CPU and memory are not modelled
+      pod.demand = sim::simPodDemand(pod.pod, policy);
+      pods.push_back(std::move(pod));
+    }
+    return pods;
+  }
+  auto demand = parsePodDemand(*request.pod, policy);
+  if (!demand) return invalidArgument("pod: " + demand.error().message);
+  if (demand->empty()) {
+    return invalidArgument(
+        "pod: asks for no GPU or MIG devices (nvidia.com/gpu, nvidia.com/mig-*); kube-scheduler "
+        "does not ask the extender about such a pod");
+  }
+  demandOut = *demand;
+  pods.reserve(static_cast<std::size_t>(request.count));
+  for (std::int64_t i = 0; i < request.count; ++i) {
+    sim::ReplayPod pod;
+    pod.pod = sim::SimPod(copyName(request.pod->name, i, request.count), 0, 0,
+                          static_cast<int>(std::min<std::int64_t>(demand->gpus, 1 << 20)));
+    pod.demand = *demand;
+    pods.push_back(std::move(pod));
+  }
+  return pods;
+}
+
+}  // namespace
+
+Result<WhatifOutcome> runWhatif(const WhatifRequest& request,
+                                ClusterSnapshotConstSharedPtr snapshot,
+                                const std::function<bool()>& keepGoing) {
+  WhatifOutcome out;
+  out.csv = !request.pod.has_value();
+  const PolicyConstSharedPtr running = snapshot->policy;
+  std::vector<std::pair<std::string, PolicyConstSharedPtr>> policies = {{"running", running}};
+  if (request.policyYaml) {
+    auto proposed = proposedPolicy(*request.policyYaml, *running);
+    if (!proposed) return std::move(proposed).error();
+    policies.emplace_back("proposed", std::move(*proposed));
+  }
+  // Every pod is checked under every policy before anything is placed.
+  std::vector<std::vector<sim::ReplayPod>> podsPerPolicy;
+  for (auto& [name, policy] : policies) {
+    WhatifPolicyRun run;
+    run.name = name;
+    run.policy = policy;
+    auto pods = podsUnder(request, *policy, run.demand);
+    if (!pods) return std::move(pods).error();
+    podsPerPolicy.push_back(std::move(*pods));
+    out.runs.push_back(std::move(run));
+  }
+  out.nodes.reserve(snapshot->nodes.size());
+  snapshot->nodes.forEach([&out](const std::string& name, const NodeStateConstSharedPtr& state) {
+    out.nodes.push_back({name, state});
+  });
+  std::sort(out.nodes.begin(), out.nodes.end(),
+            [](const sim::LiveNode& a, const sim::LiveNode& b) { return a.name < b.name; });
+  out.snapshot = std::move(snapshot);
+  for (std::size_t i = 0; i < out.runs.size(); ++i) {
+    WhatifPolicyRun& run = out.runs[i];
+    run.replay = sim::replayOnLiveStates(out.nodes, podsPerPolicy[i], *run.policy,
+                                         run.policy != running, keepGoing);
+    out.stopped = out.stopped || run.replay.steps.size() < podsPerPolicy[i].size();
+  }
+  out.pods = std::move(podsPerPolicy.front());
+  return out;
+}
+
+}  // namespace gte

@@ -1,0 +1,45 @@
+#pragma once
+// The what-if (docs/api.md, "What-if"): the request's pods placed one after another on a copy of
+// the cluster snapshot, by the simulator's engine with the extender's chooser (sim/live_replay.h),
+// under the running policy and, when the request carries one, a proposed policy on another copy
+// of the same snapshot. Read-only: the snapshot's states are shared and immutable, and nothing
+// here reserves, binds or publishes. Pure apart from `keepGoing`, which the caller ties to the
+// deadline.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "core/pod_demand.h"
+#include "policy/policy.h"
+#include "service/whatif_request.h"
+#include "sim/live_replay.h"
+#include "snapshot/cluster_snapshot.h"
+
+namespace gte {
+
+struct WhatifPolicyRun {
+  std::string name;  // "running" or "proposed"
+  PolicyConstSharedPtr policy;
+  std::optional<PodDemand> demand;  // the pod's demand under this policy; none for a CSV
+  sim::LiveReplay replay;
+};
+
+struct WhatifOutcome {
+  bool csv = false;
+  std::vector<sim::ReplayPod> pods;        // under the running policy (names and requests)
+  ClusterSnapshotConstSharedPtr snapshot;  // keeps `nodes` alive
+  std::vector<sim::LiveNode> nodes;        // by name; placements index them
+  std::vector<WhatifPolicyRun> runs;       // the running policy first
+  bool stopped = false;  // keepGoing said stop before every pod of every run was placed
+};
+
+// Errors (kInvalidArgument): the pod asks for no GPU or MIG devices, its annotations are invalid,
+// the proposed policy does not parse or changes how labels are read (labelPrefix, MIG products:
+// the snapshot's states were read under the running policy).
+Result<WhatifOutcome> runWhatif(const WhatifRequest& request,
+                                ClusterSnapshotConstSharedPtr snapshot,
+                                const std::function<bool()>& keepGoing);
+
+}  // namespace gte

@@ -1,0 +1,220 @@
+// ClusterState fed by the DRA watches (docs/dra.md): ResourceSlices make a node a DRA node, its
+// GPUs in use are the devices claims' allocations hold (allocated claims count as used, a released
+// or deleted claim frees them, a device is never counted twice, bound nvidia.com/gpu pods' charges
+// are not added again on a DRA node), claim pods resolve against the snapshot's claims, and before
+// enableDra() none of it happens. Fixtures: tests/data/dra (the HGX H100 slice lists GPU i as
+// device gpu-<(i+4) mod 8>, so gpu-1 is GPU 5).
+#include <catch2/catch_test_macros.hpp>
+
+#include <memory>
+#include <string>
+
+#include "cluster/cluster_state.h"
+#include "cluster_test_support.h"
+#include "core/pod_demand.h"
+#include "support/dra_fixtures.h"
+#include "support/node_fixtures.h"
+
+using gte::cluster::checkDraBind;
+using gte::cluster::ClusterState;
+using gte::cluster::DraBindCheck;
+using gte::cluster::ObservedPod;
+using namespace gte;
+using namespace gte::testing;
+
+namespace {
+
+NodeInfo draNode(const std::string& name) {
+  return makeDgxH100(FixtureState().withName(name).withIdentities().withoutDevicePlugin());
+}
+
+// The claim of claim-allocated.json with its allocation and reservation cleared (released, as
+// kube-controller-manager leaves it once the pod is gone).
+dra::ResourceClaimConstSharedPtr released(const dra::ResourceClaim& claim) {
+  auto out = std::make_shared<dra::ResourceClaim>(claim);
+  out->allocated = false;
+  out->devices.clear();
+  out->reservedFor.clear();
+  return out;
+}
+
+// The same device as a second claim holds it (an inconsistent cluster, or two watches' views).
+dra::ResourceClaimConstSharedPtr copyNamed(const dra::ResourceClaim& claim,
+                                           const std::string& name) {
+  auto out = std::make_shared<dra::ResourceClaim>(claim);
+  out->name = name;
+  return out;
+}
+
+struct DraState {
+  ManualClock clock;
+  ClusterState state{testPolicy(), clockedOptions(clock)};
+  DraState() {
+    state.enableDra();
+    state.replaceNodes({draNode("hgx-h100-a")});
+    state.replaceDeviceClasses(draClasses("nvidia-device-classes.json"));
+    state.replaceResourceSlices({draSlice("hgx-h100-slice.json")});
+    state.setSynced(true);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("DRA cache: slices make a DRA node; allocated claims count as used, released free",
+          "[cluster][dra]") {
+  DraState s;
+  {
+    const auto snapshot = s.state.snapshot();
+    const NodeState* node = snapshot->find("hgx-h100-a");
+    REQUIRE(node != nullptr);
+    REQUIRE(node->dra);
+    CHECK(node->allocator == GpuAllocator::kDra);
+    CHECK(node->freeCount == 8);
+  }
+  const auto allocated = draClaim("claim-allocated.json");  // gpu-1 = GPU 5
+  s.state.upsertResourceClaim(allocated);
+  CHECK(freeGpus(s.state, "hgx-h100-a") == 7);
+  CHECK_FALSE(gpuFree(s.state, "hgx-h100-a", 5));
+  CHECK(s.state.draCounts().claims == 1);
+  CHECK(s.state.draCounts().allocatedDevices == 1);
+
+  // The same event again, then a second claim naming the same device: still one GPU in use.
+  s.state.upsertResourceClaim(allocated);
+  s.state.upsertResourceClaim(copyNamed(*allocated, "infer-0-gpu-copy"));
+  CHECK(freeGpus(s.state, "hgx-h100-a") == 7);
+
+  // A bound nvidia.com/gpu pod on the DRA node: its claim holds its GPU; no charge on top.
+  s.state.upsertPod(bound("infer-0", 1, "hgx-h100-a", 20'000));
+  CHECK(freeGpus(s.state, "hgx-h100-a") == 7);
+
+  s.state.removeResourceClaim("ml", "infer-0-gpu-copy");
+  s.state.upsertResourceClaim(released(*allocated));
+  CHECK(freeGpus(s.state, "hgx-h100-a") == 8);
+  s.state.upsertResourceClaim(allocated);
+  CHECK(freeGpus(s.state, "hgx-h100-a") == 7);
+  s.state.removeResourceClaim("ml", "infer-0-gpu");
+  CHECK(freeGpus(s.state, "hgx-h100-a") == 8);
+  CHECK(s.state.draCounts().claims == 0);
+}
+
+TEST_CASE("DRA cache: a full claim list replaces the allocations", "[cluster][dra]") {
+  DraState s;
+  s.state.upsertResourceClaim(copyNamed(*draClaim("claim-allocated.json"), "old"));
+  CHECK(freeGpus(s.state, "hgx-h100-a") == 7);
+  s.state.replaceResourceClaims({draClaim("claim-2-gpus.json")});  // unallocated
+  CHECK(freeGpus(s.state, "hgx-h100-a") == 8);
+  CHECK(s.state.draCounts().claims == 1);
+  CHECK(s.state.draCounts().allocatedDevices == 0);
+}
+
+TEST_CASE("DRA cache: claim pods resolve against the snapshot's claims and classes",
+          "[cluster][dra]") {
+  DraState s;
+  const PodInfo pod = makeClaimPod("train-0", "ml", {{"gpus", "train-0-gpus"}});
+  {
+    const auto snapshot = s.state.snapshot();
+    const auto demand = parsePodDemand(pod, *snapshot->policy, snapshot->dra.get());
+    REQUIRE(demand.ok());
+    REQUIRE(demand->dra);
+    CHECK(demand->dra->passThroughKind == DraPassThrough::kClaimNotCached);
+  }
+  s.state.upsertResourceClaim(draClaim("claim-2-gpus.json"));  // ml/train-0-gpus
+  const auto snapshot = s.state.snapshot();
+  const auto demand = parsePodDemand(pod, *snapshot->policy, snapshot->dra.get());
+  REQUIRE(demand.ok());
+  REQUIRE(demand->dra);
+  CHECK_FALSE(demand->dra->passedThrough());
+  REQUIRE(demand->dra->claims.size() == 1);
+  CHECK(demand->dra->claims[0].id == "ml/train-0-gpus");
+}
+
+TEST_CASE("DRA cache: a deleted slice or class takes the node's DRA state with it",
+          "[cluster][dra]") {
+  DraState s;
+  s.state.removeDeviceClass("gpu.nvidia.com");
+  {
+    const auto snapshot = s.state.snapshot();
+    CHECK(snapshot->dra->classes()->find("gpu.nvidia.com") < 0);
+    const NodeState* node = snapshot->find("hgx-h100-a");
+    REQUIRE(node->dra);
+    CHECK(node->dra->plainClass < 0);  // nvidia.com/gpu is backed by no class now
+  }
+  s.state.removeResourceSlice("hgx-h100-a-gpu.nvidia.com-7xk2p");
+  const auto snapshot = s.state.snapshot();
+  CHECK(snapshot->find("hgx-h100-a")->dra == nullptr);
+  CHECK(s.state.draCounts().slices == 0);
+}
+
+TEST_CASE("DRA cache: before enableDra the DRA feeds change nothing", "[cluster][dra]") {
+  ManualClock clock;
+  ClusterState state(testPolicy(), clockedOptions(clock));
+  state.replaceNodes({draNode("hgx-h100-a")});
+  state.replaceResourceSlices({draSlice("hgx-h100-slice.json")});
+  state.upsertResourceClaim(draClaim("claim-allocated.json"));
+  const auto snapshot = state.snapshot();
+  CHECK(snapshot->dra == nullptr);
+  CHECK(snapshot->find("hgx-h100-a")->dra == nullptr);
+  CHECK(state.draCounts().claims == 0);
+}
+
+namespace {
+
+// claim-2-gpus.json (ml/train-0-gpus) as kube-scheduler's PreBind leaves it: allocated `devices`
+// of hgx-h100-a and reserved for pod train-0.
+dra::ResourceClaimConstSharedPtr allocatedTo(const std::vector<std::string>& devices) {
+  auto claim = std::make_shared<dra::ResourceClaim>(*draClaim("claim-2-gpus.json"));
+  claim->allocated = true;
+  for (const std::string& device : devices)
+    claim->devices.push_back({"gpus", "gpu.nvidia.com", "hgx-h100-a", device, false, false});
+  claim->reservedFor.push_back({"pods", "train-0", "uid-train-0"});
+  return claim;
+}
+
+}  // namespace
+
+// The first-fit of two devices on hgx-h100-a takes the first two of its slice: gpu-1 and gpu-6
+// (GPUs 5 and 2). At bind the claim's allocation is compared with that prediction, on the node as
+// if the pod's own claim held nothing.
+TEST_CASE("DRA bind check: the claims' allocation against the first-fit prediction",
+          "[cluster][dra]") {
+  struct Case {
+    const char* what;
+    std::vector<std::string> devices;  // empty: the cache has not seen the allocation
+    DraBindCheck want;
+  };
+  const Case cases[] = {
+      {"allocated as predicted", {"gpu-1", "gpu-6"}, DraBindCheck::kMatch},
+      {"the same devices, other order in the results", {"gpu-6", "gpu-1"}, DraBindCheck::kMatch},
+      {"other devices", {"gpu-3", "gpu-4"}, DraBindCheck::kMismatch},
+      {"not allocated in the cache yet", {}, DraBindCheck::kUnknown},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    ManualClock clock;
+    auto options = clockedOptions(clock);
+    std::vector<DraBindCheck> seen;
+    options.onDraBindChecked = [&seen](DraBindCheck check) { seen.push_back(check); };
+    ClusterState state(testPolicy(), options);
+    state.enableDra();
+    state.replaceNodes({draNode("hgx-h100-a")});
+    state.replaceDeviceClasses(draClasses("nvidia-device-classes.json"));
+    state.replaceResourceSlices({draSlice("hgx-h100-slice.json")});
+    state.upsertResourceClaim(c.devices.empty() ? draClaim("claim-2-gpus.json")
+                                                : allocatedTo(c.devices));
+    state.setSynced(true);
+    PodInfo pod = makeClaimPod("train-0", "ml", {{"gpus", "train-0-gpus"}});
+    pod.uid = "uid-train-0";
+    REQUIRE(state.reserve(pod, "hgx-h100-a").ok());
+    CHECK(seen == std::vector<DraBindCheck>{c.want});
+    // A retried bind (already reserved) is not checked again.
+    REQUIRE(state.reserve(pod, "hgx-h100-a").ok());
+    CHECK(seen.size() == 1);
+  }
+}
+
+TEST_CASE("DRA bind check: pods without claims are not checked", "[cluster][dra]") {
+  DraState s;
+  PodInfo pod = gpuPod("plain", 1, "");
+  CHECK(checkDraBind(pod, *s.state.snapshot()->find("hgx-h100-a"), *s.state.snapshot()->dra,
+                     *testPolicy()) == DraBindCheck::kNotApplicable);
+}

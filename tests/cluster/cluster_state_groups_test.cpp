@@ -1,0 +1,367 @@
+// Pod groups in the cluster cache: a committed plan holds its slots' GPUs (other pods see them
+// taken, its members bind into them), the holds end when members bind, are deleted or the TTL
+// passes, a stale plan is refused, members already bound anchor the next plan, a pod bound onto
+// held GPUs moves the hold, and under random churn no GPU is ever charged twice and every hold
+// ends.
+#include <catch2/catch_test_macros.hpp>
+
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cluster/cluster_state.h"
+#include "cluster_test_support.h"
+#include "core/group_plan.h"
+#include "core/pod_group.h"
+#include "snapshot/cluster_snapshot.h"
+
+using gte::Allocation;
+using gte::CommittedGroupPlan;
+using gte::ErrorCode;
+using gte::GpuMask;
+using gte::GroupPlanInput;
+using gte::GroupPlanNode;
+using gte::GroupPlanStatus;
+using gte::NodeGroupFacts;
+using gte::PodDemand;
+using gte::PodInfo;
+using gte::cluster::ClusterState;
+using gte::cluster::ClusterStateOptions;
+using gte::cluster::HoldRelease;
+using gte::cluster::ObservedPod;
+using namespace gte::testing;
+
+namespace {
+
+constexpr const char* kKey = "ml/annotation/llm";
+
+PodInfo member(const std::string& uid, std::int64_t gpus, const std::string& node = "") {
+  PodInfo pod = gpuPod(uid, gpus, node);
+  pod.annotations.emplace("gputopo.dev/group", "llm");
+  pod.annotations.emplace("gputopo.dev/group-size", "4");
+  return pod;
+}
+
+// A plan for `members` 4-GPU members over every node of the state's snapshot, as the first
+// member's filter makes it.
+CommittedGroupPlan planNow(const ClusterState& state, int members,
+                           const std::vector<std::string>& anchors = {}) {
+  const auto snapshot = state.snapshot();
+  std::vector<GroupPlanNode> nodes;
+  snapshot->nodes.forEach([&](const std::string& name, const gte::NodeStateConstSharedPtr& s) {
+    nodes.push_back(GroupPlanNode{name, s.get(), snapshot->nodes.groupFacts(name)});
+  });
+  std::vector<gte::GroupDomainIds> anchorIds;
+  for (const std::string& node : anchors)
+    anchorIds.push_back(snapshot->nodes.groupFacts(node)->domain);
+  PodDemand four;
+  four.gpus = 4;
+  const std::vector<PodDemand> demands(static_cast<std::size_t>(members), four);
+  GroupPlanInput in;
+  in.group = "ml/llm";
+  in.levels = snapshot->policy->groups.levels;
+  in.nodes = nodes;
+  in.members = demands;
+  in.anchors = anchorIds;
+  CommittedGroupPlan plan;
+  plan.key = kKey;
+  plan.group = "ml/llm";
+  plan.size = 4;
+  plan.levels = snapshot->policy->groups.levels;
+  plan.demands = demands;
+  plan.plan = gte::planGroup(in, *snapshot->policy);
+  return plan;
+}
+
+gte::NodeInfo inClique(gte::NodeInfo node, const std::string& clique) {
+  node.labels["nvidia.com/gpu.clique"] = clique;
+  return node;
+}
+
+GpuMask maskOf(const Allocation& allocation) {
+  GpuMask mask = 0;
+  for (const int gpu : allocation.gpus)
+    mask |= GpuMask{1} << gpu;
+  return mask;
+}
+
+// No GPU of any node is charged twice in the published snapshot (holds and pods alike), and the
+// held slots of the published plans are exactly the hold charges.
+void checkNoGpuChargedTwice(const ClusterState& state) {
+  const auto snapshot = state.snapshot();
+  std::size_t holdCharges = 0;
+  snapshot->nodes.forEach([&](const std::string& name, const gte::NodeStateConstSharedPtr& s) {
+    if (!s->charges) return;
+    GpuMask taken = 0;
+    for (const gte::PodCharge& charge : s->charges->pods()) {
+      if (!charge.counted) continue;
+      const GpuMask gpus = maskOf(charge.allocation);
+      INFO(name << " " << charge.uid);
+      CHECK((taken & gpus) == 0);
+      taken |= gpus;
+      if (!gte::heldFor(charge.uid).empty()) ++holdCharges;
+    }
+  });
+  std::size_t held = 0;
+  for (const auto& [key, plan] : *snapshot->groupPlans)
+    held += plan->heldCount();
+  CHECK(held == holdCharges);
+  CHECK(held == state.heldSlotCount());
+}
+
+}  // namespace
+
+TEST_CASE("A committed plan holds its GPUs for the group's members only", "[groups]") {
+  ManualClock clock;
+  ClusterState state(testPolicy(), clockedOptions(clock));
+  state.replaceNodes({h100("a"), h100("b")});
+  auto committed = state.commitGroupPlan(planNow(state, 2));
+  REQUIRE(committed.ok());
+  REQUIRE(*committed != nullptr);
+  // Two 4-GPU slots; both nodes hold two: the tie goes to the name, a.
+  CHECK((*committed)->plan.slots.size() == 2);
+  CHECK(freeGpus(state, "a") == 0);
+  CHECK(freeGpus(state, "b") == 8);
+  CHECK(state.heldSlotCount() == 2);
+  REQUIRE(state.snapshot()->groupPlan(kKey) != nullptr);
+
+  // A pod of no group is refused the held GPUs, with filter's reason.
+  auto other = state.reserve(gpuPod("other", 4), "a");
+  REQUIRE_FALSE(other.ok());
+  CHECK(other.error().code == ErrorCode::kFailedPrecondition);
+
+  // A member binds into its slot: the hold gives way to its reservation, same GPUs.
+  auto mine = state.reserve(member("m1", 4), "a");
+  REQUIRE(mine.ok());
+  CHECK(*mine == (*committed)->plan.slots[0].allocation);
+  CHECK(freeGpus(state, "a") == 0);
+  CHECK(state.heldSlotCount() == 1);
+  checkNoGpuChargedTwice(state);
+  // The second member takes the other slot; the plan has done its work.
+  REQUIRE(state.reserve(member("m2", 4), "a").ok());
+  CHECK(state.heldSlotCount() == 0);
+  CHECK(state.snapshot()->groupPlan(kKey) == nullptr);
+  checkNoGpuChargedTwice(state);
+}
+
+TEST_CASE("A second plan for the same group loses to the first; a stale plan is refused",
+          "[groups]") {
+  ManualClock clock;
+  ClusterState state(testPolicy(), clockedOptions(clock));
+  state.replaceNodes({h100("a"), h100("b")});
+  const CommittedGroupPlan early = planNow(state, 2);
+  const CommittedGroupPlan late = planNow(state, 2);
+  auto first = state.commitGroupPlan(early);
+  auto second = state.commitGroupPlan(late);
+  REQUIRE(first.ok());
+  REQUIRE(second.ok());
+  CHECK(*first == *second);  // the group's one plan
+  CHECK(state.heldSlotCount() == 2);
+
+  // A plan made before another pod took its GPUs.
+  ClusterState other(testPolicy(), clockedOptions(clock));
+  other.replaceNodes({h100("a")});
+  const CommittedGroupPlan stale = planNow(other, 2);
+  REQUIRE(other.reserve(gpuPod("p", 1), "a").ok());
+  auto refused = other.commitGroupPlan(stale);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().code == ErrorCode::kUnavailable);
+  CHECK(other.heldSlotCount() == 0);
+}
+
+TEST_CASE("Holds end when members bind, are deleted, or the TTL passes", "[groups]") {
+  ManualClock clock;
+  std::map<HoldRelease, std::size_t> released;
+  ClusterStateOptions options = clockedOptions(clock);
+  options.groupObserver.released = [&](HoldRelease reason, std::size_t n) {
+    released[reason] += n;
+  };
+  ClusterState state(testPolicy(), options);
+  state.replaceNodes({h100("a"), h100("b")});
+  // Four members wait; the plan holds four slots on a and b.
+  for (const char* uid : {"m1", "m2", "m3", "m4"})
+    state.upsertPod(ObservedPod{member(uid, 4), std::nullopt});
+  REQUIRE(state.commitGroupPlan(planNow(state, 4)).ok());
+  CHECK(state.heldSlotCount() == 4);
+  CHECK(state.groupMembers(kKey).waiting.size() == 4);
+
+  // kube-scheduler binds m1 itself (no bind verb): the watch sees it bound on a.
+  state.upsertPod(ObservedPod{member("m1", 4, "a"), clock.seconds()});
+  CHECK(state.heldSlotCount() == 3);
+  CHECK(released[HoldRelease::kClaimed] == 1);
+  // m4 is deleted while it waits: the group needs one slot fewer.
+  state.removePod("m4");
+  CHECK(state.heldSlotCount() == 2);
+  CHECK(released[HoldRelease::kDeleted] == 1);
+  // The TTL runs from the last member bound: 59 s later the holds are still there, 61 s not.
+  clock.advance(std::chrono::seconds(59));
+  state.expireReservations();
+  CHECK(state.heldSlotCount() == 2);
+  clock.advance(std::chrono::seconds(2));
+  state.expireReservations();
+  CHECK(state.heldSlotCount() == 0);
+  CHECK(released[HoldRelease::kExpired] == 2);
+  CHECK(freeGpus(state, "a") + freeGpus(state, "b") == 16 - 4);  // m1's GPUs only
+  checkNoGpuChargedTwice(state);
+}
+
+TEST_CASE("A failed bind gives the member's slot back to the group", "[groups]") {
+  ManualClock clock;
+  ClusterState state(testPolicy(), clockedOptions(clock));
+  state.replaceNodes({h100("a")});
+  state.upsertPod(ObservedPod{member("m1", 4), std::nullopt});
+  REQUIRE(state.commitGroupPlan(planNow(state, 2)).ok());
+  REQUIRE(state.reserve(member("m1", 4), "a").ok());
+  CHECK(state.heldSlotCount() == 1);
+  state.release("m1");  // the Binding failed
+  CHECK(state.heldSlotCount() == 2);
+  CHECK(freeGpus(state, "a") == 0);
+  checkNoGpuChargedTwice(state);
+}
+
+TEST_CASE("Members already bound anchor the group after a restart", "[groups]") {
+  ManualClock clock;
+  ClusterState state(testPolicy(), clockedOptions(clock));
+  state.replaceNodes(
+      {inClique(h100("a"), "x"), inClique(h100("b"), "y"), inClique(h100("c"), "y")});
+  // The extender starts with two members bound in clique y (after the labels' last write, so they
+  // count) and two waiting (a full list).
+  state.replacePods(
+      {ObservedPod{member("m1", 4, "b"), 2000}, ObservedPod{member("m2", 4, "b"), 2000},
+       ObservedPod{member("m3", 4), std::nullopt}, ObservedPod{member("m4", 4), std::nullopt}});
+  const gte::GroupMembers members = state.groupMembers(kKey);
+  CHECK(members.placedNodes == std::vector<std::string>{"b", "b"});
+  CHECK(members.waiting.size() == 2);
+  // Best fit alone would take clique x (one node, two slots, nothing left over); the members
+  // bound in y pin the plan there.
+  const CommittedGroupPlan plan = planNow(state, 2, members.placedNodes);
+  REQUIRE(plan.plan.status == GroupPlanStatus::kPlanned);
+  for (const auto& slot : plan.plan.slots)
+    CHECK(slot.node == "c");
+  REQUIRE(state.commitGroupPlan(plan).ok());
+  CHECK(freeGpus(state, "c") == 0);
+}
+
+TEST_CASE("A pod bound onto held GPUs by someone else moves the hold", "[groups]") {
+  ManualClock clock;
+  std::map<HoldRelease, std::size_t> released;
+  ClusterStateOptions options = clockedOptions(clock);
+  options.groupObserver.released = [&](HoldRelease reason, std::size_t n) {
+    released[reason] += n;
+  };
+  ClusterState state(testPolicy(), options);
+  state.replaceNodes({h100("a")});
+  REQUIRE(state.commitGroupPlan(planNow(state, 1)).ok());  // 4 of a's 8 GPUs held
+  // Another scheduler binds a 4-GPU pod on a: the device plugin gives it the first 4-GPU pick,
+  // which is the held set; the hold moves to the 4 GPUs left.
+  state.upsertPod(bound("intruder", 4, "a", clock.seconds()));
+  CHECK(state.heldSlotCount() == 1);
+  CHECK(freeGpus(state, "a") == 0);
+  checkNoGpuChargedTwice(state);
+  // A second one leaves no room: the hold ends, displaced.
+  state.upsertPod(bound("intruder2", 4, "a", clock.seconds()));
+  CHECK(state.heldSlotCount() == 0);
+  CHECK(released[HoldRelease::kDisplaced] == 1);
+  checkNoGpuChargedTwice(state);
+}
+
+TEST_CASE("A policy whose levels change releases every hold", "[groups]") {
+  ManualClock clock;
+  ClusterState state(testPolicy(), clockedOptions(clock));
+  state.replaceNodes({h100("a")});
+  REQUIRE(state.commitGroupPlan(planNow(state, 1)).ok());
+  gte::Policy changed = *testPolicy();
+  changed.groups.levels.pop_back();
+  state.setPolicy(std::make_shared<const gte::Policy>(changed));
+  CHECK(state.heldSlotCount() == 0);
+  CHECK(freeGpus(state, "a") == 8);
+}
+
+TEST_CASE("Under random churn no GPU is charged twice and every hold ends", "[groups]") {
+  ManualClock clock;
+  ClusterState state(testPolicy(), clockedOptions(clock));
+  state.replaceNodes({inClique(h100("a"), "x"), inClique(h100("b"), "x"), inClique(h100("c"), "y"),
+                      inClique(h100("d"), "y")});
+  std::mt19937 random(7);
+  std::vector<std::string> waiting;
+  std::vector<std::string> boundPods;
+  int next = 0;
+  int plans = 0;
+  int claims = 0;
+  for (int step = 0; step < 400; ++step) {
+    CAPTURE(step);
+    switch (random() % 7) {
+      case 0: {  // a group's first member plans it (when room remains and no plan is active)
+        if (state.snapshot()->groupPlan(kKey) != nullptr) break;
+        const auto snapshot = state.snapshot();
+        int room = 0;
+        snapshot->nodes.forEach([&](const std::string&, const gte::NodeStateConstSharedPtr& s) {
+          room += s->freeCount / 4;
+        });
+        if (room < 2) break;
+        CommittedGroupPlan plan = planNow(state, 2);
+        if (plan.plan.status == GroupPlanStatus::kPlanned) {
+          REQUIRE(state.commitGroupPlan(std::move(plan)).ok());
+          ++plans;
+        }
+        break;
+      }
+      case 1: {  // a member waits
+        const std::string uid = numbered("w", next++);
+        state.upsertPod(ObservedPod{member(uid, 4), std::nullopt});
+        waiting.push_back(uid);
+        break;
+      }
+      case 2: {  // a waiting member binds through the bind verb, somewhere
+        if (waiting.empty()) break;
+        const std::string uid = waiting.back();
+        const std::string node(1, static_cast<char>('a' + random() % 4));
+        const std::size_t held = state.heldSlotCount();
+        if (state.reserve(member(uid, 4), node).ok()) {
+          claims += state.heldSlotCount() < held ? 1 : 0;
+          if (random() % 2 == 0) {
+            state.upsertPod(ObservedPod{member(uid, 4, node), clock.seconds()});
+            boundPods.push_back(uid);
+            waiting.pop_back();
+          } else {
+            state.release(uid);
+          }
+        }
+        break;
+      }
+      case 3: {  // a pod of no group lands wherever kube-scheduler put it
+        const std::string node(1, static_cast<char>('a' + random() % 4));
+        const std::string uid = numbered("o", next++);
+        if (freeGpus(state, node) >= 2) {
+          state.upsertPod(bound(uid, 2, node, clock.seconds()));
+          boundPods.push_back(uid);
+        }
+        break;
+      }
+      case 4:  // a pod is deleted
+        if (!boundPods.empty()) {
+          state.removePod(boundPods[random() % boundPods.size()]);
+        } else if (!waiting.empty()) {
+          state.removePod(waiting.back());
+          waiting.pop_back();
+        }
+        break;
+      case 5:
+        clock.advance(std::chrono::seconds(random() % 20));
+        state.expireReservations();
+        break;
+      default:
+        break;
+    }
+    checkNoGpuChargedTwice(state);
+  }
+  // The run exercised plans and members binding into them.
+  CHECK(plans >= 3);
+  CHECK(claims >= 5);
+  clock.advance(std::chrono::seconds(61));
+  state.expireReservations();
+  CHECK(state.heldSlotCount() == 0);
+  CHECK(state.snapshot()->groupPlans->empty());
+}

@@ -1,0 +1,351 @@
+// The pod-group planner, table by table: which domain (innermost level that can hold every member,
+// counted in slots of the member's link class; best fit among those: fewest free GPUs left after
+// placing, then fewest spare slots), the required/preferred
+// modes, levels that constrain only the nodes carrying their label, members already placed
+// pinning the domain, the order nodes are filled in and the GPU sets each member gets.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/group_plan.h"
+#include "core/predict_allocation.h"
+#include "policy/default_policy.h"
+#include "support/node_fixtures.h"
+#include "topology/pair_table.h"
+
+namespace gte {
+namespace {
+
+using Catch::Matchers::ContainsSubstring;
+using testing::FixtureState;
+
+constexpr const char* kClique = "nvidia.com/gpu.clique";
+constexpr const char* kBlock = "network.topology.nvidia.com/block";
+
+// A GB200 NVL72 compute tray: 4 GPUs, all pairs NV18 through the NVLink switch trays.
+NodeInfo tray(const std::string& name, const std::string& used = "0000") {
+  testing::MachineLabels machine{
+      4,
+      "NVIDIA-GB200",
+      "nvsw18",
+      testing::pairString(4, [](int, int) { return 'i'; }),
+      testing::pairString(4, [](int i, int j) { return i / 2 == j / 2 ? 'N' : 'S'; }),
+      "0011",
+      'n',
+      {}};
+  return testing::makeLabelsV1Node(machine, FixtureState().withName(name).withUsed(used));
+}
+
+struct Spec {
+  NodeInfo node;
+  std::string clique;  // "" = no clique label
+  std::string block;   // "" = no block label
+};
+
+// A cluster as the planner sees it: states, interned domains, facts.
+class Cluster {
+ public:
+  explicit Cluster(std::vector<Spec> specs, Policy policy = defaultPolicy())
+      : policy_(std::move(policy)) {
+    interner_.setLevels(policy_.groups.levels);
+    for (Spec& spec : specs) {
+      if (!spec.clique.empty()) spec.node.labels[kClique] = spec.clique;
+      if (!spec.block.empty()) spec.node.labels[kBlock] = spec.block;
+      states_.push_back(buildNodeState(spec.node, {}, policy_));
+      facts_.push_back(nodeGroupFacts(*states_.back(), interner_.idsOf(spec.node.labels)));
+      names_.push_back(spec.node.name);
+    }
+    names = interner_.names();
+    for (std::size_t i = 0; i < states_.size(); ++i) {
+      nodes.push_back(GroupPlanNode{names_[i], states_[i].get(), &facts_[i]});
+    }
+  }
+
+  GroupPlan plan(const std::vector<PodDemand>& members,
+                 const std::vector<GroupDomainIds>& anchors = {},
+                 const std::vector<GroupLevel>* levels = nullptr) const {
+    GroupPlanInput in;
+    in.group = "train/job";
+    in.levels = levels ? *levels : policy_.groups.levels;
+    in.domainNames = names.get();
+    in.nodes = nodes;
+    in.members = members;
+    in.anchors = anchors;
+    in.explain = true;
+    return planGroup(in, policy_);
+  }
+
+  GroupDomainIds idsOf(const std::string& node) const {
+    for (std::size_t i = 0; i < names_.size(); ++i) {
+      if (names_[i] == node) return facts_[i].domain;
+    }
+    FAIL("no node " << node);
+    return {};
+  }
+  const NodeState& state(const std::string& node) const {
+    for (std::size_t i = 0; i < names_.size(); ++i) {
+      if (names_[i] == node) return *states_[i];
+    }
+    FAIL("no node " << node);
+    return *states_[0];
+  }
+
+  std::vector<GroupPlanNode> nodes;
+  GroupDomainNamesConstSharedPtr names;
+
+ private:
+  Policy policy_;
+  GroupDomainInterner interner_;
+  std::vector<NodeStateConstSharedPtr> states_;
+  std::vector<NodeGroupFacts> facts_;
+  std::vector<std::string> names_;
+};
+
+std::vector<PodDemand> members(int n, std::int64_t gpus,
+                               std::optional<LinkClass> minLink = std::nullopt) {
+  PodDemand demand;
+  demand.gpus = gpus;
+  demand.minLink = minLink;
+  return std::vector<PodDemand>(static_cast<std::size_t>(n), demand);
+}
+
+std::map<std::string, int> perNode(const GroupPlan& plan) {
+  std::map<std::string, int> out;
+  for (const PlannedSlot& slot : plan.slots)
+    ++out[slot.node];
+  return out;
+}
+
+// "a0", "b2", ...: built by insertion (GCC 12 misreads "a" + std::to_string(i) as an overlapping
+// copy under -Wrestrict).
+std::string trayName(char clique, int i) {
+  std::string out = std::to_string(i);
+  out.insert(out.begin(), clique);
+  return out;
+}
+
+// Three cliques of free trays: a (4 trays), b (3), c (2), all in block b1; and two more trays of
+// clique c with one GPU in use each (3 free GPUs: no 4-GPU slot, three 1-GPU ones).
+std::vector<Spec> threeCliques() {
+  std::vector<Spec> specs;
+  for (int i = 0; i < 4; ++i)
+    specs.push_back({tray(trayName('a', i)), "a", "b1"});
+  for (int i = 0; i < 3; ++i)
+    specs.push_back({tray(trayName('b', i)), "b", "b1"});
+  for (int i = 0; i < 2; ++i)
+    specs.push_back({tray(trayName('c', i)), "c", "b1"});
+  for (int i = 2; i < 4; ++i)
+    specs.push_back({tray(trayName('c', i), "1000"), "c", "b1"});
+  return specs;
+}
+
+TEST_CASE("the domain is the best fit among the cliques that hold the group",
+          "[core][group-plan]") {
+  const Cluster cluster(threeCliques());
+  struct Case {
+    int members;
+    std::string clique;
+  };
+  // Ranked by free GPUs left after placing, then spare 4-GPU slots. Free GPUs: a 16, b 12,
+  // c 14 (4 + 4 + 3 + 3); 4-GPU slots: a 4, b 3, c 2 (the two trays with a GPU in use have none).
+  //   2 members (8 GPUs):  left a 16-8 = 8, b 12-8 = 4, c 14-8 = 6      -> b
+  //     (c's slots fit exactly, but its 6 left over are kept for smaller pods)
+  //   3 members (12 GPUs): left a 4, b 0; c holds 2 of the 3 members    -> b
+  //   4 members (16 GPUs): only a                                        -> a
+  for (const Case& c : std::vector<Case>{{2, "b"}, {3, "b"}, {4, "a"}}) {
+    CAPTURE(c.members);
+    const GroupPlan plan = cluster.plan(members(c.members, 4));
+    REQUIRE(plan.status == GroupPlanStatus::kPlanned);
+    CHECK(plan.level == 0);
+    CHECK(cluster.names->name(0, plan.domain[0]) == c.clique);
+    CHECK(plan.slots.size() == static_cast<std::size_t>(c.members));
+    for (const PlannedSlot& slot : plan.slots) {
+      CHECK(slot.node.substr(0, 1) == c.clique);
+      CHECK(slot.allocation.gpus == std::vector<int>{0, 1, 2, 3});
+    }
+    CHECK_THAT(plan.reason, ContainsSubstring(std::string(kClique) + "=" + c.clique));
+  }
+}
+
+TEST_CASE("domains are counted in slots, not free GPUs", "[core][group-plan]") {
+  // Clique p: two 4x L40S nodes (8 free GPUs, no NVLink); clique q: one free GB200 tray.
+  const Cluster cluster({{testing::make4xPcieL40s(FixtureState().withName("p0")), "p", ""},
+                         {testing::make4xPcieL40s(FixtureState().withName("p1")), "p", ""},
+                         {tray("q0"), "q", ""}});
+  // Two 2-GPU members with min-link nvlink: p has 8 free GPUs but no NVLink pair; q's tray holds
+  // two NVLink pairs.
+  const GroupPlan nvlink = cluster.plan(members(2, 2, LinkClass::kNvlink));
+  REQUIRE(nvlink.status == GroupPlanStatus::kPlanned);
+  CHECK(perNode(nvlink) == std::map<std::string, int>{{"q0", 2}});
+  // Without the link demand p holds them too, but 4 GPUs are left over on p (8 - 4) and none on
+  // q (4 - 4): the best fit is q again.
+  CHECK(perNode(cluster.plan(members(2, 2))) == std::map<std::string, int>{{"q0", 2}});
+  // Four plain 2-GPU members: only p holds four.
+  CHECK(perNode(cluster.plan(members(4, 2))) == std::map<std::string, int>{{"p0", 2}, {"p1", 2}});
+}
+
+TEST_CASE("as many free GPUs left over: the fewer spare slots win", "[core][group-plan]") {
+  // Clique e: one free tray (4 free GPUs, two NVLink pairs). Clique f: a tray with one GPU in use
+  // (3 free, one pair) and one with three in use (1 free, no pair): 4 free GPUs as well.
+  const Cluster cluster(
+      {{tray("e0"), "e", ""}, {tray("f0", "1000"), "f", ""}, {tray("f1", "1110"), "f", ""}});
+  // One 2-GPU member: 4 - 2 = 2 free GPUs left over in both; spare pairs e 2 - 1 = 1, f 1 - 1 = 0
+  // -> f, on the tray with the pair.
+  const GroupPlan plan = cluster.plan(members(1, 2));
+  REQUIRE(plan.status == GroupPlanStatus::kPlanned);
+  CHECK(cluster.names->name(0, plan.domain[0]) == "f");
+  CHECK(perNode(plan) == std::map<std::string, int>{{"f0", 1}});
+}
+
+TEST_CASE("a required level refuses a group no domain can hold", "[core][group-plan]") {
+  const Cluster cluster(threeCliques());
+  // Five 4-GPU members need 20 GPUs; the largest clique has 16 even with every GPU free.
+  const GroupPlan never = cluster.plan(members(5, 4));
+  CHECK(never.status == GroupPlanStatus::kNeverFits);
+  CHECK_THAT(never.reason,
+             ContainsSubstring("no nvidia.com/gpu.clique domain can ever hold group train/job: "
+                               "5 pods x 4 GPUs (20 GPUs; the largest has 16)"));
+  CHECK_THAT(never.reason, ContainsSubstring("gputopo.dev/group-levels: nvidia.com/gpu.clique="
+                                             "preferred"));
+  const Cluster onlyC({{tray("c0"), "c", ""}, {tray("c1", "1110"), "c", ""}});
+  // 4-GPU slots now: c0 only (c1 has one free GPU). Two members need two: none now, but the
+  // clique has 8 usable GPUs: preemption may help.
+  const GroupPlan noRoom = onlyC.plan(members(2, 4));
+  CHECK(noRoom.status == GroupPlanStatus::kNoRoom);
+  CHECK(noRoom.reason ==
+        "no nvidia.com/gpu.clique domain can hold group train/job: 2 pods x 4 GPUs now; largest "
+        "free: 1 of 2 slots in nvidia.com/gpu.clique=c");
+}
+
+TEST_CASE("a preferred level hands over to the next one", "[core][group-plan]") {
+  Policy policy = defaultPolicy();
+  policy.groups.levels[0].mode = GroupLevelMode::kPreferred;
+  const Cluster cluster(threeCliques(), policy);
+  // Five 4-GPU members: no clique holds them; block b1 holds 4 + 3 + 2 = 9 slots.
+  const GroupPlan plan = cluster.plan(members(5, 4));
+  REQUIRE(plan.status == GroupPlanStatus::kPlanned);
+  CHECK(plan.level == 2);
+  CHECK(cluster.names->name(2, plan.domain[2]) == "b1");
+  CHECK(plan.domain[0] == kMixedDomain);  // split over cliques, as allowed
+  // Filled fewest slots first: every tray has one slot, so by free GPUs then name: a0..a3, b0.
+  CHECK(perNode(plan) ==
+        std::map<std::string, int>{{"a0", 1}, {"a1", 1}, {"a2", 1}, {"a3", 1}, {"b0", 1}});
+}
+
+TEST_CASE("a level constrains only the nodes that carry its label", "[core][group-plan]") {
+  // Clique x (one tray) cannot hold two 4-GPU members; the unlabelled DGX H100 can (8 GPUs).
+  const Cluster cluster(
+      {{tray("x0"), "x", ""}, {testing::makeDgxH100(FixtureState().withName("h0")), "", ""}});
+  const GroupPlan plan = cluster.plan(members(2, 4));
+  REQUIRE(plan.status == GroupPlanStatus::kPlanned);
+  CHECK(plan.level == -1);  // no level applies to h0: per-node GPU sets
+  CHECK(perNode(plan) == std::map<std::string, int>{{"h0", 2}});
+  CHECK(plan.domain[0] == kNoDomain);
+  // Nodes without any level label at all: per-node GPU sets alone.
+  const Cluster bare(
+      {{testing::makeDgxH100(FixtureState().withName("h0")), "", ""},
+       {testing::makeDgxH100(FixtureState().withName("h1").withUsed("11110000")), "", ""}});
+  const GroupPlan perNodeOnly = bare.plan(members(3, 4));
+  REQUIRE(perNodeOnly.status == GroupPlanStatus::kPlanned);
+  CHECK(perNodeOnly.reason == "no level applies to the candidates: placed by per-node GPU sets");
+  // Fewest slots first: h1 (1 slot) before h0 (2).
+  CHECK(perNode(perNodeOnly) == std::map<std::string, int>{{"h0", 2}, {"h1", 1}});
+  // Too big for the candidates, and no level demands it: placed one by one.
+  const GroupPlan unplaced = bare.plan(members(4, 4));
+  CHECK(unplaced.status == GroupPlanStatus::kUnplaced);
+}
+
+TEST_CASE("members already placed pin the domain", "[core][group-plan]") {
+  const Cluster cluster(threeCliques());
+  // Two members remain; one is bound in clique a. Best fit alone would pick b (4 free GPUs left
+  // over, a 8); the anchor pins a.
+  const GroupPlan pinned = cluster.plan(members(2, 4), {cluster.idsOf("a0")});
+  REQUIRE(pinned.status == GroupPlanStatus::kPlanned);
+  CHECK(cluster.names->name(0, pinned.domain[0]) == "a");
+  // Anchored in c (2 free 4-GPU slots), three more do not fit there: refused, not split.
+  const GroupPlan full = cluster.plan(members(3, 4), {cluster.idsOf("c0")});
+  CHECK(full.status == GroupPlanStatus::kNoRoom);
+  // Anchors already in two cliques: the clique level has nothing left to keep together, the
+  // block level takes over.
+  const GroupPlan split = cluster.plan(members(2, 4), {cluster.idsOf("a0"), cluster.idsOf("b0")});
+  REQUIRE(split.status == GroupPlanStatus::kPlanned);
+  CHECK(split.level == 2);  // the block (the accelerator level has no labels here)
+}
+
+TEST_CASE("per-pod modes change the levels of one group", "[core][group-plan]") {
+  const Cluster cluster(threeCliques());
+  std::vector<GroupLevel> levels = defaultPolicy().groups.levels;
+  levels[0].mode = GroupLevelMode::kIgnored;
+  // Cliques ignored: the block decides, spanning cliques.
+  const GroupPlan plan = cluster.plan(members(6, 4), {}, &levels);
+  REQUIRE(plan.status == GroupPlanStatus::kPlanned);
+  CHECK(plan.level == 2);
+}
+
+TEST_CASE("members of different sizes are packed largest first", "[core][group-plan]") {
+  const Cluster cluster(
+      {{testing::makeDgxH100(FixtureState().withName("h0")), "k", ""},
+       {testing::makeDgxH100(FixtureState().withName("h1").withUsed("11111100")), "k", ""}});
+  PodDemand four;
+  four.gpus = 4;
+  PodDemand two;
+  two.gpus = 2;
+  PodDemand one;
+  one.gpus = 1;
+  const std::vector<PodDemand> mixed = {two, four, one, four};
+  // 11 GPUs: 4 + 4 on h0 (8 free), then 2 on h1 (2 free), then 1 ... h1 is full, h0 is full:
+  // largest first: 4 -> h0 (fewest free that fits: h1 has 2), 4 -> h0, 2 -> h1, 1 does not fit.
+  CHECK(cluster.plan(mixed).status == GroupPlanStatus::kNoRoom);
+  const std::vector<PodDemand> fits = {two, four, four};
+  const GroupPlan plan = cluster.plan(fits);
+  REQUIRE(plan.status == GroupPlanStatus::kPlanned);
+  std::map<std::uint32_t, std::string> byMember;
+  for (const PlannedSlot& slot : plan.slots)
+    byMember[slot.member] = slot.node;
+  CHECK(byMember == std::map<std::uint32_t, std::string>{{0, "h1"}, {1, "h0"}, {2, "h0"}});
+  // h0's two 4-GPU sets are disjoint, h1's pair is its two free GPUs.
+  GpuMask h0 = 0;
+  for (const PlannedSlot& slot : plan.slots) {
+    if (slot.node != "h0") {
+      CHECK(slot.allocation.gpus == std::vector<int>{6, 7});
+      continue;
+    }
+    for (const int gpu : slot.allocation.gpus) {
+      CHECK((h0 & bitOf(gpu)) == 0);
+      h0 |= bitOf(gpu);
+    }
+  }
+  CHECK(h0 == 0xffu);
+  CHECK(describeMembers(fits) == "3 pods, 10 GPUs");
+}
+
+TEST_CASE("MIG members are not planned", "[core][group-plan]") {
+  const Cluster cluster(threeCliques());
+  PodDemand mig;
+  mig.mig = {{"3g.40gb", 1}};
+  CHECK(cluster.plan({mig, mig}).status == GroupPlanStatus::kUnsupported);
+}
+
+TEST_CASE("explain keeps why each other domain was refused", "[core][group-plan]") {
+  const Cluster cluster(threeCliques());
+  const GroupPlan plan = cluster.plan(members(3, 4));
+  REQUIRE(plan.status == GroupPlanStatus::kPlanned);
+  std::map<std::string, std::string> verdicts;
+  for (const DomainVerdict& v : plan.domains) {
+    if (v.level == 0) {
+      verdicts[std::string(cluster.names->name(0, v.domain))] =
+          domainVerdictText(v, cluster.names.get());
+    }
+  }
+  // 3 members x 4 GPUs = 12: b has 12 free GPUs (0 left over), a 16 (4 left over).
+  CHECK(verdicts["b"] == "chosen: 0 free GPUs left over");
+  CHECK(verdicts["a"] == "best fit prefers b (0 free GPUs left over there, 4 here)");
+  CHECK(verdicts["c"] == "holds 2 of the 3 members");
+}
+
+}  // namespace
+}  // namespace gte

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The kubectl plugin (tools/kubectl-gpu_topology) under a POSIX shell (dash), against the real
+# extender binary (--cluster-file) with a stand-in kubectl (fake-kubectl.sh) that forwards its
+# port-forward, get --raw and create --raw calls to that extender. Checks both ways of reaching it
+# (--via port-forward, --via proxy), each command's table and JSON, the bodies it builds (pod
+# flags, CSV, policy file), the errors it passes on, and its flag errors. The real kubectl and API
+# server are exercised by the e2e test (tests/e2e, TestKubectlPlugin).
+# Usage: check-kubectl-plugin.sh PATH/TO/gpu-topology-extender
+source "$(dirname "$0")/ops_lib.sh"
+binary=${1:?usage: check-kubectl-plugin.sh EXTENDER_BINARY}
+need "$binary"
+need curl
+shell=$(command -v dash || command -v sh)
+plugin="$repo_root/tools/kubectl-gpu_topology"
+
+port=$(free_port)
+"$binary" serve --listen "127.0.0.1:$port" --cluster-file "$repo_root/tests/golden/cluster.yaml" \
+  --log-level warn >"$work/extender.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do
+  curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
+  kill -0 "$pid" 2>/dev/null || fail "the extender exited: $(tail -n 5 "$work/extender.log")"
+  sleep 0.1
+done
+export FAKE_EXTENDER_PORT=$port FAKE_KUBECTL_LOG="$work/kubectl.log" KUBECTL="$ops_dir/fake-kubectl.sh"
+
+plugin() { "$shell" "$plugin" "$@"; }
+expect() {  # expect NAME WANT GOT
+  [[ $2 == "$3" ]] || fail "$1: want
+$2
+got
+$3"
+}
+
+for via in port-forward proxy; do
+  nodes=$(plugin --via "$via" nodes --node pcie4) || fail "$via: nodes failed"
+  expect "$via nodes" "NODE   TOPOLOGY  MODEL        USABLE  FREE  FREE GPUS  SETS 1/2/4/8  LARGEST  LINKS
+pcie4  known     NVIDIA-L40S  4       4     0,1,2,3    4/0/0/0       1        pix:2 sys:4
+1 node: 4 free GPUs; free all-NVLink sets of 1/2/4/8 GPUs: 4/0/0/0
+(1 of the 5 nodes in the cache listed)" "$nodes"
+
+  explain=$(plugin --via "$via" explain ml/train --top 2) || fail "$via: explain failed"
+  expect "$via explain" "pod ml/train: 2 GPUs, binpack
+NODE  VERDICT  SCORE  WIRE  GPUS  LINK    NUMA  REASON
+dgx1  fit      88     10    6,7   nvlink  1     -
+a100  fit      86     2     4,5   nvlink  1     -
+(3 more nodes not shown: --top 2)" "$explain"
+
+  # The same what-if as the whatif command's HTTP test: the same table.
+  whatif=$(plugin --via "$via" whatif --gpus 2 --count 3 --min-link nvlink) || fail "$via: whatif failed"
+  want=$("$binary" whatif --url "http://127.0.0.1:$port" --gpus 2 --count 3 --min-link nvlink)
+  expect "$via whatif" "$want" "$whatif"
+  grep -q '^whatif-3  a100  6,7   nvlink' <<<"$whatif" || fail "$via whatif: the third pod is not on a100 6,7"
+
+  json=$(plugin --via "$via" nodes -o json)
+  python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["listed"] == 5, d' <<<"$json" ||
+    fail "$via nodes -o json is not the listing"
+done
+
+# The bodies it builds: a CSV with quotes and a policy file, side by side.
+printf 'name,cpu_milli,memory_mib,num_gpu\n"quoted",1,1,0\nbig,1,1,4\n' >"$work/pods.csv"
+csv=$(plugin whatif --csv "$work/pods.csv" -o json) || fail "whatif --csv failed"
+python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+p = d["policies"][0]["placements"]
+assert d["mode"] == "csv" and p[0]["pod"] == "\"quoted\"" and p[1]["gpusRequested"] == 4, d
+' <<<"$csv" || fail "whatif --csv: unexpected answer: $csv"
+printf 'strategy: spread\n# a "quoted" comment\\ with a backslash\n' >"$work/spread.yaml"
+side=$(plugin whatif --gpus 1 --count 2 --policy "$work/spread.yaml") || fail "whatif --policy failed"
+grep -q '^proposed policy .*: 1 GPU, spread$' <<<"$side" || fail "whatif --policy: no proposed run: $side"
+grep -q '\[proposed\]' <<<"$side" || fail "whatif --policy: not side by side: $side"
+printf '{"metadata":{"name":"train"},"spec":{"containers":[{"name":"m","resources":{"limits":{"nvidia.com/gpu":"4"}}}]}}' >"$work/pod.json"
+pod=$(plugin --via proxy whatif --pod-file "$work/pod.json" -o json) || fail "whatif --pod-file failed"
+grep -q '"pod":"train"' <<<"$pod" || fail "whatif --pod-file: $pod"
+
+# Errors: the extender's refusal on stderr with exit 1, through both ways; flag errors exit 2.
+printf 'weights:\n  linkQuality: -1\n' >"$work/broken.yaml"
+# Through port-forward the extender's message; through the proxy kubectl's status line and the
+# plugin's note on where the message is.
+if err=$(plugin whatif --gpus 1 --policy "$work/broken.yaml" 2>&1); then
+  fail "port-forward: a broken policy was accepted"
+fi
+grep -q 'HTTP 400 .*policy: weights.linkQuality: must be >= 0' <<<"$err" || fail "port-forward: broken policy: $err"
+if err=$(plugin nodes --node nope 2>&1); then fail "port-forward: an unknown node listed"; fi
+grep -q 'HTTP 404 .*node \\"nope\\" is not in the cache' <<<"$err" || fail "port-forward: unknown node: $err"
+if err=$(plugin --via proxy whatif --gpus 1 --policy "$work/broken.yaml" 2>&1); then
+  fail "proxy: a broken policy was accepted"
+fi
+grep -q 'Error from server (HTTP 400)' <<<"$err" || fail "proxy: broken policy: $err"
+grep -q 'the service proxy kubectl shows the status only; --via port-forward' <<<"$err" ||
+  fail "proxy: broken policy without the note: $err"
+status=0
+plugin whatif --gpus 0 2>/dev/null || status=$?
+expect "--gpus 0 exit status" 2 "$status"
+status=0
+plugin whatif --gpus 1 --csv "$work/pods.csv" 2>/dev/null || status=$?
+expect "two pod forms exit status" 2 "$status"
+status=0
+plugin explain nonamespace 2>/dev/null || status=$?
+expect "explain without a namespace exit status" 2 "$status"
+status=0
+plugin --via carrier-pigeon nodes 2>/dev/null || status=$?
+expect "--via exit status" 2 "$status"
+plugin --help | grep -q 'kubectl gpu-topology' || fail "--help"
+
+# What it asked kubectl for: the namespace, service and port flags reach the calls.
+: >"$FAKE_KUBECTL_LOG"
+plugin -n gpu-system --service gte --port 9999 --context prod nodes >/dev/null
+plugin -n gpu-system --service gte --port 9999 --via proxy --scheme https nodes >/dev/null 2>&1 || true
+expect "kubectl calls" "--context prod -n gpu-system port-forward svc/gte :9999
+get --raw /api/v1/namespaces/gpu-system/services/https:gte:9999/proxy/nodes?format=table" \
+  "$(cat "$FAKE_KUBECTL_LOG")"
+echo "kubectl plugin: nodes, explain and whatif through port-forward and the service proxy"

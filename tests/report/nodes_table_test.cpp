@@ -1,0 +1,53 @@
+// The nodes table: one line per node (free GPUs, free all-NVLink sets, links per class), the
+// totals, the note when the listing was cut, and documents that are not node listings.
+#include "report/nodes_table.h"
+
+#include <catch2/catch_test_macros.hpp>
+#include <string>
+
+using gte::report::nodesTable;
+
+namespace {
+
+const std::string kDgx1 =
+    R"({"name":"dgx1","topology":"known","model":"Tesla-V100-SXM2-16GB","fabric":"mesh","gpus":8,)"
+    R"("usableGpus":8,"freeGpus":6,"free":[0,1,3,4,6,7],"freeSets":{"1":6,"2":3,"4":0,"8":0},)"
+    R"("largestNvlinkSet":3,"links":{"nvlink":16,"sys":12}})";
+const std::string kGfd =
+    R"({"name":"gfd","topology":"unknown","model":"","fabric":"","gpus":2,"usableGpus":2,)"
+    R"("freeGpus":0,"free":[],"freeSets":{"1":0,"2":0,"4":0,"8":0},"largestNvlinkSet":0,)"
+    R"("links":{"unknown":1}})";
+
+// The table of `doc`, which must be a nodes document.
+std::string tableOf(const std::string& doc) {
+  auto table = nodesTable(doc);
+  REQUIRE(table.ok());
+  return *table;
+}
+
+}  // namespace
+
+TEST_CASE("nodes table: a line per node and the totals") {
+  const std::string doc = R"({"nodes":[)" + kDgx1 + "," + kGfd +
+                          R"(],"listed":2,"cached":2,"freeGpus":6,)"
+                          R"("freeSets":{"1":6,"2":3,"4":0,"8":0}})";
+  CHECK(tableOf(doc) ==
+        "NODE  TOPOLOGY  MODEL                 USABLE  FREE  FREE GPUS    SETS 1/2/4/8  LARGEST  "
+        "LINKS\n"
+        "dgx1  known     Tesla-V100-SXM2-16GB  8       6     0,1,3,4,6,7  6/3/0/0       3        "
+        "nvlink:16 sys:12\n"
+        "gfd   unknown   -                     2       0     -            0/0/0/0       0        "
+        "unknown:1\n"
+        "2 nodes: 6 free GPUs; free all-NVLink sets of 1/2/4/8 GPUs: 6/3/0/0\n");
+}
+
+TEST_CASE("nodes table: a listing cut at its limit says so") {
+  const std::string doc = R"({"nodes":[)" + kDgx1 +
+                          R"(],"listed":1,"cached":5,"freeGpus":6,)"
+                          R"("freeSets":{"1":6,"2":3,"4":0,"8":0}})";
+  CHECK(
+      tableOf(doc).ends_with("1 node: 6 free GPUs; free all-NVLink sets of 1/2/4/8 GPUs: 6/3/0/0\n"
+                             "(1 of the 5 nodes in the cache listed)\n"));
+  CHECK_FALSE(nodesTable(R"({"policies":[]})").ok());
+  CHECK_FALSE(nodesTable("[").ok());
+}

@@ -1,0 +1,335 @@
+// A pod group through the verbs as kube-scheduler v1.37 drives them, against the cluster-file
+// backend: with gang scheduling on, every member is filtered and prioritized in one cycle while the
+// earlier members are assumed only in the scheduler's snapshot (the extender is never told), the
+// cycle is rolled back silently, retried, and the members are then bound concurrently in any
+// order; with it off, each member is filtered, prioritized and bound before the next. Either way
+// the group lands whole in one clique, no GPU is booked twice, explain agrees with filter and
+// prioritize, and a rolled-back group leaves no hold behind once its TTL passes.
+#include <catch2/catch_test_macros.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cluster/static_cluster_backend.h"
+#include "policy/default_policy.h"
+#include "service/extender_service.h"
+#include "snapshot/cluster_snapshot.h"
+#include "support/node_fixtures.h"
+#include "support/object_json.h"
+#include "support/pod_fixtures.h"
+
+using nlohmann::json;
+
+namespace {
+
+using gte::NodeInfo;
+using gte::PodInfo;
+
+// Two cliques of DGX H100s: x (x0, x1) and y (y0, y1, y2), y0 half used; one node without a
+// clique (free). A group of 4 members x 4 GPUs fits x exactly (4 slots) and y (5 slots): best fit
+// is x.
+std::vector<NodeInfo> nodes() {
+  std::vector<NodeInfo> out;
+  const auto add = [&out](const char* name, const char* clique, const char* used) {
+    NodeInfo node =
+        gte::testing::makeDgxH100(gte::testing::FixtureState().withName(name).withUsed(used));
+    if (clique[0] != '\0') node.labels["nvidia.com/gpu.clique"] = clique;
+    out.push_back(std::move(node));
+  };
+  add("x0", "x", "00000000");
+  add("x1", "x", "00000000");
+  add("y0", "y", "11110000");
+  add("y1", "y", "00000000");
+  add("y2", "y", "00000000");
+  add("free", "", "00000000");
+  return out;
+}
+
+PodInfo member(int i) {
+  std::string name = std::to_string(i);
+  name.insert(0, "m");
+  return gte::testing::makeGpuPod(name, 4,
+                                  {{"gputopo.dev/group", "job"}, {"gputopo.dev/group-size", "4"}});
+}
+
+class Clock {
+ public:
+  gte::cluster::WallClock wall() {
+    return [this] { return std::chrono::system_clock::time_point(std::chrono::seconds(now)); };
+  }
+  std::int64_t now = 1'800'000'000;
+};
+
+struct Harness {
+  explicit Harness(Clock& clock) {
+    std::vector<gte::cluster::FilePod> pods;
+    for (int i = 0; i < 4; ++i)
+      pods.push_back(gte::cluster::FilePod{member(i), std::nullopt});
+    pods.push_back(gte::cluster::FilePod{gte::testing::makeGpuPod("solo", 8), std::nullopt});
+    gte::cluster::ClusterStateOptions options;
+    options.now = clock.wall();
+    backend = std::make_unique<gte::cluster::StaticClusterBackend>(
+        gte::cluster::ClusterFileContents{nodes(), std::move(pods), {}}, policy, options);
+    service =
+        std::make_unique<gte::ExtenderService>([this] { return policy; }, backend.get(), nullptr);
+  }
+
+  static std::string args(const PodInfo& pod, const std::vector<std::string>& names) {
+    json body;
+    body["Pod"] = json::parse(gte::testing::podJson(pod));
+    body["Nodes"] = nullptr;
+    body["NodeNames"] = names;
+    return body.dump();
+  }
+
+  std::vector<std::string> filter(const PodInfo& pod, const std::vector<std::string>& names) {
+    const gte::Reply reply = service->filter(args(pod, names));
+    REQUIRE(reply.status == 200);
+    const json out = json::parse(reply.body);
+    REQUIRE(out["Error"] == "");
+    return out["NodeNames"].get<std::vector<std::string>>();
+  }
+
+  std::map<std::string, int> prioritize(const PodInfo& pod, const std::vector<std::string>& names) {
+    const gte::Reply reply = service->prioritize(args(pod, names));
+    REQUIRE(reply.status == 200);
+    std::map<std::string, int> out;
+    for (const json& host : json::parse(reply.body))
+      out[host["Host"]] = host["Score"];
+    return out;
+  }
+
+  bool bind(const PodInfo& pod, const std::string& node) {
+    json body{{"PodName", pod.name}, {"PodNamespace", pod.ns}, {"PodUID", pod.uid}, {"Node", node}};
+    std::optional<gte::Reply> reply;
+    service->bind(body.dump(), [&reply](gte::Reply r) { reply = std::move(r); });
+    REQUIRE(reply.has_value());
+    return json::parse(reply->body)["Error"] == "";
+  }
+
+  // One scheduling cycle of the gang: each member filtered and prioritized on the nodes the
+  // in-tree plugins leave (whole-GPU counts, with the earlier members assumed), the best node
+  // taken (ties by name). Nothing is bound.
+  std::map<std::string, std::string> cycle() {
+    std::map<std::string, int> assumedGpus;  // the scheduler's snapshot, not the extender's
+    std::map<std::string, std::string> placed;
+    for (int i = 0; i < 4; ++i) {
+      const PodInfo pod = member(i);
+      std::vector<std::string> inTree;
+      for (const NodeInfo& node : nodes()) {
+        const auto snapshot = backend->snapshot();
+        const int usable = 8 - assumedGpus[node.name];
+        if (usable >= 4) inTree.push_back(node.name);
+      }
+      const std::vector<std::string> feasible = filter(pod, inTree);
+      if (feasible.empty()) return placed;  // the member is unschedulable: the cycle fails
+      const std::map<std::string, int> scores = prioritize(pod, feasible);
+      std::string best = feasible.front();
+      for (const std::string& node : feasible) {
+        if (scores.at(node) > scores.at(best)) best = node;
+      }
+      placed[pod.uid] = best;
+      assumedGpus[best] += 4;
+    }
+    return placed;
+  }
+
+  std::size_t held() const { return backend->state().heldSlotCount(); }
+
+  gte::PolicyConstSharedPtr policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
+  std::unique_ptr<gte::cluster::StaticClusterBackend> backend;
+  std::unique_ptr<gte::ExtenderService> service;
+};
+
+std::vector<std::string> allNames() {
+  std::vector<std::string> out;
+  for (const NodeInfo& node : nodes())
+    out.push_back(node.name);
+  return out;
+}
+
+// Every bound or reserved pod's GPUs, per node: none twice.
+void checkNoDoubleBooking(const gte::cluster::StaticClusterBackend& backend) {
+  const auto snapshot = backend.snapshot();
+  snapshot->nodes.forEach([](const std::string& name, const gte::NodeStateConstSharedPtr& s) {
+    if (!s->charges) return;
+    std::set<int> taken;
+    for (const gte::PodCharge& charge : s->charges->pods()) {
+      for (const int gpu : charge.allocation.gpus) {
+        INFO(name << " gpu " << gpu << " " << charge.uid);
+        CHECK(taken.insert(gpu).second);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+TEST_CASE("gang on: a cycle rolled back and retried lands the group whole, bound in any order",
+          "[groups]") {
+  Clock clock;
+  Harness h(clock);
+  const std::map<std::string, std::string> first = h.cycle();
+  REQUIRE(first.size() == 4);
+  for (const auto& [uid, node] : first)
+    CHECK(node.substr(0, 1) == "x");
+  CHECK(h.held() == 4);
+  const auto plan = h.backend->snapshot()->groupPlan("default/annotation/job");
+  REQUIRE(plan != nullptr);
+  const std::uint64_t sequence = plan->sequence;
+
+  // kube-scheduler rolls the cycle back (a member failed Permit elsewhere) and tells no one; the
+  // retry some seconds later is answered from the same plan, and nothing is held twice.
+  clock.now += 5;
+  const std::map<std::string, std::string> retry = h.cycle();
+  CHECK(retry == first);
+  CHECK(h.backend->snapshot()->groupPlan("default/annotation/job")->sequence == sequence);
+  CHECK(h.held() == 4);
+
+  // Committed: the binding cycles run concurrently, in any order.
+  for (int i = 3; i >= 0; --i) {
+    const PodInfo pod = member(i);
+    CHECK(h.bind(pod, retry.at(pod.uid)));
+  }
+  CHECK(h.held() == 0);
+  CHECK(h.backend->snapshot()->groupPlan("default/annotation/job") == nullptr);
+  checkNoDoubleBooking(*h.backend);
+  // The clique is full; a pod of no group finds room elsewhere only.
+  const std::vector<std::string> solo = h.filter(gte::testing::makeGpuPod("solo", 8), allNames());
+  CHECK(std::find(solo.begin(), solo.end(), "x0") == solo.end());
+}
+
+TEST_CASE("gang off: members filtered, prioritized and bound one by one land whole", "[groups]") {
+  Clock clock;
+  Harness h(clock);
+  std::set<std::string> cliques;
+  for (int i = 0; i < 4; ++i) {
+    const PodInfo pod = member(i);
+    const std::vector<std::string> feasible = h.filter(pod, allNames());
+    REQUIRE_FALSE(feasible.empty());
+    const std::map<std::string, int> scores = h.prioritize(pod, feasible);
+    std::string best = feasible.front();
+    for (const std::string& node : feasible) {
+      if (scores.at(node) > scores.at(best)) best = node;
+    }
+    REQUIRE(h.bind(pod, best));
+    cliques.insert(best.substr(0, 1));
+    // While members are still to come, a pod of no group cannot take their GPUs.
+    const std::vector<std::string> solo = h.filter(gte::testing::makeGpuPod("solo", 8), allNames());
+    if (i < 3) CHECK(std::find(solo.begin(), solo.end(), "x1") == solo.end());
+  }
+  CHECK(cliques == std::set<std::string>{"x"});
+  CHECK(h.held() == 0);
+  checkNoDoubleBooking(*h.backend);
+}
+
+TEST_CASE("a rolled-back group that never returns leaves no hold after its TTL", "[groups]") {
+  Clock clock;
+  Harness h(clock);
+  REQUIRE(h.cycle().size() == 4);
+  CHECK(h.held() == 4);
+  const std::vector<std::string> before = h.filter(gte::testing::makeGpuPod("solo", 8), allNames());
+  CHECK(std::find(before.begin(), before.end(), "x0") == before.end());
+  clock.now += 61;
+  // The housekeeping tick (the API-server backend's housekeeping thread, the observer's sample
+  // for a cluster file).
+  CHECK(h.backend->expireHolds() == 4);
+  CHECK(h.held() == 0);
+  const std::vector<std::string> after = h.filter(gte::testing::makeGpuPod("solo", 8), allNames());
+  CHECK(std::find(after.begin(), after.end(), "x0") != after.end());
+}
+
+TEST_CASE("explain tells a member what filter and prioritize answer it", "[groups]") {
+  Clock clock;
+  Harness h(clock);
+  REQUIRE_FALSE(h.filter(member(0), allNames()).empty());  // plans the group
+  const PodInfo pod = member(1);
+  const std::vector<std::string> kept = h.filter(pod, allNames());
+  const std::map<std::string, int> scores = h.prioritize(pod, kept);
+  const gte::Reply reply = h.service->explain(Harness::args(pod, allNames()));
+  REQUIRE(reply.status == 200);
+  const json explained = json::parse(reply.body);
+  CHECK(explained["group"]["status"] == "committed");
+  CHECK(explained["group"]["plan"]["level"] == "nvidia.com/gpu.clique");
+  std::set<std::string> fit;
+  for (const json& node : explained["nodes"]) {
+    if (node["verdict"] != "fit") continue;
+    fit.insert(node["name"]);
+    CHECK(node["wireScoreAfterFilter"] == scores.at(node["name"]));
+  }
+  CHECK(fit == std::set<std::string>(kept.begin(), kept.end()));
+}
+
+TEST_CASE("a member of a two-size group binds wherever its filter let it through", "[groups]") {
+  // Clique x: x0 free (8 GPUs), x1 with GPUs 0-3 in use (4 free). Group mix of two: big (8 GPUs)
+  // and small (4). Largest first: big's slot on x0 (the only node with 8 free), small's on x1.
+  // Each member's filter passes only the node of a slot of its own size: x1 kept for big would
+  // leave it 4 GPUs at bind (a refused member bind, kube-scheduler retrying at once, the gang
+  // half bound), x0 kept for small would take half of big's slot.
+  const auto pod = [](const char* name, int gpus) {
+    return gte::testing::makeGpuPod(
+        name, gpus, {{"gputopo.dev/group", "mix"}, {"gputopo.dev/group-size", "2"}});
+  };
+  const PodInfo big = pod("big", 8);
+  const PodInfo small = pod("small", 4);
+  const auto node = [](const char* name, const char* used) {
+    NodeInfo out =
+        gte::testing::makeDgxH100(gte::testing::FixtureState().withName(name).withUsed(used));
+    out.labels["nvidia.com/gpu.clique"] = "x";
+    return out;
+  };
+  const std::vector<std::string> names{"x0", "x1"};
+  struct Case {
+    const PodInfo* first;   // whose filter commits the plan
+    const PodInfo* member;  // filtered, then bound on each node its filter kept
+    std::vector<std::string> kept;
+  };
+  for (const Case& c : std::vector<Case>{{&big, &big, {"x0"}},
+                                         {&big, &small, {"x1"}},
+                                         {&small, &big, {"x0"}},
+                                         {&small, &small, {"x1"}}}) {
+    CAPTURE(c.first->name, c.member->name);
+    const auto policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
+    const auto fresh = [&] {
+      return std::make_unique<gte::cluster::StaticClusterBackend>(
+          gte::cluster::ClusterFileContents{{node("x0", "00000000"), node("x1", "11110000")},
+                                            {{big, std::nullopt}, {small, std::nullopt}},
+                                            {}},
+          policy);
+    };
+    const auto filter = [&](gte::ExtenderService& service, const PodInfo& p) {
+      const json out = json::parse(service.filter(Harness::args(p, names)).body);
+      return out["NodeNames"].get<std::vector<std::string>>();
+    };
+    std::vector<std::string> kept;
+    {
+      auto backend = fresh();
+      gte::ExtenderService service([policy] { return policy; }, backend.get(), nullptr);
+      filter(service, *c.first);
+      kept = filter(service, *c.member);
+      CHECK(kept == c.kept);
+    }
+    for (const std::string& target : kept) {
+      CAPTURE(target);
+      auto backend = fresh();
+      gte::ExtenderService service([policy] { return policy; }, backend.get(), nullptr);
+      filter(service, *c.first);
+      filter(service, *c.member);
+      const json body{{"PodName", c.member->name},
+                      {"PodNamespace", c.member->ns},
+                      {"PodUID", c.member->uid},
+                      {"Node", target}};
+      std::optional<gte::Reply> reply;
+      service.bind(body.dump(), [&reply](gte::Reply r) { reply = std::move(r); });
+      REQUIRE(reply.has_value());
+      CHECK(json::parse(reply->body)["Error"] == "");
+      checkNoDoubleBooking(*backend);
+    }
+  }
+}
