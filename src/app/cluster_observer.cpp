@@ -93,12 +93,23 @@ void ClusterObserver::observeWatches(const CacheCounts& counts) {
   report(metrics::WatchedResource::kPods, counts.podWatch, lastPodWatch_);
 }
 
+void ClusterObserver::observeLeadership(const LeadershipCounts& leadership) {
+  metrics_.setLeader(leadership.leader);
+  if (!leadership.elected) return;
+  metrics_.countLeaderTransitions(leadership.startedLeading -
+                                  std::min(leadership.startedLeading, lastStartedLeading_));
+  lastStartedLeading_ = leadership.startedLeading;
+  if (leadership.renewAgeSeconds) metrics_.setLeaseRenewAge(*leadership.renewAgeSeconds);
+  if (leadership.lastTakeoverSeconds) metrics_.setLastTakeover(*leadership.lastTakeoverSeconds);
+}
+
 void ClusterObserver::observe() {
   std::lock_guard observing(observing_);
   const CacheCounts c = counts_();
   metrics_.setCachedObjects(c.nodes, c.pods, c.reservations);
   metrics_.setBindsInFlight(c.bindsSending, c.bindsWaiting);
   observeWatches(c);
+  observeLeadership(c.leadership);
   const auto snapshot = backend_.snapshot();
   if (!snapshot) return;
   metrics_.setCacheSynced(snapshot->synced);

@@ -1,5 +1,9 @@
 #include "app/cluster_wiring.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include "cluster/apiserver/api_server_backend.h"
 #include "cluster/static_cluster_backend.h"
 #include "kube/in_cluster_config.h"
@@ -47,8 +51,72 @@ std::function<CacheCounts()> countsOf(const cluster::ApiServerBackend* backend) 
     counts.podWatch = WatchTotals{pods.lists, pods.failures};
     counts.bindsSending = static_cast<std::int64_t>(backend->bindsSending());
     counts.bindsWaiting = static_cast<std::int64_t>(backend->bindsWaiting());
+    const cluster::LeadershipReport report = backend->leadership();
+    counts.leadership.elected = report.elected;
+    counts.leadership.leader = report.active;
+    counts.leadership.startedLeading = report.lease.startedLeading;
+    if (report.lease.lastChange) {
+      counts.leadership.renewAgeSeconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - *report.lease.lastChange)
+              .count();
+    }
+    if (report.lastTakeover) {
+      counts.leadership.lastTakeoverSeconds =
+          std::chrono::duration<double>(*report.lastTakeover).count();
+    }
     return counts;
   };
+}
+
+std::string environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? std::string(value) : std::string();
+}
+
+// Whose holding of the lease is ours: the flag, else the pod's name (the chart sets POD_NAME from
+// the downward API; it is also the pod's host name), else the host name.
+std::string leaderIdentity(const ServeOptions& options) {
+  if (!options.leaderIdentity.empty()) return options.leaderIdentity;
+  if (auto pod = environment("POD_NAME"); !pod.empty()) return pod;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) return host;
+  return {};
+}
+
+Status addLeaderElection(const ServeOptions& options, cluster::ApiServerBackendOptions& out) {
+  if (options.leaderElection == LeaderElection::kNone) return Ok{};
+  kube::LeaseLeadershipOptions lease;
+  lease.role = options.leaderElection == LeaderElection::kHold ? kube::LeaseRole::kHold
+                                                               : kube::LeaseRole::kFollow;
+  lease.ns = options.leaseNamespace;
+  lease.name = options.leaseName;
+  lease.identity = leaderIdentity(options);
+  if (lease.identity.empty()) {
+    return invalidArgument(
+        "leader election: no identity (set --leader-elect-identity or POD_NAME)");
+  }
+  lease.leaseDuration = options.leaseDuration;
+  lease.renewDeadline = options.renewDeadline;
+  lease.retryPeriod = options.retryPeriod;
+  out.leadership = std::move(lease);
+  if (options.endpointService.empty()) return Ok{};
+  kube::ServiceEndpoint endpoint;
+  endpoint.ns = options.endpointNamespace;
+  endpoint.service = options.endpointService;
+  endpoint.slice = options.endpointService + "-leader";
+  endpoint.address =
+      options.advertiseAddress.empty() ? environment("POD_IP") : options.advertiseAddress;
+  if (endpoint.address.empty()) {
+    return invalidArgument("--publish-endpoint needs --advertise-address or POD_IP");
+  }
+  endpoint.pod = environment("POD_NAME");
+  endpoint.nodeName = environment("NODE_NAME");
+  endpoint.ports.push_back(kube::EndpointPort{"http", options.port});
+  if (options.metricsPort != 0) {
+    endpoint.ports.push_back(kube::EndpointPort{"metrics", options.metricsPort});
+  }
+  out.endpoint = std::move(endpoint);
+  return Ok{};
 }
 
 cluster::ClusterStateOptions stateOptions(metrics::Metrics* metrics) {
@@ -86,6 +154,9 @@ Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstS
   backendOptions.bind.concurrency = options.bindConcurrency;
   backendOptions.bind.deadline = options.bindDeadline;
   backendOptions.warmConnections = options.apiWarmConnections;
+  if (auto elected = addLeaderElection(options, backendOptions); !elected) {
+    return std::move(elected).error();
+  }
   auto backend =
       cluster::makeApiServerBackend(*config, std::move(policy), std::move(backendOptions));
   if (!backend) return std::move(backend).error();
@@ -97,6 +168,7 @@ Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstS
       {{"source", options.cluster == ClusterSource::kInCluster ? "in-cluster" : "kubeconfig"}});
   ClusterWiring wiring;
   wiring.counts = countsOf(raw);
+  if (options.leaderElection != LeaderElection::kNone) wiring.stepDown = [raw] { raw->stepDown(); };
   wiring.backend = std::move(*backend);
   return wiring;
 }

@@ -15,7 +15,7 @@ namespace gte::metrics {
 enum class NodeOutcome { kFit, kUnschedulable, kUnresolvable };
 enum class ReloadResult { kOk, kError };
 enum class WatchedResource { kNodes, kPods };
-enum class BindAbandonReason { kCallerGone, kDeadline };
+enum class BindAbandonReason { kCallerGone, kDeadline, kNotLeader };
 
 // Upper bounds (seconds) of the node-label-age buckets; a last bucket is +Inf.
 inline constexpr std::array<std::int64_t, 6> kLabelAgeBounds = {60, 300, 900, 3600, 21600, 86400};
@@ -65,6 +65,14 @@ class Metrics {
   void countBindAbandoned(BindAbandonReason reason);
   // Binds holding a --bind-concurrency slot, and binds waiting for one (sampled).
   void setBindsInFlight(std::int64_t sending, std::int64_t waiting);
+  // Leader election (sampled with the cache gauges): whether this replica answers binds (1 also
+  // without leader election), the terms it began, the seconds since the lease's record last
+  // changed as seen here, and its last takeover's duration. The last two are exported from
+  // their first call on.
+  void setLeader(bool leader);
+  void countLeaderTransitions(std::uint64_t n);
+  void setLeaseRenewAge(double seconds);
+  void setLastTakeover(double seconds);
   void countRejectedRequest(std::string_view reason);  // body too large, bad JSON, ...
 
   // gpu_topology_extender_build_info{version, revision} = 1, set once at start-up.

@@ -76,6 +76,9 @@ class ExtenderService {
 
   bool ready(std::string* why) const;
   bool healthy(std::string* why) const;
+  // A standby of a leader-elected extender: answers close their connections
+  // (ClusterBackend::redirectsCallers).
+  bool redirectsCallers() const;
 
  private:
   // A body that could not be parsed: logged, counted, answered per the error table.
