@@ -11,8 +11,11 @@ import (
 
 	"google.golang.org/grpc"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	podresources "k8s.io/kubelet/pkg/apis/podresources/v1"
 
+	"gpu-topology-extender/tests/e2e/internal/chartrun"
+	"gpu-topology-extender/tests/e2e/internal/cluster"
 	"gpu-topology-extender/tests/e2e/internal/promtext"
 	"gpu-topology-extender/tests/e2e/internal/topo"
 )
@@ -50,9 +53,8 @@ func (fakeKubelet) List(context.Context, *podresources.ListPodResourcesRequest) 
 	}}, nil
 }
 
-// startFakeKubelet serves fakeKubelet on a unix socket until the scenario ends.
-func startFakeKubelet(s *scenarioEnv) string {
-	socket := filepath.Join(logDir, s.name+"-kubelet.sock")
+// startFakeKubelet serves fakeKubelet on the unix socket path until the scenario ends.
+func startFakeKubelet(s *scenarioEnv, socket string) {
 	lis, err := net.Listen("unix", socket)
 	if err != nil {
 		s.t.Fatalf("fake kubelet socket: %v", err)
@@ -61,7 +63,6 @@ func startFakeKubelet(s *scenarioEnv) string {
 	podresources.RegisterPodResourcesListerServer(server, fakeKubelet{})
 	go server.Serve(lis)
 	s.t.Cleanup(server.Stop)
-	return socket
 }
 
 // waitExtenderSeesGenLabels polls until the extender's cache holds as many nodes with a `gen` label
@@ -106,34 +107,24 @@ func agentLabelsNode(s *scenarioEnv) {
 	}
 	s.createNodes(
 		nodeSpec{name: "rtx", capture: rtx4090},
-		nodeSpec{name: "agent", capture: dgx1V, mutate: withoutTopologyLabels},
+		nodeSpec{name: "agent", capture: dgx1V, mutate: asFreshGPUNode},
 	)
 	node := s.name + "-agent"
-
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, agent, "run", "--node", node, "--kubeconfig", cp.Kubeconfig,
-		"--once", "--listen", "", "--nvml-lib", fakeNVML, "--pod-resources-socket", startFakeKubelet(s))
-	cmd.Env = append(os.Environ(), "GTE_FAKE_NVML_MACHINE=dgx1v")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		s.t.Fatalf("gpu-topology-agent run --once: %v\n%s", err, out)
+	var daemon *chartAgent
+	if s.mode.chart != nil {
+		daemon = s.runChartAgent(node, fakeNVML)
+	} else {
+		s.runAgentOnce(agent, fakeNVML, node)
 	}
-
-	actx, acancel := apiContext()
-	defer acancel()
-	got, err := client.CoreV1().Nodes().Get(actx, node, metav1.GetOptions{})
-	if err != nil {
-		s.t.Fatalf("node %s: %v", node, err)
-	}
-	want := map[string]string{
+	s.expectLabels(node, daemon, map[string]string{
 		key("v"): "1", key("n"): "8", key("fabric"): "mesh", key("nvl"): fakeDGX1VNVLinks,
 		key("pci"): "PHHSSSSHHSSSSPSSSSSSSSPHHHHP", key("health"): fakeDGX1VHealth,
 		key("used"): "00100000", key("model"): "Tesla-V100-SXM2-16GB",
-	}
-	for k, v := range want {
-		if got.Labels[k] != v {
-			s.t.Errorf("node %s label %s = %q, want %q", node, k, got.Labels[k], v)
+	})
+	if daemon != nil {
+		// The kubelet would restart a pod whose liveness probe fails.
+		if err := waitProbe(context.Background(), daemon.spec, daemon.proc); err != nil {
+			s.t.Errorf("the agent's liveness probe after it published: %v", err)
 		}
 	}
 	if s.mode.watchesCluster() {
@@ -143,6 +134,8 @@ func agentLabelsNode(s *scenarioEnv) {
 	pod := s.newPod("gpu2", "nvidia.com/gpu", 2)
 	s.createPod(pod)
 	s.expectBoundTo(pod.Name, node)
+	actx, acancel := apiContext()
+	defer acancel()
 	p, err := client.CoreV1().Pods(namespace).Get(actx, pod.Name, metav1.GetOptions{})
 	if err != nil {
 		s.t.Fatalf("pod %s: %v", pod.Name, err)
@@ -169,12 +162,117 @@ func agentLabelsNode(s *scenarioEnv) {
 	}
 }
 
-// withoutTopologyLabels removes what the harness would publish, leaving the node as a fresh GPU
-// node before any agent ran.
-func withoutTopologyLabels(labels map[string]string) {
+// asFreshGPUNode removes what the harness would publish, leaving the node as a fresh GPU node
+// before any agent ran, labelled as the NVIDIA GPU Operator labels GPU nodes (the chart's agent
+// DaemonSet selects that label).
+func asFreshGPUNode(labels map[string]string) {
 	for k := range labels {
 		if strings.HasPrefix(k, topo.DefaultPrefix) {
 			delete(labels, k)
 		}
 	}
+	labels["nvidia.com/gpu.present"] = "true"
+}
+
+// runAgentOnce runs one pass of the agent as the test's admin.
+func (s *scenarioEnv) runAgentOnce(agent, fakeNVML, node string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	socket := filepath.Join(logDir, s.name+"-kubelet.sock")
+	startFakeKubelet(s, socket)
+	cmd := exec.CommandContext(ctx, agent, "run", "--node", node, "--kubeconfig", cp.Kubeconfig,
+		"--once", "--listen", "", "--nvml-lib", fakeNVML, "--pod-resources-socket", socket)
+	cmd.Env = append(os.Environ(), "GTE_FAKE_NVML_MACHINE=dgx1v")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("gpu-topology-agent run --once: %v\n%s", err, out)
+	}
+}
+
+// runChartAgent runs the pod the chart's agent DaemonSet would start on node, as the agent's
+// ServiceAccount, until the scenario ends: the node's filesystem (for the hostPath volume) is a
+// temporary directory holding the fake kubelet's PodResources socket where the kubelet keeps it.
+func (s *scenarioEnv) runChartAgent(node, fakeNVML string) *chartAgent {
+	w, err := s.mode.chart.manifests.Workload("agent")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	spec := w.Template.Spec
+	ctx, cancel := apiContext()
+	defer cancel()
+	n, err := client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if spec.Affinity != nil && spec.Affinity.NodeAffinity != nil {
+		s.t.Fatalf("the agent DaemonSet has a node affinity; the harness places its pod by nodeSelector only")
+	}
+	if !labels.SelectorFromSet(spec.NodeSelector).Matches(labels.Set(n.Labels)) {
+		s.t.Fatalf("the agent DaemonSet's nodeSelector %v does not select GPU node %s (labels %v)", spec.NodeSelector, node, n.Labels)
+	}
+	// Short: the socket's path must fit a unix socket address (108 bytes).
+	nodeRoot, err := os.MkdirTemp("", "gte-node-")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { os.RemoveAll(nodeRoot) })
+	sockets := filepath.Join(nodeRoot, "var", "lib", "kubelet", "pod-resources")
+	if err := os.MkdirAll(sockets, 0o755); err != nil {
+		s.t.Fatal(err)
+	}
+	startFakeKubelet(s, filepath.Join(sockets, "kubelet.sock"))
+
+	proc, err := s.mode.chart.prepare(w, "agent", node, nodeRoot)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	env := append(proc.Env, "GTE_FAKE_NVML_MACHINE=dgx1v")
+	if spec.RuntimeClassName != nil && *spec.RuntimeClassName == "nvidia" {
+		// The NVIDIA container runtime makes the driver's libnvidia-ml.so.1 visible in the
+		// container; here that is the fake's.
+		env = append(env, "LD_LIBRARY_PATH="+filepath.Dir(fakeNVML))
+	}
+	p, err := cluster.StartProcessEnv("agent", filepath.Join(logDir, s.mode.mode.name), proc.Binary, env, proc.Args...)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { p.Stop(10 * time.Second) })
+	return &chartAgent{spec: proc, proc: p}
+}
+
+// chartAgent is the agent DaemonSet's pod running as a process.
+type chartAgent struct {
+	spec *chartrun.Process
+	proc *cluster.Process
+}
+
+// expectLabels waits until node carries the labels (the agent's first pass), then asserts them.
+func (s *scenarioEnv) expectLabels(node string, agent *chartAgent, want map[string]string) {
+	s.t.Helper()
+	var got map[string]string
+	err := s.poll(seenTimeout, func(ctx context.Context) (bool, error) {
+		n, err := client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		got = n.Labels
+		for k, v := range want {
+			if got[k] != v {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err == nil {
+		return
+	}
+	for k, v := range want {
+		if got[k] != v {
+			s.t.Errorf("node %s label %s = %q, want %q", node, k, got[k], v)
+		}
+	}
+	if agent != nil {
+		s.t.Logf("last lines of %s:\n%s%s", agent.proc.LogPath, agent.proc.Tail(20), forbiddenSummary())
+	}
+	s.t.FailNow()
 }

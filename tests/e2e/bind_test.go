@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 )
 
-// bindAnnotatedAtomically: with the extender binding (cache and chart modes), every pod of a
+// bindAnnotatedAtomically: with the extender binding (cache and chart-identity modes), every pod of a
 // burst is bound with the gputopo.dev/gpus annotation already on it. A watch on the pods, opened
 // before they exist, must never show a pod with spec.nodeName set and no annotation: the extender
 // sends one Binding whose metadata carries the annotation, and the API server writes both in one

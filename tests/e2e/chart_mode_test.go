@@ -1,122 +1,235 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
+	"crypto/tls"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
+
+	"gpu-topology-extender/tests/e2e/internal/chartrun"
+	"gpu-topology-extender/tests/e2e/internal/cluster"
 )
 
-// The chart mode runs kube-scheduler with the KubeSchedulerConfiguration exactly as the Helm chart
-// renders it with its default values (plus the MIG resources the fixtures advertise), so a chart change that kube-scheduler rejects or that changes
-// placement fails the suite. Two fields are rewritten, because the test runs outside a cluster:
-// the extender's urlPrefix (the in-cluster Service becomes the test's loopback port) and
-// clientConnection.kubeconfig (the in-cluster service account becomes the test API server).
-
-// chartRelease and chartNamespace are the release the chart is rendered as.
-const (
-	chartRelease   = "gte"
-	chartNamespace = "gpu-system"
-)
-
-// helmBinary is the helm that make test builds (scripts/build-helm.sh), or GTE_HELM.
-func helmBinary() string {
-	return envOr("GTE_HELM", filepath.Join(cfg.repoRoot, "build", "tools-bin", "helm"))
-}
-
-// helmTemplate renders the chart with extra helm arguments.
-func helmTemplate(args ...string) ([]byte, error) {
-	helm := helmBinary()
-	if _, err := os.Stat(helm); err != nil {
-		return nil, fmt.Errorf("helm: %w (scripts/build-helm.sh builds it; or set GTE_HELM)", err)
-	}
-	full := append([]string{"template", chartRelease, filepath.Join(cfg.repoRoot, "charts", "gpu-topology-extender"),
-		"--namespace", chartNamespace,
-		// helm template talks to no cluster: the scheduler image tag must be given.
-		"--set", "scheduler.image.tag=" + serverVersion()}, args...)
-	var stderr bytes.Buffer
-	cmd := exec.Command(helm, full...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+// startChartIdentity applies the chart's identities and runs the pods of its extender and
+// kube-scheduler Deployments as processes, each as its ServiceAccount; both are stopped when t
+// ends. The agent DaemonSet's pod runs per scenario, on the scenario's node (agent_test.go).
+func startChartIdentity(ctx context.Context, t *testing.T, env *modeEnv, dir string) error {
+	run, err := applyChartRelease(ctx, dir)
 	if err != nil {
-		return nil, fmt.Errorf("helm %s: %w: %s", strings.Join(full, " "), err, stderr.String())
+		return err
 	}
-	return out, nil
+	env.chart = run
+
+	extW, err := run.manifests.Workload("extender")
+	if err != nil {
+		return err
+	}
+	ext, err := run.prepare(extW, "extender", "", "")
+	if err != nil {
+		return err
+	}
+	extProc, err := cluster.StartProcessEnv("extender", dir, ext.Binary, ext.Env, ext.Args...)
+	if err != nil {
+		return err
+	}
+	t.Cleanup(func() { extProc.Stop(10 * time.Second) })
+	if err := waitProbe(ctx, ext, extProc); err != nil {
+		return fmt.Errorf("the chart's extender never became ready: %w%s", err, forbiddenSummary())
+	}
+	env.extender = extProc
+	// /metrics is served where the probes go: the metrics port, or the main port without one.
+	metrics, err := ext.Port(intstr.FromString("metrics"))
+	if err != nil {
+		if metrics, err = ext.Port(intstr.FromString("http")); err != nil {
+			return err
+		}
+	}
+	env.metricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics)
+
+	schedW, err := run.manifests.Workload("scheduler")
+	if err != nil {
+		return err
+	}
+	sched, err := run.prepare(schedW, "kube-scheduler", "", "")
+	if err != nil {
+		return err
+	}
+	identity, err := run.identity(schedW.Template.Spec)
+	if err != nil {
+		return err
+	}
+	s, err := run.configureScheduler(sched, ext, identity)
+	if err != nil {
+		return err
+	}
+	if s.leaseNamespace != "" {
+		if err := ensureNamespace(ctx, s.leaseNamespace); err != nil {
+			return err
+		}
+	}
+	env.verbsURL = s.urlPrefix
+	schedProc, err := cluster.RunScheduler(ctx, sched.Binary, dir, sched.Env, s.securePort,
+		append(s.args,
+			// In a pod, kube-scheduler's delegated authentication and authorization (its secure
+			// port) use the in-cluster identity too.
+			"--authentication-kubeconfig="+identity, "--authorization-kubeconfig="+identity)...)
+	if err != nil {
+		return fmt.Errorf("%w%s", err, forbiddenSummary())
+	}
+	t.Cleanup(func() { schedProc.Stop(10 * time.Second) })
+	env.scheduler, env.schedulerName = schedProc, s.schedulerName
+	return nil
 }
 
-// serverVersion is the test API server's version (helm template cannot ask a cluster).
-func serverVersion() string {
-	if v, err := client.Discovery().ServerVersion(); err == nil {
-		return v.GitVersion
-	}
-	return "v1.37.2"
-}
+// kubeSchedulerSecurePort is kube-scheduler's default --secure-port, which the chart's container
+// declares and leaves to the default.
+const kubeSchedulerSecurePort = 10259
 
-// chartScheduler is what the chart's scheduler configuration says, after the two rewrites.
+// chartScheduler is the chart's kube-scheduler made runnable here.
 type chartScheduler struct {
-	config         string // config.yaml for kube-scheduler --config
-	schedulerName  string // the profile's schedulerName; pods opt in with it
-	leaseNamespace string // leader election's namespace ("" when leader election is off)
+	args           []string // the container's arguments, --secure-port taken out
+	securePort     int      // the loopback port for its secure port
+	urlPrefix      string   // the extender's urlPrefix, translated
+	schedulerName  string   // the profile's schedulerName; pods opt in with it
+	leaseNamespace string   // leader election's namespace ("" when leader election is off)
 }
 
-// renderChartScheduler renders the scheduler ConfigMap and rewrites the extender URL and the
-// kubeconfig.
-func renderChartScheduler(urlPrefix, kubeconfig string) (chartScheduler, error) {
-	// The default values, unchanged: an admin who installs the chart as it comes must get MIG pods
-	// routed to the extender too (kube-scheduler calls it only for managed resources).
-	out, err := helmTemplate("--show-only", "templates/scheduler-configmap.yaml")
+// configureScheduler edits the materialised KubeSchedulerConfiguration where a pod and a process
+// here differ: the extender's urlPrefix names the in-cluster Service, which becomes the loopback
+// port the extender's container port got (after checking the Service leads to that port), and
+// clientConnection.kubeconfig, which in a pod is empty (in-cluster identity), becomes the
+// ServiceAccount's kubeconfig.
+func (r *chartRun) configureScheduler(sched, ext *chartrun.Process, identity string) (chartScheduler, error) {
+	s := chartScheduler{}
+	declared := kubeSchedulerSecurePort
+	var config string
+	for _, a := range sched.Args {
+		switch {
+		case strings.HasPrefix(a, "--secure-port="):
+			p, err := strconv.Atoi(strings.TrimPrefix(a, "--secure-port="))
+			if err != nil {
+				return s, fmt.Errorf("kube-scheduler %s: %w", a, err)
+			}
+			declared = p
+			continue
+		case strings.HasPrefix(a, "--config="):
+			config = strings.TrimPrefix(a, "--config=")
+		}
+		s.args = append(s.args, a)
+	}
+	var err error
+	if s.securePort, err = sched.Port(intstr.FromInt32(int32(declared))); err != nil {
+		return s, fmt.Errorf("kube-scheduler serves on %d: %w", declared, err)
+	}
+	if probe, err := sched.ProbeURL(); err != nil || probe != fmt.Sprintf("https://127.0.0.1:%d/readyz", s.securePort) {
+		return s, fmt.Errorf("kube-scheduler's probe %q (%v) is not /readyz over HTTPS on its secure port %d", probe, err, declared)
+	}
+	if config == "" {
+		return s, fmt.Errorf("kube-scheduler has no --config=FILE argument")
+	}
+	raw, err := os.ReadFile(config)
 	if err != nil {
-		return chartScheduler{}, err
+		return s, fmt.Errorf("kube-scheduler --config: %w", err)
 	}
-	var cm corev1.ConfigMap
-	if err := yaml.Unmarshal(out, &cm); err != nil {
-		return chartScheduler{}, fmt.Errorf("rendered scheduler ConfigMap: %w", err)
+	var doc map[string]any
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return s, fmt.Errorf("rendered config.yaml: %w", err)
 	}
-	var config map[string]any
-	if err := yaml.Unmarshal([]byte(cm.Data["config.yaml"]), &config); err != nil {
-		return chartScheduler{}, fmt.Errorf("rendered config.yaml: %w", err)
-	}
-	extenders, _ := config["extenders"].([]any)
+	extenders, _ := doc["extenders"].([]any)
 	if len(extenders) != 1 {
-		return chartScheduler{}, fmt.Errorf("rendered config.yaml has %d extenders, want 1", len(extenders))
+		return s, fmt.Errorf("rendered config.yaml has %d extenders, want 1", len(extenders))
 	}
-	ext, _ := extenders[0].(map[string]any)
-	rendered, _ := ext["urlPrefix"].(string)
-	if !strings.Contains(rendered, "."+chartNamespace+".svc") {
-		return chartScheduler{}, fmt.Errorf("rendered urlPrefix %q is not the in-cluster Service", rendered)
-	}
-	if missing := unmanagedFixtureResources(ext); len(missing) > 0 {
-		return chartScheduler{}, fmt.Errorf("the chart's default managedResources lack %v, which the fixtures' nodes advertise: "+
+	extender, _ := extenders[0].(map[string]any)
+	if missing := unmanagedFixtureResources(extender); len(missing) > 0 {
+		return s, fmt.Errorf("the chart's default managedResources lack %v, which the fixtures' nodes advertise: "+
 			"kube-scheduler would place those pods without the extender", missing)
 	}
-	ext["urlPrefix"] = urlPrefix
-	config["clientConnection"] = map[string]any{"kubeconfig": kubeconfig}
+	rendered, _ := extender["urlPrefix"].(string)
+	if s.urlPrefix, err = r.serviceToLoopback(rendered, ext); err != nil {
+		return s, err
+	}
+	extender["urlPrefix"] = s.urlPrefix
 
-	var s chartScheduler
-	if profiles, _ := config["profiles"].([]any); len(profiles) == 1 {
+	conn, _ := doc["clientConnection"].(map[string]any)
+	if conn == nil {
+		conn = map[string]any{}
+	}
+	if path, _ := conn["kubeconfig"].(string); path != "" {
+		if conn["kubeconfig"], err = sched.LocalPath(path); err != nil {
+			return s, fmt.Errorf("clientConnection.kubeconfig: %w", err)
+		}
+	} else {
+		conn["kubeconfig"] = identity
+	}
+	doc["clientConnection"] = conn
+
+	if profiles, _ := doc["profiles"].([]any); len(profiles) == 1 {
 		p, _ := profiles[0].(map[string]any)
 		s.schedulerName, _ = p["schedulerName"].(string)
 	}
 	if s.schedulerName == "" {
-		return chartScheduler{}, fmt.Errorf("rendered config.yaml has no single profile with a schedulerName")
+		return s, fmt.Errorf("rendered config.yaml has no single profile with a schedulerName")
 	}
-	if le, _ := config["leaderElection"].(map[string]any); le != nil && le["leaderElect"] == true {
+	if le, _ := doc["leaderElection"].(map[string]any); le != nil && le["leaderElect"] == true {
 		s.leaseNamespace, _ = le["resourceNamespace"].(string)
 	}
-	text, err := yaml.Marshal(config)
+	text, err := yaml.Marshal(doc)
 	if err != nil {
-		return chartScheduler{}, err
+		return s, err
 	}
-	s.config = string(text)
-	return s, nil
+	return s, os.WriteFile(config, text, 0o600)
+}
+
+// serviceToLoopback follows an in-cluster URL http(s)://SERVICE.NAMESPACE.svc:PORT/PATH through the
+// rendered Service (the port, its targetPort, a selector matching the extender's pods) to the
+// extender container's port, and returns the URL of that port here.
+func (r *chartRun) serviceToLoopback(rendered string, ext *chartrun.Process) (string, error) {
+	u, err := url.Parse(rendered)
+	if err != nil {
+		return "", fmt.Errorf("urlPrefix %q: %w", rendered, err)
+	}
+	parts := strings.Split(u.Hostname(), ".")
+	if len(parts) < 3 || parts[2] != "svc" {
+		return "", fmt.Errorf("urlPrefix %q does not name an in-cluster Service (SERVICE.NAMESPACE.svc)", rendered)
+	}
+	svc, err := r.manifests.Service(parts[0], parts[1])
+	if err != nil {
+		return "", fmt.Errorf("urlPrefix %q: %w", rendered, err)
+	}
+	extW, err := r.manifests.Workload("extender")
+	if err != nil {
+		return "", err
+	}
+	if !labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(extW.Template.Labels)) || len(svc.Spec.Selector) == 0 {
+		return "", fmt.Errorf("Service %s selects %v, not the extender's pods (%v)", svc.Name, svc.Spec.Selector, extW.Template.Labels)
+	}
+	port := u.Port()
+	i := slices.IndexFunc(svc.Spec.Ports, func(p corev1.ServicePort) bool { return strconv.Itoa(int(p.Port)) == port })
+	if i < 0 {
+		return "", fmt.Errorf("urlPrefix %q: Service %s has no port %s", rendered, svc.Name, port)
+	}
+	target := svc.Spec.Ports[i].TargetPort
+	if target.Type == intstr.Int && target.IntVal == 0 {
+		target = intstr.FromInt32(svc.Spec.Ports[i].Port)
+	}
+	local, err := ext.Port(target)
+	if err != nil {
+		return "", fmt.Errorf("Service %s port %s targets %s: %w", svc.Name, port, target.String(), err)
+	}
+	u.Host = fmt.Sprintf("127.0.0.1:%d", local)
+	return u.String(), nil
 }
 
 // unmanagedFixtureResources lists the GPU and MIG resources the fixtures advertise that the rendered
@@ -140,12 +253,10 @@ func unmanagedFixtureResources(ext map[string]any) []string {
 	return missing
 }
 
-// ensureNamespace creates a namespace unless it exists.
-func ensureNamespace(ctx context.Context, name string) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if _, err := client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil &&
-		!apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("namespace %s: %w", name, err)
-	}
-	return nil
+// insecureLoopbackClient probes processes this harness started on loopback ports it chose;
+// kube-scheduler serves a self-signed certificate.
+func insecureLoopbackClient() *http.Client {
+	return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // loopback readiness probe
+	}}
 }

@@ -2,12 +2,14 @@ package e2e
 
 import (
 	"context"
-	corev1 "k8s.io/api/core/v1"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"gpu-topology-extender/tests/e2e/internal/cluster"
 )
@@ -19,15 +21,16 @@ type mode struct {
 	// (nodeCacheCapable: true, bindVerb: bind). Otherwise it decides from the Node objects in each
 	// request (nodeCacheCapable: false) and kube-scheduler's DefaultBinder binds.
 	cache bool
-	// chart: as cache, but kube-scheduler runs with the KubeSchedulerConfiguration the Helm chart
-	// renders (chart_mode_test.go), and pods use the chart's schedulerName.
+	// chart: the chart as it runs (chart_mode_test.go): the extender, kube-scheduler and the
+	// agent run with the arguments, ConfigMaps and ServiceAccount identities the Helm chart
+	// renders, and pods use the chart's schedulerName. The extender watches and binds, as in cache.
 	chart bool
 }
 
 var modesByName = map[string]mode{
-	"nodes": {name: "nodes"},
-	"cache": {name: "cache", cache: true},
-	"chart": {name: "chart", cache: true, chart: true},
+	"nodes":          {name: "nodes"},
+	"cache":          {name: "cache", cache: true},
+	"chart-identity": {name: "chart-identity", cache: true, chart: true},
 }
 
 // extenderWeight makes the extender's score dominate the in-tree plugins': kube-scheduler adds
@@ -59,6 +62,26 @@ type modeEnv struct {
 	scheduler *cluster.Process
 	// schedulerName is what the mode's pods set in spec.schedulerName.
 	schedulerName string
+	// chart is the applied chart release (chart-identity mode only).
+	chart *chartRun
+	// listed are the names of every scenario, in order; ran holds those started so far in this mode.
+	listed []string
+	ran    map[string]bool
+}
+
+// scenariosNotRunBefore lists the scenarios listed before the named one that did not run in this
+// mode (a -run filter left them out).
+func (m *modeEnv) scenariosNotRunBefore(name string) []string {
+	var out []string
+	for _, sc := range m.listed {
+		if sc == name {
+			break
+		}
+		if !m.ran[sc] {
+			out = append(out, sc)
+		}
+	}
+	return out
 }
 
 // processes lists the child processes a scenario depends on: the extender under test (none in
@@ -84,7 +107,14 @@ func startMode(t *testing.T, m mode) (*modeEnv, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	env := &modeEnv{mode: m}
+	env := &modeEnv{mode: m, ran: map[string]bool{}}
+	env.schedulerName = corev1.DefaultSchedulerName
+	if m.chart {
+		if cfg.control != "" {
+			return nil, fmt.Errorf("the control replaces the extender, which this mode runs as the chart renders it")
+		}
+		return env, startChartIdentity(ctx, t, env, dir)
+	}
 	var prefix string
 	if cfg.control == "noop" {
 		noop, p, err := startNoopExtender()
@@ -108,25 +138,6 @@ func startMode(t *testing.T, m mode) (*modeEnv, error) {
 		env.verbsURL = p
 	}
 
-	env.schedulerName = corev1.DefaultSchedulerName
-	if m.chart {
-		chart, err := renderChartScheduler(prefix, cp.Kubeconfig)
-		if err != nil {
-			return nil, err
-		}
-		if chart.leaseNamespace != "" {
-			if err := ensureNamespace(ctx, chart.leaseNamespace); err != nil {
-				return nil, err
-			}
-		}
-		sched, err := cluster.StartScheduler(ctx, cfg.binDir, dir, dir, chart.config)
-		if err != nil {
-			return nil, err
-		}
-		t.Cleanup(func() { sched.Stop(10 * time.Second) })
-		env.scheduler, env.schedulerName = sched, chart.schedulerName
-		return env, nil
-	}
 	schedCfg := cluster.SchedulerConfig(cp.Kubeconfig, cluster.Extender{
 		URLPrefix:        prefix,
 		NodeCacheCapable: m.cache,

@@ -6,9 +6,13 @@
 #   E2E: N passed, M failed
 # counting one result per (mode, scenario) subtest, and exits non-zero if anything failed.
 #
-# Env: GTE_BINARY, GTE_POLICY, GTE_E2E_MODES (nodes,cache,chart), GTE_E2E_KEEP_LOGS=1, E2E_BIN_DIR,
-#      E2E_KUBECTL (the kubectl plugin scenario's kubectl; unset: hack/build-kubectl.sh builds one);
-#      extra arguments are passed to `go test` (e.g. -run 'TestE2E/nodes/').
+# Env: GTE_BINARY, GTE_POLICY, GTE_E2E_MODES (nodes,cache,chart-identity), GTE_E2E_KEEP_LOGS=1,
+#      E2E_BIN_DIR, GTE_HELM, GTE_AGENT_BINARY, GTE_FAKE_NVML, E2E_KUBECTL (the kubectl plugin
+#      scenario's kubectl; unset: hack/build-kubectl.sh builds one); extra arguments are passed to
+#      `go test` (e.g. -run 'TestE2E/nodes/').
+#
+# GTE_E2E_RBAC_DROP=GRANT removes one grant from the chart's RBAC in the chart-identity mode, to
+# show which test needs it (hack/rbac-knockouts.sh runs every one). Not part of `make test`.
 #
 # GTE_E2E_CONTROL=noop runs the placement scenarios against a GPU-blind no-op extender instead of
 # the extender under test, to show that none of them can pass by luck: the run succeeds when every

@@ -43,6 +43,10 @@ var scenarios = []scenario{
 	{"agent-labels-node", agentLabelsNode, 0.5},               // agent_test.go
 	{"chart-manifests-dry-run", chartManifestsDryRun, 1},      // chart_manifests_test.go
 	{"kubectl-plugin", kubectlPlugin, 1},                      // kubectl_plugin_test.go
+	// The chart-identity mode's checks of the chart's RBAC, after everything else ran
+	// (chart_rbac_test.go).
+	{chartGrantsAllUsedName, chartGrantsAllUsed, 1},
+	{"chart-identities-never-forbidden", chartIdentitiesNeverForbidden, 1},
 }
 
 // TestE2E runs every scenario in every selected mode. If a mode cannot start, its scenarios still
@@ -54,6 +58,12 @@ func TestE2E(t *testing.T) {
 			env, err := startMode(t, m)
 			if err != nil {
 				t.Errorf("mode %s: %v", m.name, err)
+				env = nil
+			}
+			for _, sc := range scenarios {
+				if env != nil {
+					env.listed = append(env.listed, sc.name)
+				}
 			}
 			for _, sc := range scenarios {
 				t.Run(sc.name, func(t *testing.T) {
@@ -69,6 +79,7 @@ func TestE2E(t *testing.T) {
 					if cfg.control != "" {
 						t.Logf("control mode: a GPU-blind extender passes this with chance %.2f%%", 100*sc.blindPass)
 					}
+					env.ran[sc.name] = true
 					sc.run(newScenarioEnv(t, env, sc.name))
 				})
 			}

@@ -20,6 +20,10 @@ type settings struct {
 	// control extender instead (noop_extender_test.go), against which every placement scenario
 	// must fail. A demonstration, never part of `make test`.
 	control string
+	// rbacDrop (GTE_E2E_RBAC_DROP) removes one grant from the chart's rendered RBAC before the
+	// chart-identity mode applies it (chartrun.Knockouts lists them), to show which test needs it.
+	// A demonstration run by tests/e2e/hack/rbac-knockouts.sh, never part of `make test`.
+	rbacDrop string
 }
 
 func loadSettings() (settings, error) {
@@ -36,6 +40,7 @@ func loadSettings() (settings, error) {
 		topologies: envOr("GTE_TOPOLOGIES", filepath.Join(root, "tests", "data", "topologies")),
 		keepLogs:   os.Getenv("GTE_E2E_KEEP_LOGS") == "1",
 		control:    os.Getenv("GTE_E2E_CONTROL"),
+		rbacDrop:   os.Getenv("GTE_E2E_RBAC_DROP"),
 	}
 	if s.control != "" && s.control != "noop" {
 		return s, fmt.Errorf("GTE_E2E_CONTROL: unknown control %q (known: noop)", s.control)
@@ -45,7 +50,12 @@ func loadSettings() (settings, error) {
 			return s, err
 		}
 	}
-	s.modes, err = parseModes(envOr("GTE_E2E_MODES", "nodes,cache,chart"))
+	// The control replaces the extender, which the chart-identity mode runs as the chart renders it.
+	defaultModes := "nodes,cache,chart-identity"
+	if s.control != "" {
+		defaultModes = "nodes,cache"
+	}
+	s.modes, err = parseModes(envOr("GTE_E2E_MODES", defaultModes))
 	return s, err
 }
 
@@ -55,7 +65,7 @@ func parseModes(list string) ([]mode, error) {
 		name = strings.TrimSpace(name)
 		m, ok := modesByName[name]
 		if !ok {
-			return nil, fmt.Errorf("GTE_E2E_MODES: unknown mode %q (known: nodes, cache, chart)", name)
+			return nil, fmt.Errorf("GTE_E2E_MODES: unknown mode %q (known: nodes, cache, chart-identity)", name)
 		}
 		out = append(out, m)
 	}

@@ -20,9 +20,12 @@ type ControlPlane struct {
 	LogDir     string
 	URL        string // https://127.0.0.1:<port>
 	Kubeconfig string // admin kubeconfig, for our client, the scheduler and the extender
-	PKI        *PKI
-	etcd       *Process
-	apiserver  *Process
+	// AuditLog holds one JSON line (audit.k8s.io/v1 Event, level Metadata) per request a service
+	// account made, and nothing else: the requests of the chart's identities (ReadAuditLog).
+	AuditLog  string
+	PKI       *PKI
+	etcd      *Process
+	apiserver *Process
 }
 
 // admission plugins that need controllers we do not run, as upstream integration tests disable them.
@@ -31,7 +34,8 @@ const disabledAdmission = "ServiceAccount,TaintNodesByCondition,Priority,Storage
 // StartControlPlane starts etcd and kube-apiserver from binDir and waits until /readyz is 200.
 // On error, whatever was started is stopped again.
 func StartControlPlane(ctx context.Context, binDir, dir, logDir string) (*ControlPlane, error) {
-	cp := &ControlPlane{Dir: dir, LogDir: logDir, Kubeconfig: filepath.Join(dir, "kubeconfig")}
+	cp := &ControlPlane{Dir: dir, LogDir: logDir, Kubeconfig: filepath.Join(dir, "kubeconfig"),
+		AuditLog: filepath.Join(logDir, "audit.log")}
 	if err := cp.start(ctx, binDir); err != nil {
 		cp.Stop()
 		return nil, err
@@ -54,8 +58,20 @@ func (cp *ControlPlane) start(ctx context.Context, binDir string) error {
 	if err := cp.startAPIServer(ctx, binDir, etcdURL); err != nil {
 		return err
 	}
-	return cp.writeKubeconfig()
+	return WriteKubeconfig(cp.Kubeconfig, cp.URL, cp.PKI.CAFile, "admin", cp.PKI.Token)
 }
+
+// auditPolicy records every request of a service account at level Metadata (who, verb, object,
+// response code) once answered, and nothing of anyone else (the tests' admin). A watch is
+// recorded when its response starts too, since it completes only when it ends.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+  userGroups: ["system:serviceaccounts"]
+- level: None
+`
 
 func (cp *ControlPlane) startEtcd(binDir string) (string, error) {
 	clientPort, err := FreePort()
@@ -82,6 +98,10 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, binDir, etcdURL stri
 	}
 	cp.URL = fmt.Sprintf("https://127.0.0.1:%d", port)
 	p := cp.PKI
+	policy := filepath.Join(cp.Dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+		return err
+	}
 	cp.apiserver, err = StartProcess("kube-apiserver", cp.LogDir, filepath.Join(binDir, "kube-apiserver"),
 		"--etcd-servers="+etcdURL,
 		"--bind-address=127.0.0.1",
@@ -99,6 +119,12 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, binDir, etcdURL stri
 		"--service-account-key-file="+p.SAPubFile,
 		"--service-account-signing-key-file="+p.SAKeyFile,
 		"--service-cluster-ip-range=10.0.0.0/24",
+		"--audit-policy-file="+policy,
+		"--audit-log-path="+cp.AuditLog,
+		"--audit-log-format=json",
+		// Each event is written before the request returns, so a test reading the log after a
+		// request sees it.
+		"--audit-log-mode=blocking",
 		"--disable-admission-plugins="+disabledAdmission,
 		"--profiling=false",
 		"--v=1",
@@ -129,8 +155,10 @@ func (cp *ControlPlane) httpClient() (*http.Client, error) {
 	return &http.Client{Transport: tr, Timeout: 10 * time.Second}, nil
 }
 
-func (cp *ControlPlane) writeKubeconfig() error {
-	ca, err := os.ReadFile(cp.PKI.CAFile)
+// WriteKubeconfig writes a kubeconfig for server, trusting only the CA in caFile, that
+// authenticates as user with a bearer token.
+func WriteKubeconfig(path, server, caFile, user, token string) error {
+	ca, err := os.ReadFile(caFile)
 	if err != nil {
 		return err
 	}
@@ -142,15 +170,15 @@ clusters:
     server: %s
     certificate-authority-data: %s
 users:
-- name: admin
+- name: %s
   user:
     token: %s
 contexts:
 - name: e2e
-  context: {cluster: e2e, user: admin}
+  context: {cluster: e2e, user: %s}
 current-context: e2e
-`, cp.URL, base64.StdEncoding.EncodeToString(ca), cp.PKI.Token)
-	return os.WriteFile(cp.Kubeconfig, []byte(cfg), 0o600)
+`, server, base64.StdEncoding.EncodeToString(ca), user, token, user)
+	return os.WriteFile(path, []byte(cfg), 0o600)
 }
 
 // Processes returns the running control-plane processes, for diagnostics.

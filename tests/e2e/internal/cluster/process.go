@@ -34,13 +34,21 @@ type Process struct {
 
 // StartProcess runs bin with args, stdout and stderr both going to <logDir>/<name>.log.
 func StartProcess(name, logDir, bin string, args ...string) (*Process, error) {
+	return StartProcessEnv(name, logDir, bin, nil, args...)
+}
+
+// StartProcessEnv is StartProcess with env ("KEY=value") added to this process's environment.
+func StartProcessEnv(name, logDir, bin string, env []string, args ...string) (*Process, error) {
 	logPath := filepath.Join(logDir, name+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(logFile, "# %s %s\n", bin, strings.Join(args, " "))
+	fmt.Fprintf(logFile, "# %s\n", strings.Join(slices.Concat(env, []string{bin}, args), " "))
 	cmd := exec.Command(bin, args...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {

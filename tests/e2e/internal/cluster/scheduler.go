@@ -97,12 +97,17 @@ func StartScheduler(ctx context.Context, binDir, dir, logDir, config string) (*P
 	if err != nil {
 		return nil, err
 	}
-	p, err := StartProcess("kube-scheduler", logDir, filepath.Join(binDir, "kube-scheduler"),
+	return RunScheduler(ctx, filepath.Join(binDir, "kube-scheduler"), logDir, nil, port,
 		"--config="+cfgPath,
-		"--bind-address=127.0.0.1",
-		"--secure-port="+strconv.Itoa(port),
 		"--v=3", // v=3 logs every scheduling attempt with the pod's name, which failure output greps
 	)
+}
+
+// RunScheduler runs the kube-scheduler binary bin with env and args, serving on 127.0.0.1:port,
+// until /readyz is 200.
+func RunScheduler(ctx context.Context, bin, logDir string, env []string, port int, args ...string) (*Process, error) {
+	p, err := StartProcessEnv("kube-scheduler", logDir, bin, env,
+		append(args, "--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(port))...)
 	if err != nil {
 		return nil, err
 	}

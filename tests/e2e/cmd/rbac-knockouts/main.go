@@ -1,0 +1,33 @@
+// Command rbac-knockouts prints one knockout per grant of the RBAC the Helm chart renders with its
+// default values, one a line, for tests/e2e/hack/rbac-knockouts.sh to pass to the chart-identity
+// mode as GTE_E2E_RBAC_DROP (spelling in internal/chartrun/knockout.go).
+//
+//	rbac-knockouts HELM CHART_DIR
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"gpu-topology-extender/tests/e2e/internal/chartrun"
+)
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: rbac-knockouts HELM CHART_DIR")
+		os.Exit(2)
+	}
+	// The image tag only fills the scheduler's image field; RBAC does not depend on it.
+	text, err := chartrun.Render(os.Args[1], os.Args[2], "--set", "scheduler.image.tag=v0.0.0")
+	if err == nil {
+		var m chartrun.Manifests
+		if m, err = chartrun.Decode(text); err == nil {
+			for _, k := range chartrun.Knockouts(m) {
+				fmt.Println(k)
+			}
+			return
+		}
+	}
+	fmt.Fprintln(os.Stderr, "rbac-knockouts:", err)
+	os.Exit(1)
+}
