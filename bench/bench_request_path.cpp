@@ -22,6 +22,7 @@
 #include "prioritize/prioritize_nodes.h"
 #include "service/cluster_backend.h"
 #include "service/extender_service.h"
+#include "service/placement_recorder.h"
 #include "snapshot/cluster_snapshot_builder.h"
 #include "wire/extender_args.h"
 #include "wire/extender_results.h"
@@ -140,6 +141,27 @@ Stats repeat(int iterations, F&& f) {
   return {t[t.size() / 2], t[std::min(t.size() - 1, t.size() * 9 / 10)], cpu[cpu.size() / 2]};
 }
 
+// Two variants of one step, alternated call by call so that both see the same machine (the shared
+// VM's load changes from second to second); the ratio of their medians is what a change costs.
+template <typename F, typename G>
+std::pair<Stats, Stats> repeatAlternating(int iterations, F&& f, G&& g) {
+  std::vector<double> tf, tg, cf, cg;
+  for (int i = 0; i < iterations; ++i) {
+    double c0 = threadCpuMillis();
+    tf.push_back(millis(f));
+    cf.push_back(threadCpuMillis() - c0);
+    c0 = threadCpuMillis();
+    tg.push_back(millis(g));
+    cg.push_back(threadCpuMillis() - c0);
+  }
+  const auto stats = [](std::vector<double>& t, std::vector<double>& c) {
+    std::sort(t.begin(), t.end());
+    std::sort(c.begin(), c.end());
+    return Stats{t[t.size() / 2], t[std::min(t.size() - 1, t.size() * 9 / 10)], c[c.size() / 2]};
+  };
+  return {stats(tf, cf), stats(tg, cg)};
+}
+
 void report(const char* what, Stats s) {
   std::printf("%-44s median %8.2f ms   p90 %8.2f ms   cpu median %8.3f ms\n", what, s.median, s.p90,
               s.cpuMedian);
@@ -226,7 +248,9 @@ int main(int argc, char** argv) {
     benchWhatif(backend, policy, iterations);
     return 0;
   }
-  gte::ExtenderService namesMode([policy] { return policy; }, &backend, nullptr);
+  // As the binary runs it: prioritize records each pod's decision for placement regret.
+  gte::PlacementRecorder placements(nullptr);
+  gte::ExtenderService namesMode([policy] { return policy; }, &backend, nullptr, {}, &placements);
   report("filter, NodeNames (snapshot)",
          repeat(iterations, [&] { (void)namesMode.filter(namesBody); }));
   report("prioritize, NodeNames (snapshot)",
@@ -267,6 +291,38 @@ int main(int argc, char** argv) {
          repeat(iterations, [&] { (void)gte::prioritizeNodes(&*demand, candidates, *policy); }));
   report("  phase: prioritizeNodes (scoreTerms per node)",
          repeat(iterations, [&] { (void)gte::prioritizeNodes(&*demand, unanswered, *policy); }));
+  // Placement regret's share of a request, alternated with the same request without it: the
+  // offer taken in prioritize's loop, and the decision recorded (docs/topology-health.md).
+  gte::ExtenderService withoutRegret([policy] { return policy; }, &backend, nullptr);
+  const auto [plainRequest, regretRequest] = repeatAlternating(
+      iterations,
+      [&] {
+        (void)withoutRegret.filter(namesBody);
+        (void)withoutRegret.prioritize(namesBody);
+      },
+      [&] {
+        (void)namesMode.filter(namesBody);
+        (void)namesMode.prioritize(namesBody);
+      });
+  report("filter + prioritize, without regret", plainRequest);
+  report("filter + prioritize, with regret", regretRequest);
+  std::printf("%-44s %8.3f (cpu %.3f)\n", "  regret's cost, ratio of medians",
+              regretRequest.median / plainRequest.median,
+              regretRequest.cpuMedian / plainRequest.cpuMedian);
+  gte::PlacementOffer offer;
+  const auto [plainLoop, offerLoop] = repeatAlternating(
+      iterations, [&] { (void)gte::prioritizeNodes(&*demand, candidates, *policy); },
+      [&] { (void)gte::prioritizeNodes(&*demand, candidates, *policy, &offer); });
+  report("  phase: prioritizeNodes without the offer", plainLoop);
+  report("  phase: prioritizeNodes with the offer", offerLoop);
+  const gte::PlacementDecision decision{2,
+                                        {},
+                                        offer.feasibleBest,
+                                        offer.topWorst,
+                                        std::string(offer.bestNode),
+                                        std::string(offer.topNode)};
+  report("  phase: record the decision",
+         repeat(iterations, [&] { placements.decided("p1", decision); }));
   std::vector<gte::wire::HostPriority> list;
   for (const gte::HostScore& score : scores)
     list.push_back({score.host, score.wire});

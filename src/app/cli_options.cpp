@@ -151,6 +151,10 @@ Status applyValueFlag(std::string_view flag, const std::string& value, ServeOpti
     o.tlsCertFile = value;
     return Ok{};
   }
+  if (flag == "--health-pool-label") {
+    o.healthPoolLabel = value;
+    return Ok{};
+  }
   if (flag == "--tls-key") {
     o.tlsKeyFile = value;
     return Ok{};
@@ -236,11 +240,11 @@ bool takesValue(std::string_view flag) {
          flag == "--tls-handshake-timeout" || flag == "--drain-period" ||
          flag == "--shutdown-grace" || flag == "--bind-concurrency" || flag == "--bind-deadline" ||
          flag == "--api-warm-connections" || flag == "--whatif-max-pods" ||
-         flag == "--whatif-deadline" || flag == "--leader-elect-lease" ||
-         flag == "--follow-lease" || flag == "--leader-elect-identity" ||
-         flag == "--leader-elect-lease-duration" || flag == "--leader-elect-renew-deadline" ||
-         flag == "--leader-elect-retry-period" || flag == "--publish-endpoint" ||
-         flag == "--advertise-address";
+         flag == "--whatif-deadline" || flag == "--health-pool-label" ||
+         flag == "--leader-elect-lease" || flag == "--follow-lease" ||
+         flag == "--leader-elect-identity" || flag == "--leader-elect-lease-duration" ||
+         flag == "--leader-elect-renew-deadline" || flag == "--leader-elect-retry-period" ||
+         flag == "--publish-endpoint" || flag == "--advertise-address";
 }
 
 // A flag and its value, given as `--flag=value` or `--flag value` (then `i` moves past the value).
@@ -617,6 +621,8 @@ std::string serveHelp() {
          "  --api-warm-connections N  API-server connections kept open for bursts of binds "
          "(default\n"
          "                            16; 0: open them when needed)\n"
+         "  --health-pool-label LABEL node label whose value groups nodes in the fragmentation\n"
+         "                            gauges, e.g. a node pool label (default: the GPU model)\n"
          "  --log-level LEVEL         debug, info, warn or error (default info)\n"
          "  --threads N               I/O threads: connections, probes, metrics (default: one per\n"
          "                            core, at least 2)\n"

@@ -58,6 +58,9 @@ struct ServeOptions {
   std::chrono::milliseconds bindDeadline{2'500};
   // API-server connections kept open for bursts of binds (--api-warm-connections).
   std::size_t apiWarmConnections = 16;
+  // The node label whose value groups nodes in the fragmentation gauges (--health-pool-label);
+  // empty: the GPU model.
+  std::string healthPoolLabel;
   // --disable-explain: {prefix}/explain and /explain answer 404 (they reveal pods' requests and
   // nodes' GPU usage to whoever can reach the port).
   bool explain = true;

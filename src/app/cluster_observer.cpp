@@ -7,6 +7,7 @@
 #include "log/logger.h"
 #include "metrics/metrics.h"
 #include "service/cluster_backend.h"
+#include "service/placement_recorder.h"
 #include "snapshot/cluster_snapshot.h"
 #include "topology/nvlink_clique.h"
 
@@ -42,6 +43,29 @@ metrics::FreeGpusByNvlinkSet freeGpusOf(const NodeState& state) {
   return out;
 }
 
+// The snapshot's health figures as the fragmentation gauges take them.
+std::vector<metrics::PoolFragmentation> fragmentationOf(const ClusterHealth& health) {
+  static_assert(metrics::kFragmentationGaugeSizes == kHealthSizes);
+  std::vector<metrics::PoolFragmentation> pools;
+  pools.reserve(health.pools.size());
+  for (const PoolHealth& pool : health.pools) {
+    const HealthTotals& t = pool.totals;
+    metrics::PoolFragmentation out;
+    out.pool = pool.pool;
+    for (std::size_t i = 0; i < kHealthSizeCount; ++i) {
+      out.hostable[i] = t.hostable[i];
+      out.packed[i] = t.packed(i);
+      out.nvlinkSets[i] = t.nvlinkSets[i];
+      out.stranded[i] = t.stranded[i];
+    }
+    out.strandedMigSlices = t.strandedMigSlices;
+    out.expectedUnusableGpus = t.expectedUnusableGpus();
+    out.freeGpus = t.freeGpus;
+    pools.push_back(std::move(out));
+  }
+  return pools;
+}
+
 void addAge(metrics::LabelAges& ages, std::int64_t age) {
   ages.maxSeconds = std::max(ages.maxSeconds, age);
   ages.sumSeconds += static_cast<double>(age);
@@ -54,11 +78,13 @@ void addAge(metrics::LabelAges& ages, std::int64_t age) {
 
 ClusterObserver::ClusterObserver(const ClusterBackend& backend, std::function<CacheCounts()> counts,
                                  metrics::Metrics& metrics, std::chrono::milliseconds interval,
-                                 std::function<std::int64_t()> now)
+                                 std::function<std::int64_t()> now,
+                                 const PlacementRecorder* placements)
     : backend_(backend),
       counts_(std::move(counts)),
       metrics_(metrics),
-      now_(now ? std::move(now) : std::function<std::int64_t()>(unixSeconds)) {
+      now_(now ? std::move(now) : std::function<std::int64_t()>(unixSeconds)),
+      placements_(placements) {
   thread_ = std::thread([this, interval] { run(interval); });
 }
 
@@ -108,6 +134,11 @@ void ClusterObserver::observe() {
   const CacheCounts c = counts_();
   metrics_.setCachedObjects(c.nodes, c.pods, c.reservations);
   metrics_.setBindsInFlight(c.bindsSending, c.bindsWaiting);
+  metrics_.setPendingGpuPods(c.pendingGpuPods);
+  if (placements_ != nullptr) {
+    metrics_.setPlacementDecisions(static_cast<std::int64_t>(placements_->size()),
+                                   static_cast<std::int64_t>(placements_->bytes()));
+  }
   observeWatches(c);
   observeLeadership(c.leadership);
   const auto snapshot = backend_.snapshot();
@@ -168,6 +199,7 @@ void ClusterObserver::observeNodes(const ClusterSnapshot& snapshot) {
   metrics_.setMalformedNodes(static_cast<std::int64_t>(malformed_.size()));
   fragments_ = std::move(fragments);
   metrics_.setFreeGpusByNvlinkSet(freeGpus);
+  metrics_.setFragmentation(fragmentationOf(snapshot.health));
 }
 
 }  // namespace gte::app

@@ -19,6 +19,7 @@
 
 namespace gte {
 class ClusterBackend;
+class PlacementRecorder;
 struct ClusterSnapshot;
 struct NodeState;
 
@@ -52,14 +53,18 @@ struct CacheCounts {
   std::int64_t bindsSending = 0;
   std::int64_t bindsWaiting = 0;
   LeadershipCounts leadership;
+  // Pending GPU pods by whole GPUs requested (1, 2, 4, 8, other).
+  metrics::PendingGpuPods pendingGpuPods{};
 };
 
 class ClusterObserver {
  public:
   // `now` gives unix seconds, for the age of the nodes' `gen` labels (tests pass a fixed clock).
+  // `placements` (may be null): placement regret's memory, whose size is reported.
   ClusterObserver(const ClusterBackend& backend, std::function<CacheCounts()> counts,
                   metrics::Metrics& metrics, std::chrono::milliseconds interval,
-                  std::function<std::int64_t()> now = nullptr);
+                  std::function<std::int64_t()> now = nullptr,
+                  const PlacementRecorder* placements = nullptr);
   ~ClusterObserver();
   ClusterObserver(const ClusterObserver&) = delete;
   ClusterObserver& operator=(const ClusterObserver&) = delete;
@@ -78,6 +83,7 @@ class ClusterObserver {
   std::function<CacheCounts()> counts_;
   metrics::Metrics& metrics_;
   std::function<std::int64_t()> now_;
+  const PlacementRecorder* placements_;
   // What the last observation saw: every member below up to `fragments_` is GUARDED_BY(observing_).
   std::mutex observing_;
   std::uint64_t lastGeneration_ = 0;

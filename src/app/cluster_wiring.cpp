@@ -11,6 +11,7 @@
 #include "log/logger.h"
 #include "metrics/metrics.h"
 #include "service/cluster_backend.h"
+#include "service/placement_recorder.h"
 
 namespace gte::app {
 
@@ -27,6 +28,16 @@ void PolicyListeners::notify(const PolicyConstSharedPtr& policy) const {
 
 namespace {
 
+// The pending pods by whole GPUs, in the gauge's buckets: 1, 2, 4, 8, other.
+metrics::PendingGpuPods pendingBuckets(const cluster::PendingByGpus& byGpus) {
+  metrics::PendingGpuPods out{};
+  for (std::size_t k = 0; k < byGpus.size(); ++k) {
+    const std::size_t bucket = k == 1 ? 0 : k == 2 ? 1 : k == 4 ? 2 : k == 8 ? 3 : 4;
+    out[bucket] += byGpus[k];
+  }
+  return out;
+}
+
 template <typename Backend>
 CacheCounts sizesOf(const Backend& backend) {
   const auto& state = backend.state();
@@ -34,6 +45,7 @@ CacheCounts sizesOf(const Backend& backend) {
   counts.nodes = static_cast<std::int64_t>(state.nodeCount());
   counts.pods = static_cast<std::int64_t>(state.podCount() + state.pendingCount());
   counts.reservations = static_cast<std::int64_t>(state.reservationCount());
+  counts.pendingGpuPods = pendingBuckets(state.pendingByGpus());
   return counts;
 }
 
@@ -119,18 +131,25 @@ Status addLeaderElection(const ServeOptions& options, cluster::ApiServerBackendO
   return Ok{};
 }
 
-cluster::ClusterStateOptions stateOptions(metrics::Metrics* metrics) {
+cluster::ClusterStateOptions stateOptions(const ServeOptions& options, metrics::Metrics* metrics,
+                                          PlacementRecorder* placements) {
   cluster::ClusterStateOptions state;
   if (metrics != nullptr) {
     state.onSnapshotBuilt = [metrics](double seconds) { metrics->observeSnapshotBuild(seconds); };
   }
+  if (placements != nullptr) {
+    state.onPodPlaced = [placements](const PodPlacement& placed) { placements->placed(placed); };
+    state.onPodGone = [placements](const std::string& uid) { placements->forget(uid); };
+  }
+  state.healthPoolLabel = options.healthPoolLabel;
   return state;
 }
 
 Result<ClusterWiring> staticBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
-                                    PolicyListeners& listeners, metrics::Metrics* metrics) {
-  auto backend = cluster::StaticClusterBackend::fromFile(options.clusterFile, std::move(policy),
-                                                         stateOptions(metrics));
+                                    PolicyListeners& listeners, metrics::Metrics* metrics,
+                                    PlacementRecorder* placements) {
+  auto backend = cluster::StaticClusterBackend::fromFile(
+      options.clusterFile, std::move(policy), stateOptions(options, metrics, placements));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();
   listeners.add([raw](const PolicyConstSharedPtr& p) { raw->setPolicy(p); });
@@ -144,13 +163,14 @@ Result<ClusterWiring> staticBackend(const ServeOptions& options, PolicyConstShar
 }
 
 Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
-                                       PolicyListeners& listeners, metrics::Metrics* metrics) {
+                                       PolicyListeners& listeners, metrics::Metrics* metrics,
+                                       PlacementRecorder* placements) {
   auto config = options.cluster == ClusterSource::kInCluster
                     ? kube::inClusterConfig()
                     : kube::loadKubeconfigFile(options.kubeconfig);
   if (!config) return std::move(config).error();
   cluster::ApiServerBackendOptions backendOptions;
-  backendOptions.state = stateOptions(metrics);
+  backendOptions.state = stateOptions(options, metrics, placements);
   backendOptions.bind.concurrency = options.bindConcurrency;
   backendOptions.bind.deadline = options.bindDeadline;
   backendOptions.warmConnections = options.apiWarmConnections;
@@ -180,7 +200,8 @@ ClusterWiring::ClusterWiring(ClusterWiring&&) noexcept = default;
 ClusterWiring::~ClusterWiring() = default;
 
 Result<ClusterWiring> makeClusterBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
-                                         PolicyListeners& listeners, metrics::Metrics* metrics) {
+                                         PolicyListeners& listeners, metrics::Metrics* metrics,
+                                         PlacementRecorder* placements) {
   switch (options.cluster) {
     case ClusterSource::kNone:
       log::info(
@@ -188,10 +209,10 @@ Result<ClusterWiring> makeClusterBackend(const ServeOptions& options, PolicyCons
           "(nodeCacheCapable: false)");
       return ClusterWiring{};
     case ClusterSource::kClusterFile:
-      return staticBackend(options, std::move(policy), listeners, metrics);
+      return staticBackend(options, std::move(policy), listeners, metrics, placements);
     case ClusterSource::kKubeconfig:
     case ClusterSource::kInCluster:
-      return apiServerBackend(options, std::move(policy), listeners, metrics);
+      return apiServerBackend(options, std::move(policy), listeners, metrics, placements);
   }
   return Error{ErrorCode::kInternal, "unknown cluster source"};
 }

@@ -13,6 +13,7 @@
 
 namespace gte {
 class ClusterBackend;
+class PlacementRecorder;
 namespace metrics {
 class Metrics;
 }
@@ -42,9 +43,11 @@ struct ClusterWiring {
   std::function<void()> stepDown;
 };
 
-// `metrics` (may be null) receives each snapshot build's duration.
+// `metrics` (may be null) receives each snapshot build's duration; `placements` (may be null) the
+// pods the cache sees placed and gone, for placement regret.
 Result<ClusterWiring> makeClusterBackend(const ServeOptions& options, PolicyConstSharedPtr policy,
-                                         PolicyListeners& listeners, metrics::Metrics* metrics);
+                                         PolicyListeners& listeners, metrics::Metrics* metrics,
+                                         PlacementRecorder* placements = nullptr);
 
 }  // namespace app
 }  // namespace gte

@@ -28,6 +28,7 @@
 #include "server/router.h"
 #include "service/cluster_backend.h"
 #include "service/extender_service.h"
+#include "service/placement_recorder.h"
 
 namespace {
 
@@ -142,7 +143,11 @@ int serve(const app::ServeOptions& options) {
   }
   auto currentPolicy = [&store, initial]() { return store ? store->current() : initial; };
 
-  auto cluster = app::makeClusterBackend(options, currentPolicy(), listeners, &metrics);
+  // Placement regret: prioritize records each GPU pod's decision, the cluster cache reports it
+  // bound (cluster-cache modes only; docs/topology-health.md).
+  PlacementRecorder placements(&metrics);
+  auto cluster =
+      app::makeClusterBackend(options, currentPolicy(), listeners, &metrics, &placements);
   if (!cluster) {
     std::fprintf(stderr, "gpu-topology-extender: cannot start: %s\n",
                  cluster.error().message.c_str());
@@ -155,10 +160,11 @@ int serve(const app::ServeOptions& options) {
   if (!cluster->backend) metrics.setCacheSynced(true);
   if (cluster->backend) {
     observer = std::make_unique<app::ClusterObserver>(*cluster->backend, cluster->counts, metrics,
-                                                      kObserveInterval);
+                                                      kObserveInterval, nullptr, &placements);
   }
   ExtenderService service(currentPolicy, cluster->backend.get(), &metrics,
-                          WhatifLimits{options.whatifMaxPods, options.whatifDeadline});
+                          WhatifLimits{options.whatifMaxPods, options.whatifDeadline},
+                          cluster->backend ? &placements : nullptr);
   server::RouterOptions limits;
   limits.maxNodesPerRequest = options.maxNodesPerRequest;
   limits.namesOnly = options.cluster != app::ClusterSource::kNone;

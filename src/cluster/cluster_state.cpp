@@ -1,6 +1,7 @@
 #include "cluster/cluster_state.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "cluster/gpu_annotation.h"
 #include "core/fit.h"
@@ -47,7 +48,9 @@ bool labelsCoverPod(std::int64_t labelsGeneration, std::int64_t boundAt,
 }
 
 ClusterState::ClusterState(PolicyConstSharedPtr policy, ClusterStateOptions options)
-    : options_(std::move(options)), policy_(policy), builder_(std::move(policy)) {
+    : options_(std::move(options)),
+      policy_(policy),
+      builder_(std::move(policy), options_.healthPoolLabel) {
   std::lock_guard lock(mutex_);
   publishLocked();
 }
@@ -140,11 +143,12 @@ void ClusterState::removeNode(std::string_view name) {
 
 void ClusterState::upsertPodLocked(ObservedPod observed, NameSet& dirty) {
   const std::string uid = podKey(observed.pod);
-  pending_.erase(uid);
+  const bool wasPending = pending_.erase(uid);
   if (observed.pod.terminal()) {
     // Succeeded/Failed pods hold no devices any more.
     erasePodLocked(uid, dirty);
     eraseReservationLocked(uid, dirty);
+    if (options_.onPodGone) gone_.push_back(uid);
     return;
   }
   if (!holdsDevices(observed.pod)) {
@@ -155,7 +159,7 @@ void ClusterState::upsertPodLocked(ObservedPod observed, NameSet& dirty) {
     // Pending and not nominated: nothing to account or preempt, kept for bind to read. A
     // reservation made for it by a bind in flight stays until the bind finishes.
     erasePodLocked(uid, dirty);
-    pending_.insert_or_assign(uid, trimmedLocked(std::move(observed.pod)));
+    pending_.put(uid, trimmedLocked(std::move(observed.pod)));
     return;
   }
   LedgerPod record;
@@ -171,6 +175,11 @@ void ClusterState::upsertPodLocked(ObservedPod observed, NameSet& dirty) {
     } else {
       record.boundAt = observed.boundAt.value_or(nowSeconds());
       const LedgerReservation* reservation = ledger_.reservation(uid);
+      // A placement made while the cache watched: the pod was pending, nominated or being bound
+      // by this replica before (not a pod of a first list, bound long ago).
+      const bool watched = wasPending || reservation != nullptr ||
+                           (existing != nullptr && existing->pod.nodeName.empty());
+      if (watched && options_.onPodPlaced) newlyBound_.push_back(uid);
       if (reservation != nullptr && reservation->node == node) {
         // Our own bind: the GPUs reserved are the ones to count, from the reservation on.
         record.allocation = reservation->allocation;
@@ -203,7 +212,16 @@ void ClusterState::eraseReservationLocked(const std::string& uid, NameSet& dirty
 }
 
 void ClusterState::replacePods(std::vector<ObservedPod> pods) {
-  std::lock_guard lock(mutex_);
+  Events events;
+  {
+    std::lock_guard lock(mutex_);
+    replacePodsLocked(std::move(pods));
+    events = takeEventsLocked();
+  }
+  deliver(events);
+}
+
+void ClusterState::replacePodsLocked(std::vector<ObservedPod> pods) {
   NameSet dirty;
   NameSet listed;
   for (ObservedPod& observed : pods) {
@@ -211,26 +229,40 @@ void ClusterState::replacePods(std::vector<ObservedPod> pods) {
     upsertPodLocked(std::move(observed), dirty);
   }
   for (const std::string& uid : ledger_.podUids()) {
-    if (listed.count(uid) == 0) erasePodLocked(uid, dirty);
+    if (listed.count(uid) != 0) continue;
+    erasePodLocked(uid, dirty);
+    if (options_.onPodGone) gone_.push_back(uid);
   }
-  std::erase_if(pending_, [&listed](const auto& entry) { return listed.count(entry.first) == 0; });
+  pending_.keepOnly([&listed](const std::string& uid) { return listed.count(uid) != 0; });
   refreshLocked(dirty);
 }
 
 void ClusterState::upsertPod(ObservedPod pod) {
-  std::lock_guard lock(mutex_);
-  NameSet dirty;
-  upsertPodLocked(std::move(pod), dirty);
-  refreshLocked(dirty);
+  Events events;
+  {
+    std::lock_guard lock(mutex_);
+    NameSet dirty;
+    upsertPodLocked(std::move(pod), dirty);
+    refreshLocked(dirty);
+    events = takeEventsLocked();
+  }
+  deliver(events);
 }
 
 void ClusterState::removePod(std::string_view uid) {
-  std::lock_guard lock(mutex_);
-  NameSet dirty;
-  erasePodLocked(std::string(uid), dirty);
-  eraseReservationLocked(std::string(uid), dirty);
-  pending_.erase(std::string(uid));
-  refreshLocked(dirty);
+  Events events;
+  {
+    std::lock_guard lock(mutex_);
+    NameSet dirty;
+    const std::string key(uid);
+    erasePodLocked(key, dirty);
+    eraseReservationLocked(key, dirty);
+    pending_.erase(key);
+    if (options_.onPodGone) gone_.push_back(key);
+    refreshLocked(dirty);
+    events = takeEventsLocked();
+  }
+  deliver(events);
 }
 
 void ClusterState::setSynced(bool synced) {
@@ -318,8 +350,16 @@ void ClusterState::release(std::string_view uid) {
 }
 
 void ClusterState::markBound(std::string_view uid) {
-  std::lock_guard lock(mutex_);
-  const std::string key(uid);
+  Events events;
+  {
+    std::lock_guard lock(mutex_);
+    markBoundLocked(std::string(uid));
+    events = takeEventsLocked();
+  }
+  deliver(events);
+}
+
+void ClusterState::markBoundLocked(const std::string& key) {
   const LedgerReservation* held = ledger_.reservation(key);
   if (held == nullptr) return;
   LedgerPod record;
@@ -330,6 +370,7 @@ void ClusterState::markBound(std::string_view uid) {
   record.counted = true;  // bound now: no labels written yet can cover it
   const std::string node = held->node;
   pending_.erase(key);
+  if (options_.onPodPlaced) newlyBound_.push_back(key);
   NameSet dirty{node};
   ledger_.putPod(key, std::move(record));
   eraseReservationLocked(key, dirty);
@@ -389,6 +430,36 @@ void ClusterState::refreshLocked(const NameSet& dirty) {
   publishLocked();
 }
 
+ClusterState::Events ClusterState::takeEventsLocked() {
+  Events events;
+  events.gone = std::exchange(gone_, {});
+  for (const std::string& uid : std::exchange(newlyBound_, {})) {
+    const LedgerPod* bound = ledger_.pod(uid);
+    if (bound == nullptr || bound->pod.nodeName.empty()) continue;  // gone again meanwhile
+    PodPlacement placement;
+    placement.uid = uid;
+    placement.ns = bound->pod.ns;
+    placement.name = bound->pod.name;
+    placement.node = bound->pod.nodeName;
+    placement.gpus = wholeGpusRequested(bound->pod);
+    if (bound->allocation && bound->allocation->complete && bound->unplacedGpus == 0) {
+      placement.indices = bound->allocation->gpus;
+    }
+    if (const NodeState* read = builder_.read(placement.node)) {
+      placement.got = heldSetQuality(read->topology, placement.indices);
+    }
+    events.placed.push_back(std::move(placement));
+  }
+  return events;
+}
+
+void ClusterState::deliver(const Events& events) const {
+  for (const PodPlacement& placement : events.placed)
+    options_.onPodPlaced(placement);
+  for (const std::string& uid : events.gone)
+    options_.onPodGone(uid);
+}
+
 void ClusterState::publishLocked() {
   const auto started = std::chrono::steady_clock::now();
   ClusterSnapshotConstSharedPtr next = builder_.build();
@@ -404,7 +475,7 @@ void ClusterState::publishLocked() {
 
 std::optional<PodInfo> ClusterState::podToBind(std::string_view uid) const {
   std::lock_guard lock(mutex_);
-  if (const auto it = pending_.find(std::string(uid)); it != pending_.end()) return it->second;
+  if (const PodInfo* pending = pending_.find(uid)) return *pending;
   if (const LedgerPod* pod = ledger_.pod(uid)) return pod->pod;
   return std::nullopt;
 }
@@ -438,6 +509,11 @@ std::size_t ClusterState::podCount() const {
 std::size_t ClusterState::pendingCount() const {
   std::lock_guard lock(mutex_);
   return pending_.size();
+}
+
+PendingByGpus ClusterState::pendingByGpus() const {
+  std::lock_guard lock(mutex_);
+  return pending_.byGpus();
 }
 
 std::size_t ClusterState::reservationCount() const {

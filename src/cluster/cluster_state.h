@@ -30,8 +30,10 @@
 #include <vector>
 
 #include "base/result.h"
+#include "cluster/pending_pods.h"
 #include "cluster/pod_ledger.h"
 #include "core/allocation.h"
+#include "core/placement_regret.h"
 #include "model/node_info.h"
 #include "model/pod_info.h"
 #include "snapshot/cluster_snapshot.h"
@@ -52,6 +54,15 @@ struct ClusterStateOptions {
   // Called with each snapshot build's wall time in seconds, under the writer lock (keep it
   // cheap: a metric observation). Empty: not measured.
   std::function<void(double)> onSnapshotBuilt;
+  // Placement regret's feed, called after the writer lock is released, on the thread that made
+  // the change. onPodPlaced: a GPU pod seen bound to a node after the cache saw it pending,
+  // nominated or reserved (the pods of a first list are not new placements), with the GPUs it
+  // holds there. onPodGone: a pod deleted or finished. Empty: not reported.
+  std::function<void(const PodPlacement&)> onPodPlaced;
+  std::function<void(const std::string& uid)> onPodGone;
+  // The node label whose value groups nodes in the snapshots' health figures (empty: the GPU
+  // model).
+  std::string healthPoolLabel;
 };
 
 // A pod as the watch or a cluster file reports it.
@@ -121,10 +132,17 @@ class ClusterState {
   std::size_t nodeCount() const;
   std::size_t podCount() const;  // bound and nominated
   std::size_t pendingCount() const;
+  // Pending GPU pods by the whole GPUs they ask for.
+  PendingByGpus pendingByGpus() const;
   std::size_t reservationCount() const;
 
  private:
   using NameSet = std::unordered_set<std::string>;
+  // What a change reports through the options' callbacks once the writer lock is released.
+  struct Events {
+    std::vector<PodPlacement> placed;
+    std::vector<std::string> gone;
+  };
 
   std::int64_t nowSeconds() const;
   PodInfo trimmedLocked(PodInfo pod) const;
@@ -133,6 +151,8 @@ class ClusterState {
   // publishes once.
   void setNodeLocked(NodeInfo node, NameSet& dirty);
   void upsertPodLocked(ObservedPod observed, NameSet& dirty);
+  void replacePodsLocked(std::vector<ObservedPod> pods);
+  void markBoundLocked(const std::string& uid);
   void erasePodLocked(const std::string& uid, NameSet& dirty);
   void eraseReservationLocked(const std::string& uid, NameSet& dirty);
   std::size_t expireLocked(NameSet& dirty);
@@ -142,14 +162,20 @@ class ClusterState {
   void predictLocked(const std::string& node);
   void refreshLocked(const NameSet& dirty);
   void publishLocked();
+  // The placements of the pods newly seen bound (their devices predicted by now), and the pods
+  // gone, since the last call.
+  Events takeEventsLocked();
+  void deliver(const Events& events) const;
 
   const ClusterStateOptions options_;
 
-  mutable std::mutex mutex_;        // the writer lock: guards everything below except current_
-  PolicyConstSharedPtr policy_;     // GUARDED_BY(mutex_)
-  ClusterSnapshotBuilder builder_;  // GUARDED_BY(mutex_): the node records
-  PodLedger ledger_;                // GUARDED_BY(mutex_): pods, reservations, per-node charges
-  std::unordered_map<std::string, PodInfo> pending_;  // GUARDED_BY(mutex_): by UID, trimmed
+  mutable std::mutex mutex_;             // the writer lock: guards everything below except current_
+  PolicyConstSharedPtr policy_;          // GUARDED_BY(mutex_)
+  ClusterSnapshotBuilder builder_;       // GUARDED_BY(mutex_): the node records
+  PodLedger ledger_;                     // GUARDED_BY(mutex_): pods, reservations, per-node charges
+  PendingPods pending_;                  // GUARDED_BY(mutex_): by UID, trimmed
+  std::vector<std::string> newlyBound_;  // GUARDED_BY(mutex_): UIDs for the next Events
+  std::vector<std::string> gone_;        // GUARDED_BY(mutex_)
 
   mutable std::mutex snapshotMutex_;       // guards only the pointer
   ClusterSnapshotConstSharedPtr current_;  // GUARDED_BY(snapshotMutex_)

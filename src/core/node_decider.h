@@ -15,7 +15,9 @@
 #include "core/node_state.h"
 #include "core/plain_answers.h"
 #include "core/pod_demand.h"
+#include "core/predict_allocation.h"
 #include "core/score_node.h"
+#include "core/set_quality.h"
 #include "policy/policy.h"
 
 namespace gte {
@@ -46,6 +48,14 @@ class NodeDecider {
   }
 
   int score(const ScoreTerms& terms) const { return weightedScore(terms, policy_); }
+
+  // How well linked the whole GPUs are that the pod would get on a resolved candidate that fits:
+  // what placement regret compares (unknown for fewer than two GPUs). From the same line of the
+  // precomputed answer the terms come from.
+  SetQuality set(const NodeCandidate& node) const noexcept {
+    return usesAnswers(node) ? node.plain->forGpus(plainGpus_).set
+                             : setQualityOf(demand_, *node.state);
+  }
 
   // Starts loading the cache lines fit() and terms() will read of `node`: its precomputed answer,
   // or the state's first line and, for whole GPUs, its inline pick. Reads nothing itself.

@@ -8,6 +8,7 @@
 #include "topology/best_set.h"
 #include "topology/device_plugin_pick.h"
 #include "topology/gpu_graph.h"
+#include "topology/link_bandwidth.h"
 #include "topology/nvlink_clique.h"
 #include "topology/pair_table.h"
 #include "topology/topology_labels.h"
@@ -70,7 +71,8 @@ class NodeStateBuilder {
         sameLabels_(sameLabels),
         topo_(state.topology),
         graph_(state.topology, policy.linkScores),
-        table_(graph_.pairTable()) {}
+        table_(graph_.pairTable()),
+        bandwidths_(state.topology) {}
 
   void build() {
     computeFreeGpus();
@@ -132,6 +134,7 @@ class NodeStateBuilder {
                    : gpuCountOf(gpus) == 1 ? LinkClass::kNvlink
                                            : LinkClass::kUnknown;
     pick.singleNuma = table_.singleNuma(gpus);
+    pick.bandwidthGBps = static_cast<std::uint16_t>(bandwidths_.set(gpus));
     const GpuMask left = free & ~gpus;
     for (GpuMask rest = left; rest != 0; rest &= rest - 1) {
       const GpuMask peers =
@@ -396,6 +399,7 @@ class NodeStateBuilder {
   const GpuTopology& topo_;
   GpuGraph graph_;
   PairTable table_;
+  PairBandwidths bandwidths_;
   // One allowance for all the device-plugin picks of this state: a switch hierarchy of 16 GPUs
   // uses up to ~5,700 groups (~1.3 ms, usage included); a 16-GPU score table with no structure
   // would otherwise cost ~100 ms per state, on the thread that applies the change.

@@ -31,6 +31,9 @@ struct GpuPick {
   GpuMask gpus = 0;                         // 0 when no such set exists
   LinkClass weakest = LinkClass::kUnknown;  // kNvlink for a single GPU (no pair is weaker)
   bool singleNuma = false;                  // one known NUMA node
+  // The set's weakest pair in GB/s one way (topology/link_bandwidth.h); 0 for a single GPU or
+  // unknown links.
+  std::uint16_t bandwidthGBps = 0;
   int stranded = 0;  // free GPUs that had a free NVLink peer and have none once this is taken
   int largestNvlinkDomainAfter = 0;  // largest NVLink-connected group of free GPUs left
   int largestNvlinkCliqueAfter = 0;  // largest all-pairs-NVLink set of free GPUs left

@@ -2,6 +2,7 @@
 
 #include "core/fit.h"
 #include "core/node_state.h"
+#include "core/predict_allocation.h"
 #include "policy/policy.h"
 
 namespace gte {
@@ -24,6 +25,7 @@ PlainAnswers precomputePlainAnswers(const NodeState& state, const Policy& policy
     answer.numaLocality = static_cast<std::int16_t>(binpack.numaLocality);
     answer.packingBinpack = static_cast<std::int16_t>(binpack.packing);
     answer.packingSpread = static_cast<std::int16_t>(spread.packing);
+    answer.set = setQualityOf(demand, state);
   }
   return answers;
 }

@@ -13,16 +13,19 @@
 #include "core/fit_outcome.h"
 #include "core/pod_demand.h"
 #include "core/score_node.h"
+#include "core/set_quality.h"
 
 namespace gte {
 
 struct NodeState;
 struct Policy;
 
-// One request size. Score terms as scoreTerms gives them (0..1200, -1 where one does not apply).
+// One request size. Score terms as scoreTerms gives them (0..1200, -1 where one does not apply),
+// and the set the device plugin would hand over (what placement regret compares).
 struct alignas(16) PlainAnswer {
   Verdict verdict = Verdict::kFit;
   FitReason reason = FitReason::kNone;
+  SetQuality set;
   std::int16_t linkQuality = -1;
   std::int16_t numaLocality = -1;
   std::int16_t packingBinpack = -1;  // the packing term under each strategy
@@ -38,6 +41,8 @@ struct alignas(16) PlainAnswer {
     return out;
   }
 };
+
+static_assert(sizeof(PlainAnswer) == 16, "a request reads one answer per node: keep it 16 bytes");
 
 struct PlainAnswers {
   static constexpr std::int64_t kMaxGpus = 8;

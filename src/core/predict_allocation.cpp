@@ -15,6 +15,11 @@ const GpuPick* wholeGpuPick(const PodDemand& demand, const NodeState& state) noe
   return pick.gpus == 0 ? nullptr : &pick;
 }
 
+SetQuality setQualityOf(const PodDemand& demand, const NodeState& state) noexcept {
+  const GpuPick* pick = demand.gpus >= 2 ? wholeGpuPick(demand, state) : nullptr;
+  return pick == nullptr ? SetQuality{} : SetQuality{pick->weakest, pick->bandwidthGBps};
+}
+
 Allocation predictAllocation(const PodDemand& demand, const NodeState& state) {
   Allocation allocation;
   allocation.complete = true;

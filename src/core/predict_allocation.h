@@ -4,6 +4,7 @@
 #include "core/allocation.h"
 #include "core/node_state.h"
 #include "core/pod_demand.h"
+#include "core/set_quality.h"
 
 namespace gte {
 
@@ -11,5 +12,8 @@ Allocation predictAllocation(const PodDemand& demand, const NodeState& state);
 
 // The whole-GPU pick the pod gets on this node, or nullptr when none of that size exists.
 const GpuPick* wholeGpuPick(const PodDemand& demand, const NodeState& state) noexcept;
+
+// How well linked that pick is; unknown (all zero) for fewer than two GPUs or no pick.
+SetQuality setQualityOf(const PodDemand& demand, const NodeState& state) noexcept;
 
 }  // namespace gte

@@ -4,6 +4,7 @@
 #include <array>
 #include <cassert>
 
+#include "core/fragmentation.h"
 #include "core/mig_plan.h"
 #include "core/predict_allocation.h"
 
@@ -45,28 +46,8 @@ int numaTerm(const GpuPick& pick, const NodeState& state) {
   return 0;
 }
 
-// The request sizes fragmentation is judged against, equally likely: the whole-GPU shapes that
-// dominate real traces (a node may be bigger; sizes above its GPU count can never use it).
-constexpr std::array<int, 4> kRequestSizes = {1, 2, 4, 8};
 // Preservation points per GPU made unusable for one request size.
 constexpr int kFragmentationCost = 25;
-
-// Whether `free` GPUs whose largest all-NVLink set is `clique` can host a request of `size` as well
-// as the empty node could: an all-NVLink set where the empty node's device-plugin pick of that size
-// is all-NVLink, else enough GPUs.
-bool hosts(const NodeState& state, int size, int free, int clique) {
-  if (size > free) {
-    return false;
-  }
-  const bool nvlinkWhenEmpty =
-      size >= 2 && size < 32 && ((state.nvlinkWhenEmptySizes >> size) & 1U) != 0;
-  return !nvlinkWhenEmpty || clique >= size;
-}
-
-// Free GPUs a request of `size` cannot use on this node (all of them, or none).
-int unusable(const NodeState& state, int size, int free, int clique) {
-  return hosts(state, size, free, clique) ? 0 : free;
-}
 
 // Binpack: half fullness after placement, half preservation. Preservation follows the change of
 // fragmentation in the spirit of FGD: delta = summed over the request sizes, the free GPUs that
@@ -89,9 +70,9 @@ int wholePackingTerm(const PodDemand& demand, const GpuPick& pick, const NodeSta
     return fullness + kHalf / 2;
   }
   int delta = 0;
-  for (const int size : kRequestSizes) {
-    delta += unusable(state, size, freeAfter, pick.largestNvlinkCliqueAfter) -
-             unusable(state, size, state.freeCount, state.largestNvlinkClique);
+  for (const int size : kFragmentationSizes) {
+    delta += unusableFreeGpus(state, size, freeAfter, pick.largestNvlinkCliqueAfter) -
+             unusableFreeGpus(state, size, state.freeCount, state.largestNvlinkClique);
   }
   return fullness + std::clamp(kHalf / 2 - kFragmentationCost * delta, 0, kHalf);
 }

@@ -8,6 +8,7 @@
 #include <prometheus/text_serializer.h>
 
 #include <array>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <vector>
@@ -45,6 +46,27 @@ constexpr std::array<const char*, 9> kRejectReasons = {
 constexpr std::array<const char*, 2> kResourceNames = {"nodes", "pods"};
 constexpr std::array<const char*, static_cast<std::size_t>(NvlinkSetClass::kCount)> kSetClassNames =
     {"1", "2", "3-4", "5-8", "9-16", "unknown"};
+
+// Regret and pending labels: k = 2, 4, 8 and "other" for regret (a 1-GPU pod has no pair), k = 1,
+// 2, 4, 8, "other" for pending pods.
+constexpr std::array<const char*, 4> kRegretSizes = {"2", "4", "8", "other"};
+constexpr std::array<const char*, 5> kPendingSizes = {"1", "2", "4", "8", "other"};
+constexpr std::array<const char*, 3> kPlacementReasons = {"no_better_fit", "policy_tradeoff",
+                                                          "scheduler_override"};
+constexpr std::array<const char*, 2> kUnmeasuredReasons = {"no_decision", "set_unknown"};
+
+std::size_t regretSizeIndex(std::int64_t gpus) noexcept {
+  switch (gpus) {
+    case 2:
+      return 0;
+    case 4:
+      return 1;
+    case 8:
+      return 2;
+    default:
+      return 3;
+  }
+}
 
 prometheus::Histogram::BucketBoundaries labelAgeBuckets() {
   return {kLabelAgeBounds.begin(), kLabelAgeBounds.end()};
@@ -214,6 +236,89 @@ struct Metrics::Impl {
               "Age of each node's gen label now, one observation per node, replaced at every "
               "observation (use histogram_quantile without rate()).")
           .Register(*registry);
+  prometheus::Family<prometheus::Histogram>& regret =
+      prometheus::BuildHistogram()
+          .Name("gpu_topology_extender_placement_regret_ratio")
+          .Help(
+              "Per GPU pod of 2 or more GPUs seen bound: 1 - the bandwidth estimate of the set it "
+              "got / the best any node offered a pod of its size when it was decided (0 best).")
+          .Register(*registry);
+  prometheus::Family<prometheus::Counter>& belowBestClass =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_placement_below_best_class_total")
+          .Help(
+              "GPU pods bound with a weaker link class than the best any node offered, by size "
+              "and reason: no_better_fit, policy_tradeoff, scheduler_override.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Counter>& unmeasured =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_placement_unmeasured_total")
+          .Help(
+              "GPU pods of 2 or more GPUs seen bound whose regret could not be measured: no "
+              "prioritize decision kept for them, or their GPUs or links unknown.")
+          .Register(*registry);
+  prometheus::Gauge& decisionsTracked =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_placement_decisions")
+          .Help("Prioritize decisions kept for placement regret and explain (bounded).")
+          .Register(*registry)
+          .Add({});
+  prometheus::Gauge& decisionsBytes =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_placement_decisions_bytes")
+          .Help("Heap bytes the kept decisions hold (entries, names, index).")
+          .Register(*registry)
+          .Add({});
+  prometheus::Family<prometheus::Gauge>& hostablePods =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_fragmentation_hostable_pods")
+          .Help(
+              "k-GPU pods of each node's best link class for k that the free GPUs can still host "
+              "(disjoint sets), per pool.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& packedPods =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_fragmentation_packed_pods")
+          .Help(
+              "k-GPU pods the same free GPUs (of nodes that could host k) would host if packed, "
+              "per pool; minus hostable_pods it is the pool's fragmentation debt.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& nvlinkSetsGauge =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_fragmentation_nvlink_sets")
+          .Help("Disjoint all-NVLink sets of k free GPUs, per pool.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& strandedGpus =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_fragmentation_stranded_gpus")
+          .Help(
+              "Free GPUs in no all-NVLink set of k free GPUs, on nodes that have such sets when "
+              "empty, per pool.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& strandedMig =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_fragmentation_stranded_mig_slices")
+          .Help(
+              "Unpartitioned MIG memory slices no legal placement of a profile in use on the node "
+              "can take, per pool.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& expectedUnusable =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_fragmentation_expected_gpus")
+          .Help(
+              "FGD-style expected fragmentation: free GPUs a request of 1, 2, 4 or 8 GPUs (equal "
+              "shares) could not use as well as on the empty node, per pool.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& poolFreeGpus =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_fragmentation_free_gpus")
+          .Help("Free whole GPUs per pool (the denominator of the fragmentation figures).")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& pendingPods =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_cache_pending_gpu_pods")
+          .Help("GPU pods in the cache neither bound nor nominated, by whole GPUs requested.")
+          .Register(*registry);
   prometheus::Family<prometheus::Gauge>& freeGpus =
       prometheus::BuildGauge()
           .Name("gpu_topology_extender_free_gpus")
@@ -244,6 +349,53 @@ struct Metrics::Impl {
   std::mutex labelAgeMutex;  // guards the replacement of the single label-age histogram
   prometheus::Histogram* labelAgeNow = nullptr;
   std::array<prometheus::Gauge*, kSetClassNames.size()> freeGpusBy{};
+  std::array<prometheus::Histogram*, kRegretSizes.size()> regretBy{};
+  std::array<std::array<prometheus::Counter*, kPlacementReasons.size()>, kRegretSizes.size()>
+      belowBestClassBy{};
+  std::array<prometheus::Counter*, kUnmeasuredReasons.size()> unmeasuredBy{};
+  std::array<prometheus::Gauge*, kPendingSizes.size()> pendingBy{};
+
+  // One pool's series, created when the pool first appears and removed when it goes.
+  struct PoolSeries {
+    std::array<prometheus::Gauge*, kFragmentationGaugeSizes.size()> hostable{};
+    std::array<prometheus::Gauge*, kFragmentationGaugeSizes.size()> packed{};
+    std::array<prometheus::Gauge*, kFragmentationGaugeSizes.size()> nvlinkSets{};  // [0] unused
+    std::array<prometheus::Gauge*, kFragmentationGaugeSizes.size()> stranded{};    // [0] unused
+    prometheus::Gauge* strandedMig = nullptr;
+    prometheus::Gauge* expected = nullptr;
+    prometheus::Gauge* free = nullptr;
+  };
+  std::mutex poolsMutex;                    // guards the pool series
+  std::map<std::string, PoolSeries> pools;  // GUARDED_BY(poolsMutex)
+
+  PoolSeries addPool(const std::string& pool) {
+    PoolSeries series;
+    for (std::size_t i = 0; i < kFragmentationGaugeSizes.size(); ++i) {
+      const std::string k = std::to_string(kFragmentationGaugeSizes[i]);
+      series.hostable[i] = &hostablePods.Add({{"pool", pool}, {"k", k}});
+      series.packed[i] = &packedPods.Add({{"pool", pool}, {"k", k}});
+      if (kFragmentationGaugeSizes[i] >= 2) {
+        series.nvlinkSets[i] = &nvlinkSetsGauge.Add({{"pool", pool}, {"k", k}});
+        series.stranded[i] = &strandedGpus.Add({{"pool", pool}, {"k", k}});
+      }
+    }
+    series.strandedMig = &strandedMig.Add({{"pool", pool}});
+    series.expected = &expectedUnusable.Add({{"pool", pool}});
+    series.free = &poolFreeGpus.Add({{"pool", pool}});
+    return series;
+  }
+
+  void removePool(const PoolSeries& series) {
+    for (std::size_t i = 0; i < kFragmentationGaugeSizes.size(); ++i) {
+      hostablePods.Remove(series.hostable[i]);
+      packedPods.Remove(series.packed[i]);
+      if (series.nvlinkSets[i] != nullptr) nvlinkSetsGauge.Remove(series.nvlinkSets[i]);
+      if (series.stranded[i] != nullptr) strandedGpus.Remove(series.stranded[i]);
+    }
+    strandedMig.Remove(series.strandedMig);
+    expectedUnusable.Remove(series.expected);
+    poolFreeGpus.Remove(series.free);
+  }
 
   std::mutex policyMutex;                    // guards the single policy_info series
   prometheus::Gauge* policyGauge = nullptr;  // GUARDED_BY(policyMutex)
@@ -283,6 +435,20 @@ struct Metrics::Impl {
     labelAgeNow = &labelAge.Add({}, labelAgeBuckets());
     for (std::size_t i = 0; i < kSetClassNames.size(); ++i) {
       freeGpusBy[i] = &freeGpus.Add({{"nvlink_set", kSetClassNames[i]}});
+    }
+    const prometheus::Histogram::BucketBoundaries regretBuckets = {0, 0.1, 0.25, 0.5, 0.75, 0.9, 1};
+    for (std::size_t k = 0; k < kRegretSizes.size(); ++k) {
+      regretBy[k] = &regret.Add({{"k", kRegretSizes[k]}}, regretBuckets);
+      for (std::size_t r = 0; r < kPlacementReasons.size(); ++r) {
+        belowBestClassBy[k][r] =
+            &belowBestClass.Add({{"k", kRegretSizes[k]}, {"reason", kPlacementReasons[r]}});
+      }
+    }
+    for (std::size_t r = 0; r < kUnmeasuredReasons.size(); ++r) {
+      unmeasuredBy[r] = &unmeasured.Add({{"reason", kUnmeasuredReasons[r]}});
+    }
+    for (std::size_t k = 0; k < kPendingSizes.size(); ++k) {
+      pendingBy[k] = &pendingPods.Add({{"k", kPendingSizes[k]}});
     }
   }
 };
@@ -417,7 +583,65 @@ void Metrics::setFreeGpusByNvlinkSet(const FreeGpusByNvlinkSet& counts) {
   }
 }
 
+void Metrics::setFragmentation(const std::vector<PoolFragmentation>& pools) {
+  const auto set = [](prometheus::Gauge* gauge, auto value) {
+    if (gauge != nullptr) gauge->Set(static_cast<double>(value));
+  };
+  std::lock_guard lock(impl_->poolsMutex);
+  std::map<std::string, Impl::PoolSeries> now;
+  for (const PoolFragmentation& pool : pools) {
+    auto known = impl_->pools.find(pool.pool);
+    Impl::PoolSeries series;
+    if (known != impl_->pools.end()) {
+      series = known->second;
+      impl_->pools.erase(known);
+    } else {
+      series = impl_->addPool(pool.pool);
+    }
+    for (std::size_t i = 0; i < kFragmentationGaugeSizes.size(); ++i) {
+      set(series.hostable[i], pool.hostable[i]);
+      set(series.packed[i], pool.packed[i]);
+      set(series.nvlinkSets[i], pool.nvlinkSets[i]);
+      set(series.stranded[i], pool.stranded[i]);
+    }
+    set(series.strandedMig, pool.strandedMigSlices);
+    set(series.expected, pool.expectedUnusableGpus);
+    set(series.free, pool.freeGpus);
+    now.emplace(pool.pool, series);
+  }
+  for (const auto& [name, gone] : impl_->pools)
+    impl_->removePool(gone);
+  impl_->pools = std::move(now);
+}
+
+void Metrics::setPendingGpuPods(const PendingGpuPods& pods) {
+  for (std::size_t k = 0; k < pods.size(); ++k) {
+    impl_->pendingBy[k]->Set(static_cast<double>(pods[k]));
+  }
+}
+
+void Metrics::observePlacementRegret(std::int64_t gpus, double ratio) {
+  impl_->regretBy[regretSizeIndex(gpus)]->Observe(ratio);
+}
+
+void Metrics::countPlacementBelowBestClass(std::int64_t gpus, PlacementReason reason) {
+  impl_->belowBestClassBy[regretSizeIndex(gpus)][static_cast<std::size_t>(reason)]->Increment();
+}
+
+void Metrics::countPlacementUnmeasured(UnmeasuredReason reason) {
+  impl_->unmeasuredBy[static_cast<std::size_t>(reason)]->Increment();
+}
+
+void Metrics::setPlacementDecisions(std::int64_t tracked, std::int64_t bytes) {
+  impl_->decisionsTracked.Set(static_cast<double>(tracked));
+  impl_->decisionsBytes.Set(static_cast<double>(bytes));
+}
+
 std::string Metrics::serialize() const {
+  // The series replaced as a whole (the label-age histogram, the policy hash, the pools'
+  // fragmentation series) are removed and added again under these locks: a scrape taken under
+  // them never falls between the two and misses a series.
+  std::scoped_lock replacing(impl_->labelAgeMutex, impl_->policyMutex, impl_->poolsMutex);
   const auto families = impl_->registry->Collect();
   return prometheus::TextSerializer().Serialize(families);
 }

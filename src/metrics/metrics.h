@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "wire/verb.h"
 
@@ -33,6 +34,30 @@ struct LabelAges {
 enum class NvlinkSetClass { k1, k2, k3to4, k5to8, k9to16, kUnknownLinks, kCount };
 using FreeGpusByNvlinkSet =
     std::array<std::int64_t, static_cast<std::size_t>(NvlinkSetClass::kCount)>;
+
+// Placement regret (docs/topology-health.md): why a pod got a weaker link class than the best any
+// node offered, and why a placement could not be measured.
+enum class PlacementReason { kNoBetterFit, kPolicyTradeoff, kSchedulerOverride };
+enum class UnmeasuredReason { kNoDecision, kSetUnknown };
+
+// The request sizes the fragmentation gauges are given for (label k), in this order.
+inline constexpr std::array<int, 4> kFragmentationGaugeSizes = {1, 2, 4, 8};
+
+// One pool's fragmentation figures (label pool); per-size arrays follow kFragmentationGaugeSizes.
+struct PoolFragmentation {
+  std::string pool;
+  std::array<std::int64_t, 4> hostable{};    // k-GPU pods of the best class the free GPUs host
+  std::array<std::int64_t, 4> packed{};      // ... they would host if packed
+  std::array<std::int64_t, 4> nvlinkSets{};  // disjoint free all-NVLink k-sets (k >= 2 exported)
+  std::array<std::int64_t, 4> stranded{};    // free GPUs in no free all-NVLink k-set (k >= 2)
+  std::int64_t strandedMigSlices = 0;
+  double expectedUnusableGpus = 0;  // FGD-style, equal shares of the sizes
+  std::int64_t freeGpus = 0;
+};
+
+// Pending GPU pods by the whole GPUs they ask for: 1, 2, 4, 8 and other (3, 5-7, more than 8,
+// MIG only).
+using PendingGpuPods = std::array<std::int64_t, 5>;
 
 class Metrics {
  public:
@@ -83,6 +108,17 @@ class Metrics {
   void countWatchFailures(WatchedResource resource, std::uint64_t n);
   void setNodeLabelAges(const LabelAges& ages);
   void setFreeGpusByNvlinkSet(const FreeGpusByNvlinkSet& counts);
+  // Replaces every pool's fragmentation series; pools not listed lose theirs.
+  void setFragmentation(const std::vector<PoolFragmentation>& pools);
+  void setPendingGpuPods(const PendingGpuPods& pods);
+
+  // A pod of `gpus` >= 2 whole GPUs seen bound: its regret ratio (0..1).
+  void observePlacementRegret(std::int64_t gpus, double ratio);
+  // ... and it got a weaker link class than the best any node offered.
+  void countPlacementBelowBestClass(std::int64_t gpus, PlacementReason reason);
+  void countPlacementUnmeasured(UnmeasuredReason reason);
+  // The decisions kept for regret and explain, and the bytes they hold.
+  void setPlacementDecisions(std::int64_t tracked, std::int64_t bytes);
 
   // The text exposition format (version 0.0.4) of everything registered.
   std::string serialize() const;

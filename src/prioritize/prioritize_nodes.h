@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/node_candidate.h"
+#include "core/placement_regret.h"
 #include "core/pod_demand.h"
 #include "core/score_node.h"
 #include "policy/policy.h"
@@ -23,7 +24,10 @@ using HostScores = std::vector<HostScore>;
 
 // One entry per candidate, in order. A null demand (the pod's request or annotations did not parse)
 // and a candidate without a state score 0: filter has already rejected them.
+// With `offer`, a pod of two or more whole GPUs also gets what placement regret compares with
+// (core/placement_regret.h): the best set the fitting candidates offer and the worst set among
+// those ranked top (left empty for other pods and when nothing fits). The names view `nodes`.
 HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidate> nodes,
-                           const Policy& policy);
+                           const Policy& policy, PlacementOffer* offer = nullptr);
 
 }  // namespace gte

@@ -19,12 +19,68 @@ struct Row {
   std::int64_t score = 0;
 };
 
+// What placement regret kept for the pod ("placement"; docs/topology-health.md).
+struct Placement {
+  bool present = false;
+  std::string node, gpus, got, best, bestFeasible, bestFeasibleNode, topRankedNode;
+  std::string regret, reason;  // regret as the extender wrote it ("0.600"), or ""
+};
+
 struct Document {
   std::string pod;     // NAMESPACE/NAME
   std::string demand;  // "4 GPUs, min-link nvlink, single NUMA, binpack"
   std::string error;   // the pod's own request is invalid
   std::vector<Row> rows;
+  Placement placement;
 };
+
+// {"weakestLink": "nvlink", "bandwidthGBps": 50} as "nvlink 50 GB/s"; null as "".
+bool readSet(JsonReader& r, std::string& out) {
+  out.clear();
+  if (r.readNull()) return true;
+  std::string link, gbps;
+  if (!readObject(r, {{"weakestLink", &link}, {"bandwidthGBps", &gbps}})) return false;
+  out = link + " " + gbps + " GB/s";
+  return true;
+}
+
+bool readPlacement(JsonReader& r, Placement& p) {
+  if (r.readNull()) return true;
+  p.present = true;
+  return readObject(r,
+                    {{"node", &p.node},
+                     {"bestFeasibleNode", &p.bestFeasibleNode},
+                     {"topRankedNode", &p.topRankedNode},
+                     {"reason", &p.reason}},
+                    [&](const std::string& key) {
+                      if (key == "gpus") return readInts(r, p.gpus);
+                      if (key == "got") return readSet(r, p.got);
+                      if (key == "best") return readSet(r, p.best);
+                      if (key == "bestFeasible") return readSet(r, p.bestFeasible);
+                      if (key != "regret") return false;
+                      std::string_view raw;  // a fraction: readScalar reads integers only
+                      if (!r.skipValue(&raw)) return false;
+                      p.regret = raw == "null" ? "" : std::string(raw);
+                      return true;
+                    });
+}
+
+// One line: where the pod went against the best any node offered, or what was decided so far.
+std::string placementLine(const Placement& p) {
+  if (!p.present) return "";
+  std::string out;
+  if (!p.node.empty()) {
+    out.append("placed on ").append(p.node);
+    if (!p.gpus.empty()) out.append(" (GPUs ").append(p.gpus).append(")");
+    out.append(": ").append(p.got.empty() ? "unknown" : p.got);
+  } else {
+    out.append("decided, not bound yet: best candidate ").append(p.bestFeasibleNode);
+    out.append(" (").append(p.bestFeasible).append("), ranked first ").append(p.topRankedNode);
+  }
+  out.append("; best any node offered: ").append(p.best.empty() ? "unknown" : p.best);
+  if (!p.regret.empty()) out.append("; regret ").append(p.regret).append(", ").append(p.reason);
+  return out.append("\n");
+}
 
 bool readNode(JsonReader& r, Row& row) {
   return readObject(r,
@@ -56,6 +112,7 @@ Result<Document> readDocument(std::string_view text) {
   bool sawNodes = false;
   readObject(r, {}, [&](const std::string& key) {
     if (key == "pod") return readPod(r, doc);
+    if (key == "placement") return readPlacement(r, doc.placement);
     if (key != "nodes") return false;
     sawNodes = true;
     return readList(r, doc.rows, [&r](Row& row) { return readNode(r, row); });
@@ -101,7 +158,7 @@ Result<std::string> explainTable(std::string_view json, std::size_t top) {
   } else {
     out.append("invalid request: ").append(doc->error);
   }
-  out.append("\n").append(alignedColumns(cells));
+  out.append("\n").append(placementLine(doc->placement)).append(alignedColumns(cells));
   if (rows.size() < total) {
     out.append("(")
         .append(std::to_string(total - rows.size()))

@@ -1,6 +1,7 @@
 #include "service/explain_json.h"
 
 #include <bit>
+#include <charconv>
 
 #include "json/json_writer.h"
 #include "policy/link_class.h"
@@ -108,6 +109,59 @@ void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy)
   w.endObject();
 }
 
+// A set's quality: {"weakestLink": ..., "bandwidthGBps": ...}, or null when unknown.
+void writeSetQuality(JsonWriter& w, const SetQuality& set) {
+  if (!set.known()) {
+    w.null();
+    return;
+  }
+  w.beginObject().key("weakestLink").string(linkClassName(set.weakest));
+  w.key("bandwidthGBps").integer(set.bandwidthGBps).endObject();
+}
+
+void writeRatio(JsonWriter& w, double ratio) {
+  char text[16];
+  const auto written = std::to_chars(text, text + sizeof(text), ratio, std::chars_format::fixed, 3);
+  w.rawValue(std::string_view(text, static_cast<std::size_t>(written.ptr - text)));
+}
+
+void writePlacement(JsonWriter& w, const PlacementRecord& record) {
+  const PlacementDecision& decided = record.decision;
+  w.beginObject();
+  w.key("requestedGpus").integer(decided.gpus);
+  w.key("node");
+  if (record.placed) {
+    w.string(record.placement.node);
+  } else {
+    w.null();
+  }
+  w.key("gpus").beginArray();
+  for (const int gpu : record.placement.indices)
+    w.element().integer(gpu);
+  w.endArray();
+  w.key("got");
+  writeSetQuality(w, record.placed ? record.placement.got : SetQuality{});
+  w.key("best");
+  writeSetQuality(w, decided.clusterBest);
+  w.key("bestFeasible");
+  writeSetQuality(w, decided.feasibleBest);
+  w.key("bestFeasibleNode").string(decided.bestNode);
+  w.key("topRankedNode").string(decided.topNode);
+  w.key("topRankedWorst");
+  writeSetQuality(w, decided.topWorst);
+  const PlacementRegret& regret = record.regret;
+  w.key("regret");
+  if (regret.measured) {
+    writeRatio(w, regret.ratio);
+  } else {
+    w.null();
+  }
+  w.key("reason").string(regretReasonName(regret.reason));
+  w.key("belowBestClass").boolean(regret.belowBestClass);
+  w.key("belowBestClassReason").string(regretReasonName(regret.classReason));
+  w.endObject();
+}
+
 }  // namespace
 
 void writePodDemand(JsonWriter& w, const PodDemand& demand) {
@@ -162,12 +216,18 @@ std::string_view verdictName(Verdict verdict) noexcept {
 
 std::string writeExplanation(const PodInfo& pod, const Result<PodDemand>& demand,
                              std::string_view mode, const Policy& policy,
-                             const Explanation& explanation) {
+                             const Explanation& explanation, const PlacementRecord* placement) {
   std::string out;
   JsonWriter w(out);
   w.beginObject();
   writePod(w, pod, demand);
   w.key("mode").string(mode);
+  w.key("placement");
+  if (placement != nullptr) {
+    writePlacement(w, *placement);
+  } else {
+    w.null();
+  }
   w.key("nodes").beginArray();
   for (const NodeExplanation& node : explanation.nodes)
     writeNode(w, node, policy);

@@ -10,15 +10,19 @@
 #include "model/pod_info.h"
 #include "policy/policy.h"
 #include "service/explain_nodes.h"
+#include "service/placement_recorder.h"
 #include "topology/gpu_topology.h"
 
 namespace gte {
 
 // `mode`: "nodes" (full Node objects in the request), "nodeNames" (names resolved in the cluster
 // cache) or "cluster" (every node of the cluster cache, for a pod looked up by name).
+// `placement`: what placement regret kept for the pod (explain by name), written as "placement";
+// null when there is none.
 std::string writeExplanation(const PodInfo& pod, const Result<PodDemand>& demand,
                              std::string_view mode, const Policy& policy,
-                             const Explanation& explanation);
+                             const Explanation& explanation,
+                             const PlacementRecord* placement = nullptr);
 
 std::string_view verdictName(Verdict verdict) noexcept;
 

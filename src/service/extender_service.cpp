@@ -14,6 +14,7 @@
 #include "service/cluster_backend.h"
 #include "service/error_reply.h"
 #include "service/node_state_cache.h"
+#include "service/placement_recorder.h"
 #include "service/resolve_nodes.h"
 #include "snapshot/cluster_snapshot.h"
 #include "wire/extender_args.h"
@@ -54,6 +55,21 @@ wire::FilterResult toWire(const FilterResult& result, const Resolved& resolved) 
   return out;
 }
 
+// What placement regret keeps of one prioritize request: its offer and the best set any node of
+// the snapshot offered a pod of that size.
+PlacementDecision decisionOf(const PlacementOffer& offer, const HealthTotals& cluster) {
+  PlacementDecision decision;
+  decision.gpus = offer.gpus;
+  if (offer.gpus <= kMaxOfferedGpus) {
+    decision.clusterBest = cluster.bestOffered[static_cast<std::size_t>(offer.gpus)];
+  }
+  decision.feasibleBest = offer.feasibleBest;
+  decision.topWorst = offer.topWorst;
+  decision.bestNode = offer.bestNode;
+  decision.topNode = offer.topNode;
+  return decision;
+}
+
 void countVerdicts(const FilterResult& result, metrics::Metrics* metrics) {
   if (!metrics) return;
   metrics->countFilterNodes(metrics::NodeOutcome::kFit, result.count(Verdict::kFit));
@@ -66,10 +82,12 @@ void countVerdicts(const FilterResult& result, metrics::Metrics* metrics) {
 }  // namespace
 
 ExtenderService::ExtenderService(PolicySource policy, ClusterBackend* cluster,
-                                 metrics::Metrics* metrics, WhatifLimits whatifLimits)
+                                 metrics::Metrics* metrics, WhatifLimits whatifLimits,
+                                 PlacementRecorder* placements)
     : policy_(std::move(policy)),
       cluster_(cluster),
       metrics_(metrics),
+      placements_(placements),
       nodeCache_(std::make_unique<NodeStateCache>()),
       whatifLimits_(whatifLimits) {}
 
@@ -122,8 +140,15 @@ Reply ExtenderService::prioritize(Result<wire::ExtenderArgs> args) const {
   if (!resolved) return undecided(wire::Verb::kPrioritize, resolved.error());
 
   const auto demand = parsePodDemand(args->pod, *resolved->policy);
-  const HostScores scores =
-      prioritizeNodes(demand ? &*demand : nullptr, resolved->candidates, *resolved->policy);
+  // Placement regret needs the pod's UID (the watch reports it bound by UID) and the snapshot's
+  // cluster-wide best set (NodeNames mode).
+  const bool record = placements_ != nullptr && resolved->snapshot && !args->pod.uid.empty();
+  PlacementOffer offer;
+  const HostScores scores = prioritizeNodes(demand ? &*demand : nullptr, resolved->candidates,
+                                            *resolved->policy, record ? &offer : nullptr);
+  if (offer.any()) {
+    placements_->decided(args->pod.uid, decisionOf(offer, resolved->snapshot->health.total));
+  }
   std::vector<wire::HostPriority> list;
   list.reserve(scores.size());
   for (const HostScore& score : scores) {

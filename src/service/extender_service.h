@@ -29,6 +29,7 @@ class Metrics;
 struct Policy;
 
 class NodeStateCache;
+class PlacementRecorder;
 
 // GET {prefix}/nodes: one node by name (404 when the cache does not hold it), or every node by
 // name up to `limit`.
@@ -43,8 +44,10 @@ class ExtenderService {
 
   // `cluster` is null when the extender runs without a cluster (decisions from the request's
   // Nodes; NodeNames requests are then answered with an Error). `metrics` may be null in tests.
+  // `placements` (may be null) receives prioritize's decisions of pods of two or more GPUs in
+  // NodeNames mode, for placement regret, and gives explain by name the pod's placement.
   ExtenderService(PolicySource policy, ClusterBackend* cluster, metrics::Metrics* metrics,
-                  WhatifLimits whatifLimits = {});
+                  WhatifLimits whatifLimits = {}, PlacementRecorder* placements = nullptr);
   ~ExtenderService();
   ExtenderService(const ExtenderService&) = delete;
   ExtenderService& operator=(const ExtenderService&) = delete;
@@ -90,6 +93,7 @@ class ExtenderService {
   PolicySource policy_;
   ClusterBackend* cluster_;
   metrics::Metrics* metrics_;
+  PlacementRecorder* placements_;
   std::unique_ptr<NodeStateCache> nodeCache_;  // full-Node mode: NodeStates by label content
   WhatifLimits whatifLimits_;
   mutable std::atomic<bool> whatifRunning_{false};

@@ -8,6 +8,7 @@
 #include "service/explain_nodes.h"
 #include "service/extender_service.h"
 #include "service/node_state_cache.h"
+#include "service/placement_recorder.h"
 #include "service/resolve_nodes.h"
 #include "wire/extender_args.h"
 
@@ -21,11 +22,12 @@ Reply explainError(const Error& error) {
   return errorReply(wire::Verb::kExplain, error);
 }
 
-Reply explainResolved(const PodInfo& pod, const Resolved& resolved, std::string_view mode) {
+Reply explainResolved(const PodInfo& pod, const Resolved& resolved, std::string_view mode,
+                      const PlacementRecord* placement = nullptr) {
   const Policy& policy = *resolved.policy;
   const auto demand = parsePodDemand(pod, policy);
   const Explanation explanation = explainNodes(demand, resolved.candidates, policy);
-  return Reply{200, writeExplanation(pod, demand, mode, policy, explanation)};
+  return Reply{200, writeExplanation(pod, demand, mode, policy, explanation, placement)};
 }
 
 }  // namespace
@@ -57,7 +59,10 @@ Reply ExtenderService::explainPod(std::string_view podRef) const {
   if (!resolved) return explainError(resolved.error());
   auto pod = cluster_->podByName(ns, name);
   if (!pod) return explainError(pod.error());
-  return explainResolved(*pod, *resolved, "cluster");
+  // What placement regret kept for it: the decision, and once bound, what it got.
+  std::optional<PlacementRecord> placement;
+  if (placements_ && !pod->uid.empty()) placement = placements_->find(pod->uid);
+  return explainResolved(*pod, *resolved, "cluster", placement ? &*placement : nullptr);
 }
 
 }  // namespace gte

@@ -8,6 +8,7 @@
 
 #include "core/node_state.h"
 #include "policy/policy.h"
+#include "snapshot/cluster_health.h"
 #include "snapshot/node_state_index.h"
 
 namespace gte {
@@ -17,6 +18,7 @@ struct ClusterSnapshot {
   PolicyConstSharedPtr policy;
   bool synced = false;   // the first full list of nodes and pods is in
   NodeStateIndex nodes;  // sharded: a build shares every shard no changed node is in
+  ClusterHealth health;  // the nodes' topology-health figures, overall and per pool
 
   // nullptr when the node is not known.
   const NodeState* find(std::string_view name) const noexcept { return nodes.find(name); }

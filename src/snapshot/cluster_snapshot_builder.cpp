@@ -18,8 +18,8 @@ bool sameCharges(const NodeChargesConstSharedPtr& a, const NodeChargesConstShare
 
 }  // namespace
 
-ClusterSnapshotBuilder::ClusterSnapshotBuilder(PolicyConstSharedPtr policy)
-    : policy_(std::move(policy)) {}
+ClusterSnapshotBuilder::ClusterSnapshotBuilder(PolicyConstSharedPtr policy, std::string poolLabel)
+    : policy_(std::move(policy)), poolLabel_(std::move(poolLabel)) {}
 
 void ClusterSnapshotBuilder::touch(std::size_t shard, Entry& entry) {
   entry.generation = nextGeneration_++;
@@ -123,7 +123,10 @@ void ClusterSnapshotBuilder::setSynced(bool synced) {
   }
 }
 
-NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(EntryMap& entries) {
+NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(std::size_t shard) {
+  EntryMap& entries = entries_[shard];
+  PoolHealthList& health = shardHealth_[shard];
+  health.clear();
   if (entries.empty()) {
     return nullptr;
   }
@@ -139,10 +142,13 @@ NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(EntryMap&
       const NodeStateConstSharedPtr read = entry.state;
       entry.state = chargeNodeState(*read, entry.charges, *policy_);
       entry.plain = precomputePlainAnswers(*entry.state, *policy_);
+      entry.health = nodeHealth(*entry.state);
+      entry.pool = poolOf(entry.node, *entry.state, poolLabel_);
       ++stats_.rebuilt;
     } else {
       ++stats_.shared;
     }
+    addToPool(health, entry.pool, entry.health);
     states.emplace_back(name, entry.state);
     plain.push_back(entry.plain);
   }
@@ -161,13 +167,14 @@ ClusterSnapshotConstSharedPtr ClusterSnapshotBuilder::build() {
   next->synced = synced_;
   for (std::size_t shard = 0; shard < kShards; ++shard) {
     if (!current_ || dirty_.test(shard)) {
-      next->nodes.setShard(shard, buildShard(entries_[shard]));
+      next->nodes.setShard(shard, buildShard(shard));
     } else {
       const auto& previous = current_->nodes.shard(shard);
       stats_.shared += previous ? previous->size() : 0;
       next->nodes.setShard(shard, previous);
     }
   }
+  next->health = mergeHealth(shardHealth_);
   stats_.removed = pendingRemovals_;
   builtGeneration_ = nextGeneration_ - 1;
   dirty_.reset();

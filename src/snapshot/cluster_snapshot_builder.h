@@ -7,6 +7,9 @@
 // The builder is the one owner of node records: it holds each node's NodeInfo and the state read
 // from its labels (read once per label change), and the charges (pods and their devices) the
 // cluster cache hands it.
+// Each build also sums the nodes' topology-health figures (core/node_health.h): a node's figures
+// are computed with its state, each changed shard's pool totals are summed again, and the 64
+// shards' totals are merged into the snapshot's ClusterHealth.
 // Not thread-safe: one owner (the cluster-state thread) feeds it and publishes the result.
 #include <array>
 #include <bitset>
@@ -18,6 +21,7 @@
 
 #include "core/node_charges.h"
 #include "core/node_content.h"
+#include "core/node_health.h"
 #include "core/plain_answers.h"
 #include "model/node_info.h"
 #include "snapshot/cluster_snapshot.h"
@@ -32,7 +36,9 @@ struct SnapshotBuildStats {
 
 class ClusterSnapshotBuilder {
  public:
-  explicit ClusterSnapshotBuilder(PolicyConstSharedPtr policy);
+  // `poolLabel`: the node label whose value groups nodes in the health figures (empty: the GPU
+  // model).
+  explicit ClusterSnapshotBuilder(PolicyConstSharedPtr policy, std::string poolLabel = {});
 
   // Adds or replaces a node, with its charges (null: none). A node whose content (labels, GPU and
   // MIG allocatable: sameNodeContent) and charges are unchanged keeps its generation, so build()
@@ -66,6 +72,8 @@ class ClusterSnapshotBuilder {
     NodeReadKey read;
     NodeStateConstSharedPtr state;  // the last state read or built for this node
     PlainAnswers plain;             // of `state` once built (not of a state only read)
+    NodeHealth health;              // of `state` once built
+    std::string pool;               // the health figures' pool, as of `state`
   };
 
   using EntryMap = std::unordered_map<std::string, Entry, NodeNameHash, std::equal_to<>>;
@@ -73,16 +81,19 @@ class ClusterSnapshotBuilder {
 
   void touch(std::size_t shard, Entry& entry);
   const NodeState& readEntry(Entry& entry);
-  // The shard's map for the next snapshot; null when the shard has no nodes.
-  NodeStateIndex::ShardConstSharedPtr buildShard(EntryMap& entries);
+  // The shard's map for the next snapshot (null when the shard has no nodes); its health totals
+  // go to shardHealth_.
+  NodeStateIndex::ShardConstSharedPtr buildShard(std::size_t shard);
 
   PolicyConstSharedPtr policy_;
+  std::string poolLabel_;
   bool synced_ = false;
   bool metaChanged_ = true;  // policy or synced flag changed since the last build
   std::uint64_t nextGeneration_ = 1;
   std::uint64_t builtGeneration_ = 0;      // every stamp <= this is reflected in current_
   std::array<EntryMap, kShards> entries_;  // by NodeStateIndex::shardOf(name)
   std::bitset<kShards> dirty_;             // shards with a node stamped or removed since the build
+  std::array<PoolHealthList, kShards> shardHealth_;  // each shard's pool totals, as last built
   std::size_t nodeCount_ = 0;
   std::size_t pendingRemovals_ = 0;
   std::uint64_t snapshotGeneration_ = 0;

@@ -43,6 +43,17 @@ struct PairTable {
   }
 };
 
+// Calls f(i, j) for every pair i < j of GPUs in `set`.
+template <class F>
+void forEachPair(GpuMask set, F&& f) {
+  for (GpuMask rest = set; rest != 0; rest &= rest - 1) {
+    const int i = std::countr_zero(rest);
+    for (GpuMask later = rest & (rest - 1); later != 0; later &= later - 1) {
+      f(i, std::countr_zero(later));
+    }
+  }
+}
+
 constexpr GpuMask bitOf(int gpu) noexcept {
   return GpuMask{1} << static_cast<unsigned>(gpu);
 }

@@ -52,6 +52,7 @@ TEST_CASE("transport limits, timeouts and the probe port") {
   CHECK(defaults->serve.bindConcurrency == 64);
   CHECK(defaults->serve.bindDeadline == std::chrono::milliseconds(2500));
   CHECK(defaults->serve.apiWarmConnections == 16);
+  CHECK(defaults->serve.healthPoolLabel.empty());
 
   auto inv = parseCommandLine({"serve",
                                "--max-header-bytes",
@@ -81,7 +82,9 @@ TEST_CASE("transport limits, timeouts and the probe port") {
                                "--bind-concurrency",
                                "8",
                                "--bind-deadline=5s",
-                               "--api-warm-connections=0"});
+                               "--api-warm-connections=0",
+                               "--health-pool-label",
+                               "cloud.google.com/gke-nodepool"});
   REQUIRE(inv.ok());
   const auto& o = inv->serve;
   CHECK(o.maxHeaderBytes == 4096);
@@ -99,6 +102,7 @@ TEST_CASE("transport limits, timeouts and the probe port") {
   CHECK(o.bindConcurrency == 8);
   CHECK(o.bindDeadline == std::chrono::seconds(5));
   CHECK(o.apiWarmConnections == 0);
+  CHECK(o.healthPoolLabel == "cloud.google.com/gke-nodepool");
 }
 
 TEST_CASE("bad command lines name the flag") {

@@ -104,6 +104,29 @@ TEST_CASE("observer: cache sync, label age and free GPUs by NVLink set size") {
   CHECK(valueOf(scrape, R"(gpu_topology_extender_free_gpus{nvlink_set="3-4"})") == 6 + 8);
   CHECK(valueOf(scrape, R"(gpu_topology_extender_free_gpus{nvlink_set="1"})") == 0);
   CHECK(valueOf(scrape, R"(gpu_topology_extender_free_gpus{nvlink_set="unknown"})") == 4);
+
+  // The snapshot's health figures per pool (the GPU model here). Tesla-V100 pool: busy (free
+  // {0,1,3,4,6,7}) and idle (all free). 2-GPU pods: 3 + 4 hostable, (6 + 8) / 2 = 7 if packed.
+  // 4-GPU pods: 0 + 2 hostable against 14 / 4 = 3 packed: one of debt; busy's 6 free GPUs are in
+  // no free NVLink quad.
+  const std::string v100 = R"(pool="Tesla-V100-SXM2-16GB")";
+  CHECK(valueOf(scrape,
+                "gpu_topology_extender_fragmentation_hostable_pods{k=\"2\"," + v100 + "}") == 7);
+  CHECK(valueOf(scrape, "gpu_topology_extender_fragmentation_packed_pods{k=\"4\"," + v100 + "}") ==
+        3);
+  CHECK(valueOf(scrape,
+                "gpu_topology_extender_fragmentation_hostable_pods{k=\"4\"," + v100 + "}") == 2);
+  CHECK(valueOf(scrape,
+                "gpu_topology_extender_fragmentation_stranded_gpus{k=\"4\"," + v100 + "}") == 6);
+  // FGD-style: busy's 12 unusable GPU-sizes / 4 = 3; idle none.
+  CHECK(valueOf(scrape, "gpu_topology_extender_fragmentation_expected_gpus{" + v100 + "}") == 3);
+  CHECK(valueOf(scrape, "gpu_topology_extender_fragmentation_free_gpus{" + v100 + "}") == 14);
+  // The GFD node: model NVIDIA-L40S, links unknown: any 2 free GPUs count, no NVLink sets.
+  const std::string l40s = R"(pool="NVIDIA-L40S")";
+  CHECK(valueOf(scrape,
+                "gpu_topology_extender_fragmentation_hostable_pods{k=\"2\"," + l40s + "}") == 2);
+  CHECK(valueOf(scrape, "gpu_topology_extender_fragmentation_nvlink_sets{k=\"2\"," + l40s + "}") ==
+        0);
 }
 
 TEST_CASE("observer: watch lists and failures become counter increments") {

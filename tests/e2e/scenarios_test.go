@@ -43,6 +43,8 @@ var scenarios = []scenario{
 	{"agent-labels-node", agentLabelsNode, 0.5},               // agent_test.go
 	{"chart-manifests-dry-run", chartManifestsDryRun, 1},      // chart_manifests_test.go
 	{"kubectl-plugin", kubectlPlugin, 1},                      // kubectl_plugin_test.go
+	{"regret-node-selector", regretNodeSelector, 1},           // topology_health_test.go
+	{"stranded-sets-move", strandedSetsMove, 1},               // topology_health_test.go
 	// The chart-identity mode's checks of the chart's RBAC, after everything else ran
 	// (chart_rbac_test.go).
 	{chartGrantsAllUsedName, chartGrantsAllUsed, 1},

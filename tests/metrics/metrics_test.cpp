@@ -111,4 +111,47 @@ TEST_CASE("metrics: snapshot build durations land in their buckets") {
   CHECK(has(text, "gpu_topology_extender_snapshot_build_duration_seconds_count 2"));
 }
 
+TEST_CASE("metrics: fragmentation series follow the pools, and go with them") {
+  Metrics m;
+  PoolFragmentation a;
+  a.pool = "a100";
+  a.hostable = {8, 4, 2, 1};
+  a.packed = {8, 4, 2, 1};
+  a.nvlinkSets = {8, 4, 2, 1};
+  a.stranded = {0, 0, 0, 3};
+  a.strandedMigSlices = 1;
+  a.expectedUnusableGpus = 1.5;
+  a.freeGpus = 8;
+  PoolFragmentation b = a;
+  b.pool = "h100";
+  m.setFragmentation({a, b});
+  std::string text = m.serialize();
+  CHECK(has(text, R"(gpu_topology_extender_fragmentation_hostable_pods{k="8",pool="a100"} 1)"));
+  CHECK(has(text, R"(gpu_topology_extender_fragmentation_stranded_gpus{k="8",pool="h100"} 3)"));
+  CHECK(has(text, R"(gpu_topology_extender_fragmentation_expected_gpus{pool="a100"} 1.5)"));
+  CHECK(has(text, R"(gpu_topology_extender_fragmentation_stranded_mig_slices{pool="a100"} 1)"));
+  // k = 1 has no NVLink-set or stranded series: a single GPU is never stranded.
+  CHECK_FALSE(has(text, R"(gpu_topology_extender_fragmentation_stranded_gpus{k="1")"));
+  // h100 leaves: its series go; a100's stay.
+  m.setFragmentation({a});
+  text = m.serialize();
+  CHECK_FALSE(has(text, R"(pool="h100")"));
+  CHECK(has(text, R"(gpu_topology_extender_fragmentation_free_gpus{pool="a100"} 8)"));
+}
+
+TEST_CASE("metrics: placement regret and pending pods use their fixed label sets") {
+  Metrics m;
+  m.observePlacementRegret(3, 0.2);  // sizes other than 2, 4, 8 are "other"
+  m.countPlacementBelowBestClass(8, PlacementReason::kSchedulerOverride);
+  m.setPendingGpuPods({0, 0, 0, 5, 1});
+  const std::string text = m.serialize();
+  CHECK(has(text, R"(gpu_topology_extender_placement_regret_ratio_count{k="other"} 1)"));
+  CHECK(has(text, R"(gpu_topology_extender_placement_regret_ratio_bucket{k="other",le="0.25"} 1)"));
+  CHECK(has(
+      text,
+      R"(gpu_topology_extender_placement_below_best_class_total{k="8",reason="scheduler_override"} 1)"));
+  CHECK(has(text, R"(gpu_topology_extender_cache_pending_gpu_pods{k="8"} 5)"));
+  CHECK(has(text, R"(gpu_topology_extender_cache_pending_gpu_pods{k="other"} 1)"));
+}
+
 }  // namespace gte::metrics

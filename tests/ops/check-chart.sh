@@ -58,6 +58,17 @@ for flag in --disable-whatif --disable-nodes; do
   if grep -q -- "$flag" "$work/default.yaml"; then fail "default render must not pass $flag"; fi
 done
 grep -q -- '- --whatif-max-pods=1000$' "$work/default.yaml" || fail "default render lacks --whatif-max-pods=1000"
+# The fragmentation gauges group nodes by the GPU model unless a pool label is given.
+grep -q -- '--health-pool-label=cloud.google.com/gke-nodepool' "$work/all-on.yaml" ||
+  fail "all-on render lacks --health-pool-label"
+if grep -q -- '--health-pool-label' "$work/default.yaml"; then
+  fail "default render must group by GPU model (no --health-pool-label)"
+fi
+# The topology-health alerts render by default and can be switched off by their thresholds.
+if "$helm_bin" template gte "$chart" -f "$ops_dir/values-all-on.yaml" --set metrics.alerts.regretRatio=0 \
+  --set metrics.alerts.pendingEightGpuPods=0 | grep -Eq 'GpuTopologyExtender(PlacementRegret|NoFreeNvlink8Set)'; then
+  fail "regretRatio=0 and pendingEightGpuPods=0 still render the topology-health alerts"
+fi
 # Client certificates: the extender requires them, the scheduler presents them, probes use the
 # plain metrics port; without a metrics port the chart refuses (kubelet has no certificate).
 grep -q -- '--tls-client-ca=' "$work/all-on.yaml" || fail "all-on render lacks --tls-client-ca"

@@ -41,7 +41,10 @@ promtool check metrics <"$work/scrape.txt" || fail "promtool check metrics found
 grep -vE '^#' "$work/scrape.txt" | sed -E 's/[{ ].*//' | sort -u >"$work/exported.txt"
 for name in gpu_topology_extender_http_requests_total gpu_topology_extender_binds_total \
   gpu_topology_extender_filter_nodes_total gpu_topology_extender_cache_synced \
-  gpu_topology_extender_build_info gpu_topology_extender_snapshot_build_duration_seconds_bucket; do
+  gpu_topology_extender_build_info gpu_topology_extender_snapshot_build_duration_seconds_bucket \
+  gpu_topology_extender_placement_regret_ratio_bucket gpu_topology_extender_placement_below_best_class_total \
+  gpu_topology_extender_fragmentation_hostable_pods gpu_topology_extender_fragmentation_stranded_gpus \
+  gpu_topology_extender_fragmentation_stranded_mig_slices gpu_topology_extender_cache_pending_gpu_pods; do
   grep -qx "$name" "$work/exported.txt" || fail "the scrape lacks $name after known traffic"
 done
 

@@ -19,6 +19,8 @@ GRAFANA_VARIABLES = {
     "$job": "gte",
     "${instance}": "x",
     "$instance": "x",
+    "${pool}": "x",
+    "$pool": "x",
 }
 METRIC = re.compile(r"\bgpu_topology_extender_[a-z0-9_]+")
 

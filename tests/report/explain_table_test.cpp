@@ -62,6 +62,34 @@ TEST_CASE("explain table: an invalid pod and MIG demands read as such") {
   CHECK(migTable->starts_with("pod ml/m: 1x MIG 3g.40gb, binpack\n"));
 }
 
+TEST_CASE("explain table: a placed pod's regret, a decided one's candidates") {
+  const std::string placed =
+      R"({"pod":)" + kPod +
+      R"(,"mode":"cluster","placement":{"requestedGpus":2,"node":"l40s-b","gpus":[1,2],)"
+      R"("got":{"weakestLink":"node","bandwidthGBps":20},)"
+      R"("best":{"weakestLink":"nvlink","bandwidthGBps":50},)"
+      R"("bestFeasible":{"weakestLink":"node","bandwidthGBps":20},"bestFeasibleNode":"l40s-a",)"
+      R"("topRankedNode":"l40s-b","topRankedWorst":{"weakestLink":"node","bandwidthGBps":20},)"
+      R"("regret":0.600,"reason":"no_better_fit","belowBestClass":true,)"
+      R"("belowBestClassReason":"no_better_fit"},"nodes":[]})";
+  auto table = explainTable(placed, 0);
+  REQUIRE(table.ok());
+  CHECK(table->find("\nplaced on l40s-b (GPUs 1,2): node 20 GB/s; best any node offered: nvlink "
+                    "50 GB/s; regret 0.600, no_better_fit\n") != std::string::npos);
+  const std::string decided =
+      R"({"pod":)" + kPod +
+      R"(,"placement":{"requestedGpus":2,"node":null,"gpus":[],"got":null,)"
+      R"("best":{"weakestLink":"nvlink","bandwidthGBps":50},)"
+      R"("bestFeasible":{"weakestLink":"node","bandwidthGBps":20},"bestFeasibleNode":"l40s-a",)"
+      R"("topRankedNode":"l40s-b","topRankedWorst":null,"regret":null,"reason":"none",)"
+      R"("belowBestClass":false,"belowBestClassReason":"none"},"nodes":[]})";
+  auto pending = explainTable(decided, 0);
+  REQUIRE(pending.ok());
+  CHECK(pending->find("\ndecided, not bound yet: best candidate l40s-a (node 20 GB/s), ranked "
+                      "first l40s-b; best any node offered: nvlink 50 GB/s\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("explain table: other documents are errors") {
   CHECK_FALSE(explainTable("{", 0).ok());
   CHECK_FALSE(explainTable(R"({"Error":"gpu-topology: cache not synced"})", 0).ok());

@@ -121,8 +121,15 @@ void checkSameDecisions(const PolicyConstSharedPtr& policy) {
         CHECK(a.reasons[a.nodes[i].reason] == b.reasons[b.nodes[i].reason]);
       }
     }
-    const HostScores x = prioritizeNodes(&demand, fast, *policy);
-    const HostScores y = prioritizeNodes(&demand, slow, *policy);
+    PlacementOffer fastOffer;
+    PlacementOffer slowOffer;
+    const HostScores x = prioritizeNodes(&demand, fast, *policy, &fastOffer);
+    const HostScores y = prioritizeNodes(&demand, slow, *policy, &slowOffer);
+    // Placement regret's view of the request, too: the sets come from the answers or the picks.
+    CHECK(fastOffer.feasibleBest == slowOffer.feasibleBest);
+    CHECK(fastOffer.topWorst == slowOffer.topWorst);
+    CHECK(fastOffer.bestNode == slowOffer.bestNode);
+    CHECK(fastOffer.topNode == slowOffer.topNode);
     REQUIRE(x.size() == y.size());
     for (std::size_t i = 0; i < x.size(); ++i) {
       INFO("node " << names[i]);

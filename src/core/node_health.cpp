@@ -1,0 +1,110 @@
+#include "core/node_health.h"
+
+#include <algorithm>
+#include <bit>
+#include <vector>
+
+#include "core/fragmentation.h"
+#include "core/free_sets.h"
+#include "topology/mig_placement.h"
+#include "topology/pair_table.h"
+
+namespace gte {
+namespace {
+
+// Free slices of MIG-enabled GPUs that no free legal placement of a profile the node has an
+// instance of covers.
+int strandedMigSlices(const NodeState& state) {
+  if (!state.migProduct) return 0;
+  const MigProduct& product = *state.migProduct;
+  std::vector<const MigProfile*> inUse;
+  for (const auto& instances : state.migInstances) {
+    for (const MigInstance& instance : instances) {
+      const MigProfile* profile = product.findByCode(instance.profileCode);
+      if (profile && std::find(inUse.begin(), inUse.end(), profile) == inUse.end()) {
+        inUse.push_back(profile);
+      }
+    }
+  }
+  if (inUse.empty()) return 0;  // no profile to judge the free slices by
+  int stranded = 0;
+  for (std::size_t gpu = 0; gpu < state.migUsable.size(); ++gpu) {
+    if (!state.migUsable[gpu]) continue;
+    const SliceMask occupied = state.migOccupied[gpu];
+    SliceMask reachable = 0;
+    for (const MigProfile* profile : inUse) {
+      for (const int start : profile->starts) {
+        if (start + profile->slices <= kMigMemorySlices &&
+            placementFree(occupied, start, profile->slices)) {
+          reachable = static_cast<SliceMask>(reachable | sliceMask(start, profile->slices));
+        }
+      }
+    }
+    const auto free = static_cast<SliceMask>(~occupied);
+    stranded += std::popcount(static_cast<unsigned>(free & ~reachable & 0xFFu));
+  }
+  return stranded;
+}
+
+}  // namespace
+
+NodeHealth nodeHealth(const NodeState& state) {
+  NodeHealth health;
+  health.freeGpus = state.freeCount;
+  LinkSets sets(state);
+  for (std::size_t i = 0; i < kHealthSizeCount; ++i) {
+    const int k = kHealthSizes[i];
+    if (k > state.usableCount || state.capacity == nullptr ||
+        static_cast<std::size_t>(k) >= state.capacity->size()) {
+      continue;  // can never host k: contributes nothing to any k figure
+    }
+    health.packable[i] = state.freeCount;
+    health.nvlinkSets[i] = sets.most(state.freeMask, LinkClass::kNvlink, k);
+    if (k >= 2 && sets.covered(state.usableMask, LinkClass::kNvlink, k) != 0) {
+      health.stranded[i] =
+          gpuCountOf(state.freeMask & ~sets.covered(state.freeMask, LinkClass::kNvlink, k));
+    }
+    const LinkClass best = (*state.capacity)[static_cast<std::size_t>(k)].devicePluginWeakest;
+    health.hostable[i] =
+        best == LinkClass::kNvlink ? health.nvlinkSets[i] : sets.most(state.freeMask, best, k);
+  }
+  health.approximate = sets.approximate();
+  health.strandedMigSlices = strandedMigSlices(state);
+  for (const int size : kFragmentationSizes) {
+    health.unusableGpus +=
+        unusableFreeGpus(state, size, state.freeCount, state.largestNvlinkClique);
+  }
+  for (int k = 2; k <= kMaxOfferedGpus && k <= state.freeCount; ++k) {
+    const GpuPick& pick = state.devicePluginPicks[static_cast<std::size_t>(k)];
+    health.offered[static_cast<std::size_t>(k)] = SetQuality{pick.weakest, pick.bandwidthGBps};
+  }
+  return health;
+}
+
+namespace {
+
+// Per k, the highest bandwidth and the best class of either.
+void keepBest(OfferedSets& best, const OfferedSets& offered) noexcept {
+  for (std::size_t k = 0; k < best.size(); ++k) {
+    best[k].bandwidthGBps = std::max(best[k].bandwidthGBps, offered[k].bandwidthGBps);
+    best[k].weakest = std::max(best[k].weakest, offered[k].weakest);
+  }
+}
+
+}  // namespace
+
+void HealthTotals::add(const NodeHealth& node) noexcept {
+  ++nodes;
+  approximateNodes += node.approximate ? 1 : 0;
+  addCounts(node);
+  keepBest(bestOffered, node.offered);
+}
+
+void HealthTotals::add(const HealthTotals& other) noexcept {
+  nodes += other.nodes;
+  approximateNodes += other.approximateNodes;
+  addCounts(other);
+  keepBest(bestOffered, other.bestOffered);
+}
+
+}  // namespace gte
