@@ -72,7 +72,7 @@ struct ServeOptions {
   std::size_t whatifMaxPods = 1000;
   std::chrono::milliseconds whatifDeadline{3'000};
   // Leader election: the lease (--leader-elect-lease or --follow-lease), whose holding counts as
-  // ours (--leader-elect-identity; empty: $POD_NAME, else the host name), and its timing.
+  // ours (--leader-elect-identity; empty: the host name, a pod's name), and its timing.
   LeaderElection leaderElection = LeaderElection::kNone;
   std::string leaseNamespace;
   std::string leaseName;

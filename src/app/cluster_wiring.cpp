@@ -85,11 +85,11 @@ std::string environment(const char* name) {
   return value != nullptr ? std::string(value) : std::string();
 }
 
-// Whose holding of the lease is ours: the flag, else the pod's name (the chart sets POD_NAME from
-// the downward API; it is also the pod's host name), else the host name.
+// Whose holding of the lease is ours: the flag, else the host name, which in a pod is the pod's
+// name and which kube-scheduler puts before the "_" of its own identity (so a sidecar following
+// its lease needs no flag: both containers of a pod share the host name).
 std::string leaderIdentity(const ServeOptions& options) {
   if (!options.leaderIdentity.empty()) return options.leaderIdentity;
-  if (auto pod = environment("POD_NAME"); !pod.empty()) return pod;
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) == 0) return host;
   return {};
@@ -104,8 +104,7 @@ Status addLeaderElection(const ServeOptions& options, cluster::ApiServerBackendO
   lease.name = options.leaseName;
   lease.identity = leaderIdentity(options);
   if (lease.identity.empty()) {
-    return invalidArgument(
-        "leader election: no identity (set --leader-elect-identity or POD_NAME)");
+    return invalidArgument("leader election: no host name; set --leader-elect-identity");
   }
   lease.leaseDuration = options.leaseDuration;
   lease.renewDeadline = options.renewDeadline;
@@ -122,6 +121,7 @@ Status addLeaderElection(const ServeOptions& options, cluster::ApiServerBackendO
     return invalidArgument("--publish-endpoint needs --advertise-address or POD_IP");
   }
   endpoint.pod = environment("POD_NAME");
+  if (endpoint.pod.empty()) endpoint.pod = out.leadership->identity;
   endpoint.nodeName = environment("NODE_NAME");
   endpoint.ports.push_back(kube::EndpointPort{"http", options.port});
   if (options.metricsPort != 0) {

@@ -32,7 +32,7 @@ void writeContent(json::JsonWriter& w, const ServiceEndpoint& e, bool withName) 
   w.endObject().endArray();
   w.key("ports").beginArray();
   for (const EndpointPort& p : e.ports) {
-    w.beginObject().key("name").string(p.name).key("port").integer(p.port);
+    w.element().beginObject().key("name").string(p.name).key("port").integer(p.port);
     w.key("protocol").string("TCP").endObject();
   }
   w.endArray();

@@ -22,9 +22,11 @@ import (
 	"gpu-topology-extender/tests/e2e/internal/cluster"
 )
 
-// startChartIdentity applies the chart's identities and runs the pods of its extender and
-// kube-scheduler Deployments as processes, each as its ServiceAccount; both are stopped when t
-// ends. The agent DaemonSet's pod runs per scenario, on the scenario's node (agent_test.go).
+// startChartIdentity applies the chart's identities and runs the extender and kube-scheduler
+// containers the chart renders as processes, each as its pod's ServiceAccount; both are stopped
+// when t ends. In the chart's default (sidecar) layout both are containers of the kube-scheduler
+// Deployment's pod, which the harness runs once; in the standalone layout the extender has its own
+// Deployment. The agent DaemonSet's pod runs per scenario, on the scenario's node (agent_test.go).
 func startChartIdentity(ctx context.Context, t *testing.T, env *modeEnv, dir string) error {
 	run, err := applyChartRelease(ctx, dir)
 	if err != nil {
@@ -32,7 +34,7 @@ func startChartIdentity(ctx context.Context, t *testing.T, env *modeEnv, dir str
 	}
 	env.chart = run
 
-	extW, err := run.manifests.Workload("extender")
+	extW, err := run.manifests.WorkloadRunning("extender")
 	if err != nil {
 		return err
 	}
@@ -157,7 +159,7 @@ func (r *chartRun) configureScheduler(sched, ext *chartrun.Process, identity str
 			"kube-scheduler would place those pods without the extender", missing)
 	}
 	rendered, _ := extender["urlPrefix"].(string)
-	if s.urlPrefix, err = r.serviceToLoopback(rendered, ext); err != nil {
+	if s.urlPrefix, err = r.extenderURL(rendered, ext); err != nil {
 		return s, err
 	}
 	extender["urlPrefix"] = s.urlPrefix
@@ -192,6 +194,41 @@ func (r *chartRun) configureScheduler(sched, ext *chartrun.Process, identity str
 	return s, os.WriteFile(config, text, 0o600)
 }
 
+// extenderURL is where the rendered urlPrefix leads here: a loopback URL reaches a container of
+// kube-scheduler's own pod (the sidecar layout), whose declared port becomes the loopback port it
+// got; an in-cluster Service URL is followed through the Service (serviceToLoopback).
+func (r *chartRun) extenderURL(rendered string, ext *chartrun.Process) (string, error) {
+	u, err := url.Parse(rendered)
+	if err != nil {
+		return "", fmt.Errorf("urlPrefix %q: %w", rendered, err)
+	}
+	if u.Hostname() != "127.0.0.1" && u.Hostname() != "localhost" {
+		return r.serviceToLoopback(rendered, ext)
+	}
+	extW, err := r.manifests.WorkloadRunning("extender")
+	if err != nil {
+		return "", err
+	}
+	schedW, err := r.manifests.WorkloadRunning("kube-scheduler")
+	if err != nil {
+		return "", err
+	}
+	if extW.Name != schedW.Name {
+		return "", fmt.Errorf("urlPrefix %q is loopback, but the extender runs in %s %s, not in kube-scheduler's pod (%s %s)",
+			rendered, extW.Kind, extW.Name, schedW.Kind, schedW.Name)
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		return "", fmt.Errorf("urlPrefix %q: port: %w", rendered, err)
+	}
+	local, err := ext.Port(intstr.FromInt32(int32(port)))
+	if err != nil {
+		return "", fmt.Errorf("urlPrefix %q: the extender container beside kube-scheduler: %w", rendered, err)
+	}
+	u.Host = fmt.Sprintf("127.0.0.1:%d", local)
+	return u.String(), nil
+}
+
 // serviceToLoopback follows an in-cluster URL http(s)://SERVICE.NAMESPACE.svc:PORT/PATH through the
 // rendered Service (the port, its targetPort, a selector matching the extender's pods) to the
 // extender container's port, and returns the URL of that port here.
@@ -208,7 +245,7 @@ func (r *chartRun) serviceToLoopback(rendered string, ext *chartrun.Process) (st
 	if err != nil {
 		return "", fmt.Errorf("urlPrefix %q: %w", rendered, err)
 	}
-	extW, err := r.manifests.Workload("extender")
+	extW, err := r.manifests.WorkloadRunning("extender")
 	if err != nil {
 		return "", err
 	}
