@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
@@ -28,7 +31,7 @@ import (
 // Deployment's pod, which the harness runs once; in the standalone layout the extender has its own
 // Deployment. The agent DaemonSet's pod runs per scenario, on the scenario's node (agent_test.go).
 func startChartIdentity(ctx context.Context, t *testing.T, env *modeEnv, dir string) error {
-	run, err := applyChartRelease(ctx, dir)
+	run, err := applyChartRelease(ctx, dir, env.mode.chartSet)
 	if err != nil {
 		return err
 	}
@@ -230,8 +233,10 @@ func (r *chartRun) extenderURL(rendered string, ext *chartrun.Process) (string, 
 }
 
 // serviceToLoopback follows an in-cluster URL http(s)://SERVICE.NAMESPACE.svc:PORT/PATH through the
-// rendered Service (the port, its targetPort, a selector matching the extender's pods) to the
-// extender container's port, and returns the URL of that port here.
+// rendered Service to the extender container's port, and returns the URL of that port here. A
+// Service with a selector must select the extender's pods, and its targetPort be the extender's; a
+// Service without one (the standalone layout) leads where its EndpointSlice points, which the
+// leading extender writes itself (serviceEndpoint).
 func (r *chartRun) serviceToLoopback(rendered string, ext *chartrun.Process) (string, error) {
 	u, err := url.Parse(rendered)
 	if err != nil {
@@ -249,9 +254,6 @@ func (r *chartRun) serviceToLoopback(rendered string, ext *chartrun.Process) (st
 	if err != nil {
 		return "", err
 	}
-	if !labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(extW.Template.Labels)) || len(svc.Spec.Selector) == 0 {
-		return "", fmt.Errorf("Service %s selects %v, not the extender's pods (%v)", svc.Name, svc.Spec.Selector, extW.Template.Labels)
-	}
 	port := u.Port()
 	i := slices.IndexFunc(svc.Spec.Ports, func(p corev1.ServicePort) bool { return strconv.Itoa(int(p.Port)) == port })
 	if i < 0 {
@@ -265,8 +267,44 @@ func (r *chartRun) serviceToLoopback(rendered string, ext *chartrun.Process) (st
 	if err != nil {
 		return "", fmt.Errorf("Service %s port %s targets %s: %w", svc.Name, port, target.String(), err)
 	}
+	if len(svc.Spec.Selector) == 0 {
+		if err := serviceEndpoint(svc, svc.Spec.Ports[i].Name, local); err != nil {
+			return "", fmt.Errorf("urlPrefix %q: %w", rendered, err)
+		}
+	} else if !labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(extW.Template.Labels)) {
+		return "", fmt.Errorf("Service %s selects %v, not the extender's pods (%v)", svc.Name, svc.Spec.Selector, extW.Template.Labels)
+	}
 	u.Host = fmt.Sprintf("127.0.0.1:%d", local)
 	return u.String(), nil
+}
+
+// serviceEndpoint waits until an EndpointSlice of the selector-less Service (label
+// kubernetes.io/service-name) names the pod IP the harness gives (chartPodIP) and, for the Service
+// port portName, the extender's port: the leader has published itself as the Service's endpoint,
+// where kube-proxy would route. (The process listens on loopback; the harness then calls it there.)
+func serviceEndpoint(svc *corev1.Service, portName string, want int) error {
+	sel := metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + svc.Name}
+	var last string
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		ctx, cancel := apiContext()
+		list, err := client.DiscoveryV1().EndpointSlices(svc.Namespace).List(ctx, sel)
+		cancel()
+		if err != nil {
+			last = err.Error()
+		} else {
+			last = fmt.Sprintf("%d slices", len(list.Items))
+			for _, s := range list.Items {
+				last = fmt.Sprintf("slice %s at %s", s.Name, sliceBackend(&s))
+				if sliceBackendNamed(&s, portName) == net.JoinHostPort(chartPodIP(), strconv.Itoa(want)) {
+					return nil
+				}
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("Service %s has no selector and no EndpointSlice leads to the extender's port %d within 30 s (last: %s)",
+		svc.Name, want, last)
 }
 
 // unmanagedFixtureResources lists the GPU and MIG resources the fixtures advertise that the rendered

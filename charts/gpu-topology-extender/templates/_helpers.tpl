@@ -246,3 +246,10 @@ CA Secret of the server certificate. */}}
 {{- define "gte.clientCaSecretName" -}}
 {{- default (include "gte.caSecretName" .) .Values.tls.clientAuth.caSecret.name }}
 {{- end }}
+
+{{/* The ServiceMonitor's relabeling: the job label stays the release's full name, which the alerts
+and the dashboard select, although the Service scraped is the -replicas one. */}}
+{{- define "gte.serviceMonitor.job" -}}
+- targetLabel: job
+  replacement: {{ include "gte.fullname" . }}
+{{- end }}
