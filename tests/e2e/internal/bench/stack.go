@@ -101,7 +101,27 @@ func (b *bench) startStack(ctx context.Context, dir string, rate cluster.ClientR
 		s.stop()
 		return nil, err
 	}
+	if c.Sidecar {
+		if err := waitLeading(ctx, s); err != nil {
+			s.stop()
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// waitLeading waits until the sidecar extender binds: it has seen its kube-scheduler win the
+// lease and taken over (gpu_topology_extender_leader 1). A deployed pair is past this point; a
+// burst started earlier would time kube-scheduler's first lease renew.
+func waitLeading(ctx context.Context, s *stack) error {
+	err := wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		m, err := promtext.Scrape(ctx, s.metricsURL)
+		return err == nil && m.Value("gpu_topology_extender_leader", nil) == 1, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the sidecar extender never led (see %s): %w", s.extender.LogPath, err)
+	}
+	return nil
 }
 
 func (s *stack) stop() {
