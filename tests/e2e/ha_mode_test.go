@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
+
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +31,12 @@ import (
 // harness plays kube-proxy: serviceProxy forwards each new TCP connection to the endpoint the
 // slice names at that moment, and refuses connections while it names none. Its scenarios
 // (ha_test.go) kill the leader during bursts and roll the replicas.
+//
+// The ha-sidecar mode runs the chart's default layout instead: two "pods", each a kube-scheduler
+// leader-elected on one Lease (with kube-scheduler's default timings, as the chart renders them)
+// and an extender it calls on its own address, following that Lease (--follow-lease). Each pod's
+// kube-scheduler runs in a UTS namespace of its own with the pod's name as host name, since
+// kube-scheduler's holder identity is HOSTNAME_UUID and its extender is told the pod's name.
 
 // haName is the Lease's and the Service's name (the slice is haName-leader), in namespace.
 const haName = "gte-e2e-ha"
@@ -47,18 +55,38 @@ var haLeaderFlags = []string{
 	"--bind-deadline=2500ms",
 }
 
-// haReplica is one extender replica (one pod of the standalone Deployment).
+// haReplica is one extender replica: a pod of the standalone Deployment, or (sidecar) a
+// kube-scheduler pod with its extender.
 type haReplica struct {
 	identity string // its holder identity (the pod's name)
-	addr     string // 127.0.0.1:port, its HTTP port
+	addr     string // IP:port, the extender's HTTP port
 	proc     *cluster.Process
+	sched    *cluster.Process // sidecar: the pod's kube-scheduler; nil otherwise
+}
+
+// stop sends sig to every process of the replica at once and waits until all are gone (SIGKILL
+// after grace).
+func (r *haReplica) stop(sig syscall.Signal, grace time.Duration) {
+	var wg sync.WaitGroup
+	for _, p := range []*cluster.Process{r.proc, r.sched} {
+		if p == nil {
+			continue
+		}
+		p.StopSignal = sig
+		wg.Add(1)
+		go func() { defer wg.Done(); p.Stop(grace) }()
+	}
+	wg.Wait()
 }
 
 // haReplicas are the replicas running now, started and stopped as the Deployment controller would.
 type haReplicas struct {
-	dir string
-	ip  string // the pod IP they listen on and publish: a routable address of this machine (the
-	// API server refuses loopback endpoints)
+	sidecar bool
+	proxy   *serviceProxy // standalone: the Service in front of the replicas
+	dir     string
+	// ip is the pod IP they listen on (and publish, standalone): a routable address of this
+	// machine (the API server refuses loopback endpoints).
+	ip    string
 	mu    sync.Mutex
 	live  []*haReplica
 	count int // replicas started so far, for identities
@@ -75,10 +103,19 @@ func (h *haReplicas) start(ctx context.Context) (*haReplica, error) {
 	if err != nil {
 		return nil, err
 	}
+	dir := filepath.Join(h.dir, identity)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
 	addr := net.JoinHostPort(h.ip, strconv.Itoa(port))
-	args := append([]string{"serve", "--listen", addr, "--policy", cfg.policy, "--kubeconfig", cp.Kubeconfig,
-		"--leader-elect-identity=" + identity, "--advertise-address=" + h.ip}, haLeaderFlags...)
-	p, err := cluster.StartProcess(identity, h.dir, cfg.extender, args...)
+	args := []string{"serve", "--listen", addr, "--policy", cfg.policy, "--kubeconfig", cp.Kubeconfig,
+		"--leader-elect-identity=" + identity}
+	if h.sidecar {
+		args = append(args, haSidecarFlags...)
+	} else {
+		args = append(append(args, "--advertise-address="+h.ip), haLeaderFlags...)
+	}
+	p, err := cluster.StartProcess("extender", dir, cfg.extender, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -89,10 +126,50 @@ func (h *haReplicas) start(ctx context.Context) (*haReplica, error) {
 		return nil, fmt.Errorf("replica %s never became ready: %w", identity, err)
 	}
 	r := &haReplica{identity: identity, addr: addr, proc: p}
+	if h.sidecar {
+		if r.sched, err = startPodScheduler(ctx, dir, identity, "http://"+addr+"/scheduler"); err != nil {
+			p.Stop(5 * time.Second)
+			return nil, err
+		}
+	}
 	h.mu.Lock()
 	h.live = append(h.live, r)
 	h.mu.Unlock()
 	return r, nil
+}
+
+// haSchedulerLease is the sidecar pods' kube-scheduler Lease.
+var haSchedulerLease = cluster.Lease{Namespace: namespace, Name: haName + "-scheduler"}
+
+// haSidecarFlags are the chart's sidecar flags with its defaults: follow the pod's kube-scheduler
+// lease, stop binding at kube-scheduler's renew deadline.
+var haSidecarFlags = []string{
+	"--follow-lease=" + haSchedulerLease.Namespace + "/" + haSchedulerLease.Name,
+	"--leader-elect-renew-deadline=10s",
+	"--leader-elect-retry-period=1s",
+	"--drain-period=5s",
+	"--shutdown-grace=20s",
+	"--bind-deadline=2500ms",
+}
+
+// startPodScheduler runs the pod's kube-scheduler, leader-elected, calling the pod's extender at
+// urlPrefix, with the pod's name as its host name (unshare --uts).
+func startPodScheduler(ctx context.Context, dir, podName, urlPrefix string) (*cluster.Process, error) {
+	config := cluster.SchedulerConfigLeased(cp.Kubeconfig, cluster.ClientRate{}, &cluster.Extender{
+		URLPrefix: urlPrefix, NodeCacheCapable: true, Bind: true, Preempt: true, Weight: extenderWeight,
+		ManagedResources: managedResources, HTTPTimeout: 3 * time.Second,
+	}, &haSchedulerLease)
+	path := filepath.Join(dir, "scheduler-config.yaml")
+	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+		return nil, err
+	}
+	port, err := cluster.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	return cluster.RunScheduler(ctx, "unshare", dir, nil, port, "--uts", "--", "sh", "-c",
+		`hostname "$0" && exec "$@"`, podName, filepath.Join(cfg.binDir, "kube-scheduler"),
+		"--config="+path, "--v=3")
 }
 
 // remove forgets a replica that was stopped or killed.
@@ -117,8 +194,56 @@ func (h *haReplicas) processes() []*cluster.Process {
 	var out []*cluster.Process
 	for _, r := range h.replicas() {
 		out = append(out, r.proc)
+		if r.sched != nil {
+			out = append(out, r.sched)
+		}
 	}
 	return out
+}
+
+// answered probes once what a kube-scheduler connecting now would reach: through the Service
+// (standalone), or each sidecar pod's own extender (sidecar). It reports whether an active leader
+// answered, and whether that was a replica other than gone.
+func (h *haReplicas) answered(ctx context.Context, gone *haReplica) (answered, other bool) {
+	if !h.sidecar {
+		if !answersBinds(ctx, "http://"+h.proxy.addr()) {
+			return false, false
+		}
+		backend := h.proxy.current()
+		return true, backend != "" && backend != gone.addr
+	}
+	// All pods at once, and the first other pod's answer ends the probe: a follower extender that
+	// is not leading holds a bind up to its deadline (waiting for its kube-scheduler to win), so
+	// asking one after the other would add that wait to the figure.
+	replicas := h.replicas()
+	results := make(chan *haReplica, len(replicas))
+	for _, r := range replicas {
+		go func() {
+			if answersBinds(ctx, "http://"+r.addr) {
+				results <- r
+			} else {
+				results <- nil
+			}
+		}()
+	}
+	for range replicas {
+		if r := <-results; r != nil {
+			answered = true
+			if r != gone {
+				return true, true
+			}
+		}
+	}
+	return answered, false
+}
+
+// activeScheduler is the kube-scheduler of the leading sidecar pod (the one whose log the
+// scenarios wait on), or nil.
+func (h *haReplicas) activeScheduler(ctx context.Context) *cluster.Process {
+	if l := h.leader(ctx); l != nil {
+		return l.sched
+	}
+	return nil
 }
 
 // leader is the replica that answers binds as the active leader, or nil when none does.
@@ -284,21 +409,24 @@ func (p *serviceProxy) forward(in net.Conn) {
 	<-done
 }
 
-// startHAMode starts two replicas, the Service proxy and a kube-scheduler calling the Service.
+// startHAMode starts two replicas and, standalone, the Service proxy and a kube-scheduler
+// calling the Service; sidecar, each replica brings its kube-scheduler.
 func startHAMode(ctx context.Context, t *testing.T, env *modeEnv, dir string) error {
-	if err := createSelectorlessService(ctx); err != nil {
-		return err
+	sidecar := env.mode.haSidecar
+	if !sidecar {
+		if err := createSelectorlessService(ctx); err != nil {
+			return err
+		}
 	}
 	ip := routableIPv4()
 	if ip == "" {
 		return fmt.Errorf("no routable IPv4 address on this machine: the API server refuses loopback endpoints")
 	}
-	h := &haReplicas{dir: dir, ip: ip}
+	h := &haReplicas{dir: dir, ip: ip, sidecar: sidecar}
 	env.ha = h
 	t.Cleanup(func() {
-		for _, p := range h.processes() {
-			p.StopSignal = syscall.SIGINT // teardown: no drain
-			p.Stop(10 * time.Second)
+		for _, r := range h.replicas() {
+			r.stop(syscall.SIGINT, 10*time.Second) // teardown: no drain
 		}
 	})
 	for range 2 {
@@ -306,12 +434,15 @@ func startHAMode(ctx context.Context, t *testing.T, env *modeEnv, dir string) er
 			return err
 		}
 	}
+	if sidecar {
+		return h.waitSidecarLeader(ctx, env)
+	}
 	proxy, err := startServiceProxy()
 	if err != nil {
 		return err
 	}
 	t.Cleanup(proxy.stop)
-	env.haProxy = proxy
+	h.proxy = proxy
 	base := "http://" + proxy.addr()
 	if err := waitLeaderThroughService(ctx, base); err != nil {
 		return err
@@ -335,6 +466,23 @@ func startHAMode(ctx context.Context, t *testing.T, env *modeEnv, dir string) er
 	t.Cleanup(func() { sched.Stop(10 * time.Second) })
 	env.scheduler = sched
 	return nil
+}
+
+// waitSidecarLeader waits until one sidecar pod's extender answers binds (its kube-scheduler won
+// the lease and the extender saw it), and points the mode at that pod: the scenarios wait on its
+// kube-scheduler's log and its extender's cache.
+func (h *haReplicas) waitSidecarLeader(ctx context.Context, env *modeEnv) error {
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		if l := h.leader(ctx); l != nil {
+			env.scheduler = l.sched
+			env.metricsURL = "http://" + l.addr + "/metrics"
+			env.verbsURL = "http://" + l.addr + "/scheduler"
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("no sidecar pod's extender answered binds within a minute")
 }
 
 // createSelectorlessService is the chart's standalone Service: no selector, its endpoints are the

@@ -60,12 +60,12 @@ func failoverDuringBurst(s *scenarioEnv, sig syscall.Signal) {
 			s.t.Fatalf("round %d: no replica leads", round)
 		}
 		killed := time.Now()
-		leader.proc.StopSignal = sig
 		exited := make(chan struct{})
-		go func() { leader.proc.Stop(40 * time.Second); close(exited) }()
+		go func() { leader.stop(sig, 40*time.Second); close(exited) }()
 		gaps = append(gaps, s.waitLeaderAnswers(killed, leader))
 		<-exited
 		s.mode.ha.remove(leader)
+		s.followLeader()
 		if _, err := s.mode.ha.start(context.Background()); err != nil {
 			s.t.Fatalf("replacement replica: %v", err)
 		}
@@ -98,17 +98,29 @@ func rollingUpgradeDuringBurst(s *scenarioEnv) {
 			s.t.Fatalf("new replica: %v", err)
 		}
 		stopped := time.Now()
-		r.proc.StopSignal = syscall.SIGTERM
 		exited := make(chan struct{})
-		go func() { r.proc.Stop(40 * time.Second); close(exited) }()
+		go func() { r.stop(syscall.SIGTERM, 40*time.Second); close(exited) }()
 		if r == leader {
 			gaps = append(gaps, s.waitLeaderAnswers(stopped, r))
 		}
 		<-exited
 		s.mode.ha.remove(r)
+		s.followLeader()
 	}
 	s.finishBurst(created)
 	s.reportGaps("rolling upgrade", gaps)
+}
+
+// followLeader points the sidecar mode at the pod leading now (its kube-scheduler's log is what
+// createNodes waits on, its extender's cache what extenderCaughtUp compares); a no-op standalone.
+func (s *scenarioEnv) followLeader() {
+	s.t.Helper()
+	if !s.mode.mode.haSidecar {
+		return
+	}
+	if err := s.mode.ha.waitSidecarLeader(context.Background(), s.mode); err != nil {
+		s.t.Fatal(err)
+	}
 }
 
 // createHANodes creates the haNodes DGX-1V nodes (8 GPUs each) the bursts fill.
@@ -166,25 +178,24 @@ func (s *scenarioEnv) waitBoundCount(n int) {
 	}
 }
 
-// waitLeaderAnswers probes the Service every 25 ms with a bind on a new connection, as a fresh
-// kube-scheduler connection would go, until a replica other than gone answers it as the active
-// leader (answersBinds). It returns the longest stretch without an answer from since on: from
+// waitLeaderAnswers probes every 25 ms with a bind on a new connection where a kube-scheduler
+// connecting now would go (haReplicas.answered), until a replica other than gone answers it as
+// the active leader (answersBinds). It returns the longest stretch without an answer from since on: from
 // since (or the last answered probe) to the next answered one. The old leader may still answer
 // for a moment after its signal; that counts as answered.
 func (s *scenarioEnv) waitLeaderAnswers(since time.Time, gone *haReplica) time.Duration {
 	s.t.Helper()
-	base := "http://" + s.mode.haProxy.addr()
 	lastAnswered := since
 	var longest time.Duration
 	for time.Since(since) < haNoLeaderLimit {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		ok := answersBinds(ctx, base)
+		ok, other := s.mode.ha.answered(ctx, gone)
 		cancel()
 		if ok {
 			now := time.Now()
 			longest = max(longest, now.Sub(lastAnswered))
 			lastAnswered = now
-			if backend := s.mode.haProxy.current(); backend != "" && backend != gone.addr {
+			if other {
 				return longest
 			}
 		}
@@ -228,8 +239,8 @@ func (s *scenarioEnv) reportGaps(what string, gaps []time.Duration) {
 	for _, g := range gaps {
 		each = append(each, g.Round(10*time.Millisecond).String())
 	}
-	line := fmt.Sprintf("failover %s: %d kill(s) during %d-pod bursts, time without an answering leader: p50 %s, max %s (each: %s)",
-		what, len(gaps), haBurst, sorted[len(sorted)/2].Round(10*time.Millisecond),
+	line := fmt.Sprintf("failover %s, %s: %d kill(s) during %d-pod bursts, time without an answering leader: p50 %s, max %s (each: %s)",
+		s.mode.mode.name, what, len(gaps), haBurst, sorted[len(sorted)/2].Round(10*time.Millisecond),
 		sorted[len(sorted)-1].Round(10*time.Millisecond), strings.Join(each, " "))
 	s.t.Log(line)
 	fmt.Println("e2e: " + line)

@@ -30,6 +30,9 @@ type mode struct {
 	// ha: the chart's standalone layout, two leader-elected replicas behind a Service that follows
 	// the leader's EndpointSlice (ha_mode_test.go); runs haScenarios instead of scenarios.
 	ha bool
+	// haSidecar: ha in the chart's default layout instead: two kube-scheduler pods, leader-elected,
+	// each with its extender following the lease (ha_mode_test.go).
+	haSidecar bool
 }
 
 var modesByName = map[string]mode{
@@ -40,7 +43,8 @@ var modesByName = map[string]mode{
 	// Service's EndpointSlice (its Role's leases and endpointslices grants in use).
 	"chart-identity-standalone": {name: "chart-identity-standalone", cache: true, chart: true,
 		chartSet: []string{"--set", "layout=standalone"}},
-	"ha": {name: "ha", cache: true, ha: true},
+	"ha":         {name: "ha", cache: true, ha: true},
+	"ha-sidecar": {name: "ha-sidecar", cache: true, ha: true, haSidecar: true},
 }
 
 // extenderWeight makes the extender's score dominate the in-tree plugins': kube-scheduler adds
@@ -74,10 +78,9 @@ type modeEnv struct {
 	schedulerName string
 	// chart is the applied chart release (chart-identity mode only).
 	chart *chartRun
-	// ha are the extender replicas and haProxy the Service in front of them (ha mode only; extender
-	// is nil there, the replicas change during its scenarios).
-	ha      *haReplicas
-	haProxy *serviceProxy
+	// ha are the extender replicas (ha modes only; extender is nil there, the replicas change
+	// during its scenarios).
+	ha *haReplicas
 	// listed are the names of every scenario, in order; ran holds those started so far in this mode.
 	listed []string
 	ran    map[string]bool
