@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <algorithm>
 #include <atomic>
@@ -133,6 +134,9 @@ Process start(std::vector<std::string> args, std::uint16_t port) {
   if (p.pid == 0) {
     std::freopen("/dev/null", "w", stdout);
     std::freopen("/dev/null", "w", stderr);
+    // A shell that starts the bench in the background ignores SIGINT, and an ignored disposition
+    // survives exec: the server would never see the stop() below.
+    std::signal(SIGINT, SIG_DFL);
     std::vector<char*> argv;
     for (auto& a : args)
       argv.push_back(a.data());
