@@ -6,7 +6,7 @@ LISTEN ?= 127.0.0.1:8888
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 BIN := $(BUILD_DIR)/bin/gpu-topology-extender
 
-.PHONY: all deps fuzz-deps configure build run test unit e2e e2e-control asan tsan fuzz bench bench-e2e soak image image-test format format-check clean
+.PHONY: all deps fuzz-deps configure build run test unit e2e e2e-failover e2e-control asan tsan fuzz bench bench-e2e soak image image-test format format-check clean
 
 all: build
 
@@ -31,6 +31,16 @@ unit: build
 
 e2e: build
 	@tests/e2e/run.sh
+
+# Failover figures for docs/operations.md: the ha modes' scenarios (standalone and sidecar layout)
+# with FAILOVER_KILLS bursts of 500 GPU pods each (one kill of the leader per burst), printing the
+# time without an answering leader, p50 and max, per signal (about 30 s per kill). `make e2e` runs
+# one kill of each.
+FAILOVER_KILLS ?= 5
+FAILOVER_MODES ?= ha,ha-sidecar
+e2e-failover: build
+	@bash -o pipefail -c "GTE_E2E_MODES=$(FAILOVER_MODES) GTE_E2E_FAILOVER_KILLS=$(FAILOVER_KILLS) \
+	  tests/e2e/run.sh -run 'TestE2E/ha' | grep -E '^e2e: (failover|logs)|--- FAIL|^E2E:'"
 
 # The placement scenarios against a GPU-blind no-op extender: succeeds when every one of them
 # fails (docs/testing.md, "Control mode"). A demonstration, not part of `make test`.

@@ -79,6 +79,41 @@ Status parseListen(std::string_view flag, std::string_view text, std::string& ou
   return Ok{};
 }
 
+// A DNS-1123 subdomain's characters (lower-case letters, digits, '-' and '.'), starting and ending
+// with a letter or digit: what Kubernetes accepts as a namespace (no '.') or an object name. The
+// API server checks the rest; this catches a misplaced flag value at start-up.
+bool objectNamePart(std::string_view part, bool dots) {
+  if (part.empty() || part.size() > 253) return false;
+  const auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  for (char c : part) {
+    if (!alnum(c) && c != '-' && !(dots && c == '.')) return false;
+  }
+  return alnum(part.front()) && alnum(part.back());
+}
+
+// NAMESPACE/NAME of a namespaced object (a Lease, a Service).
+Status parseObjectName(std::string_view flag, const std::string& value, std::string& ns,
+                       std::string& name) {
+  const auto slash = value.find('/');
+  const bool good = slash != std::string::npos &&
+                    objectNamePart(std::string_view(value).substr(0, slash), false) &&
+                    objectNamePart(std::string_view(value).substr(slash + 1), true);
+  if (!good) {
+    return invalidArgument(std::string(flag) + ": expected NAMESPACE/NAME, got \"" + value + "\"");
+  }
+  ns = value.substr(0, slash);
+  name = value.substr(slash + 1);
+  return Ok{};
+}
+
+Status setLeaderElection(ServeOptions& o, LeaderElection mode) {
+  if (o.leaderElection != LeaderElection::kNone && o.leaderElection != mode) {
+    return invalidArgument("--leader-elect and --follow-lease are mutually exclusive");
+  }
+  o.leaderElection = mode;
+  return Ok{};
+}
+
 Status setCluster(ServeOptions& o, ClusterSource source) {
   if (o.cluster != ClusterSource::kNone && o.cluster != source) {
     return invalidArgument("--kubeconfig, --in-cluster and --cluster-file are mutually exclusive");
@@ -146,6 +181,30 @@ Status applyValueFlag(std::string_view flag, const std::string& value, ServeOpti
   if (flag == "--api-warm-connections") {
     return setCount(flag, value, o.apiWarmConnections, 0, 1024);
   }
+  if (flag == "--leader-elect-lease") {
+    if (auto s = setLeaderElection(o, LeaderElection::kHold); !s) return s;
+    return parseObjectName(flag, value, o.leaseNamespace, o.leaseName);
+  }
+  if (flag == "--follow-lease") {
+    if (auto s = setLeaderElection(o, LeaderElection::kFollow); !s) return s;
+    return parseObjectName(flag, value, o.leaseNamespace, o.leaseName);
+  }
+  if (flag == "--leader-elect-identity") {
+    if (value.empty()) return invalidArgument("--leader-elect-identity: must not be empty");
+    o.leaderIdentity = value;
+    return Ok{};
+  }
+  if (flag == "--leader-elect-lease-duration") return setDuration(flag, value, o.leaseDuration);
+  if (flag == "--leader-elect-renew-deadline") return setDuration(flag, value, o.renewDeadline);
+  if (flag == "--leader-elect-retry-period") return setDuration(flag, value, o.retryPeriod);
+  if (flag == "--publish-endpoint") {
+    return parseObjectName(flag, value, o.endpointNamespace, o.endpointService);
+  }
+  if (flag == "--advertise-address") {
+    if (value.empty()) return invalidArgument("--advertise-address: must not be empty");
+    o.advertiseAddress = value;
+    return Ok{};
+  }
   if (flag == "--max-body-bytes") {
     auto n = parseUnsigned(flag, value);
     if (!n) return std::move(n).error();
@@ -181,7 +240,11 @@ bool takesValue(std::string_view flag) {
          flag == "--tls-handshake-timeout" || flag == "--drain-period" ||
          flag == "--shutdown-grace" || flag == "--bind-concurrency" || flag == "--bind-deadline" ||
          flag == "--api-warm-connections" || flag == "--whatif-max-pods" ||
-         flag == "--whatif-deadline" || flag == "--health-pool-label";
+         flag == "--whatif-deadline" || flag == "--health-pool-label" ||
+         flag == "--leader-elect-lease" || flag == "--follow-lease" ||
+         flag == "--leader-elect-identity" || flag == "--leader-elect-lease-duration" ||
+         flag == "--leader-elect-renew-deadline" || flag == "--leader-elect-retry-period" ||
+         flag == "--publish-endpoint" || flag == "--advertise-address";
 }
 
 // A flag and its value, given as `--flag=value` or `--flag value` (then `i` moves past the value).
@@ -209,6 +272,39 @@ Invocation helpInvocation(std::string text) {
   inv.command = Command::kHelp;
   inv.helpText = std::move(text);
   return inv;
+}
+
+Status checkLeaderElection(const ServeOptions& o) {
+  if (o.leaderElection == LeaderElection::kNone) {
+    if (!o.endpointService.empty()) {
+      return invalidArgument("--publish-endpoint needs --leader-elect (only a leader publishes)");
+    }
+    return Ok{};
+  }
+  const char* flag =
+      o.leaderElection == LeaderElection::kHold ? "--leader-elect" : "--follow-lease";
+  if (o.cluster != ClusterSource::kKubeconfig && o.cluster != ClusterSource::kInCluster) {
+    return invalidArgument(std::string(flag) +
+                           " needs --kubeconfig or --in-cluster (a lease lives "
+                           "in the API server)");
+  }
+  if (o.leaseName.empty()) {
+    return invalidArgument("--leader-elect needs --leader-elect-lease NAMESPACE/NAME");
+  }
+  if (o.renewDeadline >= o.leaseDuration && o.leaderElection == LeaderElection::kHold) {
+    return invalidArgument(
+        "--leader-elect-renew-deadline must be shorter than --leader-elect-lease-duration (a "
+        "leader stops binding before anyone else may start)");
+  }
+  if (o.retryPeriod >= o.renewDeadline) {
+    return invalidArgument(
+        "--leader-elect-retry-period must be shorter than --leader-elect-renew-deadline (a leader "
+        "renews several times before its deadline)");
+  }
+  if (!o.endpointService.empty() && o.leaderElection != LeaderElection::kHold) {
+    return invalidArgument("--publish-endpoint goes with --leader-elect, not --follow-lease");
+  }
+  return Ok{};
 }
 
 Result<Invocation> parseServe(const std::vector<std::string>& args) {
@@ -240,6 +336,11 @@ Result<Invocation> parseServe(const std::vector<std::string>& args) {
         return std::move(s).error();
       continue;
     }
+    if (arg == "--leader-elect") {
+      if (auto s = setLeaderElection(inv.serve, LeaderElection::kHold); !s)
+        return std::move(s).error();
+      continue;
+    }
     const std::string_view flag = arg.substr(0, arg.find('='));
     if (!takesValue(flag))
       return invalidArgument("unknown flag " + std::string(flag) + " (see serve --help)");
@@ -258,6 +359,7 @@ Result<Invocation> parseServe(const std::vector<std::string>& args) {
   if (o.dra && o.cluster != ClusterSource::kKubeconfig && o.cluster != ClusterSource::kInCluster) {
     return invalidArgument("--dra needs --kubeconfig or --in-cluster (it watches the API server)");
   }
+  if (auto s = checkLeaderElection(o); !s) return std::move(s).error();
   return inv;
 }
 
@@ -620,6 +722,25 @@ std::string serveHelp() {
          "  --whatif-max-pods N       pods in one what-if: its count or CSV rows (default 1000)\n"
          "  --whatif-deadline D       the longest one what-if may run; one runs at a time\n"
          "                            (default 3s)\n"
+         "High availability (docs/operations.md); every replica keeps its cache warm, only the\n"
+         "active one binds, after listing the pods afresh:\n"
+         "  --leader-elect            compete for the Lease --leader-elect-lease (standalone\n"
+         "                            replicas behind a Service)\n"
+         "  --leader-elect-lease NS/NAME  the Lease competed for\n"
+         "  --follow-lease NS/NAME    lead while the kube-scheduler beside this process (a "
+         "sidecar\n"
+         "                            in its pod) holds this Lease: its holder is the identity\n"
+         "                            or starts with identity_ (kube-scheduler's hostname_UUID)\n"
+         "  --leader-elect-identity NAME  holder identity (default: the host name, which in a\n"
+         "                            pod is the pod's name)\n"
+         "  --leader-elect-lease-duration D  a holder silent this long loses the Lease (default "
+         "10s)\n"
+         "  --leader-elect-renew-deadline D  binds stop D after the last confirmed renew (default "
+         "7s)\n"
+         "  --leader-elect-retry-period D    time between reads of the Lease (default 1s)\n"
+         "  --publish-endpoint NS/SERVICE  the leader writes itself into EndpointSlice\n"
+         "                            SERVICE-leader of that selector-less Service\n"
+         "  --advertise-address IP    the address published (default: $POD_IP)\n"
          "Durations: a whole number with ms, s or m (500ms, 30s, 2m).\n";
 }
 

@@ -16,6 +16,10 @@ enum class Command { kServe, kExplain, kWhatif, kNodes, kClaimTemplate, kVersion
 
 enum class ClusterSource { kNone, kKubeconfig, kInCluster, kClusterFile };
 
+// --leader-elect (hold a lease of its own) or --follow-lease (lead while the kube-scheduler beside
+// it holds its lease); docs/operations.md, "High availability".
+enum class LeaderElection { kNone, kHold, kFollow };
+
 struct ServeOptions {
   // Loopback unless told otherwise: the verbs include bind, which acts with the extender's
   // cluster-wide service account. The Helm chart passes --listen 0.0.0.0:PORT.
@@ -71,6 +75,20 @@ struct ServeOptions {
   // time one what-if may take (it holds a decision thread meanwhile).
   std::size_t whatifMaxPods = 1000;
   std::chrono::milliseconds whatifDeadline{3'000};
+  // Leader election: the lease (--leader-elect-lease or --follow-lease), whose holding counts as
+  // ours (--leader-elect-identity; empty: the host name, a pod's name), and its timing.
+  LeaderElection leaderElection = LeaderElection::kNone;
+  std::string leaseNamespace;
+  std::string leaseName;
+  std::string leaderIdentity;
+  std::chrono::milliseconds leaseDuration{10'000};
+  std::chrono::milliseconds renewDeadline{7'000};
+  std::chrono::milliseconds retryPeriod{1'000};
+  // --publish-endpoint NAMESPACE/SERVICE: the leader writes itself into the EndpointSlice
+  // SERVICE-leader of that selector-less Service, at --advertise-address (empty: $POD_IP).
+  std::string endpointNamespace;
+  std::string endpointService;
+  std::string advertiseAddress;
 };
 
 enum class OutputFormat { kTable, kJson };

@@ -125,6 +125,16 @@ void ClusterObserver::observeWatches(const CacheCounts& counts) {
   metrics_.setCachedDraObjects(counts.slices, counts.classes, counts.claims);
 }
 
+void ClusterObserver::observeLeadership(const LeadershipCounts& leadership) {
+  metrics_.setLeader(leadership.leader);
+  if (!leadership.elected) return;
+  metrics_.countLeaderTransitions(leadership.startedLeading -
+                                  std::min(leadership.startedLeading, lastStartedLeading_));
+  lastStartedLeading_ = leadership.startedLeading;
+  if (leadership.renewAgeSeconds) metrics_.setLeaseRenewAge(*leadership.renewAgeSeconds);
+  if (leadership.lastTakeoverSeconds) metrics_.setLastTakeover(*leadership.lastTakeoverSeconds);
+}
+
 void ClusterObserver::observe() {
   std::lock_guard observing(observing_);
   const CacheCounts c = counts_();
@@ -136,6 +146,7 @@ void ClusterObserver::observe() {
                                    static_cast<std::int64_t>(placements_->bytes()));
   }
   observeWatches(c);
+  observeLeadership(c.leadership);
   const auto snapshot = backend_.snapshot();
   if (!snapshot) return;
   metrics_.setCacheSynced(snapshot->synced);

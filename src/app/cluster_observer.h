@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -31,6 +32,16 @@ struct WatchTotals {
   std::uint64_t skipped = 0;
 };
 
+// Leader election as the backend reports it (an API-server backend with --leader-elect or
+// --follow-lease; otherwise `elected` is false and this replica always answers binds).
+struct LeadershipCounts {
+  bool elected = false;
+  bool leader = true;  // answers binds now
+  std::uint64_t startedLeading = 0;
+  std::optional<double> renewAgeSeconds;
+  std::optional<double> lastTakeoverSeconds;
+};
+
 struct CacheCounts {
   std::int64_t nodes = 0;
   std::int64_t pods = 0;
@@ -50,6 +61,7 @@ struct CacheCounts {
   // Binds holding one of --bind-concurrency slots, and binds waiting for one (API server only).
   std::int64_t bindsSending = 0;
   std::int64_t bindsWaiting = 0;
+  LeadershipCounts leadership;
   // Pending GPU pods by whole GPUs requested (1, 2, 4, 8, other).
   metrics::PendingGpuPods pendingGpuPods{};
 };
@@ -73,6 +85,7 @@ class ClusterObserver {
  private:
   void run(std::chrono::milliseconds interval);
   void observeWatches(const CacheCounts& counts);
+  void observeLeadership(const LeadershipCounts& leadership);
   void observeNodes(const ClusterSnapshot& snapshot);
   // Slots held for pod groups, and the groups holding them.
   void observeGroups(const ClusterSnapshot& snapshot);
@@ -90,6 +103,7 @@ class ClusterObserver {
   WatchTotals lastSliceWatch_;
   WatchTotals lastClassWatch_;
   WatchTotals lastClaimWatch_;
+  std::uint64_t lastStartedLeading_ = 0;
   std::unordered_map<std::string, std::string> malformed_;  // node -> error already reported
   std::unordered_set<std::string> approximate_;  // nodes whose approximate pick was reported
   // node -> its state last observed and that state's free GPUs by NVLink set size (recomputed only

@@ -1,5 +1,9 @@
 #include "app/cluster_wiring.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include "cluster/apiserver/api_server_backend.h"
 #include "cluster/static_cluster_backend.h"
 #include "kube/in_cluster_config.h"
@@ -78,12 +82,77 @@ std::function<CacheCounts()> countsOf(const cluster::ApiServerBackend* backend) 
     }
     counts.bindsSending = static_cast<std::int64_t>(backend->bindsSending());
     counts.bindsWaiting = static_cast<std::int64_t>(backend->bindsWaiting());
+    const cluster::LeadershipReport report = backend->leadership();
+    counts.leadership.elected = report.elected;
+    counts.leadership.leader = report.active;
+    counts.leadership.startedLeading = report.lease.startedLeading;
+    if (report.lease.lastChange) {
+      counts.leadership.renewAgeSeconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - *report.lease.lastChange)
+              .count();
+    }
+    if (report.lastTakeover) {
+      counts.leadership.lastTakeoverSeconds =
+          std::chrono::duration<double>(*report.lastTakeover).count();
+    }
     return counts;
   };
 }
 
 // `groups` receives the state's pod-group plans when the state is built (the backend hands them to
 // the service).
+
+std::string environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? std::string(value) : std::string();
+}
+
+// Whose holding of the lease is ours: the flag, else the host name, which in a pod is the pod's
+// name and which kube-scheduler puts before the "_" of its own identity (so a sidecar following
+// its lease needs no flag: both containers of a pod share the host name).
+std::string leaderIdentity(const ServeOptions& options) {
+  if (!options.leaderIdentity.empty()) return options.leaderIdentity;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) return host;
+  return {};
+}
+
+Status addLeaderElection(const ServeOptions& options, cluster::ApiServerBackendOptions& out) {
+  if (options.leaderElection == LeaderElection::kNone) return Ok{};
+  kube::LeaseLeadershipOptions lease;
+  lease.role = options.leaderElection == LeaderElection::kHold ? kube::LeaseRole::kHold
+                                                               : kube::LeaseRole::kFollow;
+  lease.ns = options.leaseNamespace;
+  lease.name = options.leaseName;
+  lease.identity = leaderIdentity(options);
+  if (lease.identity.empty()) {
+    return invalidArgument("leader election: no host name; set --leader-elect-identity");
+  }
+  lease.leaseDuration = options.leaseDuration;
+  lease.renewDeadline = options.renewDeadline;
+  lease.retryPeriod = options.retryPeriod;
+  out.leadership = std::move(lease);
+  if (options.endpointService.empty()) return Ok{};
+  kube::ServiceEndpoint endpoint;
+  endpoint.ns = options.endpointNamespace;
+  endpoint.service = options.endpointService;
+  endpoint.slice = options.endpointService + "-leader";
+  endpoint.address =
+      options.advertiseAddress.empty() ? environment("POD_IP") : options.advertiseAddress;
+  if (endpoint.address.empty()) {
+    return invalidArgument("--publish-endpoint needs --advertise-address or POD_IP");
+  }
+  endpoint.pod = environment("POD_NAME");
+  if (endpoint.pod.empty()) endpoint.pod = out.leadership->identity;
+  endpoint.nodeName = environment("NODE_NAME");
+  endpoint.ports.push_back(kube::EndpointPort{"http", options.port});
+  if (options.metricsPort != 0) {
+    endpoint.ports.push_back(kube::EndpointPort{"metrics", options.metricsPort});
+  }
+  out.endpoint = std::move(endpoint);
+  return Ok{};
+}
+
 cluster::ClusterStateOptions stateOptions(const ServeOptions& options, metrics::Metrics* metrics,
                                           PlacementRecorder* placements, GroupPlanStore** groups) {
   cluster::ClusterStateOptions state;
@@ -167,6 +236,9 @@ Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstS
   backendOptions.bind.deadline = options.bindDeadline;
   backendOptions.warmConnections = options.apiWarmConnections;
   backendOptions.watchDra = options.dra;
+  if (auto elected = addLeaderElection(options, backendOptions); !elected) {
+    return std::move(elected).error();
+  }
   auto backend =
       cluster::makeApiServerBackend(*config, std::move(policy), std::move(backendOptions));
   if (!backend) return std::move(backend).error();
@@ -179,6 +251,7 @@ Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstS
       {{"source", options.cluster == ClusterSource::kInCluster ? "in-cluster" : "kubeconfig"}});
   ClusterWiring wiring;
   wiring.counts = countsOf(raw);
+  if (options.leaderElection != LeaderElection::kNone) wiring.stepDown = [raw] { raw->stepDown(); };
   wiring.backend = std::move(*backend);
   return wiring;
 }

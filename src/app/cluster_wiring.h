@@ -38,6 +38,9 @@ struct ClusterWiring {
   ~ClusterWiring();
   std::unique_ptr<ClusterBackend> backend;  // null for ClusterSource::kNone
   std::function<CacheCounts()> counts;      // the cache's sizes, for metrics
+  // Graceful shutdown's first step: stop leading (release the lease) so a standby takes over
+  // while this replica drains. Empty without leader election.
+  std::function<void()> stepDown;
 };
 
 // `metrics` (may be null) receives each snapshot build's duration; `placements` (may be null) the

@@ -155,7 +155,9 @@ int serve(const app::ServeOptions& options) {
     return 2;
   }
   std::unique_ptr<app::ClusterObserver> observer;
-  // Full-Node mode has no cache to wait for: kube-scheduler sends every Node.
+  // Full-Node mode has no cache to wait for: kube-scheduler sends every Node. Without leader
+  // election this replica answers binds from the start (the observer keeps it current).
+  metrics.setLeader(options.leaderElection == app::LeaderElection::kNone);
   if (!cluster->backend) metrics.setCacheSynced(true);
   if (cluster->backend) {
     observer = std::make_unique<app::ClusterObserver>(*cluster->backend, cluster->counts, metrics,
@@ -202,6 +204,9 @@ int serve(const app::ServeOptions& options) {
              {"drain_period_ms", std::to_string(drainPeriod.count())},
              {"grace_ms", std::to_string(options.shutdownGrace.count())}});
   probeRouter.setDraining(true);  // kubelet's readiness probe may be on the probe port
+  // A leader hands over first: a standby takes the lease at its next read and lists the pods
+  // while this replica drains (and refuses binds: kube-scheduler retries them there).
+  if (cluster->stepDown) cluster->stepDown();
   if (drainPeriod.count() > 0) {
     server.drain();
     if (signalWithin(signals, drainPeriod)) {

@@ -48,13 +48,14 @@ struct Reflector::Loop {
     lastProgressNs = nowNs();
   }
 
-  enum class Outcome { kOk, kGone, kFailed, kStopped };
+  enum class Outcome { kOk, kGone, kFailed, kStopped, kRelist };
 
   void run();
   Outcome listAll();
   Outcome watchOnce();
   std::string watchPath();
   bool stopping() const { return cancel.cancelled(); }
+  bool relistPending() const { return relistsRequested > relistsCovered; }
   // Waits for the backoff delay; false when stop() came first.
   bool pause(std::chrono::milliseconds delay);
   void markProgress();
@@ -73,6 +74,11 @@ struct Reflector::Loop {
   std::atomic<std::uint64_t> failures{0};
   std::atomic<std::int64_t> lastProgressNs{0};
   std::atomic<std::int64_t> failingSinceNs{0};  // 0: the last attempt succeeded
+  // relist(): tickets handed out, and the highest one a delivered list covers.
+  std::atomic<std::uint64_t> relistsRequested{0};
+  std::atomic<std::uint64_t> relistsCovered{0};
+  std::mutex watchMutex;
+  Cancellation* currentWatch = nullptr;  // GUARDED_BY(watchMutex): the watch in flight
   mutable std::mutex errorMutex;
   std::string lastError;
 
@@ -100,13 +106,22 @@ void Reflector::Loop::markFailure(const std::string& message) {
 
 bool Reflector::Loop::pause(std::chrono::milliseconds delay) {
   std::unique_lock lock(pauseMutex);
-  return !pauseWake.wait_for(lock, delay, [this] { return stopping(); });
+  // A relist asked for while pausing cuts the pause short (one asked before does not: a failing
+  // list must not turn into a busy loop).
+  const std::uint64_t seen = relistsRequested;
+  pauseWake.wait_for(lock, delay, [&] { return stopping() || relistsRequested > seen; });
+  return !stopping();
 }
 
 void Reflector::Loop::run() {
   while (!stopping()) {
+    if (relistPending()) resourceVersion.clear();
     Outcome outcome = resourceVersion.empty() ? listAll() : watchOnce();
     if (outcome == Outcome::kStopped) return;
+    if (outcome == Outcome::kRelist) {
+      log::info("watch: fresh list asked for", {{"resource", options.resource}});
+      continue;
+    }
     if (outcome == Outcome::kGone) {
       // Our resourceVersion fell out of the server's window: only a fresh list is consistent.
       log::info("watch: 410 Gone, re-listing", {{"resource", options.resource}});
@@ -127,6 +142,8 @@ void Reflector::Loop::run() {
 }
 
 Reflector::Loop::Outcome Reflector::Loop::listAll() {
+  // Every ticket handed out so far is covered by this list: its first page is read after them.
+  const std::uint64_t covers = relistsRequested;
   sink->beginList();
   std::string continueToken;
   std::string listVersion;
@@ -169,7 +186,9 @@ Reflector::Loop::Outcome Reflector::Loop::listAll() {
     continueToken = page->continueToken;
     listVersion = page->resourceVersion;
   } while (!continueToken.empty());
+  relistsCovered = std::max<std::uint64_t>(relistsCovered, covers);
   sink->endList();
+  if (options.onListed) options.onListed(relistsCovered);
   resourceVersion = listVersion.empty() ? "0" : listVersion;
   ++lists;
   synced = true;
@@ -235,9 +254,23 @@ Reflector::Loop::Outcome Reflector::Loop::watchOnce() {
     markProgress();
     return true;
   };
+  // Its own cancellation, so relist() can end this watch without stopping the loop.
+  Cancellation watchCancel;
+  CancellationRegistration onStop(cancel, [&watchCancel] { watchCancel.cancel(); });
+  {
+    std::lock_guard lock(watchMutex);
+    if (relistPending()) return Outcome::kRelist;
+    currentWatch = &watchCancel;
+  }
   auto response = transport->stream(
-      watchPath(), [&](std::string_view chunk) { return splitter.feed(chunk, onLine); }, cancel);
+      watchPath(), [&](std::string_view chunk) { return splitter.feed(chunk, onLine); },
+      watchCancel);
+  {
+    std::lock_guard lock(watchMutex);
+    currentWatch = nullptr;
+  }
   if (stopping()) return Outcome::kStopped;
+  if (watchCancel.cancelled()) return Outcome::kRelist;
   if (!response) {
     markFailure("watch: " + response.error().message);
     return Outcome::kFailed;
@@ -300,6 +333,18 @@ bool Reflector::synced() const {
 
 std::uint64_t Reflector::lists() const {
   return loop_->lists;
+}
+
+std::uint64_t Reflector::relist() {
+  std::uint64_t ticket = 0;
+  {
+    std::lock_guard lock(loop_->watchMutex);
+    ticket = ++loop_->relistsRequested;
+    if (loop_->currentWatch != nullptr) loop_->currentWatch->cancel();
+  }
+  { std::lock_guard lock(loop_->pauseMutex); }
+  loop_->pauseWake.notify_all();
+  return ticket;
 }
 
 std::uint64_t Reflector::failures() const {

@@ -7,6 +7,8 @@
 //   backoff, so an API server that is down is retried calmly, never in a busy loop.
 #include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -30,6 +32,10 @@ struct ReflectorOptions {
   std::chrono::milliseconds failureGrace{std::chrono::seconds(60)};
   // ...or when nothing at all (event, bookmark, list, watch start) has arrived for this long.
   std::chrono::milliseconds stuckAfter{std::chrono::minutes(5)};
+  // Called on the loop's thread after each list is delivered (after the sink's endList()), with
+  // the highest relist() ticket that list covers. Must not block; must own what it touches (a
+  // loop thread that outlives stop()'s deadline may still call it).
+  std::function<void(std::uint64_t covered)> onListed;
 };
 
 class Reflector {
@@ -51,6 +57,11 @@ class Reflector {
   bool healthy(std::string* why) const;
   // Number of completed full lists (1 after startup; more after 410 Gone). For tests and metrics.
   std::uint64_t lists() const;
+  // Asks for a fresh list now: the watch in flight is cancelled (a backoff pause cut short) and
+  // the loop lists again, from the API server's current state (a consistent read). Returns a
+  // ticket: the list that covers it (ReflectorOptions::onListed) started after this call.
+  // Callable from any thread.
+  std::uint64_t relist();
   // Failed list or watch attempts (each followed by a backoff), for metrics.
   std::uint64_t failures() const;
   // List items and watch events skipped because the object did not read or the sink refused it

@@ -159,7 +159,9 @@ struct Metrics::Impl {
           .Name("gpu_topology_extender_binds_abandoned_total")
           .Help(
               "Binds dropped before the Binding was sent, their GPUs released: the caller closed "
-              "the connection (caller_gone) or the bind waited past --bind-deadline (deadline).")
+              "the connection (caller_gone), the bind waited past --bind-deadline (deadline), or "
+              "this replica is not the leader (not_leader: a standby, or a leader that can no "
+              "longer prove it holds its lease).")
           .Register(*registry);
   prometheus::Family<prometheus::Gauge>& bindsInFlight =
       prometheus::BuildGauge()
@@ -167,6 +169,34 @@ struct Metrics::Impl {
           .Help(
               "Binds holding one of --bind-concurrency slots (sending) and binds waiting for one "
               "(waiting), sampled with the cache gauges.")
+          .Register(*registry);
+  prometheus::Gauge& leader =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_leader")
+          .Help(
+              "1 while this replica answers binds: no leader election, or it leads and its "
+              "takeover list is in; 0 on a standby.")
+          .Register(*registry)
+          .Add({});
+  prometheus::Counter& leaderTransitions =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_leader_transitions_total")
+          .Help("Times this replica started leading (each begins a takeover).")
+          .Register(*registry)
+          .Add({});
+  prometheus::Family<prometheus::Gauge>& leaseRenewAge =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_lease_renew_age_seconds")
+          .Help(
+              "Seconds since this replica saw the lease's record change (the holder's last renew "
+              "as seen here); exported with leader election only.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& takeover =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_takeover_duration_seconds")
+          .Help(
+              "How long this replica's last takeover took, from leading to its fresh pod list "
+              "being in; exported once a takeover happened.")
           .Register(*registry);
   prometheus::Family<prometheus::Counter>& rejected =
       prometheus::BuildCounter()
@@ -374,7 +404,11 @@ struct Metrics::Impl {
   std::array<prometheus::Counter*, 3> filterBy{};
   std::array<prometheus::Counter*, 2> reloadBy{};
   std::array<prometheus::Counter*, 2> bindBy{};
-  std::array<prometheus::Counter*, 2> abandonedBy{};
+  std::array<prometheus::Counter*, 3> abandonedBy{};
+  std::once_flag leaseRenewAgeAdded;
+  prometheus::Gauge* leaseRenewAgeNow = nullptr;
+  std::once_flag takeoverAdded;
+  prometheus::Gauge* takeoverLast = nullptr;
   prometheus::Gauge* bindsSending = nullptr;
   prometheus::Gauge* bindsWaiting = nullptr;
   std::array<prometheus::Counter*, kRejectReasons.size()> rejectedBy{};
@@ -465,7 +499,8 @@ struct Metrics::Impl {
     reloadBy = {&policyReloads.Add({{"result", "ok"}}), &policyReloads.Add({{"result", "error"}})};
     bindBy = {&binds.Add({{"result", "ok"}}), &binds.Add({{"result", "error"}})};
     abandonedBy = {&bindsAbandoned.Add({{"reason", "caller_gone"}}),
-                   &bindsAbandoned.Add({{"reason", "deadline"}})};
+                   &bindsAbandoned.Add({{"reason", "deadline"}}),
+                   &bindsAbandoned.Add({{"reason", "not_leader"}})};
     bindsSending = &bindsInFlight.Add({{"state", "sending"}});
     bindsWaiting = &bindsInFlight.Add({{"state", "waiting"}});
     for (std::size_t i = 0; i < kRejectReasons.size(); ++i) {
@@ -580,6 +615,25 @@ void Metrics::countBind(bool ok) {
 
 void Metrics::countBindAbandoned(BindAbandonReason reason) {
   impl_->abandonedBy[static_cast<std::size_t>(reason)]->Increment();
+}
+
+void Metrics::setLeader(bool leader) {
+  impl_->leader.Set(leader ? 1.0 : 0.0);
+}
+
+void Metrics::countLeaderTransitions(std::uint64_t n) {
+  if (n > 0) impl_->leaderTransitions.Increment(static_cast<double>(n));
+}
+
+void Metrics::setLeaseRenewAge(double seconds) {
+  std::call_once(impl_->leaseRenewAgeAdded,
+                 [this] { impl_->leaseRenewAgeNow = &impl_->leaseRenewAge.Add({}); });
+  impl_->leaseRenewAgeNow->Set(seconds);
+}
+
+void Metrics::setLastTakeover(double seconds) {
+  std::call_once(impl_->takeoverAdded, [this] { impl_->takeoverLast = &impl_->takeover.Add({}); });
+  impl_->takeoverLast->Set(seconds);
 }
 
 void Metrics::setBindsInFlight(std::int64_t sending, std::int64_t waiting) {

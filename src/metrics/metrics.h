@@ -25,7 +25,7 @@ enum class DraPassThroughReason {
 };
 // A claim pod's allocation at bind against the prediction (cluster/dra_bind_check.h, in order).
 enum class DraBindResult { kMatch, kMismatch, kUnknown };
-enum class BindAbandonReason { kCallerGone, kDeadline };
+enum class BindAbandonReason { kCallerGone, kDeadline, kNotLeader };
 // What a pod-group member's request decided about its group (docs/groups.md#metrics).
 enum class GroupOutcome {
   kPlanned,      // a plan was made and committed (the group's first member)
@@ -113,6 +113,14 @@ class Metrics {
   void countBindAbandoned(BindAbandonReason reason);
   // Binds holding a --bind-concurrency slot, and binds waiting for one (sampled).
   void setBindsInFlight(std::int64_t sending, std::int64_t waiting);
+  // Leader election (sampled with the cache gauges): whether this replica answers binds (1 also
+  // without leader election), the terms it began, the seconds since the lease's record last
+  // changed as seen here, and its last takeover's duration. The last two are exported from
+  // their first call on.
+  void setLeader(bool leader);
+  void countLeaderTransitions(std::uint64_t n);
+  void setLeaseRenewAge(double seconds);
+  void setLastTakeover(double seconds);
   void countRejectedRequest(std::string_view reason);  // body too large, bad JSON, ...
 
   // gpu_topology_extender_build_info{version, revision} = 1, set once at start-up.

@@ -364,7 +364,7 @@ class Session : public Connection, public std::enable_shared_from_this<Session<S
   }
 
   void write(Reply reply, bool keepAlive) {
-    keepAlive_ = keepAlive && !server_.draining;
+    keepAlive_ = keepAlive && !server_.draining && !reply.closeConnection;
     out_ = serialize(reply, keepAlive_, http10_, method_ == "HEAD");
     lowest().expires_after(options().requestTimeout);
     net::async_write(stream_, net::buffer(out_),

@@ -182,6 +182,7 @@ void Router::dispatch(std::string_view method, std::string_view rawPath, std::st
   const auto started = std::chrono::steady_clock::now();
   const auto answer = [&](Reply reply) {
     observe(*verb, reply.status, started);
+    reply.closeConnection = reply.closeConnection || service_.redirectsCallers();
     done(std::move(reply));
   };
   if (!methodAllowed(*verb, method)) {
@@ -212,6 +213,7 @@ void Router::dispatch(std::string_view method, std::string_view rawPath, std::st
           body,
           [this, started, done = std::move(done)](Reply reply) {
             observe(Verb::kBind, reply.status, started);
+            reply.closeConnection = reply.closeConnection || service_.redirectsCallers();
             done(std::move(reply));
           },
           std::move(caller));

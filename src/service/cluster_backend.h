@@ -39,8 +39,10 @@ struct BindCaller {
   bool hasGone() const noexcept { return gone && gone->load(std::memory_order_relaxed); }
 };
 
-// Why a bind was dropped before its Binding was sent (its reservation released).
-enum class BindAbandon : std::uint8_t { kNone, kCallerGone, kDeadline };
+// Why a bind was dropped before its Binding was sent (its reservation released): its caller
+// closed the connection, it waited past --bind-deadline, or this replica is not the leader (a
+// standby, or a leader that can no longer prove it holds its lease).
+enum class BindAbandon : std::uint8_t { kNone, kCallerGone, kDeadline, kNotLeader };
 
 struct BindOutcome {
   Status status;
@@ -63,6 +65,10 @@ class ClusterBackend {
   // For /healthz: false when a watch is stuck (no event or bookmark for too long) or the
   // API server has been unreachable past the grace period. `why` says which.
   virtual bool healthy(std::string* why) const = 0;
+  // A standby replica of a leader-elected extender that a Service routed a caller to: its answers
+  // close their connections, so the caller reconnects to the Service's current endpoint (the
+  // leader) instead of keeping a pooled connection to this replica.
+  virtual bool redirectsCallers() const { return false; }
 
   // Reserves the pod's predicted GPUs on `node` (atomically against concurrent reservations), then
   // creates the pods/binding. Idempotent: a pod already bound to `node` is a success. On failure

@@ -254,6 +254,8 @@ void ExtenderService::bind(std::string_view body, std::function<void(Reply)> don
             metrics_->countBindAbandoned(metrics::BindAbandonReason::kCallerGone);
           } else if (outcome.abandoned == BindAbandon::kDeadline) {
             metrics_->countBindAbandoned(metrics::BindAbandonReason::kDeadline);
+          } else if (outcome.abandoned == BindAbandon::kNotLeader) {
+            metrics_->countBindAbandoned(metrics::BindAbandonReason::kNotLeader);
           }
         }
         if (!outcome.status) {
@@ -280,6 +282,10 @@ bool ExtenderService::ready(std::string* why) const {
   if (cluster_->ready()) return true;
   if (why) *why = "cluster cache not synced (first list of nodes and pods not complete)";
   return false;
+}
+
+bool ExtenderService::redirectsCallers() const {
+  return cluster_ != nullptr && cluster_->redirectsCallers();
 }
 
 bool ExtenderService::healthy(std::string* why) const {

@@ -84,6 +84,9 @@ class ExtenderService {
 
   bool ready(std::string* why) const;
   bool healthy(std::string* why) const;
+  // A standby of a leader-elected extender: answers close their connections
+  // (ClusterBackend::redirectsCallers).
+  bool redirectsCallers() const;
 
  private:
   // resolveNodes with this service's sources; `groupFacts` for a pod group member's request.

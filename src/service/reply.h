@@ -17,6 +17,9 @@ struct Reply {
   std::string body;  // JSON unless contentType says otherwise
   std::string contentType = "application/json";
   std::vector<std::pair<std::string, std::string>> headers;
+  // The transport answers with `Connection: close` and closes the connection afterwards (a
+  // standby sending its caller back to the Service, which routes to the leader).
+  bool closeConnection = false;
 };
 
 }  // namespace gte

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
@@ -22,17 +25,19 @@ import (
 	"gpu-topology-extender/tests/e2e/internal/cluster"
 )
 
-// startChartIdentity applies the chart's identities and runs the pods of its extender and
-// kube-scheduler Deployments as processes, each as its ServiceAccount; both are stopped when t
-// ends. The agent DaemonSet's pod runs per scenario, on the scenario's node (agent_test.go).
+// startChartIdentity applies the chart's identities and runs the extender and kube-scheduler
+// containers the chart renders as processes, each as its pod's ServiceAccount; both are stopped
+// when t ends. In the chart's default (sidecar) layout both are containers of the kube-scheduler
+// Deployment's pod, which the harness runs once; in the standalone layout the extender has its own
+// Deployment. The agent DaemonSet's pod runs per scenario, on the scenario's node (agent_test.go).
 func startChartIdentity(ctx context.Context, t *testing.T, env *modeEnv, dir string) error {
-	run, err := applyChartRelease(ctx, dir)
+	run, err := applyChartRelease(ctx, dir, env.mode.chartSet)
 	if err != nil {
 		return err
 	}
 	env.chart = run
 
-	extW, err := run.manifests.Workload("extender")
+	extW, err := run.manifests.WorkloadRunning("extender")
 	if err != nil {
 		return err
 	}
@@ -157,7 +162,7 @@ func (r *chartRun) configureScheduler(sched, ext *chartrun.Process, identity str
 			"kube-scheduler would place those pods without the extender", missing)
 	}
 	rendered, _ := extender["urlPrefix"].(string)
-	if s.urlPrefix, err = r.serviceToLoopback(rendered, ext); err != nil {
+	if s.urlPrefix, err = r.extenderURL(rendered, ext); err != nil {
 		return s, err
 	}
 	extender["urlPrefix"] = s.urlPrefix
@@ -192,9 +197,46 @@ func (r *chartRun) configureScheduler(sched, ext *chartrun.Process, identity str
 	return s, os.WriteFile(config, text, 0o600)
 }
 
+// extenderURL is where the rendered urlPrefix leads here: a loopback URL reaches a container of
+// kube-scheduler's own pod (the sidecar layout), whose declared port becomes the loopback port it
+// got; an in-cluster Service URL is followed through the Service (serviceToLoopback).
+func (r *chartRun) extenderURL(rendered string, ext *chartrun.Process) (string, error) {
+	u, err := url.Parse(rendered)
+	if err != nil {
+		return "", fmt.Errorf("urlPrefix %q: %w", rendered, err)
+	}
+	if u.Hostname() != "127.0.0.1" && u.Hostname() != "localhost" {
+		return r.serviceToLoopback(rendered, ext)
+	}
+	extW, err := r.manifests.WorkloadRunning("extender")
+	if err != nil {
+		return "", err
+	}
+	schedW, err := r.manifests.WorkloadRunning("kube-scheduler")
+	if err != nil {
+		return "", err
+	}
+	if extW.Name != schedW.Name {
+		return "", fmt.Errorf("urlPrefix %q is loopback, but the extender runs in %s %s, not in kube-scheduler's pod (%s %s)",
+			rendered, extW.Kind, extW.Name, schedW.Kind, schedW.Name)
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		return "", fmt.Errorf("urlPrefix %q: port: %w", rendered, err)
+	}
+	local, err := ext.Port(intstr.FromInt32(int32(port)))
+	if err != nil {
+		return "", fmt.Errorf("urlPrefix %q: the extender container beside kube-scheduler: %w", rendered, err)
+	}
+	u.Host = fmt.Sprintf("127.0.0.1:%d", local)
+	return u.String(), nil
+}
+
 // serviceToLoopback follows an in-cluster URL http(s)://SERVICE.NAMESPACE.svc:PORT/PATH through the
-// rendered Service (the port, its targetPort, a selector matching the extender's pods) to the
-// extender container's port, and returns the URL of that port here.
+// rendered Service to the extender container's port, and returns the URL of that port here. A
+// Service with a selector must select the extender's pods, and its targetPort be the extender's; a
+// Service without one (the standalone layout) leads where its EndpointSlice points, which the
+// leading extender writes itself (serviceEndpoint).
 func (r *chartRun) serviceToLoopback(rendered string, ext *chartrun.Process) (string, error) {
 	u, err := url.Parse(rendered)
 	if err != nil {
@@ -208,12 +250,9 @@ func (r *chartRun) serviceToLoopback(rendered string, ext *chartrun.Process) (st
 	if err != nil {
 		return "", fmt.Errorf("urlPrefix %q: %w", rendered, err)
 	}
-	extW, err := r.manifests.Workload("extender")
+	extW, err := r.manifests.WorkloadRunning("extender")
 	if err != nil {
 		return "", err
-	}
-	if !labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(extW.Template.Labels)) || len(svc.Spec.Selector) == 0 {
-		return "", fmt.Errorf("Service %s selects %v, not the extender's pods (%v)", svc.Name, svc.Spec.Selector, extW.Template.Labels)
 	}
 	port := u.Port()
 	i := slices.IndexFunc(svc.Spec.Ports, func(p corev1.ServicePort) bool { return strconv.Itoa(int(p.Port)) == port })
@@ -228,8 +267,44 @@ func (r *chartRun) serviceToLoopback(rendered string, ext *chartrun.Process) (st
 	if err != nil {
 		return "", fmt.Errorf("Service %s port %s targets %s: %w", svc.Name, port, target.String(), err)
 	}
+	if len(svc.Spec.Selector) == 0 {
+		if err := serviceEndpoint(svc, svc.Spec.Ports[i].Name, local); err != nil {
+			return "", fmt.Errorf("urlPrefix %q: %w", rendered, err)
+		}
+	} else if !labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(extW.Template.Labels)) {
+		return "", fmt.Errorf("Service %s selects %v, not the extender's pods (%v)", svc.Name, svc.Spec.Selector, extW.Template.Labels)
+	}
 	u.Host = fmt.Sprintf("127.0.0.1:%d", local)
 	return u.String(), nil
+}
+
+// serviceEndpoint waits until an EndpointSlice of the selector-less Service (label
+// kubernetes.io/service-name) names the pod IP the harness gives (chartPodIP) and, for the Service
+// port portName, the extender's port: the leader has published itself as the Service's endpoint,
+// where kube-proxy would route. (The process listens on loopback; the harness then calls it there.)
+func serviceEndpoint(svc *corev1.Service, portName string, want int) error {
+	sel := metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + svc.Name}
+	var last string
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		ctx, cancel := apiContext()
+		list, err := client.DiscoveryV1().EndpointSlices(svc.Namespace).List(ctx, sel)
+		cancel()
+		if err != nil {
+			last = err.Error()
+		} else {
+			last = fmt.Sprintf("%d slices", len(list.Items))
+			for _, s := range list.Items {
+				last = fmt.Sprintf("slice %s at %s", s.Name, sliceBackend(&s))
+				if sliceBackendNamed(&s, portName) == net.JoinHostPort(chartPodIP(), strconv.Itoa(want)) {
+					return nil
+				}
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("Service %s has no selector and no EndpointSlice leads to the extender's port %d within 30 s (last: %s)",
+		svc.Name, want, last)
 }
 
 // unmanagedFixtureResources lists the GPU and MIG resources the fixtures advertise that the rendered

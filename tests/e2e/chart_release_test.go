@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,11 +71,11 @@ type chartRun struct {
 	kubeconfigs map[string]string // ServiceAccount name -> kubeconfig with its token
 }
 
-// applyChartRelease renders the chart, removes the GTE_E2E_RBAC_DROP grant if one is set, applies
+// applyChartRelease renders the chart with the mode's values (set), removes the GTE_E2E_RBAC_DROP grant if one is set, applies
 // the identity objects, waits until RBAC enforces the bindings, and writes a kubeconfig for each
 // ServiceAccount with a token from the TokenRequest API.
-func applyChartRelease(ctx context.Context, dir string) (*chartRun, error) {
-	text, err := helmTemplate(chartValues...)
+func applyChartRelease(ctx context.Context, dir string, set []string) (*chartRun, error) {
+	text, err := helmTemplate(append(slices.Clone(chartValues), set...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -164,6 +165,15 @@ func images() map[string]chartrun.Image {
 	}
 }
 
+// chartPodIP is the pod IP the harness gives every pod: a routable address of this machine (the
+// API server refuses loopback addresses in an EndpointSlice), else loopback.
+func chartPodIP() string {
+	if ip := routableIPv4(); ip != "" {
+		return ip
+	}
+	return "127.0.0.1"
+}
+
 // prepare makes the container of a rendered workload runnable for a pod on node (nodeRoot is
 // that node's filesystem, for hostPath volumes).
 func (r *chartRun) prepare(w chartrun.Workload, container, node, nodeRoot string) (*chartrun.Process, error) {
@@ -176,6 +186,8 @@ func (r *chartRun) prepare(w chartrun.Workload, container, node, nodeRoot string
 		NodeName:   node,
 		NodeRoot:   nodeRoot,
 		Namespace:  w.Namespace,
+		PodName:    w.Name + "-0",
+		PodIP:      chartPodIP(),
 		Kubeconfig: kubeconfig,
 		Images:     images(),
 		ConfigMap: func(name string) (map[string]string, error) {

@@ -368,10 +368,7 @@ func (s *scenarioEnv) describePod(ctx context.Context, name string) string {
 			fmt.Fprintf(&b, "event %s %s x%d: %s\n", e.Type, e.Reason, e.Count, e.Message)
 		}
 	}
-	procs := []*cluster.Process{s.mode.scheduler}
-	if s.mode.extender != nil {
-		procs = append(procs, s.mode.extender)
-	}
+	procs := append([]*cluster.Process{s.mode.scheduler}, s.mode.extenders()...)
 	for _, proc := range procs {
 		all := proc.Grep(name)
 		lines := all[max(0, len(all)-maxLines):]

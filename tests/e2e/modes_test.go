@@ -25,12 +25,26 @@ type mode struct {
 	// agent run with the arguments, ConfigMaps and ServiceAccount identities the Helm chart
 	// renders, and pods use the chart's schedulerName. The extender watches and binds, as in cache.
 	chart bool
+	// chartSet are helm arguments the chart-identity modes render with (the layout).
+	chartSet []string
+	// ha: the chart's standalone layout, two leader-elected replicas behind a Service that follows
+	// the leader's EndpointSlice (ha_mode_test.go); runs haScenarios instead of scenarios.
+	ha bool
+	// haSidecar: ha in the chart's default layout instead: two kube-scheduler pods, leader-elected,
+	// each with its extender following the lease (ha_mode_test.go).
+	haSidecar bool
 }
 
 var modesByName = map[string]mode{
 	"nodes":          {name: "nodes"},
 	"cache":          {name: "cache", cache: true},
 	"chart-identity": {name: "chart-identity", cache: true, chart: true},
+	// The chart's standalone layout: the extender's own Deployment, leader-elected, published in the
+	// Service's EndpointSlice (its Role's leases and endpointslices grants in use).
+	"chart-identity-standalone": {name: "chart-identity-standalone", cache: true, chart: true,
+		chartSet: []string{"--set", "layout=standalone"}},
+	"ha":         {name: "ha", cache: true, ha: true},
+	"ha-sidecar": {name: "ha-sidecar", cache: true, ha: true, haSidecar: true},
 }
 
 // extenderWeight makes the extender's score dominate the in-tree plugins': kube-scheduler adds
@@ -74,6 +88,9 @@ type modeEnv struct {
 	schedulerName string
 	// chart is the applied chart release (chart-identity mode only).
 	chart *chartRun
+	// ha are the extender replicas (ha modes only; extender is nil there, the replicas change
+	// during its scenarios).
+	ha *haReplicas
 	// listed are the names of every scenario, in order; ran holds those started so far in this mode.
 	listed []string
 	ran    map[string]bool
@@ -97,16 +114,25 @@ func (m *modeEnv) scenariosNotRunBefore(name string) []string {
 // processes lists the child processes a scenario depends on: the extender under test (none in
 // control mode), kube-scheduler and the control plane.
 func (m *modeEnv) processes() []*cluster.Process {
-	var out []*cluster.Process
-	if m.extender != nil {
-		out = append(out, m.extender)
+	return append(append(m.extenders(), m.scheduler), cp.Processes()...)
+}
+
+// extenders are the extender processes running now: the one under test, or the ha mode's replicas.
+func (m *modeEnv) extenders() []*cluster.Process {
+	if m.ha != nil {
+		return m.ha.processes()
 	}
-	return append(append(out, m.scheduler), cp.Processes()...)
+	if m.extender != nil {
+		return []*cluster.Process{m.extender}
+	}
+	return nil
 }
 
 // watchesCluster reports whether the mode's extender keeps its own cache of nodes and pods, which
 // the scenarios must then wait on before asking it anything.
-func (m *modeEnv) watchesCluster() bool { return m.mode.cache && m.extender != nil }
+func (m *modeEnv) watchesCluster() bool {
+	return m.mode.cache && (m.extender != nil || m.ha != nil)
+}
 
 // startMode starts the extender and a kube-scheduler that calls it; both are stopped when t ends.
 func startMode(t *testing.T, m mode) (*modeEnv, error) {
@@ -124,6 +150,12 @@ func startMode(t *testing.T, m mode) (*modeEnv, error) {
 			return nil, fmt.Errorf("the control replaces the extender, which this mode runs as the chart renders it")
 		}
 		return env, startChartIdentity(ctx, t, env, dir)
+	}
+	if m.ha {
+		if cfg.control != "" {
+			return nil, fmt.Errorf("the control replaces the extender, whose replicas this mode runs")
+		}
+		return env, startHAMode(ctx, t, env, dir)
 	}
 	var prefix string
 	if cfg.control == "noop" {

@@ -6,7 +6,9 @@
 #   E2E: N passed, M failed
 # counting one result per (mode, scenario) subtest, and exits non-zero if anything failed.
 #
-# Env: GTE_BINARY, GTE_POLICY, GTE_E2E_MODES (nodes,cache,chart-identity), GTE_E2E_KEEP_LOGS=1,
+# Env: GTE_BINARY, GTE_POLICY, GTE_E2E_MODES (nodes,cache,chart-identity,chart-identity-standalone,ha,
+#      ha-sidecar),
+#      GTE_E2E_KEEP_LOGS=1, GTE_E2E_FAILOVER_KILLS (ha mode: kills per failover scenario, default 1),
 #      E2E_BIN_DIR, GTE_HELM, GTE_AGENT_BINARY, GTE_FAKE_NVML, E2E_KUBECTL (the kubectl plugin
 #      scenario's kubectl; unset: hack/build-kubectl.sh builds one); extra arguments are passed to
 #      `go test` (e.g. -run 'TestE2E/nodes/').

@@ -63,12 +63,16 @@ func TestE2E(t *testing.T) {
 				t.Errorf("mode %s: %v", m.name, err)
 				env = nil
 			}
-			for _, sc := range scenarios {
+			list := scenarios
+			if m.ha {
+				list = haScenarios
+			}
+			for _, sc := range list {
 				if env != nil {
 					env.listed = append(env.listed, sc.name)
 				}
 			}
-			for _, sc := range scenarios {
+			for _, sc := range list {
 				t.Run(sc.name, func(t *testing.T) {
 					if cfg.control != "" && sc.blindPass >= 1 {
 						t.Skipf("control mode: not a placement scenario")
@@ -305,15 +309,40 @@ func (s *scenarioEnv) boundLivePods() []corev1.Pod {
 // scheduler as one burst.
 func (s *scenarioEnv) createPodsConcurrently(n, workers int) {
 	s.t.Helper()
-	names := make(chan string, n)
+	for _, err := range s.createBurst("p", n, workers) {
+		s.t.Error(err)
+	}
+	if s.t.Failed() {
+		s.t.FailNow()
+	}
+}
+
+// createBurst creates n one-GPU pods named PREFIX00, PREFIX01, ... with parallel creators and
+// returns the creations that failed.
+func (s *scenarioEnv) createBurst(prefix string, n, workers int) []error {
+	return s.createOneGPUPods(s.burstNames(prefix, n), workers)
+}
+
+// burstNames names n pods PREFIX00, PREFIX01, ... and remembers them for cleanup.
+func (s *scenarioEnv) burstNames(prefix string, n int) []string {
+	var names []string
 	for i := range n {
-		name := fmt.Sprintf("p%02d", i)
+		names = append(names, fmt.Sprintf("%s%02d", prefix, i))
+		s.pods = append(s.pods, s.name+"-"+names[i])
+	}
+	return names
+}
+
+// createOneGPUPods creates the named one-GPU pods with parallel creators and returns the
+// creations that failed. Safe to run on a goroutine of its own.
+func (s *scenarioEnv) createOneGPUPods(list []string, workers int) []error {
+	names := make(chan string, len(list))
+	for _, name := range list {
 		names <- name
-		s.pods = append(s.pods, s.name+"-"+name)
 	}
 	close(names)
 	var wg sync.WaitGroup
-	errs := make(chan error, n)
+	errs := make(chan error, len(list))
 	for range workers {
 		wg.Add(1)
 		go func() {
@@ -331,12 +360,11 @@ func (s *scenarioEnv) createPodsConcurrently(n, workers int) {
 	}
 	wg.Wait()
 	close(errs)
+	var out []error
 	for err := range errs {
-		s.t.Error(err)
+		out = append(out, err)
 	}
-	if s.t.Failed() {
-		s.t.FailNow()
-	}
+	return out
 }
 
 // waitAllBound waits until every pod of the scenario is bound and returns them.

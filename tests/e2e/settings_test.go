@@ -51,7 +51,7 @@ func loadSettings() (settings, error) {
 		}
 	}
 	// The control replaces the extender, which the chart-identity mode runs as the chart renders it.
-	defaultModes := "nodes,cache,chart-identity"
+	defaultModes := "nodes,cache,chart-identity,chart-identity-standalone,ha,ha-sidecar"
 	if s.control != "" {
 		defaultModes = "nodes,cache"
 	}
@@ -65,7 +65,7 @@ func parseModes(list string) ([]mode, error) {
 		name = strings.TrimSpace(name)
 		m, ok := modesByName[name]
 		if !ok {
-			return nil, fmt.Errorf("GTE_E2E_MODES: unknown mode %q (known: nodes, cache, chart-identity)", name)
+			return nil, fmt.Errorf("GTE_E2E_MODES: unknown mode %q (known: nodes, cache, chart-identity, chart-identity-standalone, ha, ha-sidecar)", name)
 		}
 		out = append(out, m)
 	}

@@ -118,4 +118,38 @@ grep -q -- '--bind-deadline=2500ms' "$work/default.yaml" ||
 "$helm_bin" template gte "$chart" --set scheduler.extender.httpTimeout=6s |
   grep -q -- '--bind-deadline=5000ms' || fail "httpTimeout 6s does not give --bind-deadline=5000ms"
 grep -q -- '--bind-concurrency=64' "$work/default.yaml" || fail "default render lacks --bind-concurrency"
+# High availability (docs/operations.md): by default the extender is a sidecar of each of the two
+# leader-elected kube-scheduler pods, called on loopback, binding only while its scheduler holds
+# the lease; no Deployment of its own, a PodDisruptionBudget over the scheduler pods.
+grep -q 'urlPrefix: "http://127.0.0.1:8888/scheduler"' "$work/default.yaml" ||
+  fail "default (sidecar) urlPrefix is not the loopback extender"
+grep -q -- '- --follow-lease=gpu-system/gpu-topology-scheduler$' "$work/default.yaml" ||
+  fail "default sidecar extender does not follow its scheduler's lease"
+[ "$(grep -cx 'kind: Deployment' "$work/default.yaml")" = 1 ] ||
+  fail "default (sidecar) render must have one Deployment (the scheduler's)"
+grep -qx 'kind: PodDisruptionBudget' "$work/default.yaml" || fail "default render lacks the PodDisruptionBudget"
+"$helm_bin" template gte "$chart" --set scheduler.image.tag=v1.37.2 --set scheduler.replicaCount=1 |
+  grep -qx 'kind: PodDisruptionBudget' && fail "one replica still renders a PodDisruptionBudget"
+if "$helm_bin" template gte "$chart" --set scheduler.leaderElection.enabled=false >/dev/null 2>&1; then
+  fail "two scheduler replicas without leader election rendered (every sidecar would bind)"
+fi
+if out=$("$helm_bin" template gte "$chart" --set scheduler.enabled=false --set networkPolicy.enabled=false 2>&1); then
+  fail "layout sidecar without the chart's scheduler rendered"
+fi
+grep -q 'layout sidecar runs the extender inside the chart' <<<"$out" ||
+  fail "the sidecar-without-scheduler refusal does not say why: $out"
+# Standalone: replicaCount extenders competing for their own Lease; the leader publishes itself in
+# the selector-less Service's EndpointSlice; a Role grants exactly that.
+standalone=$("$helm_bin" template gte "$chart" --namespace gpu-system --set scheduler.image.tag=v1.37.2 --set layout=standalone) ||
+  fail "rendering layout=standalone"
+for want in '- --leader-elect$' '- --leader-elect-lease=gpu-system/gte-gpu-topology-extender$' \
+  '- --publish-endpoint=gpu-system/gte-gpu-topology-extender$' 'fieldPath: status.podIP' \
+  'resources: \["leases"\]' 'resources: \["endpointslices"\]' \
+  'resourceNames: \["gte-gpu-topology-extender-leader"\]' \
+  'urlPrefix: "http://gte-gpu-topology-extender.gpu-system.svc:8888/scheduler"'; do
+  grep -q -- "$want" <<<"$standalone" || fail "layout=standalone render lacks $want"
+done
+[ "$(grep -cx 'kind: Deployment' <<<"$standalone")" = 2 ] ||
+  fail "layout=standalone must render the extender's and the scheduler's Deployments"
+grep -q -- '--follow-lease' <<<"$standalone" && fail "layout=standalone must not follow the scheduler's lease"
 echo "chart: lint --strict and template pass with default and all-on values"

@@ -119,10 +119,33 @@ generated one (tls.generate). */}}
 {{- printf "%s.%s.svc" (include "gte.fullname" .) .Release.Namespace }}
 {{- end }}
 
-{{/* kube-scheduler's urlPrefix for the extender. */}}
+{{/* kube-scheduler's urlPrefix for the extender: the extender beside it in the same pod (layout
+sidecar; with TLS the certificate still names the Service, tlsConfig.serverName), else the
+Service, which routes to the leading replica (layout standalone). */}}
 {{- define "gte.urlPrefix" -}}
 {{- $scheme := ternary "https" "http" .Values.tls.enabled }}
+{{- if eq .Values.layout "sidecar" }}
+{{- printf "%s://127.0.0.1:%d%s" $scheme (int .Values.extender.port) .Values.extender.pathPrefix }}
+{{- else }}
 {{- printf "%s://%s:%d%s" $scheme (include "gte.serviceHost" .) (int .Values.service.port) .Values.extender.pathPrefix }}
+{{- end }}
+{{- end }}
+
+{{/* The replicas Service's own labels (the ServiceMonitor selects them). */}}
+{{- define "gte.replicasServiceLabels" -}}
+app.kubernetes.io/name: {{ include "gte.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: extender-replicas
+{{- end }}
+
+{{/* Labels of the pods that run the extender: the kube-scheduler pods (layout sidecar) or the
+extender's own. */}}
+{{- define "gte.extenderPodLabels" -}}
+{{- if eq .Values.layout "sidecar" }}
+{{- include "gte.scheduler.selectorLabels" . }}
+{{- else }}
+{{- include "gte.selectorLabels" . }}
+{{- end }}
 {{- end }}
 
 {{/* A probe from values. On the metrics port (plain HTTP) as given; on the main port with scheme
@@ -222,4 +245,11 @@ the shutdown grace, and 5 s to spare. An explicit value not above the first thre
 CA Secret of the server certificate. */}}
 {{- define "gte.clientCaSecretName" -}}
 {{- default (include "gte.caSecretName" .) .Values.tls.clientAuth.caSecret.name }}
+{{- end }}
+
+{{/* The ServiceMonitor's relabeling: the job label stays the release's full name, which the alerts
+and the dashboard select, although the Service scraped is the -replicas one. */}}
+{{- define "gte.serviceMonitor.job" -}}
+- targetLabel: job
+  replacement: {{ include "gte.fullname" . }}
 {{- end }}

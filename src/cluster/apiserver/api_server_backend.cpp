@@ -35,12 +35,34 @@ constexpr const char* kLivePods = "status.phase!=Succeeded,status.phase!=Failed"
 
 }  // namespace
 
+std::shared_ptr<LeaderGate> ApiServerBackend::makeLeaderGate() {
+  if (!options_.leadership) return nullptr;
+  const kube::LeaseLeadershipOptions& lease = *options_.leadership;
+  LeaderGate::Options gate;
+  gate.waitWhileStandby = lease.role == kube::LeaseRole::kFollow;
+  gate.lease = lease.ns + "/" + lease.name;
+  gate.now = lease.now;
+  // The lease and the pod watch belong to this backend and are stopped before it goes.
+  gate.holds = [this](LeaderGate::Clock::time_point now) { return leadership_->holds(now); };
+  gate.relist = [this] { return pods_->relist(); };
+  gate.nudge = [this] { leadership_->nudge(); };
+  gate.activated = [this](std::chrono::milliseconds) {
+    {
+      std::lock_guard lock(housekeepingMutex_);
+      ++activations_;
+    }
+    housekeepingWake_.notify_all();
+  };
+  return std::make_shared<LeaderGate>(std::move(gate));
+}
+
 ApiServerBackend::ApiServerBackend(std::shared_ptr<kube::ApiTransport> transport,
                                    PolicyConstSharedPtr policy, ApiServerBackendOptions options)
     : options_(std::move(options)),
       state_(std::make_shared<cluster::ClusterState>(std::move(policy), options_.state)),
       transport_(transport),
-      binder_(std::make_shared<PodBinder>(transport, state_, options_.bind)) {
+      leader_(makeLeaderGate()),
+      binder_(std::make_shared<PodBinder>(transport, state_, options_.bind, leader_)) {
   // The callbacks own what they touch: a watch thread that misses stop()'s deadline and finishes
   // later must not reach into a destroyed backend.
   struct Listed {
@@ -74,9 +96,18 @@ ApiServerBackend::ApiServerBackend(std::shared_ptr<kube::ApiTransport> transport
   nodes_ = std::make_unique<kube::Reflector>(
       transport, kube::reflectorSink<NodeInfo>(readNodeJson, std::move(nodes)),
       reflectorOptions(options_, "nodes", kube::collectionPath(kube::kNodes), ""));
+  auto podOptions =
+      reflectorOptions(options_, "pods", kube::collectionPath(kube::kPods), kLivePods);
+  if (leader_) {
+    podOptions.onListed = [gate = leader_](std::uint64_t covered) { gate->podsListed(covered); };
+  }
   pods_ = std::make_unique<kube::Reflector>(
-      transport, kube::reflectorSink<PodInfo>(readPodJson, std::move(pods)),
-      reflectorOptions(options_, "pods", kube::collectionPath(kube::kPods), kLivePods));
+      transport, kube::reflectorSink<PodInfo>(readPodJson, std::move(pods)), std::move(podOptions));
+  if (options_.leadership) {
+    leadership_ = std::make_unique<kube::LeaseLeadership>(
+        transport, *options_.leadership,
+        [gate = leader_](bool leading, std::uint64_t term) { gate->leadership(leading, term); });
+  }
   if (!options_.watchDra) return;
   const auto onListed = [listed](std::size_t kind) {
     return [listed, kind] { listed->listedDra(kind); };
@@ -103,9 +134,16 @@ void ApiServerBackend::start() {
   for (const auto& watch : dra_)
     watch->start();
   if (!housekeeper_.joinable()) housekeeper_ = std::thread([this] { housekeeping(); });
+  if (leadership_) leadership_->start();
+}
+
+void ApiServerBackend::stepDown() {
+  if (leadership_) leadership_->stop();
 }
 
 void ApiServerBackend::stop(std::chrono::milliseconds deadline) {
+  stepDown();
+  if (leader_) leader_->stop();
   {
     std::lock_guard lock(housekeepingMutex_);
     stopping_ = true;
@@ -123,13 +161,21 @@ void ApiServerBackend::housekeeping() {
   auto lastWarm = std::chrono::steady_clock::now();
   warmConnections();
   std::unique_lock lock(housekeepingMutex_);
-  while (!housekeepingWake_.wait_for(lock, options_.housekeepingInterval,
-                                     [this] { return stopping_; })) {
+  std::uint64_t activationsSeen = 0;
+  for (;;) {
+    // A takeover completing wakes it early: the Service should follow the new leader at once.
+    housekeepingWake_.wait_for(lock, options_.housekeepingInterval,
+                               [&] { return stopping_ || activations_ != activationsSeen; });
+    if (stopping_) return;
+    const bool activated = activations_ != activationsSeen;
+    activationsSeen = activations_;
     lock.unlock();
+    publishEndpoint(activated);
     if (const std::size_t expired = state_->expireReservations(); expired > 0) {
       log::warn("reservations expired without the pod being seen bound",
                 {{"count", std::to_string(expired)}});
     }
+    if (leader_) leader_->expire(std::chrono::steady_clock::now());
     if (const auto now = std::chrono::steady_clock::now();
         now - lastWarm >= options_.warmInterval) {
       lastWarm = now;
@@ -137,6 +183,41 @@ void ApiServerBackend::housekeeping() {
     }
     lock.lock();
   }
+}
+
+void ApiServerBackend::publishEndpoint(bool activated) {
+  if (activated) endpointStale_ = true;
+  if (!leader_ || !options_.endpoint || leader_->role() != LeaderGate::Role::kActive) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (!endpointStale_ && now - lastPublish_ < options_.endpointRefresh) return;
+  // Only a replica that can prove its leadership moves the Service: a deposed one writing late
+  // would route callers to a standby (which would only refuse their binds, but still).
+  if (!leadership_->holds(now)) return;
+  const kube::ServiceEndpoint& endpoint = *options_.endpoint;
+  const std::string slice = endpoint.ns + "/" + endpoint.slice;
+  if (auto published = kube::publishEndpoint(*transport_, endpoint); !published) {
+    log::warn("could not publish this replica as the Service's endpoint; retrying",
+              {{"endpointslice", slice}, {"error", published.error().message}});
+    endpointStale_ = true;
+    return;
+  }
+  if (endpointStale_) {
+    log::info("published as the Service's endpoint",
+              {{"endpointslice", slice}, {"address", endpoint.address}});
+  }
+  endpointStale_ = false;
+  lastPublish_ = now;
+}
+
+LeadershipReport ApiServerBackend::leadership() const {
+  LeadershipReport report;
+  if (!leader_) return report;
+  report.elected = true;
+  report.role = leader_->role();
+  report.lease = leadership_->status();
+  report.active = report.role == LeaderGate::Role::kActive && leadership_->holds();
+  report.lastTakeover = leader_->lastTakeover();
+  return report;
 }
 
 // Concurrent requests make the client hold that many connections; the answers do not matter

@@ -1,7 +1,10 @@
 #pragma once
 // The ClusterBackend of a real cluster: list+watch of Nodes and Pods (two Reflectors, each on its
 // own thread) into a ClusterState, bind through the API server, and a housekeeping thread that
-// expires stale reservations.
+// expires stale reservations. With leader election (options.leadership) every replica keeps its
+// cache warm, but only the active one binds: a LeaderGate between the lease and the binder
+// starts a takeover (a fresh pod list) on each new term and fences every Binding; in kHold the
+// active replica also publishes itself as its Service's endpoint (options.endpoint).
 //
 //   auto config = kube::loadKubeconfigFile(path);      // --kubeconfig
 //   auto config = kube::inClusterConfig();             // --in-cluster
@@ -13,15 +16,19 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "base/result.h"
+#include "cluster/apiserver/leader_gate.h"
 #include "cluster/apiserver/pod_binder.h"
 #include "cluster/cluster_state.h"
 #include "kube/api_client.h"
 #include "kube/api_transport.h"
+#include "kube/endpoint_slice.h"
 #include "kube/kube_config.h"
+#include "kube/lease_leadership.h"
 #include "kube/reflector.h"
 #include "service/cluster_backend.h"
 
@@ -48,6 +55,22 @@ struct ApiServerBackendOptions {
   // --dra: also list+watch resource.k8s.io/v1 ResourceSlices, DeviceClasses and ResourceClaims
   // (docs/dra.md); the cache is synced only once all five kinds are listed.
   bool watchDra = false;
+  // Leader election: kHold (--leader-elect) competes for a lease of its own, kFollow
+  // (--follow-lease) leads while the kube-scheduler beside it holds its lease. Unset: always binds.
+  std::optional<kube::LeaseLeadershipOptions> leadership;
+  // kHold: the EndpointSlice the active replica writes its address into, so its Service (one
+  // without a selector) routes to the leader only; re-asserted every endpointRefresh.
+  std::optional<kube::ServiceEndpoint> endpoint;
+  std::chrono::milliseconds endpointRefresh{std::chrono::seconds(10)};
+};
+
+// Leader election as reported for metrics and logs.
+struct LeadershipReport {
+  bool elected = false;
+  bool active = true;  // answers binds now (always, without leader election)
+  LeaderGate::Role role = LeaderGate::Role::kActive;
+  kube::LeadershipStatus lease;
+  std::optional<std::chrono::milliseconds> lastTakeover;
 };
 
 // Progress of one list+watch, for metrics: completed full lists (more than one means re-lists) and
@@ -77,10 +100,14 @@ class ApiServerBackend final : public ClusterBackend {
   void start();
   // Cancels the watches and joins every thread, waiting at most `deadline` per watch thread.
   void stop(std::chrono::milliseconds deadline = std::chrono::seconds(5));
+  // Graceful shutdown's first step: stops leading at once (a held lease is released, so a standby
+  // takes over at its next read); binds from now on are refused. The cache keeps serving.
+  void stepDown();
 
   ClusterSnapshotConstSharedPtr snapshot() const override { return state_->snapshot(); }
   bool ready() const override;
   bool healthy(std::string* why) const override;
+  bool redirectsCallers() const override { return leader_ && leader_->redirectsCallers(); }
   // bindAsync, waited for: blocks on the API server, so never call it on a cpprest pool thread or
   // an HTTP handler's (tests and tools only).
   Status bind(const BindRequest& request) override;
@@ -104,23 +131,33 @@ class ApiServerBackend final : public ClusterBackend {
   // Binds holding a --bind-concurrency slot (their Binding in flight), and binds waiting for one.
   std::size_t bindsSending() const { return binder_->inFlight(); }
   std::size_t bindsWaiting() const { return binder_->waiting(); }
+  LeadershipReport leadership() const;
 
  private:
+  std::shared_ptr<LeaderGate> makeLeaderGate();
   void housekeeping();
   void warmConnections();
+  // kHold: writes this replica into its Service's EndpointSlice while it is active.
+  void publishEndpoint(bool activated);
 
   const ApiServerBackendOptions options_;
   std::shared_ptr<cluster::ClusterState> state_;
   std::shared_ptr<kube::ApiTransport> transport_;
+  std::shared_ptr<LeaderGate> leader_;  // null without leader election
   std::shared_ptr<PodBinder> binder_;
   std::unique_ptr<kube::Reflector> nodes_;
   std::unique_ptr<kube::Reflector> pods_;
   // The DRA watches, empty unless options_.watchDra: slices, classes, claims.
   std::vector<std::unique_ptr<kube::Reflector>> dra_;
+  std::unique_ptr<kube::LeaseLeadership> leadership_;  // null without leader election
   std::mutex housekeepingMutex_;
   std::condition_variable housekeepingWake_;
-  bool stopping_ = false;  // GUARDED_BY(housekeepingMutex_)
+  bool stopping_ = false;          // GUARDED_BY(housekeepingMutex_)
+  std::uint64_t activations_ = 0;  // GUARDED_BY(housekeepingMutex_): takeovers completed
   std::thread housekeeper_;
+  // Housekeeping thread only: the endpoint needs writing (a takeover since, or a failed write).
+  bool endpointStale_ = false;
+  std::chrono::steady_clock::time_point lastPublish_{};
 };
 
 // Builds the cpprest kube::ApiClient for `config` and a backend on it (not started).

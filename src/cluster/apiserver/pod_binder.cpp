@@ -75,11 +75,13 @@ struct PodBinder::Attempt {
 };
 
 PodBinder::PodBinder(std::shared_ptr<kube::ApiTransport> transport,
-                     std::shared_ptr<cluster::ClusterState> state, PodBinderOptions options)
+                     std::shared_ptr<cluster::ClusterState> state, PodBinderOptions options,
+                     std::shared_ptr<LeaderGate> leader)
     : transport_(std::move(transport)),
       state_(std::move(state)),
       options_(std::move(options)),
-      gate_(options_.concurrency) {}
+      gate_(options_.concurrency),
+      leader_(std::move(leader)) {}
 
 void PodBinder::bind(BindRequest request, BindCaller caller, Done done) {
   if (auto valid = validNames(request); !valid) {
@@ -91,6 +93,19 @@ void PodBinder::bind(BindRequest request, BindCaller caller, Done done) {
   attempt->request = std::move(request);
   attempt->caller = std::move(caller);
   attempt->done = std::move(done);
+  if (!leader_) return lookUp(attempt);
+  // A takeover's fresh list must be in before the cache is asked anything.
+  auto self = shared_from_this();
+  const auto deadline = attempt->caller.received + options_.deadline;
+  leader_->whenActive(deadline, [self, attempt](Status active) {
+    if (!active) {
+      return self->finish(attempt, BindOutcome{std::move(active).error(), BindAbandon::kNotLeader});
+    }
+    self->lookUp(attempt);
+  });
+}
+
+void PodBinder::lookUp(const AttemptPtr& attempt) {
   std::optional<PodInfo> cached;
   if (!attempt->uid.empty()) cached = state_->podToBind(attempt->uid);
   if (!cached) {
@@ -171,7 +186,15 @@ void PodBinder::onSlot(const AttemptPtr& attempt, bool cancelled) {
   attempt->slotWait =
       std::chrono::duration_cast<std::chrono::milliseconds>(options_.now() - attempt->queued);
   const BindAbandon reason = abandonReason(*attempt);
-  if (reason == BindAbandon::kNone) return send(attempt);
+  if (reason == BindAbandon::kNone) {
+    // The last moment to find out that this replica is no longer the leader.
+    if (leader_) {
+      if (auto fenced = leader_->mayBind(options_.now()); !fenced) {
+        return finish(attempt, BindOutcome{std::move(fenced).error(), BindAbandon::kNotLeader});
+      }
+    }
+    return send(attempt);
+  }
   const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
       options_.now() - attempt->caller.received);
   std::string why = reason == BindAbandon::kCallerGone

@@ -16,6 +16,10 @@
 // A failed Binding may hide our own bind that landed (a lost answer, a retry): only then is the pod
 // read, and one bound to the requested node under the same UID is a success. Any other failure
 // releases the reservation and says why.
+// With leader election, a LeaderGate comes first and last: a bind waits (or is refused) until this
+// replica is active, i.e. it leads and has listed the pods afresh since (step 1 reads a cache that
+// holds everything the previous leader bound), and the Binding of step 5 is sent only while the
+// lease's fence holds.
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -24,6 +28,7 @@
 
 #include "base/result.h"
 #include "cluster/apiserver/bind_gate.h"
+#include "cluster/apiserver/leader_gate.h"
 #include "cluster/cluster_state.h"
 #include "kube/api_transport.h"
 #include "service/cluster_backend.h"
@@ -45,8 +50,10 @@ class PodBinder : public std::enable_shared_from_this<PodBinder> {
  public:
   using Done = std::function<void(BindOutcome)>;
 
+  // `leader` may be null: no leader election, this replica always binds.
   PodBinder(std::shared_ptr<kube::ApiTransport> transport,
-            std::shared_ptr<cluster::ClusterState> state, PodBinderOptions options = {});
+            std::shared_ptr<cluster::ClusterState> state, PodBinderOptions options = {},
+            std::shared_ptr<LeaderGate> leader = nullptr);
 
   // Never waits: `done` runs once, on the caller's thread (an answer known at once) or on the
   // thread completing the last API request. Must be held by a shared_ptr.
@@ -62,6 +69,7 @@ class PodBinder : public std::enable_shared_from_this<PodBinder> {
   struct Attempt;
   using AttemptPtr = std::shared_ptr<Attempt>;
 
+  void lookUp(const AttemptPtr& attempt);
   void fetchPod(const AttemptPtr& attempt);
   void onPod(const AttemptPtr& attempt, PodInfo pod);
   void onSlot(const AttemptPtr& attempt, bool cancelled);
@@ -74,6 +82,7 @@ class PodBinder : public std::enable_shared_from_this<PodBinder> {
   std::shared_ptr<cluster::ClusterState> state_;
   const PodBinderOptions options_;
   BindGate gate_;
+  std::shared_ptr<LeaderGate> leader_;
 };
 
 // The v1 Binding body: the pod's UID as a precondition (omitted when empty) and, when `gpus` is

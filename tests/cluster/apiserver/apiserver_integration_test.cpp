@@ -11,6 +11,7 @@
 
 #include "cluster/apiserver/api_server_backend.h"
 #include "cluster/apiserver/control_plane.h"
+#include "cluster/apiserver/integration_support.h"
 #include "cluster/cluster_test_support.h"
 #include "kube/api_client.h"
 #include "kube/kubeconfig_file.h"
@@ -20,6 +21,11 @@ using namespace gte::kube;
 using gte::BindRequest;
 using gte::Result;
 using gte::testing::ControlPlane;
+using gte::testing::eventually;
+using gte::testing::field;
+using gte::testing::freeOn;
+using gte::testing::nodeJson;
+using gte::testing::podJson;
 using std::chrono::milliseconds;
 
 namespace {
@@ -70,49 +76,6 @@ class GoneInjector final : public ApiTransport {
   std::string gonePrefix_;
   std::vector<std::string> listPaths_;
 };
-
-std::string nodeJson(const std::string& name, std::int64_t gen, const std::string& used) {
-  const gte::NodeInfo node = gte::testing::h100(name, gen, used);
-  std::string labels;
-  for (const auto& [key, value] : node.labels) {
-    labels += (labels.empty() ? "\"" : ",\"") + key + "\":\"" + value + "\"";
-  }
-  return R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")" + name + R"(","labels":{)" +
-         labels + R"(}},"status":{"capacity":{"nvidia.com/gpu":"8","pods":"110"}}})";
-}
-
-std::string podJson(const std::string& name, const std::string& node, int gpus) {
-  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
-         R"(","namespace":"default"},"spec":{)" +
-         (node.empty() ? std::string() : R"("nodeName":")" + node + R"(",)") +
-         R"("containers":[{"name":"c","image":"example/none",)"
-         R"("resources":{"limits":{"nvidia.com/gpu":")" +
-         std::to_string(gpus) + R"("}}}]}})";
-}
-
-bool eventually(const std::function<bool()>& condition,
-                milliseconds timeout = milliseconds(20'000)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(milliseconds(10));
-  }
-  return condition();
-}
-
-int freeOn(const ApiServerBackend& backend, const std::string& node) {
-  const auto snapshot = backend.snapshot();  // keeps the NodeState alive while it is read
-  const auto* state = snapshot->find(node);
-  return state == nullptr ? -1 : state->freeCount;
-}
-
-std::string field(const std::string& json, const std::string& key) {
-  const std::string needle = "\"" + key + "\":\"";
-  const auto at = json.find(needle);
-  if (at == std::string::npos) return "";
-  const auto end = json.find('"', at + needle.size());
-  return json.substr(at + needle.size(), end - at - needle.size());
-}
 
 }  // namespace
 

@@ -6,7 +6,9 @@
 # exercises): the script then exits non-zero. Takes about 1-3 minutes per grant; not part of
 # `make test` (docs/testing.md, "The chart-identity mode").
 #
-# Env: as run.sh (GTE_BINARY, E2E_BIN_DIR, GTE_HELM, ...); KNOCKOUTS="SPEC ..." runs only those.
+# Env: as run.sh (GTE_BINARY, E2E_BIN_DIR, GTE_HELM, ...); KNOCKOUTS="SPEC ..." runs only those;
+# KNOCKOUT_MODE=chart-identity-standalone knocks out the grants of the chart's standalone layout
+# (its leader-election Role) in that mode (default: chart-identity, the sidecar layout).
 # Extra arguments go to run.sh (e.g. -run 'TestE2E/chart-identity/(burst|agent)').
 set -euo pipefail
 
@@ -16,8 +18,14 @@ command -v go >/dev/null || export PATH="/usr/local/go/bin:$PATH"
 export GOFLAGS="-mod=mod -buildvcs=false"
 helm=${GTE_HELM:-$repo_root/build/tools-bin/helm}
 
+mode=${KNOCKOUT_MODE:-chart-identity}
+case $mode in
+  chart-identity) layout=() ;;
+  chart-identity-standalone) layout=(--set layout=standalone) ;;
+  *) echo "KNOCKOUT_MODE: chart-identity or chart-identity-standalone, not $mode" >&2 && exit 2 ;;
+esac
 if [[ -z ${KNOCKOUTS:-} ]]; then
-  KNOCKOUTS=$(cd "$e2e_dir" && go run ./cmd/rbac-knockouts "$helm" "$repo_root/charts/gpu-topology-extender")
+  KNOCKOUTS=$(cd "$e2e_dir" && go run ./cmd/rbac-knockouts "$helm" "$repo_root/charts/gpu-topology-extender" "${layout[@]}")
 fi
 
 log=$(mktemp "${TMPDIR:-/tmp}/gte-rbac-knockout.XXXXXX")
@@ -25,9 +33,9 @@ trap 'rm -f "$log"' EXIT
 unneeded=0
 for spec in $KNOCKOUTS; do
   start=$SECONDS
-  GTE_E2E_MODES=chart-identity GTE_E2E_RBAC_DROP=$spec "$e2e_dir/run.sh" "$@" >"$log" 2>&1 || true
-  failed=$(grep -oE -- '--- FAIL: TestE2E/chart-identity/[^ ]+' "$log" | sed 's|.*/||' | tr '\n' ' ' || true)
-  why=$(grep -m1 -oE 'mode chart-identity: .*' "$log" | cut -c1-200 || true)
+  GTE_E2E_MODES=$mode GTE_E2E_RBAC_DROP=$spec "$e2e_dir/run.sh" "$@" >"$log" 2>&1 || true
+  failed=$(grep -oE -- "--- FAIL: TestE2E/$mode/[^ ]+" "$log" | sed 's|.*/||' | tr '\n' ' ' || true)
+  why=$(grep -m1 -oE "mode $mode: .*" "$log" | cut -c1-200 || true)
   if [[ -n $why ]]; then
     failed="every scenario ($why)"
   fi

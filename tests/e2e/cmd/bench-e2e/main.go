@@ -34,7 +34,7 @@ func run() int {
 	var (
 		nodes       = flag.Int("nodes", 1000, "fake 8-GPU nodes")
 		bursts      = flag.String("bursts", "500,1500", "pods per burst, comma-separated, run in this order")
-		configs     = flag.String("configs", "alone,extender,extender-bind", "configurations: alone, extender (cache mode, kube-scheduler binds), extender-bind (cache mode, bindVerb)")
+		configs     = flag.String("configs", "alone,extender,extender-bind", "configurations: alone, extender (cache mode, kube-scheduler binds), extender-bind (cache mode, bindVerb), extender-ha (extender-bind in the chart's sidecar shape: leader-elected kube-scheduler, its extender following the lease, a warm standby extender)")
 		rates       = flag.String("client-qps", "0,500", "kube-scheduler clientConnection.qps values (burst = 2 x qps); 0 keeps its defaults (qps 50, burst 100)")
 		runs        = flag.Int("runs", 2, "runs of everything; the table shows medians")
 		httpTimeout = flag.Duration("http-timeout", 3*time.Second, "kube-scheduler's httpTimeout towards the extender (the chart's default)")

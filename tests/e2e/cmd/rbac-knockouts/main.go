@@ -1,8 +1,10 @@
 // Command rbac-knockouts prints one knockout per grant of the RBAC the Helm chart renders with its
-// default values and extender.dra=true (as the chart-identity mode), one a line, for tests/e2e/hack/rbac-knockouts.sh to pass to the chart-identity
+// default values with extender.dra=true (as the chart-identity mode renders them) and the helm
+// arguments given after the chart (e.g. --set layout=standalone), one a line, for
+// tests/e2e/hack/rbac-knockouts.sh to pass to the chart-identity
 // mode as GTE_E2E_RBAC_DROP (spelling in internal/chartrun/knockout.go).
 //
-//	rbac-knockouts HELM CHART_DIR
+//	rbac-knockouts HELM CHART_DIR [HELM_ARG...]
 package main
 
 import (
@@ -13,15 +15,15 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: rbac-knockouts HELM CHART_DIR")
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: rbac-knockouts HELM CHART_DIR [HELM_ARG...]")
 		os.Exit(2)
 	}
 	// The image tag only fills the scheduler's image field; RBAC does not depend on it.
 	// extender.dra=true as the chart-identity mode renders it (chart_release_test.go, chartValues),
 	// so the DRA watches' grants are knocked out too.
-	text, err := chartrun.Render(os.Args[1], os.Args[2], "--set", "scheduler.image.tag=v0.0.0",
-		"--set", "extender.dra=true")
+	text, err := chartrun.Render(os.Args[1], os.Args[2], append([]string{"--set", "scheduler.image.tag=v0.0.0",
+		"--set", "extender.dra=true"}, os.Args[3:]...)...)
 	if err == nil {
 		var m chartrun.Manifests
 		if m, err = chartrun.Decode(text); err == nil {

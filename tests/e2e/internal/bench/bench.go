@@ -29,6 +29,11 @@ type Configuration struct {
 	Extender bool
 	// Bind: the extender binds (bindVerb: bind), as the Helm chart renders it.
 	Bind bool
+	// Sidecar: the chart's default high-availability shape: kube-scheduler leader-elected on a
+	// Lease, its extender following that Lease (--follow-lease, binding only while kube-scheduler
+	// holds it) and a second, standby extender following it too under another identity (the warm
+	// sidecar of a standby kube-scheduler pod, which is not run: it would only idle).
+	Sidecar bool
 }
 
 // Configurations are the ones the benchmark knows, by the name its -configs flag takes.
@@ -36,6 +41,7 @@ var Configurations = []Configuration{
 	{Name: "alone"},
 	{Name: "extender", Extender: true},
 	{Name: "extender-bind", Extender: true, Bind: true},
+	{Name: "extender-ha", Extender: true, Bind: true, Sidecar: true},
 }
 
 // ConfigurationByName looks a configuration up by name.
@@ -45,7 +51,7 @@ func ConfigurationByName(name string) (Configuration, error) {
 			return c, nil
 		}
 	}
-	return Configuration{}, fmt.Errorf("unknown configuration %q (known: alone, extender, extender-bind)", name)
+	return Configuration{}, fmt.Errorf("unknown configuration %q (known: alone, extender, extender-bind, extender-ha)", name)
 }
 
 // Options steer one benchmark.

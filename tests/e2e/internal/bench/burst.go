@@ -199,11 +199,13 @@ func (b *bench) extenderSettled(ctx context.Context, s *stack, before extenderSa
 }
 
 // cpuSeconds reads the CPU time each process of the burst has used so far: kube-scheduler, the
-// extender, and the control plane. On two shared cores throughput is CPU: these say who spent it.
+// extender (and its standby), and the control plane. On two shared cores throughput is CPU: these say who spent it.
 func (b *bench) cpuSeconds(s *stack) []ProcessCPU {
 	procs := []*cluster.Process{s.scheduler}
-	if s.extender != nil {
-		procs = append(procs, s.extender)
+	for _, p := range []*cluster.Process{s.extender, s.standby} {
+		if p != nil {
+			procs = append(procs, p)
+		}
 	}
 	var out []ProcessCPU
 	for _, p := range append(procs, b.o.ControlPlane...) {

@@ -164,7 +164,7 @@ func (b *bench) deleteBurst(ctx context.Context, s *stack, burst string) error {
 	if err != nil {
 		return fmt.Errorf("burst %s: kube-scheduler did not see every deletion: %w", burst, err)
 	}
-	return b.waitExtenderCaughtUp(ctx, s)
+	return b.waitExtendersCaughtUp(ctx, s)
 }
 
 // parallel runs f(0..n-1) on workers goroutines and returns the first error.

@@ -27,6 +27,27 @@ type stack struct {
 	scheduler  *cluster.Process
 	extender   *cluster.Process // nil for kube-scheduler alone
 	metricsURL string
+	// standby is the warm extender of the sidecar shape (nil otherwise), standbyMetricsURL its.
+	standby           *cluster.Process
+	standbyMetricsURL string
+}
+
+// sidecarLease is the lease kube-scheduler holds in the sidecar shape.
+func (b *bench) sidecarLease() *cluster.Lease {
+	return &cluster.Lease{Namespace: b.o.Namespace, Name: "gte-bench-scheduler"}
+}
+
+// followLease are the sidecar extender's flags as the chart renders them: follow kube-scheduler's
+// lease, stop binding at its renew deadline. identity "" is the host name, which kube-scheduler's
+// holder identity starts with.
+func (b *bench) followLease(identity string) []string {
+	l := b.sidecarLease()
+	args := []string{"--follow-lease=" + l.Namespace + "/" + l.Name,
+		"--leader-elect-renew-deadline=10s", "--leader-elect-retry-period=1s"}
+	if identity != "" {
+		args = append(args, "--leader-elect-identity="+identity)
+	}
+	return args
 }
 
 func (b *bench) startStack(ctx context.Context, dir string, rate cluster.ClientRate, c Configuration) (*stack, error) {
@@ -37,11 +58,24 @@ func (b *bench) startStack(ctx context.Context, dir string, rate cluster.ClientR
 	defer cancel()
 	s := &stack{config: c}
 	var ext *cluster.Extender
+	var lease *cluster.Lease
 	if c.Extender {
-		p, prefix, err := cluster.StartExtender(ctx, dir, cluster.ExtenderOptions{
-			Binary: b.o.Extender, Policy: b.o.Policy, Kubeconfig: b.o.Kubeconfig,
-		})
+		opts := cluster.ExtenderOptions{Binary: b.o.Extender, Policy: b.o.Policy, Kubeconfig: b.o.Kubeconfig}
+		if c.Sidecar {
+			lease = b.sidecarLease()
+			standby := opts
+			standby.Name, standby.Args = "extender-standby", b.followLease("standby-pod")
+			p, prefix, err := cluster.StartExtender(ctx, dir, standby)
+			if err != nil {
+				return nil, err
+			}
+			s.standby = p
+			s.standbyMetricsURL = strings.TrimSuffix(prefix, "/scheduler") + "/metrics"
+			opts.Args = b.followLease("")
+		}
+		p, prefix, err := cluster.StartExtender(ctx, dir, opts)
 		if err != nil {
+			s.stop()
 			return nil, err
 		}
 		s.extender = p
@@ -51,13 +85,13 @@ func (b *bench) startStack(ctx context.Context, dir string, rate cluster.ClientR
 			ManagedResources: managedResources, HTTPTimeout: b.o.HTTPTimeout,
 		}
 		// kube-scheduler would otherwise ask an extender that has not listed the nodes yet.
-		if err := b.waitExtenderCaughtUp(ctx, s); err != nil {
+		if err := b.waitExtendersCaughtUp(ctx, s); err != nil {
 			s.stop()
 			return nil, err
 		}
 	}
 	sched, err := cluster.StartScheduler(ctx, b.o.BinDir, dir, dir,
-		cluster.SchedulerConfigWith(b.o.Kubeconfig, rate, ext))
+		cluster.SchedulerConfigLeased(b.o.Kubeconfig, rate, ext, lease))
 	if err != nil {
 		s.stop()
 		return nil, err
@@ -67,11 +101,31 @@ func (b *bench) startStack(ctx context.Context, dir string, rate cluster.ClientR
 		s.stop()
 		return nil, err
 	}
+	if c.Sidecar {
+		if err := waitLeading(ctx, s); err != nil {
+			s.stop()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
+// waitLeading waits until the sidecar extender binds: it has seen its kube-scheduler win the
+// lease and taken over (gpu_topology_extender_leader 1). A deployed pair is past this point; a
+// burst started earlier would time kube-scheduler's first lease renew.
+func waitLeading(ctx context.Context, s *stack) error {
+	err := wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		m, err := promtext.Scrape(ctx, s.metricsURL)
+		return err == nil && m.Value("gpu_topology_extender_leader", nil) == 1, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the sidecar extender never led (see %s): %w", s.extender.LogPath, err)
+	}
+	return nil
+}
+
 func (s *stack) stop() {
-	for _, p := range []*cluster.Process{s.scheduler, s.extender} {
+	for _, p := range []*cluster.Process{s.scheduler, s.extender, s.standby} {
 		if p != nil {
 			p.Stop(10 * time.Second)
 		}
@@ -95,22 +149,36 @@ func (b *bench) waitSchedulerSawNodes(ctx context.Context, s *stack) error {
 	return nil
 }
 
+// waitExtendersCaughtUp waits until the stack's extenders (none, one, or the active and the standby)
+// have caught up (waitExtenderCaughtUp).
+func (b *bench) waitExtendersCaughtUp(ctx context.Context, s *stack) error {
+	for _, e := range []struct {
+		proc *cluster.Process
+		url  string
+	}{{s.extender, s.metricsURL}, {s.standby, s.standbyMetricsURL}} {
+		if e.proc == nil {
+			continue
+		}
+		if err := b.waitExtenderCaughtUp(ctx, e.proc, e.url); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // waitExtenderCaughtUp waits until the extender's cache holds every node and non-terminal pod the
 // API server has and no reservation is pending.
-func (b *bench) waitExtenderCaughtUp(ctx context.Context, s *stack) error {
-	if s.extender == nil {
-		return nil
-	}
+func (b *bench) waitExtenderCaughtUp(ctx context.Context, ext *cluster.Process, metricsURL string) error {
 	var last string
 	err := wait.PollUntilContextCancel(ctx, 500*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		if s.extender.HasExited() {
-			return false, fmt.Errorf("extender exited (%v), see %s", s.extender.ExitErr(), s.extender.LogPath)
+		if ext.HasExited() {
+			return false, fmt.Errorf("%s exited (%v), see %s", ext.Name, ext.ExitErr(), ext.LogPath)
 		}
 		nodes, pods, err := b.apiCounts(ctx)
 		if err != nil {
 			return false, err
 		}
-		m, err := promtext.Scrape(ctx, s.metricsURL)
+		m, err := promtext.Scrape(ctx, metricsURL)
 		if err != nil {
 			last = err.Error()
 			return false, nil

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -73,17 +74,30 @@ type Workload struct {
 	Kind      string
 	Name      string
 	Namespace string
+	Labels    map[string]string // the workload object's own
 	Template  corev1.PodTemplateSpec
 }
 
 // Workload returns the one Deployment or DaemonSet labelled app.kubernetes.io/component=component.
 func (m Manifests) Workload(component string) (Workload, error) {
+	return m.onlyWorkload(componentLabel+"="+component, func(w Workload) bool {
+		return w.Labels[componentLabel] == component
+	})
+}
+
+// WorkloadRunning returns the one Deployment or DaemonSet whose pods run a container of that name
+// (the extender runs in the kube-scheduler's pods in the chart's sidecar layout, in its own
+// Deployment in the standalone layout).
+func (m Manifests) WorkloadRunning(container string) (Workload, error) {
+	return m.onlyWorkload("a container "+container, func(w Workload) bool {
+		return slices.ContainsFunc(w.Template.Spec.Containers, func(c corev1.Container) bool { return c.Name == container })
+	})
+}
+
+func (m Manifests) onlyWorkload(what string, keep func(Workload) bool) (Workload, error) {
 	var found []Workload
 	for _, obj := range m.OfKinds("Deployment", "DaemonSet") {
-		if obj.GetLabels()[componentLabel] != component {
-			continue
-		}
-		w := Workload{Kind: obj.GetKind(), Name: obj.GetName(), Namespace: obj.GetNamespace()}
+		w := Workload{Kind: obj.GetKind(), Name: obj.GetName(), Namespace: obj.GetNamespace(), Labels: obj.GetLabels()}
 		var err error
 		if w.Kind == "Deployment" {
 			var d appsv1.Deployment
@@ -97,10 +111,12 @@ func (m Manifests) Workload(component string) (Workload, error) {
 		if err != nil {
 			return Workload{}, fmt.Errorf("%s %s: %w", w.Kind, w.Name, err)
 		}
-		found = append(found, w)
+		if keep(w) {
+			found = append(found, w)
+		}
 	}
 	if len(found) != 1 {
-		return Workload{}, fmt.Errorf("the chart renders %d workloads labelled %s=%s, want 1", len(found), componentLabel, component)
+		return Workload{}, fmt.Errorf("the chart renders %d workloads with %s, want 1", len(found), what)
 	}
 	return found[0], nil
 }

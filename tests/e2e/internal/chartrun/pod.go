@@ -35,6 +35,10 @@ type Placement struct {
 	NodeRoot string
 	// Namespace is the pod's namespace (fieldRef metadata.namespace; its ConfigMaps').
 	Namespace string
+	// PodName and PodIP are the pod's name and address (fieldRefs metadata.name and status.podIP):
+	// processes here all have the loopback address.
+	PodName string
+	PodIP   string
 	// Kubeconfig carries the token of the pod's service account; --in-cluster becomes
 	// --kubeconfig=Kubeconfig, since a process outside a pod has no mounted token to read.
 	Kubeconfig string
@@ -321,6 +325,10 @@ func environment(c *corev1.Container, p Placement) ([]string, error) {
 				value = p.NodeName
 			case "metadata.namespace":
 				value = p.Namespace
+			case "metadata.name":
+				value = p.PodName
+			case "status.podIP":
+				value = p.PodIP
 			default:
 				return nil, fmt.Errorf("env %s: fieldRef %s is not supported by the harness", e.Name, from.FieldRef.FieldPath)
 			}

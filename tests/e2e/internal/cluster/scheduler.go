@@ -39,9 +39,20 @@ func SchedulerConfig(kubeconfig string, ext Extender) string {
 	return SchedulerConfigWith(kubeconfig, ClientRate{}, &ext)
 }
 
+// Lease is where a leader-elected kube-scheduler keeps its lease.
+type Lease struct {
+	Namespace, Name string
+}
+
 // SchedulerConfigWith is SchedulerConfig with a client rate and an optional extender: nil renders
 // kube-scheduler alone.
 func SchedulerConfigWith(kubeconfig string, rate ClientRate, ext *Extender) string {
+	return SchedulerConfigLeased(kubeconfig, rate, ext, nil)
+}
+
+// SchedulerConfigLeased is SchedulerConfigWith with leader election on lease (nil: off), with
+// kube-scheduler's default timings (15 s, 10 s, 2 s), as the Helm chart renders them.
+func SchedulerConfigLeased(kubeconfig string, rate ClientRate, ext *Extender, lease *Lease) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -54,9 +65,13 @@ clientConnection:
 	if rate.Burst > 0 {
 		fmt.Fprintf(&b, "  burst: %d\n", rate.Burst)
 	}
-	b.WriteString(`leaderElection:
-  leaderElect: false
-# Let the extender see every feasible node instead of a sample.
+	if lease != nil {
+		fmt.Fprintf(&b, "leaderElection:\n  leaderElect: true\n  resourceNamespace: %s\n  resourceName: %s\n"+
+			"  leaseDuration: 15s\n  renewDeadline: 10s\n  retryPeriod: 2s\n", lease.Namespace, lease.Name)
+	} else {
+		b.WriteString("leaderElection:\n  leaderElect: false\n")
+	}
+	b.WriteString(`# Let the extender see every feasible node instead of a sample.
 percentageOfNodesToScore: 100
 profiles:
 - schedulerName: default-scheduler
@@ -134,7 +149,9 @@ func RunScheduler(ctx context.Context, bin, logDir string, env []string, port in
 type ExtenderOptions struct {
 	Binary     string
 	Policy     string
-	Kubeconfig string // empty: no cluster connection, decide from the objects in each request
+	Kubeconfig string   // empty: no cluster connection, decide from the objects in each request
+	Name       string   // the process's (and its log's) name; empty: extender
+	Args       []string // appended to serve's arguments
 	// DRA passes --dra (with Kubeconfig): the extender also watches ResourceSlices, DeviceClasses
 	// and ResourceClaims.
 	DRA bool
@@ -161,7 +178,11 @@ func StartExtender(ctx context.Context, logDir string, o ExtenderOptions) (*Proc
 	if o.DRA {
 		args = append(args, "--dra")
 	}
-	p, err := StartProcess("extender", logDir, o.Binary, args...)
+	name := o.Name
+	if name == "" {
+		name = "extender"
+	}
+	p, err := StartProcess(name, logDir, o.Binary, append(args, o.Args...)...)
 	if err != nil {
 		return nil, "", err
 	}

@@ -77,3 +77,26 @@ func TestSchedulerConfigWithRateAndWithoutExtender(t *testing.T) {
 		t.Errorf("extenders %+v, want one with httpTimeout 3s", with.Extenders)
 	}
 }
+
+// The sidecar shape's kube-scheduler: leader election on the given Lease with kube-scheduler's
+// (and the chart's) timings; without a lease it stays off.
+func TestSchedulerConfigLeasedElectsOnTheLease(t *testing.T) {
+	var leased schedv1.KubeSchedulerConfiguration
+	raw := SchedulerConfigLeased("/tmp/kubeconfig", ClientRate{}, nil, &Lease{Namespace: "ns", Name: "sched"})
+	if err := yaml.UnmarshalStrict([]byte(raw), &leased); err != nil {
+		t.Fatalf("leased: %v", err)
+	}
+	le := leased.LeaderElection
+	if le.LeaderElect == nil || !*le.LeaderElect || le.ResourceNamespace != "ns" || le.ResourceName != "sched" ||
+		le.LeaseDuration.Duration != 15*time.Second || le.RenewDeadline.Duration != 10*time.Second ||
+		le.RetryPeriod.Duration != 2*time.Second {
+		t.Errorf("leader election %+v, want on, ns/sched, 15s/10s/2s", le)
+	}
+	var off schedv1.KubeSchedulerConfiguration
+	if err := yaml.UnmarshalStrict([]byte(SchedulerConfigWith("/tmp/kubeconfig", ClientRate{}, nil)), &off); err != nil {
+		t.Fatal(err)
+	}
+	if off.LeaderElection.LeaderElect == nil || *off.LeaderElection.LeaderElect {
+		t.Errorf("without a lease leader election is %v, want off", off.LeaderElection.LeaderElect)
+	}
+}
