@@ -177,6 +177,25 @@ int benchDra(const std::shared_ptr<gte::cluster::ClusterState>& state, int nodeC
     sliceEvents.push_back(ms(Clock::now() - t0));
   }
 
+  // The gpu DeviceClass edited: outside its selection (a label; nothing re-derived), then its
+  // extendedResourceName dropped and restored (every node's class matches recomputed).
+  const std::string gpuClass = gte::bench::nvidiaDeviceClassJsons().front();
+  std::string narrowed = gpuClass;
+  const std::string backing = R"(,"extendedResourceName":"nvidia.com/gpu")";
+  narrowed.erase(narrowed.find(backing), backing.size());
+  std::vector<double> classRelabelled;
+  std::vector<double> classChanged;
+  for (int e = 0; e < 10; ++e) {
+    const std::string& now = e % 2 ? narrowed : gpuClass;  // as the class stands
+    t0 = Clock::now();
+    if (!applied(*classSink, WatchEventType::kModified, now)) return 1;
+    classRelabelled.push_back(ms(Clock::now() - t0));
+    t0 = Clock::now();
+    if (!applied(*classSink, WatchEventType::kModified, e % 2 ? gpuClass : narrowed)) return 1;
+    classChanged.push_back(ms(Clock::now() - t0));
+  }
+  if (!applied(*classSink, WatchEventType::kModified, gpuClass)) return 1;
+
   const gte::cluster::DraCounts counts = state->draCounts();
   const double mib = 1024.0 * 1024.0;
   const double devices = 8.0 * nodeCount;
@@ -210,6 +229,10 @@ int benchDra(const std::shared_ptr<gte::cluster::ClusterState>& state, int nodeC
       "%.3f ms p99 %.3f ms; slice republished p50 %.3f ms p99 %.3f ms\n",
       perCent(releases, 50), perCent(releases, 99), perCent(allocations, 50),
       perCent(allocations, 99), perCent(sliceEvents, 50), perCent(sliceEvents, 99));
+  std::printf(
+      "watch event -> new snapshot: device class relabelled p50 %.3f ms; its selection changed "
+      "p50 %.0f ms\n",
+      perCent(classRelabelled, 50), perCent(classChanged, 50));
   return 0;
 }
 
