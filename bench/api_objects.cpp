@@ -1,6 +1,8 @@
 #include "api_objects.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 
 namespace gte::bench {
 namespace {
@@ -11,9 +13,30 @@ std::string pairs(char c) {
   return std::string(28, c);
 }
 
+constexpr const char* kBus[8] = {"18", "2a", "3a", "5d", "9a", "ab", "ba", "db"};
+
+std::string hex2(unsigned v) {
+  constexpr char kHex[] = "0123456789abcdef";
+  return {kHex[(v >> 4) & 15], kHex[v & 15]};
+}
+
+std::string deviceJson(int node, int g) {
+  return R"({"name":"gpu-)" + std::to_string((g + 4) % 8) + R"(","attributes":{)" +
+         R"("architecture":{"string":"Hopper"},"brand":{"string":"Nvidia"},)" +
+         R"("cudaComputeCapability":{"version":"9.0.0"},"cudaDriverVersion":{"version":"12.8.0"},)" +
+         R"("driverVersion":{"version":"570.124.6"},"productName":{"string":"NVIDIA H100 80GB HBM3"},)" +
+         R"("resource.kubernetes.io/numaNode":{"int":)" + std::to_string(g / 4) + "}," +
+         R"("resource.kubernetes.io/pciBusID":{"string":"0000:)" + kBus[g] + R"(:00.0"},)" +
+         R"("resource.kubernetes.io/pcieRoot":{"string":"pci0000:)" +
+         hex2(0x15u + 0x11u * static_cast<unsigned>(g)) + R"("},)" +
+         R"("type":{"string":"gpu"},"uuid":{"string":")" + gpuUuid(node, g) + R"("}},)" +
+         R"("capacity":{"memory":{"value":"81559Mi"}}})";
+}
+
 }  // namespace
 
-std::string nodeJson(int i, const std::string& used) {
+std::string nodeJson(int i, const std::string& used, bool devicePlugin) {
+  const std::string gpus = devicePlugin ? R"("nvidia.com/gpu":"8",)" : "";
   const std::string name = "gpu-node-" + std::to_string(i);
   std::string labels =
       R"("kubernetes.io/hostname":")" + name +
@@ -36,8 +59,12 @@ std::string nodeJson(int i, const std::string& used) {
          R"(","creationTimestamp":"2025-11-01T00:00:00Z","labels":{)" + labels +
          R"(},"annotations":{"node.alpha.kubernetes.io/ttl":"0","volumes.kubernetes.io/controller-managed-attach-detach":"true"}},)"
          R"("spec":{"podCIDR":"10.244.3.0/24","providerID":"aws:///us-east-1a/i-0123456789abcdef0"},)"
-         R"("status":{"capacity":{"cpu":"192","memory":"2113425220Ki","nvidia.com/gpu":"8","pods":"110","ephemeral-storage":"1844532280Ki","hugepages-2Mi":"0"},)"
-         R"("allocatable":{"cpu":"191450m","memory":"2113220420Ki","nvidia.com/gpu":"8","pods":"110","ephemeral-storage":"1699927071495","hugepages-2Mi":"0"},)"
+         R"("status":{"capacity":{"cpu":"192","memory":"2113425220Ki",)" +
+         gpus +
+         R"("pods":"110","ephemeral-storage":"1844532280Ki","hugepages-2Mi":"0"},)"
+         R"("allocatable":{"cpu":"191450m","memory":"2113220420Ki",)" +
+         gpus +
+         R"("pods":"110","ephemeral-storage":"1699927071495","hugepages-2Mi":"0"},)"
          R"("conditions":[{"type":"Ready","status":"True","lastHeartbeatTime":"2026-01-01T00:00:00Z","lastTransitionTime":"2025-11-01T00:00:00Z","reason":"KubeletReady","message":"kubelet is posting ready status"}],)"
          R"("addresses":[{"type":"InternalIP","address":"10.0.3.11"},{"type":"Hostname","address":")" +
          name +
@@ -72,6 +99,83 @@ std::string podJson(int i, const std::string& node, bool nominatedOnly, int gpus
          (nominatedOnly ? R"("nominatedNodeName":")" + node + R"(",)" : std::string()) +
          R"("qosClass":"Burstable","conditions":[{"type":"PodScheduled","status":"True","lastProbeTime":null,"lastTransitionTime":")" +
          scheduledAt + R"("}]}})";
+}
+
+std::string gpuUuid(int node, int gpu) {
+  char text[64];
+  std::snprintf(text, sizeof text, "GPU-%08x-0000-4000-8000-0000000000%s",
+                static_cast<unsigned>(node), hex2(static_cast<unsigned>(gpu)).c_str());
+  return text;
+}
+
+const char* gpuBus(int gpu) {
+  return kBus[gpu];
+}
+
+std::string resourceSliceJson(int i, std::mt19937& rng) {
+  std::vector<int> order = {0, 1, 2, 3, 4, 5, 6, 7};
+  std::shuffle(order.begin(), order.end(), rng);
+  const std::string node = "gpu-node-" + std::to_string(i);
+  std::string devices;
+  for (const int g : order) {
+    if (!devices.empty()) devices += ',';
+    devices += deviceJson(i, g);
+  }
+  return R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":")" +
+         node + R"(-gpu.nvidia.com-7xk2p","generateName":")" + node +
+         R"(-gpu.nvidia.com-","uid":"7d1e0000-0000-4000-8000-)" + std::to_string(100000000000 + i) +
+         R"(","resourceVersion":")" + std::to_string(5000 + i) +
+         R"(","creationTimestamp":"2025-11-01T00:00:00Z","ownerReferences":[{"apiVersion":"v1","kind":"Node","name":")" +
+         node +
+         R"(","uid":"8a3c2f6e","controller":true}]},"spec":{"driver":"gpu.nvidia.com","nodeName":")" +
+         node + R"(","pool":{"name":")" + node +
+         R"(","generation":1,"resourceSliceCount":1},"devices":[)" + devices + "]}}";
+}
+
+std::vector<std::string> nvidiaDeviceClassJsons() {
+  std::vector<std::string> out;
+  for (const char* type : {"gpu", "mig", "vfio"}) {
+    const std::string name =
+        std::string(type == std::string("vfio") ? "vfio.gpu" : type) + ".nvidia.com";
+    out.push_back(
+        R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":")" + name +
+        R"(","resourceVersion":"1"},"spec":{"selectors":[{"cel":{"expression":"device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == ')" +
+        type + R"('"}}])" +
+        (type == std::string("gpu") ? R"(,"extendedResourceName":"nvidia.com/gpu")" : "") + "}}");
+  }
+  return out;
+}
+
+std::string resourceClaimJson(int i, const std::string& node, const std::vector<int>& devices,
+                              bool allocated) {
+  const std::string pod = "job-" + std::to_string(i / 8) + "-worker-" + std::to_string(i % 8);
+  const std::string podUid = "5c1f0000-0000-4000-8000-" + std::to_string(100000000000 + i);
+  std::string status;
+  if (allocated) {
+    std::string results;
+    for (const int k : devices) {
+      if (!results.empty()) results += ',';
+      results += R"({"request":"gpus","driver":"gpu.nvidia.com","pool":")" + node +
+                 R"(","device":"gpu-)" + std::to_string(k) + R"("})";
+    }
+    status =
+        R"({"allocation":{"devices":{"results":[)" + results +
+        R"(]},"nodeSelector":{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":[")" +
+        node + R"("]}]}]}},"reservedFor":[{"resource":"pods","name":")" + pod + R"(","uid":")" +
+        podUid + R"("}]})";
+  } else {
+    status = "{}";
+  }
+  return R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"claim-)" +
+         std::to_string(i) + R"(","namespace":"team-)" + std::to_string(i % 40) +
+         R"(","uid":"9e2d0000-0000-4000-8000-)" + std::to_string(100000000000 + i) +
+         R"(","resourceVersion":")" + std::to_string(300000 + i) +
+         R"(","creationTimestamp":"2025-11-30T00:00:00Z","annotations":{"resource.kubernetes.io/pod-claim-name":"gpus"},)"
+         R"("ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":")" +
+         pod + R"(","uid":")" + podUid +
+         R"(","controller":true,"blockOwnerDeletion":true}]},)"
+         R"("spec":{"devices":{"requests":[{"name":"gpus","exactly":{"deviceClassName":"gpu.nvidia.com","allocationMode":"ExactCount","count":)" +
+         std::to_string(devices.size()) + "}}]}},\"status\":" + status + "}";
 }
 
 }  // namespace gte::bench

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "api_objects.h"
 #include "core/pod_demand.h"
 #include "dra/dra_objects.h"
 #include "dra/resource_claim.h"
@@ -33,23 +34,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kBus[8] = {"18", "2a", "3a", "5d", "9a", "ab", "ba", "db"};
-
-std::string hex2(unsigned v) {
-  constexpr char kHex[] = "0123456789abcdef";
-  return {kHex[(v >> 4) & 15], kHex[v & 15]};
-}
-
-// The node's GPU g UUID: unique per node and GPU.
-std::string uuid(int node, int gpu) {
-  char text[64];
-  std::snprintf(text, sizeof text, "GPU-%08x-0000-4000-8000-0000000000%s",
-                static_cast<unsigned>(node), hex2(static_cast<unsigned>(gpu)).c_str());
-  return text;
-}
+using gte::bench::gpuBus;
+using gte::bench::gpuUuid;
 
 std::string labelToken(int node, int gpu) {
-  std::string token = uuid(node, gpu).substr(4);
+  std::string token = gpuUuid(node, gpu).substr(4);
   token.erase(std::remove(token.begin(), token.end(), '-'), token.end());
   return token;
 }
@@ -81,7 +70,7 @@ gte::NodeInfo h100Node(int i, bool devicePlugin) {
   std::string bus;
   std::string uuids;
   for (int g = 0; g < 8; ++g) {
-    bus += std::string("0000") + kBus[g] + "000";
+    bus += std::string("0000") + gpuBus(g) + "000";
     uuids += labelToken(i, g);
   }
   putChunked(node, "bus", bus);
@@ -91,45 +80,10 @@ gte::NodeInfo h100Node(int i, bool devicePlugin) {
   return node;
 }
 
-std::string sliceJson(int i, std::mt19937& rng) {
-  std::vector<int> order = {0, 1, 2, 3, 4, 5, 6, 7};
-  std::shuffle(order.begin(), order.end(), rng);
-  const std::string node = "gpu-node-" + std::to_string(i);
-  std::string devices;
-  for (const int g : order) {
-    if (!devices.empty()) devices += ",";
-    devices +=
-        R"({"name":"gpu-)" + std::to_string((g + 4) % 8) + R"(","attributes":{)" +
-        R"("architecture":{"string":"Hopper"},"brand":{"string":"Nvidia"},)" +
-        R"("cudaComputeCapability":{"version":"9.0.0"},"cudaDriverVersion":{"version":"12.8.0"},)" +
-        R"("driverVersion":{"version":"570.124.6"},"productName":{"string":"NVIDIA H100 80GB HBM3"},)" +
-        R"("resource.kubernetes.io/numaNode":{"int":)" + std::to_string(g / 4) + "}," +
-        R"("resource.kubernetes.io/pciBusID":{"string":"0000:)" + kBus[g] + R"(:00.0"},)" +
-        R"("resource.kubernetes.io/pcieRoot":{"string":"pci0000:)" +
-        hex2(0x15u + 0x11u * static_cast<unsigned>(g)) + R"("},)" +
-        R"("type":{"string":"gpu"},"uuid":{"string":")" + uuid(i, g) + R"("}},)" +
-        R"("capacity":{"memory":{"value":"81559Mi"}}})";
-  }
-  return R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":")" +
-         node + R"(-gpu.nvidia.com-7xk2p"},"spec":{"driver":"gpu.nvidia.com","nodeName":")" + node +
-         R"(","pool":{"name":")" + node +
-         R"(","generation":1,"resourceSliceCount":1},"devices":[)" + devices + "]}}";
-}
-
 std::shared_ptr<const gte::dra::ClassCatalog> nvidiaClasses() {
   std::vector<gte::dra::DeviceClassConstSharedPtr> classes;
-  const std::pair<const char*, const char*> specs[] = {
-      {"gpu.nvidia.com",
-       R"("selectors":[{"cel":{"expression":"device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"}}],"extendedResourceName":"nvidia.com/gpu")"},
-      {"mig.nvidia.com",
-       R"("selectors":[{"cel":{"expression":"device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'"}}])"},
-      {"vfio.gpu.nvidia.com",
-       R"("selectors":[{"cel":{"expression":"device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'vfio'"}}])"}};
-  for (const auto& [name, spec] : specs) {
-    classes.push_back(gte::dra::parseDeviceClassJson(std::string(R"({"metadata":{"name":")") +
-                                                     name + R"("},"spec":{)" + spec + "}}")
-                          .value());
-  }
+  for (const std::string& json : gte::bench::nvidiaDeviceClassJsons())
+    classes.push_back(gte::dra::parseDeviceClassJson(json).value());
   return std::make_shared<const gte::dra::ClassCatalog>(std::move(classes));
 }
 
@@ -198,7 +152,7 @@ int main(int argc, char** argv) {
   // DRA nodes.
   std::vector<std::string> slices;
   for (int i = 0; i < nodes; ++i)
-    slices.push_back(sliceJson(i, rng));
+    slices.push_back(gte::bench::resourceSliceJson(i, rng));
   before = heapInUse();
   gte::dra::SliceIndex index;
   auto start = Clock::now();

@@ -290,6 +290,29 @@ int main(int argc, char** argv) {
   report("filter + prioritize, 2-GPU pod (alternated)", gpuRequest);
   report("filter + prioritize, CPU-only pod (alternated)", cpuRequest);
 
+  // DRA off (no setDra, as without --dra) against DRA on (the snapshot above), alternated: the
+  // same 2-GPU device-plugin pod on the same nodes.
+  gte::ClusterSnapshotBuilder offBuilder(policy);
+  for (const auto& node : nodes)
+    offBuilder.upsertNode(*gte::parseNodeJson(node), {});
+  offBuilder.setSynced(true);
+  SnapshotBackend offBackend(offBuilder.build());
+  gte::PlacementRecorder offPlacements(nullptr);
+  gte::ExtenderService draOff([policy] { return policy; }, &offBackend, nullptr, {},
+                              &offPlacements);
+  const auto [draOnRequest, draOffRequest] = repeatAlternating(
+      iterations,
+      [&] {
+        (void)namesMode.filter(namesBody);
+        (void)namesMode.prioritize(namesBody);
+      },
+      [&] {
+        (void)draOff.filter(namesBody);
+        (void)draOff.prioritize(namesBody);
+      });
+  report("filter + prioritize, 2-GPU pod, DRA on (alt.)", draOnRequest);
+  report("filter + prioritize, 2-GPU pod, DRA off (alt.)", draOffRequest);
+
   // The phases of one NodeNames request, each alone.
   const auto args = gte::wire::parseExtenderArgs(namesBody);
   const auto demand = gte::parsePodDemand(args->pod, *policy);

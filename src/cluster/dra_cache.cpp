@@ -15,6 +15,13 @@ bool sameHold(const dra::ResourceClaim& a, const dra::ResourceClaim& b) {
   return a.allocated == b.allocated && a.devices == b.devices && a.reservedFor == b.reservedFor;
 }
 
+// Whether two versions of a class select the same devices and back the same extended resource
+// (an edit of its labels or annotations changes neither).
+bool sameSelection(const dra::DeviceClass& a, const dra::DeviceClass& b) {
+  return a.selectors == b.selectors && a.extendedResourceName == b.extendedResourceName &&
+         a.creationTimestamp == b.creationTimestamp && a.unknownSelector == b.unknownSelector;
+}
+
 }  // namespace
 
 DraCache::DraCache() : objects_(std::make_shared<const ClaimShards>(nullptr)) {}
@@ -81,9 +88,13 @@ void DraCache::replaceClasses(std::vector<dra::DeviceClassConstSharedPtr> classe
 }
 
 void DraCache::upsertClass(dra::DeviceClassConstSharedPtr cls, DraChange& change) {
+  const auto it = classes_.find(cls->name);
+  // Unchanged selection: the catalog (and every node's class matches) stands, keeping the older
+  // version until the next rebuild; re-deriving every node costs ~0.2 s at 5,000 nodes.
+  const bool same = it != classes_.end() && sameSelection(*it->second, *cls);
   std::string name = cls->name;
   classes_.insert_or_assign(std::move(name), std::move(cls));
-  rebuildCatalog(change);
+  if (!same) rebuildCatalog(change);
 }
 
 void DraCache::removeClass(std::string_view name, DraChange& change) {

@@ -145,6 +145,32 @@ TEST_CASE("DRA cache: a deleted slice or class takes the node's DRA state with i
   CHECK(s.state.draCounts().slices == 0);
 }
 
+TEST_CASE("DRA cache: a class edited outside its selection re-derives no node; a new selector does",
+          "[cluster][dra]") {
+  DraState s;
+  const auto before = s.state.snapshot();
+  const dra::DeviceClassConstSharedPtr gpu = draClasses("nvidia-device-classes.json").front();
+  REQUIRE(gpu->name == "gpu.nvidia.com");
+  auto relabelled = std::make_shared<dra::DeviceClass>(*gpu);
+  relabelled->resourceVersion = "999";  // a label or annotation edit
+  s.state.upsertDeviceClass(relabelled);
+  {
+    const auto snapshot = s.state.snapshot();
+    CHECK(snapshot->dra->classes() == before->dra->classes());
+    CHECK(snapshot->find("hgx-h100-a") == before->find("hgx-h100-a"));
+  }
+  auto narrowed = std::make_shared<dra::DeviceClass>(*relabelled);
+  narrowed->extendedResourceName.clear();
+  narrowed->selectors.push_back("device.attributes['gpu.nvidia.com'].type == 'mig'");
+  s.state.upsertDeviceClass(narrowed);
+  const auto snapshot = s.state.snapshot();
+  CHECK(snapshot->dra->classes() != before->dra->classes());
+  const NodeState* node = snapshot->find("hgx-h100-a");
+  CHECK(node != before->find("hgx-h100-a"));
+  REQUIRE(node->dra);
+  CHECK(node->dra->plainClass < 0);  // the class selects no GPU and backs nvidia.com/gpu no more
+}
+
 TEST_CASE("DRA cache: before enableDra the DRA feeds change nothing", "[cluster][dra]") {
   ManualClock clock;
   ClusterState state(testPolicy(), clockedOptions(clock));
