@@ -281,6 +281,7 @@ void LeaseLeadership::tickFollow(TimePoint started) {
   if (!read) return fail("read", read.error());
   std::string holder;
   std::string termKey;
+  std::int64_t durationSeconds = 0;
   std::optional<TimePoint> renewedAfter;
   {
     std::lock_guard lock(mutex_);
@@ -294,6 +295,7 @@ void LeaseLeadership::tickFollow(TimePoint started) {
       }
       last_ = lease;
       holder = lease.spec.holderIdentity;
+      durationSeconds = lease.spec.leaseDurationSeconds;
       termKey = holder + "#" + std::to_string(lease.spec.leaseTransitions);
     } else {
       last_.reset();
@@ -305,6 +307,14 @@ void LeaseLeadership::tickFollow(TimePoint started) {
   if (!followedHolder(holder)) {
     return loseLeadership(holder.empty() ? "nobody holds the followed lease"
                                          : "the followed lease is held by " + holder);
+  }
+  // The fence is safe only while it ends before a successor may start: the holder's duration
+  // after that renew. A renew deadline at or past it (flags not matching the scheduler's lease)
+  // could bind alongside the next leader, so this process does not lead at all.
+  if (durationSeconds > 0 && options_.renewDeadline >= std::chrono::seconds(durationSeconds)) {
+    return refuseFollowing("the followed lease's duration (" + std::to_string(durationSeconds) +
+                           "s) is not above --leader-elect-renew-deadline (" +
+                           millis(options_.renewDeadline) + ")");
   }
   if (!renewedAfter || started >= *renewedAfter + options_.renewDeadline) {
     return loseLeadership("no renew of the followed lease seen within the renew deadline");
@@ -321,6 +331,21 @@ void LeaseLeadership::tickFollow(TimePoint started) {
     followedTerm_ = termKey;
   }
   lead(*renewedAfter + options_.renewDeadline, newTerm);
+}
+
+void LeaseLeadership::refuseFollowing(const std::string& why) {
+  bool changed = false;
+  {
+    std::lock_guard lock(mutex_);
+    changed = lastError_ != why;
+    lastError_ = why;
+  }
+  // Once per cause, not at every read.
+  if (changed) {
+    log::error("leader election: not following the lease, binding nothing",
+               {{"lease", leaseName()}, {"why", why}});
+  }
+  loseLeadership(why);
 }
 
 void LeaseLeadership::release() {

@@ -53,7 +53,8 @@ struct LeaseLeadershipOptions {
   // kHold: written into the Lease; a candidate takes over a holder silent this long.
   std::chrono::milliseconds leaseDuration{10'000};
   // Acting stops this long after the last known renew. Must be under the Lease's duration (in
-  // kFollow, the duration the followed holder writes: kube-scheduler's 15 s by default).
+  // kFollow, the duration the followed holder writes, the chart's 10 s; a follower refuses to
+  // lead while that is not above this).
   std::chrono::milliseconds renewDeadline{7'000};
   // Time between reads (a standby adds up to a fifth at random, so candidates spread out).
   std::chrono::milliseconds retryPeriod{1'000};
@@ -120,6 +121,8 @@ class LeaseLeadership {
   void lead(TimePoint validUntil, bool newTerm);
   void loseLeadership(const std::string& why);
   void fail(const std::string& what, const Error& error);
+  // kFollow: the followed Lease makes the fence unsafe; leads nothing, logs `why` once.
+  void refuseFollowing(const std::string& why);
   void release();
   bool followedHolder(const std::string& holder) const;
   void run();

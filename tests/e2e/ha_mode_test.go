@@ -22,6 +22,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"gpu-topology-extender/tests/e2e/internal/chartrun"
 	"gpu-topology-extender/tests/e2e/internal/cluster"
 )
 
@@ -33,8 +34,8 @@ import (
 // (ha_test.go) kill the leader during bursts and roll the replicas.
 //
 // The ha-sidecar mode runs the chart's default layout instead: two "pods", each a kube-scheduler
-// leader-elected on one Lease (with kube-scheduler's default timings, as the chart renders them)
-// and an extender it calls on its own address, following that Lease (--follow-lease). Each pod's
+// leader-elected on one Lease (with the timings of the chart's values.yaml, as the chart renders
+// them) and an extender it calls on its own address, following that Lease (--follow-lease). Each pod's
 // kube-scheduler runs in a UTS namespace of its own with the pod's name as host name, since
 // kube-scheduler's holder identity is HOSTNAME_UUID and its extender is told the pod's name.
 
@@ -43,16 +44,18 @@ const haName = "gte-e2e-ha"
 
 // haLeaderFlags are the chart's standalone flags (values.yaml extender.leaderElection and
 // drainPeriodSeconds, scheduler.extender.httpTimeout's bind deadline) with its defaults.
-var haLeaderFlags = []string{
-	"--leader-elect",
-	"--leader-elect-lease=" + namespace + "/" + haName,
-	"--leader-elect-lease-duration=10s",
-	"--leader-elect-renew-deadline=7s",
-	"--leader-elect-retry-period=1s",
-	"--publish-endpoint=" + namespace + "/" + haName,
-	"--drain-period=5s",
-	"--shutdown-grace=20s",
-	"--bind-deadline=2500ms",
+func haLeaderFlags(l chartrun.LeaseDefaults) []string {
+	return []string{
+		"--leader-elect",
+		"--leader-elect-lease=" + namespace + "/" + haName,
+		"--leader-elect-lease-duration=" + chartrun.Flag(l.Extender.LeaseDuration),
+		"--leader-elect-renew-deadline=" + chartrun.Flag(l.Extender.RenewDeadline),
+		"--leader-elect-retry-period=" + chartrun.Flag(l.Extender.RetryPeriod),
+		"--publish-endpoint=" + namespace + "/" + haName,
+		"--drain-period=5s",
+		"--shutdown-grace=20s",
+		"--bind-deadline=2500ms",
+	}
 }
 
 // haReplica is one extender replica: a pod of the standalone Deployment, or (sidecar) a
@@ -82,7 +85,8 @@ func (r *haReplica) stop(sig syscall.Signal, grace time.Duration) {
 // haReplicas are the replicas running now, started and stopped as the Deployment controller would.
 type haReplicas struct {
 	sidecar bool
-	proxy   *serviceProxy // standalone: the Service in front of the replicas
+	leases  chartrun.LeaseDefaults // the chart's default lease timings, which the replicas run with
+	proxy   *serviceProxy          // standalone: the Service in front of the replicas
 	dir     string
 	// ip is the pod IP they listen on (and publish, standalone): a routable address of this
 	// machine (the API server refuses loopback endpoints).
@@ -111,9 +115,9 @@ func (h *haReplicas) start(ctx context.Context) (*haReplica, error) {
 	args := []string{"serve", "--listen", addr, "--policy", cfg.policy, "--kubeconfig", cp.Kubeconfig,
 		"--leader-elect-identity=" + identity}
 	if h.sidecar {
-		args = append(args, haSidecarFlags...)
+		args = append(args, haSidecarFlags(h.leases)...)
 	} else {
-		args = append(append(args, "--advertise-address="+h.ip), haLeaderFlags...)
+		args = append(append(args, "--advertise-address="+h.ip), haLeaderFlags(h.leases)...)
 	}
 	p, err := cluster.StartProcess("extender", dir, cfg.extender, args...)
 	if err != nil {
@@ -127,7 +131,8 @@ func (h *haReplicas) start(ctx context.Context) (*haReplica, error) {
 	}
 	r := &haReplica{identity: identity, addr: addr, proc: p}
 	if h.sidecar {
-		if r.sched, err = startPodScheduler(ctx, dir, identity, "http://"+addr+"/scheduler"); err != nil {
+		lease := haSchedulerLease(h.leases)
+		if r.sched, err = startPodScheduler(ctx, dir, identity, "http://"+addr+"/scheduler", &lease); err != nil {
 			p.Stop(5 * time.Second)
 			return nil, err
 		}
@@ -138,27 +143,35 @@ func (h *haReplicas) start(ctx context.Context) (*haReplica, error) {
 	return r, nil
 }
 
-// haSchedulerLease is the sidecar pods' kube-scheduler Lease.
-var haSchedulerLease = cluster.Lease{Namespace: namespace, Name: haName + "-scheduler"}
+// haSchedulerLease is the sidecar pods' kube-scheduler Lease, with the chart's default timings
+// (values.yaml scheduler.leaderElection).
+func haSchedulerLease(l chartrun.LeaseDefaults) cluster.Lease {
+	return cluster.Lease{Namespace: namespace, Name: haName + "-scheduler", LeaseDuration: l.Scheduler.LeaseDuration,
+		RenewDeadline: l.Scheduler.RenewDeadline, RetryPeriod: l.Scheduler.RetryPeriod}
+}
 
 // haSidecarFlags are the chart's sidecar flags with its defaults: follow the pod's kube-scheduler
-// lease, stop binding at kube-scheduler's renew deadline.
-var haSidecarFlags = []string{
-	"--follow-lease=" + haSchedulerLease.Namespace + "/" + haSchedulerLease.Name,
-	"--leader-elect-renew-deadline=10s",
-	"--leader-elect-retry-period=1s",
-	"--drain-period=5s",
-	"--shutdown-grace=20s",
-	"--bind-deadline=2500ms",
+// lease, stop binding at kube-scheduler's renew deadline, read the lease every
+// extender.leaderElection.retryPeriod.
+func haSidecarFlags(l chartrun.LeaseDefaults) []string {
+	lease := haSchedulerLease(l)
+	return []string{
+		"--follow-lease=" + lease.Namespace + "/" + lease.Name,
+		"--leader-elect-renew-deadline=" + chartrun.Flag(l.Scheduler.RenewDeadline),
+		"--leader-elect-retry-period=" + chartrun.Flag(l.Extender.RetryPeriod),
+		"--drain-period=5s",
+		"--shutdown-grace=20s",
+		"--bind-deadline=2500ms",
+	}
 }
 
 // startPodScheduler runs the pod's kube-scheduler, leader-elected, calling the pod's extender at
 // urlPrefix, with the pod's name as its host name (unshare --uts).
-func startPodScheduler(ctx context.Context, dir, podName, urlPrefix string) (*cluster.Process, error) {
+func startPodScheduler(ctx context.Context, dir, podName, urlPrefix string, lease *cluster.Lease) (*cluster.Process, error) {
 	config := cluster.SchedulerConfigLeased(cp.Kubeconfig, cluster.ClientRate{}, &cluster.Extender{
 		URLPrefix: urlPrefix, NodeCacheCapable: true, Bind: true, Preempt: true, Weight: extenderWeight,
 		ManagedResources: managedResources, HTTPTimeout: 3 * time.Second,
-	}, &haSchedulerLease)
+	}, lease)
 	path := filepath.Join(dir, "scheduler-config.yaml")
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		return nil, err
@@ -422,7 +435,11 @@ func startHAMode(ctx context.Context, t *testing.T, env *modeEnv, dir string) er
 	if ip == "" {
 		return fmt.Errorf("no routable IPv4 address on this machine: the API server refuses loopback endpoints")
 	}
-	h := &haReplicas{dir: dir, ip: ip, sidecar: sidecar}
+	leases, err := chartrun.ReadLeaseDefaults(filepath.Join(cfg.repoRoot, "charts", "gpu-topology-extender"))
+	if err != nil {
+		return err
+	}
+	h := &haReplicas{dir: dir, ip: ip, sidecar: sidecar, leases: leases}
 	env.ha = h
 	t.Cleanup(func() {
 		for _, r := range h.replicas() {

@@ -59,14 +59,15 @@ class LeaseServer {
   }
 
   // Another process (a rival, or the kube-scheduler a follower follows) writes the Lease.
-  void writeAs(const std::string& holder, std::int64_t transitions, const std::string& renewTime) {
+  void writeAs(const std::string& holder, std::int64_t transitions, const std::string& renewTime,
+               std::int64_t durationSeconds = 15) {
     if (!lease) {
       lease = Lease{};
       lease->name = "gte";
       lease->ns = "gpu-system";
     }
     lease->spec.holderIdentity = holder;
-    lease->spec.leaseDurationSeconds = 15;
+    lease->spec.leaseDurationSeconds = durationSeconds;
     lease->spec.leaseTransitions = transitions;
     lease->spec.renewTime = renewTime;
     lease->resourceVersion = std::to_string(++version);
@@ -295,6 +296,51 @@ TEST_CASE("following: leads once a renew by its own scheduler is seen, never wri
   CHECK_FALSE(f.election->holds(w.now));
   CHECK(f.heard == std::vector<Transition>{{true, 1}, {false, 1}});
   CHECK(writesBy(*f.transport) == 0);
+}
+
+TEST_CASE(
+    "following: a scheduler lease not longer than the renew deadline is never led (a successor "
+    "could start while this process still binds)") {
+  struct Case {
+    std::int64_t durationSeconds;
+    bool leads;
+  };
+  // The follower's renew deadline is 7 s; the fence ends 7 s after the renew, a successor may
+  // start the lease's duration after it.
+  const Case cases[] = {
+      {10, true},  // 7 < 10: stops 3 s before anyone else may start (the chart's defaults)
+      {8, true},   // 7 < 8: 1 s apart
+      {7, false},  // 7 = 7: could bind up to the instant a successor starts
+      {5, false},  // 7 > 5: could bind for 2 s alongside a successor
+  };
+  for (const Case& c : cases) {
+    World w;
+    w.server.writeAs("pod-a_1b4e", 0, "r1", c.durationSeconds);
+    Candidate f = w.candidate(LeaseRole::kFollow, "pod-a");
+    f.election->tick();
+    w.server.writeAs("pod-a_1b4e", 0, "r2", c.durationSeconds);
+    w.now += seconds(1);
+    f.election->tick();
+    INFO(c.durationSeconds);
+    CHECK(f.election->holds(w.now) == c.leads);
+    CHECK(f.heard.empty() == !c.leads);
+    CHECK(f.election->status().lastError.empty() == c.leads);
+  }
+
+  // Leading, then the scheduler's lease is rewritten shorter: binding stops at the next read.
+  World w;
+  w.server.writeAs("pod-a_1b4e", 0, "r1", 10);
+  Candidate f = w.candidate(LeaseRole::kFollow, "pod-a");
+  f.election->tick();
+  w.server.writeAs("pod-a_1b4e", 0, "r2", 10);
+  w.now += seconds(1);
+  f.election->tick();
+  REQUIRE(f.election->holds(w.now));
+  w.server.writeAs("pod-a_1b4e", 0, "r3", 5);
+  w.now += seconds(1);
+  f.election->tick();
+  CHECK_FALSE(f.election->holds(w.now));
+  CHECK(f.heard == std::vector<Transition>{{true, 1}, {false, 1}});
 }
 
 TEST_CASE(

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"gpu-topology-extender/tests/e2e/internal/bench"
+	"gpu-topology-extender/tests/e2e/internal/chartrun"
 	"gpu-topology-extender/tests/e2e/internal/cluster"
 )
 
@@ -60,6 +61,9 @@ func run() int {
 		HTTPTimeout: *httpTimeout, BurstTimeout: *burstWait, Progress: os.Stdout,
 	}
 	var err error
+	if o.Leases, err = chartrun.ReadLeaseDefaults(filepath.Join(root, "charts", "gpu-topology-extender")); err != nil {
+		return fail(err)
+	}
 	if o.Bursts, err = parseInts(*bursts); err != nil {
 		return fail(err)
 	}

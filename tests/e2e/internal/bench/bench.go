@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"gpu-topology-extender/tests/e2e/internal/chartrun"
 	"gpu-topology-extender/tests/e2e/internal/cluster"
 )
 
@@ -63,6 +64,9 @@ type Options struct {
 	Topologies string // directory of nvidia-smi topo -m captures for the fake nodes
 	LogDir     string // every process of every run logs under here
 	Namespace  string // must exist; pods are created here
+	// Leases are the chart's default lease timings (extender-ha: kube-scheduler's lease and its
+	// extender's flags, as the chart renders them).
+	Leases chartrun.LeaseDefaults
 
 	Nodes          int
 	Bursts         []int // pods per burst, run one after the other on each kube-scheduler

@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"gpu-topology-extender/tests/e2e/internal/chartrun"
 	"gpu-topology-extender/tests/e2e/internal/cluster"
 	"gpu-topology-extender/tests/e2e/internal/promtext"
 )
@@ -34,7 +35,9 @@ type stack struct {
 
 // sidecarLease is the lease kube-scheduler holds in the sidecar shape.
 func (b *bench) sidecarLease() *cluster.Lease {
-	return &cluster.Lease{Namespace: b.o.Namespace, Name: "gte-bench-scheduler"}
+	l := b.o.Leases.Scheduler
+	return &cluster.Lease{Namespace: b.o.Namespace, Name: "gte-bench-scheduler", LeaseDuration: l.LeaseDuration,
+		RenewDeadline: l.RenewDeadline, RetryPeriod: l.RetryPeriod}
 }
 
 // followLease are the sidecar extender's flags as the chart renders them: follow kube-scheduler's
@@ -43,7 +46,8 @@ func (b *bench) sidecarLease() *cluster.Lease {
 func (b *bench) followLease(identity string) []string {
 	l := b.sidecarLease()
 	args := []string{"--follow-lease=" + l.Namespace + "/" + l.Name,
-		"--leader-elect-renew-deadline=10s", "--leader-elect-retry-period=1s"}
+		"--leader-elect-renew-deadline=" + chartrun.Flag(l.RenewDeadline),
+		"--leader-elect-retry-period=" + chartrun.Flag(b.o.Leases.Extender.RetryPeriod)}
 	if identity != "" {
 		args = append(args, "--leader-elect-identity="+identity)
 	}

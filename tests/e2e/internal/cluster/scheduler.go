@@ -39,9 +39,11 @@ func SchedulerConfig(kubeconfig string, ext Extender) string {
 	return SchedulerConfigWith(kubeconfig, ClientRate{}, &ext)
 }
 
-// Lease is where a leader-elected kube-scheduler keeps its lease.
+// Lease is where a leader-elected kube-scheduler keeps its lease, and its timings (zero: omitted,
+// kube-scheduler's own defaults of 15 s, 10 s, 2 s).
 type Lease struct {
-	Namespace, Name string
+	Namespace, Name                           string
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 }
 
 // SchedulerConfigWith is SchedulerConfig with a client rate and an optional extender: nil renders
@@ -50,8 +52,8 @@ func SchedulerConfigWith(kubeconfig string, rate ClientRate, ext *Extender) stri
 	return SchedulerConfigLeased(kubeconfig, rate, ext, nil)
 }
 
-// SchedulerConfigLeased is SchedulerConfigWith with leader election on lease (nil: off), with
-// kube-scheduler's default timings (15 s, 10 s, 2 s), as the Helm chart renders them.
+// SchedulerConfigLeased is SchedulerConfigWith with leader election on lease (nil: off), with the
+// lease's timings.
 func SchedulerConfigLeased(kubeconfig string, rate ClientRate, ext *Extender, lease *Lease) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `apiVersion: kubescheduler.config.k8s.io/v1
@@ -66,8 +68,16 @@ clientConnection:
 		fmt.Fprintf(&b, "  burst: %d\n", rate.Burst)
 	}
 	if lease != nil {
-		fmt.Fprintf(&b, "leaderElection:\n  leaderElect: true\n  resourceNamespace: %s\n  resourceName: %s\n"+
-			"  leaseDuration: 15s\n  renewDeadline: 10s\n  retryPeriod: 2s\n", lease.Namespace, lease.Name)
+		fmt.Fprintf(&b, "leaderElection:\n  leaderElect: true\n  resourceNamespace: %s\n  resourceName: %s\n",
+			lease.Namespace, lease.Name)
+		for _, t := range []struct {
+			key string
+			d   time.Duration
+		}{{"leaseDuration", lease.LeaseDuration}, {"renewDeadline", lease.RenewDeadline}, {"retryPeriod", lease.RetryPeriod}} {
+			if t.d > 0 {
+				fmt.Fprintf(&b, "  %s: %s\n", t.key, t.d)
+			}
+		}
 	} else {
 		b.WriteString("leaderElection:\n  leaderElect: false\n")
 	}

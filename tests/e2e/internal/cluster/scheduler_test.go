@@ -78,19 +78,30 @@ func TestSchedulerConfigWithRateAndWithoutExtender(t *testing.T) {
 	}
 }
 
-// The sidecar shape's kube-scheduler: leader election on the given Lease with kube-scheduler's
-// (and the chart's) timings; without a lease it stays off.
+// The sidecar shape's kube-scheduler: leader election on the given Lease with its timings (the
+// chart's, in the ha-sidecar mode); zero timings are left to kube-scheduler; without a lease it
+// stays off.
 func TestSchedulerConfigLeasedElectsOnTheLease(t *testing.T) {
 	var leased schedv1.KubeSchedulerConfiguration
-	raw := SchedulerConfigLeased("/tmp/kubeconfig", ClientRate{}, nil, &Lease{Namespace: "ns", Name: "sched"})
+	raw := SchedulerConfigLeased("/tmp/kubeconfig", ClientRate{}, nil, &Lease{Namespace: "ns", Name: "sched",
+		LeaseDuration: 10 * time.Second, RenewDeadline: 7 * time.Second, RetryPeriod: 2 * time.Second})
 	if err := yaml.UnmarshalStrict([]byte(raw), &leased); err != nil {
 		t.Fatalf("leased: %v", err)
 	}
 	le := leased.LeaderElection
 	if le.LeaderElect == nil || !*le.LeaderElect || le.ResourceNamespace != "ns" || le.ResourceName != "sched" ||
-		le.LeaseDuration.Duration != 15*time.Second || le.RenewDeadline.Duration != 10*time.Second ||
+		le.LeaseDuration.Duration != 10*time.Second || le.RenewDeadline.Duration != 7*time.Second ||
 		le.RetryPeriod.Duration != 2*time.Second {
-		t.Errorf("leader election %+v, want on, ns/sched, 15s/10s/2s", le)
+		t.Errorf("leader election %+v, want on, ns/sched, 10s/7s/2s", le)
+	}
+	var untimed schedv1.KubeSchedulerConfiguration
+	raw = SchedulerConfigLeased("/tmp/kubeconfig", ClientRate{}, nil, &Lease{Namespace: "ns", Name: "sched"})
+	if err := yaml.UnmarshalStrict([]byte(raw), &untimed); err != nil {
+		t.Fatalf("untimed: %v", err)
+	}
+	if le := untimed.LeaderElection; le.LeaseDuration.Duration != 0 || le.RenewDeadline.Duration != 0 ||
+		le.RetryPeriod.Duration != 0 {
+		t.Errorf("zero timings rendered as %+v, want them left to kube-scheduler", le)
 	}
 	var off schedv1.KubeSchedulerConfiguration
 	if err := yaml.UnmarshalStrict([]byte(SchedulerConfigWith("/tmp/kubeconfig", ClientRate{}, nil)), &off); err != nil {
