@@ -541,7 +541,9 @@ std::string serveHelp() {
          "                            requests and nodes' GPU usage to anyone who can connect)\n"
          "  --disable-whatif          do not serve PATH/whatif and /whatif (the same)\n"
          "  --disable-nodes           do not serve PATH/nodes and /nodes (the same)\n"
-         "  --whatif-max-pods N       pods in one what-if: its count or CSV rows (default 1000)\n"
+         "  --whatif-max-pods N       pods in one what-if: its count, group size or CSV rows "
+         "(default\n"
+         "                            1000)\n"
          "  --whatif-deadline D       the longest one what-if may run; one runs at a time\n"
          "                            (default 3s)\n"
          "Durations: a whole number with ms, s or m (500ms, 30s, 2m).\n";

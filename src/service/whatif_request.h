@@ -22,7 +22,7 @@ namespace gte {
 
 // Bounds of one what-if (serve flags --whatif-max-pods, --whatif-deadline).
 struct WhatifLimits {
-  std::size_t maxPods = 1000;                 // `count`, or the CSV's pods
+  std::size_t maxPods = 1000;                 // `count`, `groupSize`, or the CSV's pods
   std::chrono::milliseconds deadline{3'000};  // per request, both policies together
 };
 
