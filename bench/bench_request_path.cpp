@@ -176,10 +176,13 @@ void report(const char* what, Stats s) {
               s.cpuMedian);
 }
 
-std::string whatifBody(int gpus, int count, const std::string& policy = {}) {
+// `field`: "count" (pods one after another) or "groupSize" (one group, the group planner).
+std::string whatifBody(int gpus, int count, const std::string& policy = {},
+                       const char* field = "count") {
   std::string body = R"({"pod":{"metadata":{"name":"w","namespace":"ml"},"spec":{"containers":)"
                      R"([{"name":"m","resources":{"limits":{"nvidia.com/gpu":")" +
-                     std::to_string(gpus) + R"("}}}]}},"count":)" + std::to_string(count);
+                     std::to_string(gpus) + R"("}}}]}},")" + field + R"(":)" +
+                     std::to_string(count);
   if (!policy.empty()) body += R"(,"policy":")" + policy + R"(")";
   return body + "}";
 }
@@ -196,6 +199,10 @@ void benchWhatif(gte::ClusterBackend& backend, const gte::PolicyConstSharedPtr& 
   report("whatif, 100 pods of 2 GPUs", repeat(iterations, [&] { run(whatifBody(2, 100)); }));
   report("whatif, 1 pod, running + proposed policy",
          repeat(iterations, [&] { run(whatifBody(2, 1, "strategy: spread\\n")); }));
+  report("whatif, a group of 16 pods of 4 GPUs",
+         repeat(iterations, [&] { run(whatifBody(4, 16, {}, "groupSize")); }));
+  report("whatif, a group of 64 pods of 8 GPUs",
+         repeat(iterations, [&] { run(whatifBody(8, 64, {}, "groupSize")); }));
   report("nodes, every node", repeat(iterations, [&] {
            if (service.nodes({}).status != 200) std::abort();
          }));

@@ -60,6 +60,10 @@ def whatif():
     numa = json.loads(json.dumps(pod))
     numa["metadata"]["annotations"] = {"gputopo.dev/numa": "single", "gputopo.dev/strategy": "spread"}
     write(d, "numa-spread", json.dumps({"pod": numa, "count": 4}))
+    write(d, "group-levels", json.dumps({"pod": {"metadata": {"name": "wide", "annotations": {
+        "gputopo.dev/group": "wide", "gputopo.dev/group-size": "3",
+        "gputopo.dev/group-levels": "nvidia.com/gpu.clique=preferred"}},
+        "spec": pod["spec"]}, "groupSize": 3}))
     write(d, "policy-shipped", json.dumps({"pod": pod, "policy": (ROOT / "config/scheduler-policy.yaml").read_text()}))
     trace = (ROOT / "tests/data/sim/synthetic-pods.csv").read_text().splitlines()
     write(d, "csv-trace", json.dumps({"csv": "\n".join(trace[:40]) + "\n"}))

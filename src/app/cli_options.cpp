@@ -431,6 +431,7 @@ Status applyWhatifFlag(std::string_view flag, const std::string& value, WhatifOp
     return Ok{};
   }
   if (flag == "--count") return setCount(flag, value, o.count, 1, 1'000'000);
+  if (flag == "--group-size") return setCount(flag, value, o.groupSize, 1, 1'000'000);
   if (flag == "--min-link") {
     o.minLink = value;
     return Ok{};
@@ -475,6 +476,14 @@ Result<Invocation> parseWhatif(const std::vector<std::string>& args) {
   }
   if (o.count > 0 && !o.csvFile.empty()) {
     return invalidArgument("--count: goes with --gpus, --mig or --pod-file, not --csv");
+  }
+  if (o.groupSize > 0 && !o.csvFile.empty()) {
+    return invalidArgument("--group-size: goes with --gpus, --mig or --pod-file, not --csv");
+  }
+  if (o.groupSize > 0 && o.count > 0) {
+    return invalidArgument(
+        "--group-size: give either --count (pods one after another) or --group-size (one group "
+        "of that many pods), not both");
   }
   if (!flags && (!o.minLink.empty() || !o.numa.empty() || !o.strategy.empty())) {
     return invalidArgument(
@@ -571,8 +580,8 @@ Result<Invocation> parseClaimTemplate(const std::vector<std::string>& args) {
 std::string whatifHelp() {
   return "Usage: gpu-topology-extender whatif --url URL (--gpus N | --mig PROFILE | --pod-file "
          "FILE | --csv FILE)\n"
-         "         [--count N] [--min-link CLASS] [--numa single] [--strategy binpack|spread]\n"
-         "         [--policy FILE] [-o table|json]\n\n"
+         "         [--count N | --group-size M] [--min-link CLASS] [--numa single]\n"
+         "         [--strategy binpack|spread] [--policy FILE] [-o table|json]\n\n"
          "Asks a running extender (POST URL/whatif; it needs a cluster cache) where pods arriving\n"
          "now would go, with which GPUs, and what each would strand (the node's free all-NVLink\n"
          "sets of 1/2/4/8 GPUs before and after), placing them one after another on a copy of\n"
@@ -582,6 +591,8 @@ std::string whatifHelp() {
          "  --mig PROFILE     a pod asking for one MIG instance (e.g. 3g.40gb)\n"
          "  --pod-file FILE   the pod as JSON (kubectl get pod NAME -o json)\n"
          "  --count N         N such pods, one after another (default 1)\n"
+         "  --group-size M    instead: one pod group of M such pods, placed whole by the group\n"
+         "                    planner (the domain, each member's node and GPUs)\n"
          "  --min-link CLASS, --numa single, --strategy binpack|spread\n"
          "                    the pod's gputopo.dev/ annotations (with --gpus or --mig)\n"
          "  --csv FILE        pods in the simulator's trace format (name,cpu_milli,memory_mib,"
@@ -719,7 +730,9 @@ std::string serveHelp() {
          "                            requests and nodes' GPU usage to anyone who can connect)\n"
          "  --disable-whatif          do not serve PATH/whatif and /whatif (the same)\n"
          "  --disable-nodes           do not serve PATH/nodes and /nodes (the same)\n"
-         "  --whatif-max-pods N       pods in one what-if: its count or CSV rows (default 1000)\n"
+         "  --whatif-max-pods N       pods in one what-if: its count, group size or CSV rows "
+         "(default\n"
+         "                            1000)\n"
          "  --whatif-deadline D       the longest one what-if may run; one runs at a time\n"
          "                            (default 3s)\n"
          "High availability (docs/operations.md); every replica keeps its cache warm, only the\n"

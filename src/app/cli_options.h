@@ -102,15 +102,17 @@ struct ExplainOptions {
 };
 
 // `gpu-topology-extender whatif --url URL (--gpus N | --mig PROFILE | --pod-file FILE | --csv FILE)
-// [--count N] [--min-link C] [--numa single] [--strategy S] [--policy FILE] [-o table|json]`.
+// [--count N | --group-size M] [--min-link C] [--numa single] [--strategy S] [--policy FILE] [-o
+// table|json]`.
 struct WhatifOptions {
   std::string url;
-  std::int64_t gpus = 0;  // --gpus: whole GPUs of the pod
-  std::string mig;        // --mig: one MIG instance of this profile ("3g.40gb")
-  std::string podFile;    // --pod-file: a v1.Pod as JSON (kubectl get pod -o json)
-  std::string csvFile;    // --csv: pods in the simulator's trace format
-  std::size_t count = 0;  // --count: copies of the pod (0: not given, one)
-  std::string minLink;    // --min-link, --numa, --strategy: the pod's gputopo.dev/ annotations
+  std::int64_t gpus = 0;      // --gpus: whole GPUs of the pod
+  std::string mig;            // --mig: one MIG instance of this profile ("3g.40gb")
+  std::string podFile;        // --pod-file: a v1.Pod as JSON (kubectl get pod -o json)
+  std::string csvFile;        // --csv: pods in the simulator's trace format
+  std::size_t count = 0;      // --count: copies of the pod (0: not given, one)
+  std::size_t groupSize = 0;  // --group-size: one group of that many copies (0: not given)
+  std::string minLink;        // --min-link, --numa, --strategy: the pod's gputopo.dev/ annotations
   std::string numa;
   std::string strategy;
   std::string policyFile;  // --policy: a proposed policy YAML, compared with the running one

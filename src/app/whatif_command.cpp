@@ -65,6 +65,9 @@ Result<std::string> whatifBody(const WhatifOptions& options, const WhatifFiles& 
     writePod(w, options);
   }
   if (options.count > 0) w.key("count").integer(static_cast<std::int64_t>(options.count));
+  if (options.groupSize > 0) {
+    w.key("groupSize").integer(static_cast<std::int64_t>(options.groupSize));
+  }
   if (!options.policyFile.empty()) w.key("policy").string(files.policy);
   w.endObject();
   return body;

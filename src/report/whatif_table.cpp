@@ -17,9 +17,21 @@ struct Placement {
       clusterAfter, reason;
 };
 
+struct Verdict {
+  std::string level, domain, verdict;
+};
+
+// A group what-if's plan (`group` of a run); its reason names the chosen domain.
+struct GroupPlanText {
+  std::string size, status, level, reason;
+  std::vector<Verdict> verdicts;
+};
+
 struct Run {
   std::string name, hash, demand, placed, clusterBefore, clusterAfter;
   std::vector<Placement> placements;
+  bool grouped = false;
+  GroupPlanText group;
 };
 
 struct Document {
@@ -45,10 +57,26 @@ bool readPlacement(JsonReader& r, Placement& p) {
                     });
 }
 
+bool readGroupPlan(JsonReader& r, GroupPlanText& g) {
+  return readObject(
+      r, {{"size", &g.size}, {"status", &g.status}, {"level", &g.level}, {"reason", &g.reason}},
+      [&](const std::string& key) {
+        return key == "verdicts" && readList(r, g.verdicts, [&r](Verdict& v) {
+                 return readObject(
+                     r, {{"level", &v.level}, {"domain", &v.domain}, {"verdict", &v.verdict}});
+               });
+      });
+}
+
 bool readRun(JsonReader& r, Run& run) {
   return readObject(r, {{"name", &run.name}, {"hash", &run.hash}, {"placed", &run.placed}},
                     [&](const std::string& key) {
                       if (key == "demand") return readDemandText(r, run.demand);
+                      if (key == "group") {
+                        if (r.peek() == json::Kind::kNull) return false;  // skipped
+                        run.grouped = true;
+                        return readGroupPlan(r, run.group);
+                      }
                       if (key == "clusterFreeSetsBefore") {
                         return readFreeSets(r, run.clusterBefore);
                       }
@@ -73,8 +101,10 @@ Result<Document> readDocument(std::string_view text) {
 }
 
 std::string headline(const Document& doc) {
-  std::string out = "what-if: " + doc.pods + (doc.pods == "1" ? " pod" : " pods");
-  if (doc.mode == "pod" && doc.runs.size() == 1 && !doc.runs.front().demand.empty()) {
+  std::string out = "what-if: ";
+  if (doc.mode == "group") out += "a group of ";
+  out += doc.pods + (doc.pods == "1" ? " pod" : " pods");
+  if (doc.mode != "csv" && doc.runs.size() == 1 && !doc.runs.front().demand.empty()) {
     out += " of " + doc.runs.front().demand;
   } else if (doc.mode == "csv") {
     out += " from the CSV";
@@ -82,25 +112,48 @@ std::string headline(const Document& doc) {
   out += ", on " + doc.nodes + " nodes\n";
   for (const Run& run : doc.runs) {
     out += run.name + " policy " + run.hash;
-    if (doc.runs.size() > 1 && doc.mode == "pod") out += ": " + run.demand;
+    if (doc.runs.size() > 1 && doc.mode != "csv") out += ": " + run.demand;
     out += "\n";
   }
   return out;
 }
 
-// Single policy: the full detail of each placement.
+// Single policy: the full detail of each placement. A group's members were placed by the planner,
+// not by score: no SCORE, WIRE, TIED.
 std::string oneRun(const Run& run) {
   std::vector<TextRow> rows;
-  rows.push_back({"POD", "NODE", "GPUS", "LINK", "SCORE", "WIRE", "TIED", "STRANDED",
-                  "NODE SETS 1/2/4/8", "CLUSTER SETS", "REASON"});
+  if (run.grouped) {
+    rows.push_back(
+        {"POD", "NODE", "GPUS", "LINK", "STRANDED", "NODE SETS 1/2/4/8", "CLUSTER SETS", "REASON"});
+  } else {
+    rows.push_back({"POD", "NODE", "GPUS", "LINK", "SCORE", "WIRE", "TIED", "STRANDED",
+                    "NODE SETS 1/2/4/8", "CLUSTER SETS", "REASON"});
+  }
   for (const Placement& p : run.placements) {
     const std::string sets = p.setsBefore.empty() ? "" : p.setsBefore + " -> " + p.setsAfter;
     const bool placed = !p.node.empty();
-    rows.push_back({p.pod, orDash(p.node), orDash(p.gpus), orDash(p.link), orDash(p.score),
-                    orDash(p.wire), placed ? p.tied : "-", placed ? p.stranded : "-", orDash(sets),
-                    orDash(p.clusterAfter), orDash(p.reason)});
+    TextRow row = {p.pod, orDash(p.node), orDash(p.gpus), orDash(p.link)};
+    if (!run.grouped)
+      row.insert(row.end(), {orDash(p.score), orDash(p.wire), placed ? p.tied : "-"});
+    // A group's unplaced members share the plan's reason, printed once below the table.
+    const std::string reason = run.grouped && !placed ? "group not placed (below)" : p.reason;
+    row.insert(row.end(),
+               {placed ? p.stranded : "-", orDash(sets), orDash(p.clusterAfter), orDash(reason)});
+    rows.push_back(std::move(row));
   }
   return alignedColumns(rows);
+}
+
+// A group's plan under one policy: where it went and why, and the planner's word on every other
+// domain it looked at.
+std::string groupLines(const Run& run) {
+  const GroupPlanText& g = run.group;
+  std::string out = run.name + ": group " + g.status;
+  out += g.reason.empty() ? "\n" : ": " + g.reason + "\n";
+  for (const Verdict& v : g.verdicts) {
+    out += "  " + v.level + "=" + orDash(v.domain) + ": " + v.verdict + "\n";
+  }
+  return out;
 }
 
 // Several policies: node, GPUs, link and the node's sets after, per policy, side by side.
@@ -140,6 +193,7 @@ Result<std::string> whatifTable(std::string_view json) {
   std::string out = headline(*doc);
   out += doc->runs.size() == 1 ? oneRun(doc->runs.front()) : sideBySide(doc->runs);
   for (const Run& run : doc->runs) {
+    if (run.grouped) out += groupLines(run);
     out += run.name + ": placed " + run.placed + " of " + doc->pods +
            "; the cluster's free all-NVLink sets of 1/2/4/8 GPUs: " + run.clusterBefore + " -> " +
            run.clusterAfter + "\n";

@@ -192,32 +192,11 @@ std::string_view slotState(const CommittedGroupPlan& plan, std::size_t slot) {
   return plan.claimed(slot) ? "claimed" : "released";
 }
 
-void writeDomainName(JsonWriter& w, const GroupDomainNames* names, std::size_t level,
-                     std::uint32_t id) {
-  if (id == kNoDomain || id == kMixedDomain || names == nullptr) {
-    w.null();
-  } else {
-    w.string(names->name(level, id));
-  }
-}
-
 void writePlan(JsonWriter& w, const CommittedGroupPlan& plan, bool committed,
                const GroupDomainNames* names, std::int64_t nowUnix) {
   const GroupPlan& p = plan.plan;
   w.beginObject().key("committed").boolean(committed);
-  w.key("level");
-  if (p.level >= 0 && static_cast<std::size_t>(p.level) < plan.levels.size()) {
-    w.string(plan.levels[static_cast<std::size_t>(p.level)].label);
-  } else {
-    w.null();
-  }
-  // Per level of the policy: the one domain every member shares, or null.
-  w.key("domains").beginObject();
-  for (std::size_t level = 0; level < plan.levels.size() && level < kMaxGroupLevels; ++level) {
-    w.key(plan.levels[level].label);
-    writeDomainName(w, names, level, p.domain[level]);
-  }
-  w.endObject();
+  writePlanLevel(w, p, plan.levels, names);
   w.key("reason").string(p.reason);
   w.key("expiresInSeconds");
   if (committed) {
@@ -264,12 +243,8 @@ void writeGroup(JsonWriter& w, const GroupDecision* group, const GroupDomainName
     w.null();
   }
   w.key("sizeFrom").string(ref.sizeFrom);
-  w.key("levels").beginArray();
-  for (const GroupLevel& level : ref.levels) {
-    w.element().beginObject().key("label").string(level.label);
-    w.key("mode").string(groupLevelModeName(level.mode)).endObject();
-  }
-  w.endArray();
+  w.key("levels");
+  writeGroupLevels(w, ref.levels);
   // committed: answered from the group's plan; proposed: a plan this request made but did not
   // hold (explain, prioritize); refused: a required level cannot hold the group; perPod: placed
   // as a pod without a group (note says why).
@@ -298,19 +273,9 @@ void writeGroup(JsonWriter& w, const GroupDecision* group, const GroupDomainName
   }
   w.key("refusal").string(status == "refused" ? std::string_view(group->proposal->reason) : "");
   // Why each domain the planner looked at was or was not chosen.
-  w.key("domains").beginArray();
-  if (verdictsOf != nullptr) {
-    for (const DomainVerdict& verdict : verdictsOf->domains) {
-      w.element().beginObject().key("level");
-      w.string(verdict.level < ref.levels.size() ? std::string_view(ref.levels[verdict.level].label)
-                                                 : "");
-      w.key("domain");
-      writeDomainName(w, names, verdict.level, verdict.domain);
-      w.key("slots").integer(verdict.slots).key("needed").integer(verdict.needed);
-      w.key("verdict").string(domainVerdictText(verdict, names)).endObject();
-    }
-  }
-  w.endArray().endObject();
+  w.key("domains");
+  writeDomainVerdicts(w, verdictsOf, ref.levels, names);
+  w.endObject();
 }
 
 // A set's quality: {"weakestLink": ..., "bandwidthGBps": ...}, or null when unknown.
@@ -367,6 +332,57 @@ void writePlacement(JsonWriter& w, const PlacementRecord& record) {
 }
 
 }  // namespace
+
+void writeDomainName(JsonWriter& w, const GroupDomainNames* names, std::size_t level,
+                     std::uint32_t id) {
+  if (id == kNoDomain || id == kMixedDomain || names == nullptr) {
+    w.null();
+  } else {
+    w.string(names->name(level, id));
+  }
+}
+
+void writeGroupLevels(JsonWriter& w, std::span<const GroupLevel> levels) {
+  w.beginArray();
+  for (const GroupLevel& level : levels) {
+    w.element().beginObject().key("label").string(level.label);
+    w.key("mode").string(groupLevelModeName(level.mode)).endObject();
+  }
+  w.endArray();
+}
+
+void writePlanLevel(JsonWriter& w, const GroupPlan& plan, std::span<const GroupLevel> levels,
+                    const GroupDomainNames* names) {
+  w.key("level");
+  if (plan.level >= 0 && static_cast<std::size_t>(plan.level) < levels.size()) {
+    w.string(levels[static_cast<std::size_t>(plan.level)].label);
+  } else {
+    w.null();
+  }
+  // Per level of the policy: the one domain every member shares, or null.
+  w.key("domains").beginObject();
+  for (std::size_t level = 0; level < levels.size() && level < kMaxGroupLevels; ++level) {
+    w.key(levels[level].label);
+    writeDomainName(w, names, level, plan.domain[level]);
+  }
+  w.endObject();
+}
+
+void writeDomainVerdicts(JsonWriter& w, const GroupPlan* plan, std::span<const GroupLevel> levels,
+                         const GroupDomainNames* names) {
+  w.beginArray();
+  if (plan != nullptr) {
+    for (const DomainVerdict& verdict : plan->domains) {
+      w.element().beginObject().key("level");
+      w.string(verdict.level < levels.size() ? std::string_view(levels[verdict.level].label) : "");
+      w.key("domain");
+      writeDomainName(w, names, verdict.level, verdict.domain);
+      w.key("slots").integer(verdict.slots).key("needed").integer(verdict.needed);
+      w.key("verdict").string(domainVerdictText(verdict, names)).endObject();
+    }
+  }
+  w.endArray();
+}
 
 void writePodDemand(JsonWriter& w, const PodDemand& demand) {
   w.beginObject().key("gpus").integer(demand.gpus).key("mig").beginArray();

@@ -1,6 +1,7 @@
 #pragma once
 // The explain answer as JSON. Field names are a stable interface (docs/api.md, "Explain"): tools
 // and the `explain` command read them, so fields are only ever added, never renamed.
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -40,6 +41,19 @@ std::string_view verdictName(Verdict verdict) noexcept;
 // pod's demand as `pod.demand` reads, a GPU set as an ascending index array, and the node's
 // `topology` value (known, linksUnknown, unknown, malformed; unresolved for a null state).
 void writePodDemand(json::JsonWriter& w, const PodDemand& demand);
+// A level's domain by id: its name, or null (no domain, several, or no names).
+void writeDomainName(json::JsonWriter& w, const GroupDomainNames* names, std::size_t level,
+                     std::uint32_t id);
+// A group's levels: [{"label", "mode"}].
+void writeGroupLevels(json::JsonWriter& w, std::span<const GroupLevel> levels);
+// A plan's place, as members of the open object: "level" (the label of the level whose domain
+// holds it, or null) and "domains" (per level, the domain every member shares, or null).
+void writePlanLevel(json::JsonWriter& w, const GroupPlan& plan, std::span<const GroupLevel> levels,
+                    const GroupDomainNames* names);
+// The planner's verdict on every domain it looked at (explain's `group.domains`, the group
+// what-if's): [{"level", "domain", "slots", "needed", "verdict"}]; [] for a null plan.
+void writeDomainVerdicts(json::JsonWriter& w, const GroupPlan* plan,
+                         std::span<const GroupLevel> levels, const GroupDomainNames* names);
 void writeGpuList(json::JsonWriter& w, GpuMask gpus);
 std::string_view topologyName(const NodeState* state);
 

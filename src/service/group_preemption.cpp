@@ -9,15 +9,17 @@
 #include "core/node_charges.h"
 #include "core/pod_group.h"
 #include "service/cluster_backend.h"
+#include "service/group_requests.h"
 #include "snapshot/cluster_snapshot.h"
 
 namespace gte {
 namespace {
 
-// A committed plan: candidates outside its required domains are dropped, those where it holds a
-// slot need no GPU victim.
+// A committed plan: candidates outside its required domains are dropped, the one holding the
+// member's pinned slot (group_requests.h, pinnedStates) needs no GPU victim.
 std::vector<GroupPreempt> insidePlan(const CommittedGroupPlan& plan,
-                                     const ClusterSnapshot& snapshot,
+                                     const ClusterSnapshot& snapshot, const PodInfo& pod,
+                                     const PodDemand& demand, const GroupPlanStore& store,
                                      std::span<const PreemptCandidate> candidates) {
   std::vector<NodeCandidate> nodes;
   std::vector<const NodeGroupFacts*> facts;
@@ -25,12 +27,7 @@ std::vector<GroupPreempt> insidePlan(const CommittedGroupPlan& plan,
     nodes.push_back(NodeCandidate{c.node, c.state, {}, nullptr});
     facts.push_back(snapshot.nodes.groupFacts(c.node));
   }
-  std::vector<const NodeState*> open;
-  for (std::size_t i = 0; i < plan.plan.slots.size(); ++i) {
-    if (!plan.held(i)) continue;
-    if (const NodeState* state = snapshot.find(plan.plan.slots[i].node)) open.push_back(state);
-  }
-  std::sort(open.begin(), open.end());
+  const std::vector<const NodeState*> open = pinnedStates(plan, snapshot, pod, demand, store);
   const GroupAnswers answers = memberAnswers(plan, nodes, facts, open, snapshot.groupDomains.get());
   std::vector<GroupPreempt> out;
   for (const GroupAnswers::Kind kind : answers.nodes) {
@@ -54,7 +51,7 @@ Result<std::optional<std::vector<GroupPreempt>>> groupPreemption(
   if (!parsed->has_value() || demand.empty() || store == nullptr) return Keep{};
   const PodGroupRef& ref = **parsed;
   if (const CommittedGroupPlan* plan = snapshot.groupPlan(ref.key)) {
-    return Keep{insidePlan(*plan, snapshot, candidates)};
+    return Keep{insidePlan(*plan, snapshot, pod, demand, *store, candidates)};
   }
   if (!ref.size) return Keep{};
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/member_pin.h"
 #include "metrics/metrics.h"
 #include "service/cluster_backend.h"
 #include "snapshot/cluster_snapshot.h"
@@ -20,24 +21,14 @@ CommittedGroupPlanConstSharedPtr committedPlan(const ClusterSnapshot& snapshot,
   return it == snapshot.groupPlans->end() ? nullptr : it->second;
 }
 
-// The states, in `snapshot`, of the nodes where the plan holds a slot for a member of `demand`'s
-// shape, sorted. Only those are the member's planned nodes: a slot planned for another shape (a
-// group of mixed sizes) may not hold it, and bind would then refuse what filter let through.
-std::vector<const NodeState*> openStates(const CommittedGroupPlan& plan,
-                                         const ClusterSnapshot& snapshot, const PodDemand& demand) {
-  std::vector<const NodeState*> out;
-  for (std::size_t i = 0; i < plan.plan.slots.size(); ++i) {
-    if (!plan.heldForShape(i, demand)) continue;
-    if (const NodeState* state = snapshot.find(plan.plan.slots[i].node)) out.push_back(state);
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
+bool samePod(const PodInfo& a, const PodInfo& b) {
+  return a.uid.empty() || b.uid.empty() ? a.ns == b.ns && a.name == b.name : a.uid == b.uid;
 }
 
 GroupAnswers answersFrom(const CommittedGroupPlan& plan, const Resolved& resolved,
-                         const PodDemand& demand) {
-  const std::vector<const NodeState*> open = openStates(plan, *resolved.snapshot, demand);
+                         const PodInfo& pod, const PodDemand& demand, const GroupPlanStore& store) {
+  const std::vector<const NodeState*> open =
+      pinnedStates(plan, *resolved.snapshot, pod, demand, store);
   return memberAnswers(plan, resolved.candidates, resolved.groupFacts, open,
                        resolved.snapshot->groupDomains.get());
 }
@@ -47,10 +38,6 @@ struct PlanInputs {
   std::vector<GroupDomainIds> anchors;
   std::vector<std::string> anchorNodes;
 };
-
-bool samePod(const PodInfo& a, const PodInfo& b) {
-  return a.uid.empty() || b.uid.empty() ? a.ns == b.ns && a.name == b.name : a.uid == b.uid;
-}
 
 // The members still to place: this pod, the members the cache holds waiting (their own demands),
 // and as many more like this pod as the size says; the members already placed anchor the plan.
@@ -131,6 +118,23 @@ metrics::GroupOutcome outcomeOf(GroupPlanStatus status) {
 
 }  // namespace
 
+std::vector<const NodeState*> pinnedStates(const CommittedGroupPlan& plan,
+                                           const ClusterSnapshot& snapshot, const PodInfo& pod,
+                                           const PodDemand& demand, const GroupPlanStore& store) {
+  std::vector<std::string> names;
+  const Policy& policy = *snapshot.policy;
+  for (const PodInfo& other : store.groupMembers(plan.key).waiting) {
+    if (samePod(other, pod)) continue;
+    const Result<PodDemand> theirs = parsePodDemand(other, policy);
+    if (theirs && sameShape(*theirs, demand)) names.push_back(other.name);
+  }
+  std::vector<const NodeState*> out;
+  if (const auto slot = pinnedSlot(plan, demand, pod.name, names)) {
+    if (const NodeState* state = snapshot.find(plan.plan.slots[*slot].node)) out.push_back(state);
+  }
+  return out;
+}
+
 bool podNamesGroup(const PodInfo& pod, const ClusterBackend* cluster,
                    const PolicySource& policySource) {
   const auto snapshot = cluster != nullptr ? cluster->snapshot() : nullptr;
@@ -165,7 +169,7 @@ Result<GroupDecision> decideGroup(const PodInfo& pod, const Result<PodDemand>& d
   }
   for (int attempt = 0; attempt < kCommitAttempts; ++attempt) {
     if (auto committed = committedPlan(*resolved.snapshot, ref.key)) {
-      out.answers = answersFrom(*committed, resolved, *demand);
+      out.answers = answersFrom(*committed, resolved, pod, *demand, *store);
       out.committed = std::move(committed);
       return out;
     }
@@ -203,7 +207,7 @@ Result<GroupDecision> decideGroup(const PodInfo& pod, const Result<PodDemand>& d
     }
     CommittedGroupPlan candidate = committable(ref, std::move(inputs), std::move(plan));
     if (write == GroupWrite::kReadOnly) {
-      out.answers = answersFrom(candidate, resolved, *demand);
+      out.answers = answersFrom(candidate, resolved, pod, *demand, *store);
       out.uncommitted = std::make_shared<const CommittedGroupPlan>(std::move(candidate));
       return out;
     }
@@ -215,7 +219,7 @@ Result<GroupDecision> decideGroup(const PodInfo& pod, const Result<PodDemand>& d
         metrics->observeGroupPlanning(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
       }
-      out.answers = answersFrom(**committed, resolved, *demand);
+      out.answers = answersFrom(**committed, resolved, pod, *demand, *store);
       out.committed = std::move(*committed);
       return out;
     }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "core/committed_group_plan.h"
@@ -19,6 +20,7 @@
 
 namespace gte {
 class ClusterBackend;
+class GroupPlanStore;
 namespace metrics {
 class Metrics;
 }
@@ -42,6 +44,15 @@ enum class GroupWrite : std::uint8_t {
   kCommit,    // filter: a plan made here is committed (holds its slots)
   kReadOnly,  // prioritize, explain, preempt: a plan made here is only proposed
 };
+
+// The member's planned node: the state, in `snapshot`, of the node of the held slot it is pinned
+// to (core/member_pin.h; the group's waiting members come from `store`), or none when the plan
+// holds no slot for it. Only that node answers kPlanned: keeping a member on every node where its
+// group holds a slot of its shape would let a gang cycle send two members to a node that holds
+// one.
+std::vector<const NodeState*> pinnedStates(const CommittedGroupPlan& plan,
+                                           const ClusterSnapshot& snapshot, const PodInfo& pod,
+                                           const PodDemand& demand, const GroupPlanStore& store);
 
 // Resolves again from the newest snapshot (a commit found its plan stale).
 using Reresolve = std::function<Result<Resolved>()>;

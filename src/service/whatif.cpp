@@ -4,7 +4,9 @@
 #include <memory>
 #include <utility>
 
+#include "core/pod_group.h"
 #include "policy/policy_yaml.h"
+#include "sim/live_group_plan.h"
 
 namespace gte {
 namespace {
@@ -58,15 +60,64 @@ Result<std::vector<sim::ReplayPod>> podsUnder(const WhatifRequest& request, cons
         "does not ask the extender about such a pod");
   }
   demandOut = *demand;
-  pods.reserve(static_cast<std::size_t>(request.count));
-  for (std::int64_t i = 0; i < request.count; ++i) {
+  const std::int64_t count = request.groupSize.value_or(request.count);
+  pods.reserve(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) {
     sim::ReplayPod pod;
-    pod.pod = sim::SimPod(copyName(request.pod->name, i, request.count), 0, 0,
+    pod.pod = sim::SimPod(copyName(request.pod->name, i, count), 0, 0,
                           static_cast<int>(std::min<std::int64_t>(demand->gpus, 1 << 20)));
     pod.demand = *demand;
     pods.push_back(std::move(pod));
   }
   return pods;
+}
+
+// The levels a group of the request's pod is planned by under `policy`: the pod's own
+// `<prefix>group-levels` modes when it names a group, else the policy's.
+Result<std::vector<GroupLevel>> groupLevels(const PodInfo& pod, const Policy& policy,
+                                            const Policy& running) {
+  auto ref = parsePodGroup(pod, policy, nullptr);
+  if (!ref) return invalidArgument("pod: " + ref.error().message);
+  std::vector<GroupLevel> levels = *ref ? (*ref)->levels : policy.groups.levels;
+  // The snapshot's domain ids were interned under the running policy's level labels.
+  const auto labels = [](const std::vector<GroupLevel>& of) {
+    std::vector<std::string> out;
+    for (const GroupLevel& level : of)
+      out.push_back(level.label);
+    return out;
+  };
+  if (labels(policy.groups.levels) != labels(running.groups.levels)) {
+    return invalidArgument(
+        "policy: groups.levels name other labels than the running policy's; the cluster's "
+        "domains were read with the running ones, so a group what-if can compare modes and "
+        "scoring, not other levels");
+  }
+  return levels;
+}
+
+// The request's group placed by the planner under `run`'s policy and levels: the run's steps are
+// its members.
+void planGroupRun(const WhatifRequest& request, const WhatifOutcome& outcome,
+                  const std::vector<GroupDomainIds>& domains, std::span<const sim::ReplayPod> pods,
+                  WhatifPolicyRun& run) {
+  std::vector<PodDemand> members;
+  members.reserve(pods.size());
+  for (const sim::ReplayPod& pod : pods)
+    members.push_back(pod.demand);
+  const std::string group =
+      request.pod->ns + "/" + (request.pod->name.empty() ? "whatif" : request.pod->name);
+  sim::LiveGroupPlanInput input;
+  input.nodes = outcome.nodes;
+  input.domains = domains;
+  input.domainNames = outcome.snapshot->groupDomains.get();
+  input.group = group;
+  input.levels = run.levels;
+  input.members = members;
+  input.rebuild = run.policy != outcome.snapshot->policy;
+  sim::LiveGroupPlan planned = sim::planGroupOnLiveStates(input, *run.policy);
+  run.replay.clusterBefore = planned.clusterBefore;
+  run.replay.steps = std::move(planned.steps);
+  run.group = std::move(planned.plan);
 }
 
 }  // namespace
@@ -101,6 +152,33 @@ Result<WhatifOutcome> runWhatif(const WhatifRequest& request,
   std::sort(out.nodes.begin(), out.nodes.end(),
             [](const sim::LiveNode& a, const sim::LiveNode& b) { return a.name < b.name; });
   out.snapshot = std::move(snapshot);
+  if (request.groupSize) {
+    out.groupSize = request.groupSize;
+    std::vector<GroupDomainIds> domains;
+    domains.reserve(out.nodes.size());
+    for (const sim::LiveNode& node : out.nodes) {
+      const NodeGroupFacts* facts = out.snapshot->nodes.groupFacts(node.name);
+      domains.push_back(facts != nullptr
+                            ? facts->domain
+                            : GroupDomainIds{kNoDomain, kNoDomain, kNoDomain, kNoDomain});
+    }
+    for (WhatifPolicyRun& run : out.runs) {
+      auto levels = groupLevels(*request.pod, *run.policy, *running);
+      if (!levels) return std::move(levels).error();
+      run.levels = std::move(*levels);
+    }
+    for (std::size_t i = 0; i < out.runs.size(); ++i) {
+      // The planner runs once per policy, whole: the deadline is checked between the runs.
+      if (!keepGoing()) {
+        out.stopped = true;
+        break;
+      }
+      planGroupRun(request, out, domains, podsPerPolicy[i], out.runs[i]);
+    }
+    out.stopped = out.stopped || !keepGoing();
+    out.pods = std::move(podsPerPolicy.front());
+    return out;
+  }
   for (std::size_t i = 0; i < out.runs.size(); ++i) {
     WhatifPolicyRun& run = out.runs[i];
     run.replay = sim::replayOnLiveStates(out.nodes, podsPerPolicy[i], *run.policy,

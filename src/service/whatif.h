@@ -1,7 +1,8 @@
 #pragma once
 // The what-if (docs/api.md, "What-if"): the request's pods placed one after another on a copy of
 // the cluster snapshot, by the simulator's engine with the extender's chooser (sim/live_replay.h),
-// under the running policy and, when the request carries one, a proposed policy on another copy
+// or, for a group, placed all at once by the group planner (sim/live_group_plan.h), under the
+// running policy and, when the request carries one, a proposed policy on another copy
 // of the same snapshot. Read-only: the snapshot's states are shared and immutable, and nothing
 // here reserves, binds or publishes. Pure apart from `keepGoing`, which the caller ties to the
 // deadline.
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "core/group_plan.h"
 #include "core/pod_demand.h"
 #include "policy/policy.h"
 #include "service/whatif_request.h"
@@ -24,10 +26,15 @@ struct WhatifPolicyRun {
   PolicyConstSharedPtr policy;
   std::optional<PodDemand> demand;  // the pod's demand under this policy; none for a CSV
   sim::LiveReplay replay;
+  // A group what-if (WhatifRequest::groupSize): the planner's answer (its domain, reason and
+  // verdicts; replay.steps are its members) and the levels it planned by.
+  std::optional<GroupPlan> group;
+  std::vector<GroupLevel> levels;
 };
 
 struct WhatifOutcome {
   bool csv = false;
+  std::optional<std::int64_t> groupSize;   // a group what-if: its members
   std::vector<sim::ReplayPod> pods;        // under the running policy (names and requests)
   ClusterSnapshotConstSharedPtr snapshot;  // keeps `nodes` alive
   std::vector<sim::LiveNode> nodes;        // by name; placements index them
@@ -37,7 +44,8 @@ struct WhatifOutcome {
 
 // Errors (kInvalidArgument): the pod asks for no GPU or MIG devices, its annotations are invalid,
 // the proposed policy does not parse or changes how labels are read (labelPrefix, MIG products:
-// the snapshot's states were read under the running policy).
+// the snapshot's states were read under the running policy; for a group, the labels of its
+// levels: the snapshot's domains were read under the running levels).
 Result<WhatifOutcome> runWhatif(const WhatifRequest& request,
                                 ClusterSnapshotConstSharedPtr snapshot,
                                 const std::function<bool()>& keepGoing);

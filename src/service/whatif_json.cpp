@@ -20,8 +20,14 @@ std::string_view unplacedReason(const sim::ReplayStep& step) {
   return "no node fits it now";
 }
 
+// Why a member of a group what-if has no node: the planner's reason.
+std::string_view unplacedReason(const sim::ReplayStep& step, const WhatifPolicyRun& run) {
+  if (run.group && step.placement.node < 0 && step.asksForGpus) return run.group->reason;
+  return unplacedReason(step);
+}
+
 void writePlacement(JsonWriter& w, const sim::ReplayPod& pod, const sim::ReplayStep& step,
-                    const WhatifOutcome& outcome) {
+                    const WhatifPolicyRun& run, const WhatifOutcome& outcome) {
   const sim::PodPlacement& p = step.placement;
   const bool placed = p.node >= 0;
   w.element().beginObject();
@@ -74,7 +80,23 @@ void writePlacement(JsonWriter& w, const sim::ReplayPod& pod, const sim::ReplayS
   }
   w.key("clusterFreeSetsAfter");
   writeFreeSets(w, step.clusterAfter);
-  w.key("reason").string(placed ? std::string_view() : unplacedReason(step));
+  w.key("reason").string(placed ? std::string_view() : unplacedReason(step, run));
+  w.endObject();
+}
+
+// A group what-if's plan: its status, the level and domains it chose, why, and the verdict on
+// every domain the planner looked at.
+void writeGroupPlan(JsonWriter& w, const WhatifPolicyRun& run, const WhatifOutcome& outcome) {
+  const GroupPlan& plan = *run.group;
+  const GroupDomainNames* names = outcome.snapshot->groupDomains.get();
+  w.beginObject().key("size").integer(outcome.groupSize.value_or(0));
+  w.key("status").string(groupPlanStatusName(plan.status));
+  w.key("levels");
+  writeGroupLevels(w, run.levels);
+  writePlanLevel(w, plan, run.levels, names);
+  w.key("reason").string(plan.reason);
+  w.key("verdicts");
+  writeDomainVerdicts(w, &plan, run.levels, names);
   w.endObject();
 }
 
@@ -92,6 +114,14 @@ void writeRun(JsonWriter& w, const WhatifPolicyRun& run, const WhatifOutcome& ou
     placed += step.placement.node >= 0 ? 1 : 0;
   }
   w.key("placed").integer(placed);
+  if (outcome.groupSize) {
+    w.key("group");
+    if (run.group) {
+      writeGroupPlan(w, run, outcome);
+    } else {
+      w.null();
+    }
+  }
   w.key("clusterFreeSetsBefore");
   writeFreeSets(w, run.replay.clusterBefore);
   w.key("clusterFreeSetsAfter");
@@ -99,7 +129,7 @@ void writeRun(JsonWriter& w, const WhatifPolicyRun& run, const WhatifOutcome& ou
                                             : run.replay.steps.back().clusterAfter);
   w.key("placements").beginArray();
   for (std::size_t i = 0; i < run.replay.steps.size(); ++i) {
-    writePlacement(w, outcome.pods[i], run.replay.steps[i], outcome);
+    writePlacement(w, outcome.pods[i], run.replay.steps[i], run, outcome);
   }
   w.endArray().endObject();
 }
@@ -110,7 +140,7 @@ std::string writeWhatif(const WhatifOutcome& outcome) {
   std::string out;
   JsonWriter w(out);
   w.beginObject();
-  w.key("mode").string(outcome.csv ? "csv" : "pod");
+  w.key("mode").string(outcome.groupSize ? "group" : outcome.csv ? "csv" : "pod");
   w.key("pods").integer(static_cast<std::int64_t>(outcome.pods.size()));
   w.key("nodes").integer(static_cast<std::int64_t>(outcome.nodes.size()));
   w.key("policies").beginArray();

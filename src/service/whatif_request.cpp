@@ -53,13 +53,15 @@ Status readPod(json::JsonReader& r, WhatifRequest& out) {
   return Ok{};
 }
 
-Status readCount(json::JsonReader& r, std::size_t maxPods, WhatifRequest& out) {
-  if (r.peek() != json::Kind::kNumber || !r.readInt64(out.count)) {
-    return wrongKind(r, "count: expected a whole number of pods");
+// A whole number of pods from 1 to maxPods: `count`, `groupSize`.
+Status readPodNumber(json::JsonReader& r, std::string_view field, std::string_view unit,
+                     std::size_t maxPods, std::int64_t& out) {
+  if (r.peek() != json::Kind::kNumber || !r.readInt64(out)) {
+    return wrongKind(r, std::string(field) + ": expected a whole number of " + std::string(unit));
   }
-  if (out.count < 1) return invalidArgument("count: must be at least 1");
-  if (static_cast<std::uint64_t>(out.count) > maxPods) {
-    return tooManyPods("count", static_cast<std::size_t>(out.count), maxPods);
+  if (out < 1) return invalidArgument(std::string(field) + ": must be at least 1");
+  if (static_cast<std::uint64_t>(out) > maxPods) {
+    return tooManyPods(field, static_cast<std::size_t>(out), maxPods);
   }
   return Ok{};
 }
@@ -107,13 +109,18 @@ Result<WhatifRequest> parseWhatifRequest(std::string_view body, std::size_t maxP
       s = readPod(r, out);
     } else if (key == "count") {
       sawCount = true;
-      s = readCount(r, maxPods, out);
+      s = readPodNumber(r, "count", "pods", maxPods, out.count);
+    } else if (key == "groupSize") {
+      std::int64_t size = 0;
+      s = readPodNumber(r, "groupSize", "members", maxPods, size);
+      out.groupSize = size;
     } else if (key == "csv") {
       s = readCsv(r, maxPods, out);
     } else if (key == "policy") {
       s = readPolicy(r, out);
     } else {
-      return invalidArgument("unknown field \"" + key + "\" (expected pod, count, csv, policy)");
+      return invalidArgument("unknown field \"" + key +
+                             "\" (expected pod, count, groupSize, csv, policy)");
     }
     if (!s) return std::move(s).error();
   }
@@ -122,6 +129,14 @@ Result<WhatifRequest> parseWhatifRequest(std::string_view body, std::size_t maxP
     return invalidArgument("give either \"pod\" (a v1.Pod, with an optional \"count\") or \"csv\"");
   }
   if (sawCount && !out.pod) return invalidArgument("count: goes with \"pod\", not \"csv\"");
+  if (out.groupSize && !out.pod) {
+    return invalidArgument("groupSize: goes with \"pod\", not \"csv\"");
+  }
+  if (out.groupSize && sawCount) {
+    return invalidArgument(
+        "groupSize: give either \"count\" (pods placed one after another) or \"groupSize\" (one "
+        "group of that many members), not both");
+  }
   return out;
 }
 

@@ -290,6 +290,17 @@ TEST_CASE("the whatif command: one pod form, its annotations, a CSV, a policy") 
             .find("--count: must be 1-1000000") != std::string::npos);
   CHECK(error({"whatif", "--url", "http://h:1", "--csv", "p.csv", "--count", "2"})
             .find("--count: goes with") != std::string::npos);
+  auto group =
+      parseCommandLine({"whatif", "--url=http://h:1", "--gpus", "4", "--group-size", "16"});
+  REQUIRE(group.ok());
+  CHECK(group->whatif.groupSize == 16);
+  CHECK(group->whatif.count == 0);
+  CHECK(error({"whatif", "--url", "http://h:1", "--gpus", "1", "--group-size", "0"})
+            .find("--group-size: must be 1-1000000") != std::string::npos);
+  CHECK(error({"whatif", "--url", "http://h:1", "--csv", "p.csv", "--group-size", "2"})
+            .find("--group-size: goes with") != std::string::npos);
+  CHECK(error({"whatif", "--url", "http://h:1", "--gpus", "1", "--count", "2", "--group-size", "2"})
+            .find("either --count") != std::string::npos);
   CHECK(error({"whatif", "--url", "http://h:1", "--csv", "p.csv", "--min-link", "nvlink"})
             .find("--min-link") != std::string::npos);
   CHECK(error({"whatif", "--url", "http://h:1", "--gpus", "1", "-o", "yaml"}).find("-o") !=
@@ -297,6 +308,7 @@ TEST_CASE("the whatif command: one pod form, its annotations, a CSV, a policy") 
   auto help = parseCommandLine({"whatif", "--help"});
   REQUIRE(help.ok());
   CHECK(help->helpText.find("--policy FILE") != std::string::npos);
+  CHECK(help->helpText.find("--group-size M") != std::string::npos);
 }
 
 TEST_CASE("the nodes command") {

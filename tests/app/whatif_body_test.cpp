@@ -34,6 +34,14 @@ TEST_CASE("whatif body: a pod from the flags") {
   CHECK(migDoc["pod"]["spec"]["containers"][0]["resources"]["limits"] ==
         json{{"nvidia.com/mig-3g.40gb", "1"}});
   CHECK_FALSE(migDoc.contains("count"));
+  CHECK_FALSE(migDoc.contains("groupSize"));
+
+  WhatifOptions group;
+  group.gpus = 4;
+  group.groupSize = 16;
+  const json groupDoc = json::parse(*whatifBody(group, {}));
+  CHECK(groupDoc["groupSize"] == 16);
+  CHECK_FALSE(groupDoc.contains("count"));
 }
 
 TEST_CASE("whatif body: files as they are; a pod file that is not JSON is refused") {

@@ -51,6 +51,13 @@ a100  fit      86     2     4,5   nvlink  1     -
   want=$("$binary" whatif --url "http://127.0.0.1:$port" --gpus 2 --count 3 --min-link nvlink)
   expect "$via whatif" "$want" "$whatif"
   grep -q '^whatif-3  a100  6,7   nvlink' <<<"$whatif" || fail "$via whatif: the third pod is not on a100 6,7"
+  # A group what-if: the plugin passes --group-size through; the same table as the command's.
+  group=$(plugin --via "$via" whatif --gpus 2 --group-size 2 --min-link nvlink) ||
+    fail "$via: whatif --group-size failed"
+  want=$("$binary" whatif --url "http://127.0.0.1:$port" --gpus 2 --group-size 2 --min-link nvlink)
+  expect "$via whatif --group-size" "$want" "$group"
+  grep -q '^what-if: a group of 2 pods of 2 GPUs' <<<"$group" || fail "$via whatif --group-size: $group"
+  grep -q '^running: group planned' <<<"$group" || fail "$via whatif --group-size: not planned: $group"
 
   json=$(plugin --via "$via" nodes -o json)
   python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["listed"] == 5, d' <<<"$json" ||
@@ -96,6 +103,9 @@ expect "--gpus 0 exit status" 2 "$status"
 status=0
 plugin whatif --gpus 1 --csv "$work/pods.csv" 2>/dev/null || status=$?
 expect "two pod forms exit status" 2 "$status"
+status=0
+plugin whatif --gpus 1 --count 2 --group-size 2 2>/dev/null || status=$?
+expect "--count with --group-size exit status" 2 "$status"
 status=0
 plugin explain nonamespace 2>/dev/null || status=$?
 expect "explain without a namespace exit status" 2 "$status"

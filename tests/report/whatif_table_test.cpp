@@ -109,3 +109,38 @@ TEST_CASE("what-if table: a CSV run and documents that are not what-if answers")
   CHECK_FALSE(whatifTable("{").ok());
   CHECK_FALSE(whatifTable(R"({"Error":"gpu-topology: cache not synced"})").ok());
 }
+
+TEST_CASE("what-if table: a group's members, its plan and the verdict on each domain") {
+  const std::string group =
+      R"("group":{"size":2,"status":"planned","levels":[],"level":"nvidia.com/gpu.clique",)"
+      R"("domains":{"nvidia.com/gpu.clique":"nvl-a"},)"
+      R"("reason":"nvidia.com/gpu.clique=nvl-a: best fit, 0 free GPUs left over","verdicts":[)"
+      R"({"level":"nvidia.com/gpu.clique","domain":"nvl-a","slots":2,"needed":2,)"
+      R"("verdict":"chosen: 0 free GPUs left over"},)"
+      R"({"level":"nvidia.com/gpu.clique","domain":"nvl-b","slots":1,"needed":2,)"
+      R"("verdict":"holds 1 of the 2 members"}]},)";
+  // The group object comes before the placements, as the extender writes it.
+  std::string planned = run("running", "96b33cd3081751ec", "binpack", 1,
+                            placed("job-1", "a0", "0,1", "\"nvlink\"", 0, 0, sets(4, 2, 1, 0),
+                                   sets(2, 1, 0, 0), sets(10, 4, 0, 0)) +
+                                "," + unplaced("job-2", sets(10, 4, 0, 0)),
+                            sets(10, 4, 0, 0));
+  planned.insert(planned.find(R"("clusterFreeSetsBefore")"), group);
+  const std::string doc = R"({"mode":"group","pods":2,"nodes":3,"policies":[)" + planned + "]}";
+  const auto table = whatifTable(doc);
+  REQUIRE(table.ok());
+  // No SCORE, WIRE, TIED: the planner places members by domain and best fit, not by score. An
+  // unplaced member points to the plan's reason below.
+  CHECK(*table ==
+        "what-if: a group of 2 pods of 2 GPUs, min-link nvlink, binpack, on 3 nodes\n"
+        "running policy 96b33cd3081751ec\n"
+        "POD    NODE  GPUS  LINK    STRANDED  NODE SETS 1/2/4/8   CLUSTER SETS  REASON\n"
+        "job-1  a0    0,1   nvlink  0         4/2/1/0 -> 2/1/0/0  10/4/0/0      -\n"
+        "job-2  -     -     -       -         -                   10/4/0/0      group not placed "
+        "(below)\n"
+        "running: group planned: nvidia.com/gpu.clique=nvl-a: best fit, 0 free GPUs left over\n"
+        "  nvidia.com/gpu.clique=nvl-a: chosen: 0 free GPUs left over\n"
+        "  nvidia.com/gpu.clique=nvl-b: holds 1 of the 2 members\n"
+        "running: placed 1 of 2; the cluster's free all-NVLink sets of 1/2/4/8 GPUs: 12/5/1/0 -> "
+        "10/4/0/0\n");
+}

@@ -124,6 +124,51 @@ TEST_CASE("the whatif and nodes commands print the tables an admin reads") {
         "(1 of the 5 nodes in the cache listed)\n");
 }
 
+TEST_CASE("a group what-if over HTTP and from the whatif command: each member's node and GPUs") {
+  // The golden groups cluster: GB200 trays in cliques nvl-a (a0, a1) and nvl-b (b0, b1, b2 half
+  // used), and an unlabelled DGX H100 h0. Two members of 4 GPUs: nvl-a fits them exactly (8 free
+  // GPUs against nvl-b's 10): best fit, each member a whole tray.
+  ExtenderProcess ext(
+      {"--cluster-file", std::string(GTE_SOURCE_DIR) + "/tests/golden/groups-cluster.yaml"});
+  REQUIRE(ext.running());
+  const std::string pod =
+      R"({"metadata":{"name":"llm","namespace":"ml"},"spec":{"containers":[{"name":"m",)"
+      R"("resources":{"limits":{"nvidia.com/gpu":"4"}}}]}})";
+  const auto answer = httpRequest(ext.port(), "POST", "/scheduler/whatif",
+                                  R"({"pod":)" + pod + R"(,"groupSize":2})");
+  REQUIRE(answer.status == 200);
+  const json doc = json::parse(answer.body);
+  CHECK(doc["mode"] == "group");
+  CHECK(doc["policies"][0]["group"]["domains"]["nvidia.com/gpu.clique"] == "nvl-a");
+  CHECK(doc["policies"][0]["placements"][0]["node"] == "a0");
+  CHECK(doc["policies"][0]["placements"][1]["node"] == "a1");
+  const auto refused =
+      httpRequest(ext.port(), "POST", "/whatif", R"({"pod":)" + pod + R"(,"groupSize":0})");
+  CHECK(refused.status == 400);
+  CHECK(refused.body.find("groupSize: must be at least 1") != std::string::npos);
+
+  const auto [status, table] = runShell(command("whatif", ext.port(), "--gpus 4 --group-size 2"));
+  REQUIRE(status == 0);
+  // Each member a whole tray of nvl-a; the plan's reason and the verdict on each clique below.
+  const std::string want =
+      "what-if: a group of 2 pods of 4 GPUs, binpack, on 6 nodes\n"
+      "running policy 96b33cd3081751ec\n"
+      "POD       NODE  GPUS     LINK    STRANDED  NODE SETS 1/2/4/8   CLUSTER SETS  REASON\n"
+      "whatif-1  a0    0,1,2,3  nvlink  0         4/2/1/0 -> 0/0/0/0  22/11/5/1     -\n"
+      "whatif-2  a1    0,1,2,3  nvlink  0         4/2/1/0 -> 0/0/0/0  18/9/4/1      -\n"
+      "running: group planned: nvidia.com/gpu.clique=nvl-a: best fit, 0 free GPUs left over\n"
+      "  nvidia.com/gpu.clique=nvl-a: chosen: 0 free GPUs left over\n"
+      "  nvidia.com/gpu.clique=nvl-b: best fit prefers nvl-a (0 free GPUs left over there, 2 "
+      "here)\n"
+      "running: placed 2 of 2; the cluster's free all-NVLink sets of 1/2/4/8 GPUs: 26/13/6/1 -> "
+      "18/9/4/1\n";
+  CHECK(table == want);
+  const auto [tooBig, refusal] =
+      runShell(command("whatif", ext.port(), "--gpus 4 --group-size 3 -o json"));
+  REQUIRE(tooBig == 0);
+  CHECK(json::parse(refusal)["policies"][0]["group"]["status"] == "no-room");
+}
+
 TEST_CASE("bad what-if input answers clear errors within the serve flags' bounds") {
   ExtenderProcess ext({"--cluster-file", kClusterFile, "--whatif-max-pods", "20"});
   REQUIRE(ext.running());

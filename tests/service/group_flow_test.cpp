@@ -333,3 +333,90 @@ TEST_CASE("a member of a two-size group binds wherever its filter let it through
     }
   }
 }
+
+TEST_CASE("gang on: two members never share a node that holds one slot of their group",
+          "[groups]") {
+  // Clique x: x0 free (8 GPUs), x1 with GPUs 0-3 in use (4 free). Group job (2 x 4 GPUs) is
+  // planned first: nodes with the fewest slots first, one slot on x1 (GPUs 4-7) and one on x0.
+  // Group other (1 x 4 GPUs) is planned next and holds x0's remaining four GPUs. In one gang cycle
+  // kube-scheduler never tells the extender where it assumed job-0, and its own count still sees
+  // 4 GPUs free on x0 after it; had each member been kept on every node with a held slot of the
+  // group, both would go to x0 (ties by name) and job-1's bind would find x0's other GPUs held for
+  // `other`: refused, a no-backoff retry, half the gang bound. Each waiting member is pinned to one
+  // slot (members sorted by name take the held slots in plan order), so filter keeps one node for
+  // each and both binds succeed.
+  const auto pod = [](const char* name, const char* group, const char* size) {
+    return gte::testing::makeGpuPod(
+        name, 4, {{"gputopo.dev/group", group}, {"gputopo.dev/group-size", size}});
+  };
+  const PodInfo job0 = pod("job-0", "job", "2");
+  const PodInfo job1 = pod("job-1", "job", "2");
+  const PodInfo other = pod("other-0", "other", "1");
+  const auto node = [](const char* name, const char* used) {
+    NodeInfo out =
+        gte::testing::makeDgxH100(gte::testing::FixtureState().withName(name).withUsed(used));
+    out.labels["nvidia.com/gpu.clique"] = "x";
+    return out;
+  };
+  const std::map<std::string, int> usedGpus{{"x0", 0}, {"x1", 4}};
+  const auto policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
+  gte::cluster::StaticClusterBackend backend(
+      gte::cluster::ClusterFileContents{
+          {node("x0", "00000000"), node("x1", "11110000")},
+          {{job0, std::nullopt}, {job1, std::nullopt}, {other, std::nullopt}},
+          {}},
+      policy);
+  gte::ExtenderService service([policy] { return policy; }, &backend, nullptr);
+  const auto filter = [&](const PodInfo& p, const std::vector<std::string>& names) {
+    const json out = json::parse(service.filter(Harness::args(p, names)).body);
+    return out["NodeNames"].get<std::vector<std::string>>();
+  };
+  const std::vector<std::string> both{"x0", "x1"};
+  REQUIRE_FALSE(filter(job0, both).empty());  // plans job: a slot on each node
+  const auto jobPlan = backend.snapshot()->groupPlan("default/annotation/job");
+  REQUIRE(jobPlan != nullptr);
+  REQUIRE(jobPlan->plan.slots.size() == 2);
+  CHECK(jobPlan->plan.slots[0].node != jobPlan->plan.slots[1].node);
+  REQUIRE(filter(other, both) == std::vector<std::string>{"x0"});  // holds x0's other four
+  CHECK(backend.state().heldSlotCount() == 3);
+
+  // The gang cycle: kube-scheduler's own count of whole GPUs, the earlier member assumed.
+  std::map<std::string, int> assumed;
+  std::map<std::string, std::string> placed;
+  for (const PodInfo* member : {&job0, &job1}) {
+    std::vector<std::string> inTree;
+    for (const std::string& name : both) {
+      if (8 - usedGpus.at(name) - assumed[name] >= 4) inTree.push_back(name);
+    }
+    const std::vector<std::string> feasible = filter(*member, inTree);
+    REQUIRE_FALSE(feasible.empty());
+    CHECK(feasible.size() == 1);  // its own slot's node, and no other
+    const gte::Reply scored = service.prioritize(Harness::args(*member, feasible));
+    REQUIRE(scored.status == 200);
+    std::string best;  // the best score, ties by name
+    int bestScore = -1;
+    for (const json& host : json::parse(scored.body)) {
+      const std::string name = host["Host"];
+      const int score = host["Score"];
+      if (score > bestScore || (score == bestScore && name < best)) {
+        best = name;
+        bestScore = score;
+      }
+    }
+    placed[member->name] = best;
+    assumed[best] += 4;
+  }
+  CHECK(placed.at("job-0") != placed.at("job-1"));
+  for (const PodInfo* member : {&job1, &job0}) {
+    const json body{{"PodName", member->name},
+                    {"PodNamespace", member->ns},
+                    {"PodUID", member->uid},
+                    {"Node", placed.at(member->name)}};
+    std::optional<gte::Reply> reply;
+    service.bind(body.dump(), [&reply](gte::Reply r) { reply = std::move(r); });
+    REQUIRE(reply.has_value());
+    CHECK(json::parse(reply->body)["Error"] == "");
+  }
+  checkNoDoubleBooking(backend);
+  CHECK(backend.state().heldSlotCount() == 1);  // other's slot on x0, still kept for it
+}

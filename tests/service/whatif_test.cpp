@@ -17,6 +17,7 @@
 #include "policy/default_policy.h"
 #include "service/extender_service.h"
 #include "snapshot/cluster_snapshot.h"
+#include "whatif_cluster.h"
 
 using nlohmann::json;
 
@@ -24,18 +25,8 @@ namespace {
 
 const std::string kClusterFile = std::string(GTE_SOURCE_DIR) + "/tests/golden/cluster.yaml";
 
-struct Golden {
-  gte::PolicyConstSharedPtr policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
-  std::unique_ptr<gte::cluster::StaticClusterBackend> cluster;
-  std::unique_ptr<gte::ExtenderService> service;
-
-  explicit Golden(gte::WhatifLimits limits = {}) {
-    auto loaded = gte::cluster::StaticClusterBackend::fromFile(kClusterFile, policy);
-    REQUIRE(loaded.ok());
-    cluster = std::move(*loaded);
-    service = std::make_unique<gte::ExtenderService>([p = policy] { return p; }, cluster.get(),
-                                                     nullptr, limits);
-  }
+struct Golden : gte::testing::WhatifCluster {
+  explicit Golden(gte::WhatifLimits limits = {}) : WhatifCluster(kClusterFile, limits) {}
 };
 
 std::string podJson(int gpus, const std::string& annotations = "{}") {
