@@ -3,6 +3,7 @@
 // topology labels become malformed (once per node and label change, naming node and key), and
 // keeps the cache metrics current (sizes, sync, watch progress, label age, fragmentation). Runs on
 // its own thread, reads snapshots only (never blocks the writers), and stops with its owner.
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -28,7 +29,11 @@ namespace app {
 struct WatchTotals {
   std::uint64_t lists = 0;
   std::uint64_t failures = 0;
+  std::uint64_t skipped = 0;
 };
+
+// The watches' `resource` label values, in metrics::WatchedResource order.
+inline constexpr std::size_t kWatchedResources = 5;
 
 struct CacheCounts {
   std::int64_t nodes = 0;
@@ -36,8 +41,9 @@ struct CacheCounts {
   std::int64_t reservations = 0;
   // API-server watches only; a cluster file has none.
   bool watched = false;
-  WatchTotals nodeWatch;
-  WatchTotals podWatch;
+  // Per metrics::WatchedResource: nodes, pods, then the group-size owners (zeros while the API
+  // server does not serve them).
+  std::array<WatchTotals, kWatchedResources> watches{};
   // Binds holding one of --bind-concurrency slots, and binds waiting for one (API server only).
   std::int64_t bindsSending = 0;
   std::int64_t bindsWaiting = 0;
@@ -76,8 +82,7 @@ class ClusterObserver {
   // What the last observation saw: every member below up to `fragments_` is GUARDED_BY(observing_).
   std::mutex observing_;
   std::uint64_t lastGeneration_ = 0;
-  WatchTotals lastNodeWatch_;
-  WatchTotals lastPodWatch_;
+  std::array<WatchTotals, kWatchedResources> lastWatches_{};
   std::unordered_map<std::string, std::string> malformed_;  // node -> error already reported
   std::unordered_set<std::string> approximate_;  // nodes whose approximate pick was reported
   // node -> its state last observed and that state's free GPUs by NVLink set size (recomputed only

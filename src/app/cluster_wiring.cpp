@@ -60,8 +60,14 @@ std::function<CacheCounts()> countsOf(const cluster::ApiServerBackend* backend) 
     counts.watched = true;
     const cluster::WatchCounts nodes = backend->nodeWatch();
     const cluster::WatchCounts pods = backend->podWatch();
-    counts.nodeWatch = WatchTotals{nodes.lists, nodes.failures};
-    counts.podWatch = WatchTotals{pods.lists, pods.failures};
+    counts.watches[0] = WatchTotals{nodes.lists, nodes.failures, nodes.skipped};
+    counts.watches[1] = WatchTotals{pods.lists, pods.failures, pods.skipped};
+    std::size_t i = 2;
+    for (const GroupOwnerKind kind :
+         {GroupOwnerKind::kPodGroup, GroupOwnerKind::kJob, GroupOwnerKind::kJobSet}) {
+      const cluster::OwnerWatchCounts owner = backend->ownerWatch(kind);
+      counts.watches[i++] = WatchTotals{owner.lists, owner.failures, owner.skipped};
+    }
     counts.bindsSending = static_cast<std::int64_t>(backend->bindsSending());
     counts.bindsWaiting = static_cast<std::int64_t>(backend->bindsWaiting());
     return counts;

@@ -70,6 +70,7 @@ struct Reflector::Loop {
   std::atomic<bool> synced{false};
   std::atomic<std::uint64_t> lists{0};
   std::atomic<std::uint64_t> failures{0};
+  std::atomic<std::uint64_t> skippedObjects{0};
   std::atomic<std::int64_t> lastProgressNs{0};
   std::atomic<std::int64_t> failingSinceNs{0};  // 0: the last attempt succeeded
   mutable std::mutex errorMutex;
@@ -148,6 +149,7 @@ Reflector::Loop::Outcome Reflector::Loop::listAll() {
     }
     const auto skip = [&](const Error& error) {
       ++skipped;
+      ++skippedObjects;
       log::warn("list: skipping an item",
                 {{"resource", options.resource}, {"error", error.message}});
     };
@@ -222,6 +224,7 @@ Reflector::Loop::Outcome Reflector::Loop::watchOnce() {
     if (event->type != WatchEventType::kBookmark) {
       const Status applied = unread ? Status(*unread) : sink->apply(event->type);
       if (!applied) {
+        ++skippedObjects;
         log::warn("watch: skipping an event", {{"resource", options.resource},
                                                {"type", watchEventTypeName(event->type)},
                                                {"error", applied.error().message}});
@@ -301,6 +304,10 @@ std::uint64_t Reflector::lists() const {
 
 std::uint64_t Reflector::failures() const {
   return loop_->failures;
+}
+
+std::uint64_t Reflector::skipped() const {
+  return loop_->skippedObjects;
 }
 
 bool Reflector::healthy(std::string* why) const {

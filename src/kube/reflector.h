@@ -53,6 +53,9 @@ class Reflector {
   std::uint64_t lists() const;
   // Failed list or watch attempts (each followed by a backoff), for metrics.
   std::uint64_t failures() const;
+  // List items and watch events skipped because their object did not read or the sink refused it
+  // (each logged), for metrics.
+  std::uint64_t skipped() const;
 
  private:
   struct Loop;

@@ -43,7 +43,8 @@ constexpr std::array<const char*, 9> kRejectReasons = {
     "body_too_large",   "header_too_large",   "malformed_json", "bad_request", "request_timeout",
     "connection_limit", "full_nodes_refused", "too_many_nodes", "other"};
 
-constexpr std::array<const char*, 2> kResourceNames = {"nodes", "pods"};
+constexpr std::array<const char*, 5> kResourceNames = {"nodes", "pods", "podgroups", "jobs",
+                                                       "jobsets"};
 constexpr std::array<const char*, static_cast<std::size_t>(NvlinkSetClass::kCount)> kSetClassNames =
     {"1", "2", "3-4", "5-8", "9-16", "unknown"};
 
@@ -195,6 +196,13 @@ struct Metrics::Impl {
       prometheus::BuildCounter()
           .Name("gpu_topology_extender_watch_failures_total")
           .Help("Failed list or watch attempts per watched resource, each retried after a backoff.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Counter>& watchSkipped =
+      prometheus::BuildCounter()
+          .Name("gpu_topology_extender_watch_skipped_objects_total")
+          .Help(
+              "List items and watch events per watched resource whose object did not read or was "
+              "refused (each logged and skipped).")
           .Register(*registry);
   prometheus::Gauge& labelAgeMax =
       prometheus::BuildGauge()
@@ -357,6 +365,7 @@ struct Metrics::Impl {
   prometheus::Gauge* reservationsGauge = nullptr;
   std::array<prometheus::Counter*, kResourceNames.size()> watchListsBy{};
   std::array<prometheus::Counter*, kResourceNames.size()> watchFailuresBy{};
+  std::array<prometheus::Counter*, kResourceNames.size()> watchSkippedBy{};
   std::mutex labelAgeMutex;  // guards the replacement of the single label-age histogram
   prometheus::Histogram* labelAgeNow = nullptr;
   std::array<prometheus::Gauge*, kSetClassNames.size()> freeGpusBy{};
@@ -445,6 +454,7 @@ struct Metrics::Impl {
     for (std::size_t i = 0; i < kResourceNames.size(); ++i) {
       watchListsBy[i] = &watchLists.Add({{"resource", kResourceNames[i]}});
       watchFailuresBy[i] = &watchFailures.Add({{"resource", kResourceNames[i]}});
+      watchSkippedBy[i] = &watchSkipped.Add({{"resource", kResourceNames[i]}});
     }
     labelAgeNow = &labelAge.Add({}, labelAgeBuckets());
     for (std::size_t i = 0; i < kSetClassNames.size(); ++i) {
@@ -573,6 +583,12 @@ void Metrics::countWatchLists(WatchedResource resource, std::uint64_t n) {
 void Metrics::countWatchFailures(WatchedResource resource, std::uint64_t n) {
   if (n > 0) {
     impl_->watchFailuresBy[static_cast<std::size_t>(resource)]->Increment(static_cast<double>(n));
+  }
+}
+
+void Metrics::countWatchSkipped(WatchedResource resource, std::uint64_t n) {
+  if (n > 0) {
+    impl_->watchSkippedBy[static_cast<std::size_t>(resource)]->Increment(static_cast<double>(n));
   }
 }
 

@@ -15,7 +15,9 @@ namespace gte::metrics {
 
 enum class NodeOutcome { kFit, kUnschedulable, kUnresolvable };
 enum class ReloadResult { kOk, kError };
-enum class WatchedResource { kNodes, kPods };
+// The `resource` label of the watch counters; podgroups, jobs and jobsets are watched where the API
+// server serves them (group sizes).
+enum class WatchedResource { kNodes, kPods, kPodGroups, kJobs, kJobSets };
 enum class BindAbandonReason { kCallerGone, kDeadline };
 // What a pod-group member's request decided about its group (docs/groups.md#metrics).
 enum class GroupOutcome {
@@ -112,6 +114,8 @@ class Metrics {
   void setCacheSynced(bool synced);
   void countWatchLists(WatchedResource resource, std::uint64_t n);
   void countWatchFailures(WatchedResource resource, std::uint64_t n);
+  // List items and watch events whose object did not read (logged and skipped).
+  void countWatchSkipped(WatchedResource resource, std::uint64_t n);
   void setNodeLabelAges(const LabelAges& ages);
 
   // --- Pod groups.

@@ -40,12 +40,19 @@ ApiServerBackend::ApiServerBackend(std::shared_ptr<kube::ApiTransport> transport
       binder_(std::make_shared<PodBinder>(transport, state_, options_.bind)) {
   // The callbacks own what they touch: a watch thread that misses stop()'s deadline and finishes
   // later must not reach into a destroyed backend.
+  // Synced once nodes and pods are listed and the group-size owners discovered and listed: until
+  // then a group's size may be unknown, and its members would be placed pod by pod.
   struct Listed {
     std::shared_ptr<cluster::ClusterState> state;
     std::atomic<bool> nodes{false};
     std::atomic<bool> pods{false};
+    std::weak_ptr<GroupOwnerWatches> owners;
+    std::mutex checking;
     void check() {
-      if (nodes && pods) state->setSynced(true);  // only ever turns on
+      std::lock_guard lock(checking);
+      if (!nodes || !pods) return;
+      const auto watches = owners.lock();
+      if (watches && watches->synced()) state->setSynced(true);  // only ever turns on
     }
   };
   auto listed = std::make_shared<Listed>();
@@ -64,6 +71,13 @@ ApiServerBackend::ApiServerBackend(std::shared_ptr<kube::ApiTransport> transport
   pods_ = std::make_unique<kube::Reflector>(
       transport, kube::reflectorSink<PodInfo>(readPodJson, std::move(pods)),
       reflectorOptions(options_, "pods", kube::collectionPath(kube::kPods), kLivePods));
+  owners_ = std::make_shared<GroupOwnerWatches>(
+      transport, state_,
+      [options = options_](std::string resource, std::string path) {
+        return reflectorOptions(options, std::move(resource), std::move(path), "");
+      },
+      [listed] { listed->check(); });
+  listed->owners = owners_;
 }
 
 ApiServerBackend::~ApiServerBackend() {
@@ -73,6 +87,7 @@ ApiServerBackend::~ApiServerBackend() {
 void ApiServerBackend::start() {
   nodes_->start();
   pods_->start();
+  // Discovery runs on the housekeeping thread (it blocks on the API server).
   if (!housekeeper_.joinable()) housekeeper_ = std::thread([this] { housekeeping(); });
 }
 
@@ -85,16 +100,24 @@ void ApiServerBackend::stop(std::chrono::milliseconds deadline) {
   binder_->stop();
   nodes_->stop(deadline);
   pods_->stop(deadline);
+  owners_->stop(deadline);
   if (housekeeper_.joinable()) housekeeper_.join();
 }
 
 void ApiServerBackend::housekeeping() {
   auto lastWarm = std::chrono::steady_clock::now();
   warmConnections();
+  bool discovered = owners_->discover();
+  auto lastDiscovery = std::chrono::steady_clock::now();
   std::unique_lock lock(housekeepingMutex_);
   while (!housekeepingWake_.wait_for(lock, options_.housekeepingInterval,
                                      [this] { return stopping_; })) {
     lock.unlock();
+    if (const auto now = std::chrono::steady_clock::now();
+        !discovered || now - lastDiscovery >= options_.ownerDiscoveryInterval) {
+      lastDiscovery = now;
+      discovered = owners_->discover();
+    }
     if (const std::size_t expired = state_->expireReservations(); expired > 0) {
       log::warn("reservations expired without the pod being seen bound",
                 {{"count", std::to_string(expired)}});
@@ -118,19 +141,19 @@ void ApiServerBackend::warmConnections() {
 }
 
 WatchCounts ApiServerBackend::nodeWatch() const {
-  return WatchCounts{nodes_->lists(), nodes_->failures()};
+  return WatchCounts{nodes_->lists(), nodes_->failures(), nodes_->skipped()};
 }
 
 WatchCounts ApiServerBackend::podWatch() const {
-  return WatchCounts{pods_->lists(), pods_->failures()};
+  return WatchCounts{pods_->lists(), pods_->failures(), pods_->skipped()};
 }
 
 bool ApiServerBackend::ready() const {
-  return nodes_->synced() && pods_->synced();
+  return nodes_->synced() && pods_->synced() && owners_->synced();
 }
 
 bool ApiServerBackend::healthy(std::string* why) const {
-  return nodes_->healthy(why) && pods_->healthy(why);
+  return nodes_->healthy(why) && pods_->healthy(why) && owners_->healthy(why);
 }
 
 Status ApiServerBackend::bind(const BindRequest& request) {

@@ -1,7 +1,8 @@
 #pragma once
 // The ClusterBackend of a real cluster: list+watch of Nodes and Pods (two Reflectors, each on its
-// own thread) into a ClusterState, bind through the API server, and a housekeeping thread that
-// expires stale reservations.
+// own thread) into a ClusterState, list+watch of the pod groups' size owners the API server serves
+// (PodGroups, Jobs, JobSets: GroupOwnerWatches), bind through the API server, and a housekeeping
+// thread that expires stale reservations and re-asks discovery for owners not served yet.
 //
 //   auto config = kube::loadKubeconfigFile(path);      // --kubeconfig
 //   auto config = kube::inClusterConfig();             // --in-cluster
@@ -16,6 +17,7 @@
 #include <thread>
 
 #include "base/result.h"
+#include "cluster/apiserver/group_owner_watches.h"
 #include "cluster/apiserver/pod_binder.h"
 #include "cluster/cluster_state.h"
 #include "kube/api_client.h"
@@ -36,6 +38,9 @@ struct ApiServerBackendOptions {
   std::chrono::milliseconds failureGrace{std::chrono::seconds(60)};
   std::chrono::milliseconds stuckAfter{std::chrono::minutes(5)};
   std::chrono::milliseconds housekeepingInterval{std::chrono::seconds(1)};
+  // How often discovery is asked again about group-size owners not served yet (a JobSet CRD
+  // installed after start-up). Until discovery first answers, every housekeeping tick asks.
+  std::chrono::milliseconds ownerDiscoveryInterval{std::chrono::minutes(1)};
   PodBinderOptions bind;
   // Keep-alive connections to hold open for binds (--api-warm-connections), touched every
   // warmInterval with that many concurrent GET /version. The API client speaks HTTP/1.1, one
@@ -51,6 +56,7 @@ struct ApiServerBackendOptions {
 struct WatchCounts {
   std::uint64_t lists = 0;
   std::uint64_t failures = 0;
+  std::uint64_t skipped = 0;  // objects that did not read, skipped (each logged)
 };
 
 class ApiServerBackend final : public ClusterBackend {
@@ -67,6 +73,7 @@ class ApiServerBackend final : public ClusterBackend {
   void stop(std::chrono::milliseconds deadline = std::chrono::seconds(5));
 
   ClusterSnapshotConstSharedPtr snapshot() const override { return state_->snapshot(); }
+  // Nodes and Pods listed, discovery asked about group-size owners, and each owner watched listed.
   bool ready() const override;
   bool healthy(std::string* why) const override;
   // bindAsync, waited for: blocks on the API server, so never call it on a cpprest pool thread or
@@ -78,6 +85,8 @@ class ApiServerBackend final : public ClusterBackend {
   // Blocks like bind(): never on a cpprest pool thread.
   Result<PodInfo> podByName(const std::string& ns, const std::string& name) const override;
   std::vector<PodInfo> podsOnNode(const std::string& node) const override;
+  // The sizes of the PodGroups, indexed Jobs and JobSets the API server serves.
+  const GroupSizeLookup* groupSizes() const override { return owners_->sizes(); }
 
   // The PodBinder's asynchronous bind; after stop() it answers at once with an error.
   void bindAsync(BindRequest request, BindCaller caller,
@@ -87,6 +96,8 @@ class ApiServerBackend final : public ClusterBackend {
   const cluster::ClusterState& state() const { return *state_; }
   WatchCounts nodeWatch() const;
   WatchCounts podWatch() const;
+  // A group-size owner's watch; watched is false while the API server does not serve the kind.
+  OwnerWatchCounts ownerWatch(GroupOwnerKind kind) const { return owners_->counts(kind); }
   // Binds holding a --bind-concurrency slot (their Binding in flight), and binds waiting for one.
   std::size_t bindsSending() const { return binder_->inFlight(); }
   std::size_t bindsWaiting() const { return binder_->waiting(); }
@@ -101,6 +112,7 @@ class ApiServerBackend final : public ClusterBackend {
   std::shared_ptr<PodBinder> binder_;
   std::unique_ptr<kube::Reflector> nodes_;
   std::unique_ptr<kube::Reflector> pods_;
+  std::shared_ptr<GroupOwnerWatches> owners_;
   std::mutex housekeepingMutex_;
   std::condition_variable housekeepingWake_;
   bool stopping_ = false;  // GUARDED_BY(housekeepingMutex_)
