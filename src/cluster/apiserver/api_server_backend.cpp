@@ -114,7 +114,8 @@ void ApiServerBackend::housekeeping() {
                                      [this] { return stopping_; })) {
     lock.unlock();
     if (const auto now = std::chrono::steady_clock::now();
-        !discovered || now - lastDiscovery >= options_.ownerDiscoveryInterval) {
+        now - lastDiscovery >=
+        (discovered ? options_.ownerDiscoveryInterval : options_.ownerDiscoveryRetry)) {
       lastDiscovery = now;
       discovered = owners_->discover();
     }

@@ -39,8 +39,10 @@ struct ApiServerBackendOptions {
   std::chrono::milliseconds stuckAfter{std::chrono::minutes(5)};
   std::chrono::milliseconds housekeepingInterval{std::chrono::seconds(1)};
   // How often discovery is asked again about group-size owners not served yet (a JobSet CRD
-  // installed after start-up). Until discovery first answers, every housekeeping tick asks.
+  // installed after start-up), and, while some kind got no answer (the API server down or
+  // answering 5xx), how soon it is asked again.
   std::chrono::milliseconds ownerDiscoveryInterval{std::chrono::minutes(1)};
+  std::chrono::milliseconds ownerDiscoveryRetry{std::chrono::seconds(5)};
   PodBinderOptions bind;
   // Keep-alive connections to hold open for binds (--api-warm-connections), touched every
   // warmInterval with that many concurrent GET /version. The API client speaks HTTP/1.1, one

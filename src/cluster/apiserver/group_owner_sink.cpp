@@ -49,13 +49,15 @@ Status GroupOwnerSink::listItem(GroupOwnerSize owner) {
 
 void GroupOwnerSink::endList() {
   sizes_->replaceKind(kind_, listing_);
-  // Forget the conditions of PodGroups the list no longer has.
-  std::map<std::string, bool> listed;
-  for (const GroupOwnerSize& owner : listing_) {
-    const std::string id = owner.ns + "/" + owner.name;
-    if (const auto it = unschedulable_.find(id); it != unschedulable_.end()) listed.insert(*it);
+  if (kind_ == GroupOwnerKind::kPodGroup) {
+    // Forget the conditions of PodGroups the list no longer has.
+    std::map<std::string, bool> listed;
+    for (const GroupOwnerSize& owner : listing_) {
+      const std::string id = owner.ns + "/" + owner.name;
+      if (const auto it = unschedulable_.find(id); it != unschedulable_.end()) listed.insert(*it);
+    }
+    unschedulable_ = std::move(listed);
   }
-  if (kind_ == GroupOwnerKind::kPodGroup) unschedulable_ = std::move(listed);
   listing_ = {};
   onListed_();
 }

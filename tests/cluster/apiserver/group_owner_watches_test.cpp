@@ -146,8 +146,11 @@ TEST_CASE("API-server backend: group sizes from the PodGroups, indexed Jobs and 
 
 TEST_CASE("API-server backend: a cluster that serves no owner kind runs as before") {
   auto transport = std::make_shared<FakeTransport>();
-  transport->onSend = [](const RecordedRequest& r) -> Result<HttpResponse> {
+  // Discovery answers 503 at first: not synced until it has answered.
+  std::atomic<bool> discoveryUp{false};
+  transport->onSend = [&discoveryUp](const RecordedRequest& r) -> Result<HttpResponse> {
     if (r.path.rfind("/apis/", 0) == 0 && r.path.find('?') == std::string::npos) {
+      if (!discoveryUp) return HttpResponse{503, "{}"};
       return HttpResponse{404, "{}"};  // no group version is served beyond the core one
     }
     if (r.path.rfind("/apis/", 0) == 0) {
@@ -161,9 +164,20 @@ TEST_CASE("API-server backend: a cluster that serves no owner kind runs as befor
   };
   ApiServerBackendOptions options;
   options.housekeepingInterval = milliseconds(10);
+  options.ownerDiscoveryRetry = milliseconds(20);
   ApiServerBackend backend(transport, testPolicy(), options);
   backend.start();
-  REQUIRE(waitFor([&] { return backend.ready(); }));
+  const auto discoveries = [&] {
+    std::size_t n = 0;
+    for (const auto& r : transport->requests())
+      n += r.path == "/apis/scheduling.k8s.io/v1beta1" ? 1 : 0;
+    return n;
+  };
+  REQUIRE(waitFor([&] { return discoveries() >= 3; }));  // asked again after each 503
+  CHECK_FALSE(backend.ready());
+  CHECK_FALSE(backend.snapshot()->synced);
+  discoveryUp = true;
+  REQUIRE(waitFor([&] { return backend.ready() && backend.snapshot()->synced; }));
   CHECK_FALSE(backend.ownerWatch(GroupOwnerKind::kPodGroup).watched);
   CHECK_FALSE(backend.groupSizes()->groupSize(GroupOwnerKind::kJob, "ml", "idx").has_value());
   backend.stop(milliseconds(2000));
