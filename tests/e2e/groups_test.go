@@ -33,9 +33,13 @@ import (
 // the JobSet-labelled pods then name their PodGroup (spec.schedulingGroup.podGroupName), which
 // takes precedence, so their size comes from the PodGroup the extender watches.
 //
-// Free GPUs: clique c1 = 4 + 8 = 12, c2 = 8 + 8 + 2 = 18, c3 = 4 (decoy). However the four
-// singles land, c1 keeps >= 8 and c2 >= 14, so the groups always fit whole (12 in c2 and 8 in c1,
-// or 12 in c1 and 8 in c2); an extender blind to cliques spreads members over c1, c2 and c3.
+// Free GPUs: clique c1 = 4 + 8 = 12, c2 = 4 + 8 + 8 + 2 = 22, c3 = 4 + 2 = 6. However the four
+// singles land, c1 keeps >= 8 and c2 >= 18, so the groups always fit whole (12 in c1 and 8 in c2,
+// or 12 in c2 and 8 in c1). Each clique has a node with one free 4-GPU set (c1-a, c2-a, c3-a) and
+// c2 and c3 a node with 2 free GPUs, where packing puts the singles. kube-scheduler with a
+// GPU-blind extender (the control's, every node alike) split a group over cliques in each of two
+// trial runs of groups-gang-off (it also sends 4-GPU members to nodes with 2 free GPUs, which it
+// counts as 8 allocatable).
 
 const (
 	cliqueLabel = "nvidia.com/gpu.clique"
@@ -88,10 +92,12 @@ func placeGroupsWhole(s *scenarioEnv, gang bool) {
 	specs := []nodeSpec{
 		{name: "c1-a", capture: hgxA100, state: topo.State{Used: "11110000"}},
 		{name: "c1-b", capture: hgxA100},
-		{name: "c2-a", capture: hgxA100},
+		{name: "c2-a", capture: hgxA100, state: topo.State{Used: "00001111"}},
 		{name: "c2-b", capture: hgxA100},
-		{name: "c2-c", capture: hgxA100, state: topo.State{Used: "11111100"}},
-		{name: "c3-a", capture: hgxA100, state: topo.State{Used: "00001111"}},
+		{name: "c2-c", capture: hgxA100},
+		{name: "c2-d", capture: hgxA100, state: topo.State{Used: "11111100"}},
+		{name: "c3-a", capture: hgxA100, state: topo.State{Used: "11110000"}},
+		{name: "c3-b", capture: hgxA100, state: topo.State{Used: "11111100"}},
 	}
 	for i := range specs {
 		clique := "nvl-" + strings.SplitN(specs[i].name, "-", 2)[0]
