@@ -254,6 +254,26 @@ def watch_stream():
         write(d, f"{name}-list", bytes([2 | bit]) + json.dumps(page).encode())
 
 
+def group_owners():
+    """The group-size owner watches' objects (the unit tests' shapes) and discovery answers."""
+    d = reset("group_owners")
+    gang = {"metadata": {"name": "llm", "namespace": "ml", "resourceVersion": "3"},
+            "spec": {"schedulingPolicy": {"gang": {"minCount": 4}}},
+            "status": {"conditions": [{"type": "PodGroupInitiallyScheduled", "status": "False",
+                                       "reason": "Unschedulable", "message": "minCount (4)"}]}}
+    job = {"metadata": {"name": "idx", "namespace": "ml", "resourceVersion": "1"},
+           "spec": {"completionMode": "Indexed", "parallelism": 3, "completions": 8}}
+    jobset = {"metadata": {"name": "js", "namespace": "ml", "resourceVersion": "1"},
+              "spec": {"replicatedJobs": [{"replicas": 2, "template": {"spec": {"parallelism": 2}}},
+                                          {"name": "driver"}]}}
+    resources = {"kind": "APIResourceList", "groupVersion": "scheduling.k8s.io/v1beta1",
+                 "resources": [{"name": "podgroups", "namespaced": True},
+                               {"name": "podgroups/status", "namespaced": True}]}
+    for shape, name, obj in [(0, "podgroup", gang), (1, "job", job), (2, "jobset", jobset),
+                             (3, "resources", resources)]:
+        write(d, name, bytes([shape]) + json.dumps(obj).encode())
+
+
 if __name__ == "__main__":
     verbs()
     whatif()
@@ -264,3 +284,4 @@ if __name__ == "__main__":
     kubeconfig()
     dra_objects()
     watch_stream()
+    group_owners()

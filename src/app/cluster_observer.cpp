@@ -109,20 +109,16 @@ void ClusterObserver::run(std::chrono::milliseconds interval) {
 
 void ClusterObserver::observeWatches(const CacheCounts& counts) {
   if (!counts.watched) return;
-  const auto report = [this](metrics::WatchedResource resource, const WatchTotals& now,
-                             WatchTotals& last) {
+  for (std::size_t i = 0; i < kWatchedResources; ++i) {
+    const auto resource = static_cast<metrics::WatchedResource>(i);
+    const WatchTotals& now = counts.watches[i];
+    WatchTotals& last = lastWatches_[i];
     metrics_.countWatchLists(resource, now.lists - std::min(now.lists, last.lists));
     metrics_.countWatchFailures(resource, now.failures - std::min(now.failures, last.failures));
     metrics_.countWatchSkipped(resource, now.skipped - std::min(now.skipped, last.skipped));
     last = now;
-  };
-  report(metrics::WatchedResource::kNodes, counts.nodeWatch, lastNodeWatch_);
-  report(metrics::WatchedResource::kPods, counts.podWatch, lastPodWatch_);
-  if (!counts.dra) return;
-  report(metrics::WatchedResource::kResourceSlices, counts.sliceWatch, lastSliceWatch_);
-  report(metrics::WatchedResource::kDeviceClasses, counts.classWatch, lastClassWatch_);
-  report(metrics::WatchedResource::kResourceClaims, counts.claimWatch, lastClaimWatch_);
-  metrics_.setCachedDraObjects(counts.slices, counts.classes, counts.claims);
+  }
+  if (counts.dra) metrics_.setCachedDraObjects(counts.slices, counts.classes, counts.claims);
 }
 
 void ClusterObserver::observeLeadership(const LeadershipCounts& leadership) {

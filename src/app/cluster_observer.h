@@ -3,6 +3,7 @@
 // topology labels become malformed (once per node and label change, naming node and key), and
 // keeps the cache metrics current (sizes, sync, watch progress, label age, fragmentation). Runs on
 // its own thread, reads snapshots only (never blocks the writers), and stops with its owner.
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -42,19 +43,20 @@ struct LeadershipCounts {
   std::optional<double> lastTakeoverSeconds;
 };
 
+// The watches' `resource` label values, in metrics::WatchedResource order.
+inline constexpr std::size_t kWatchedResources = 8;
+
 struct CacheCounts {
   std::int64_t nodes = 0;
   std::int64_t pods = 0;
   std::int64_t reservations = 0;
   // API-server watches only; a cluster file has none.
   bool watched = false;
-  WatchTotals nodeWatch;
-  WatchTotals podWatch;
-  // --dra: the three DRA watches and what the cache holds of them.
+  // Per metrics::WatchedResource: nodes, pods, the DRA kinds (zeros without --dra), then the
+  // group-size owners (zeros while the API server does not serve them).
+  std::array<WatchTotals, kWatchedResources> watches{};
+  // --dra: what the cache holds of the DRA objects.
   bool dra = false;
-  WatchTotals sliceWatch;
-  WatchTotals classWatch;
-  WatchTotals claimWatch;
   std::int64_t slices = 0;
   std::int64_t classes = 0;
   std::int64_t claims = 0;
@@ -98,11 +100,7 @@ class ClusterObserver {
   // What the last observation saw: every member below up to `fragments_` is GUARDED_BY(observing_).
   std::mutex observing_;
   std::uint64_t lastGeneration_ = 0;
-  WatchTotals lastNodeWatch_;
-  WatchTotals lastPodWatch_;
-  WatchTotals lastSliceWatch_;
-  WatchTotals lastClassWatch_;
-  WatchTotals lastClaimWatch_;
+  std::array<WatchTotals, kWatchedResources> lastWatches_{};
   std::uint64_t lastStartedLeading_ = 0;
   std::unordered_map<std::string, std::string> malformed_;  // node -> error already reported
   std::unordered_set<std::string> approximate_;  // nodes whose approximate pick was reported

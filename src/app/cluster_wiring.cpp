@@ -64,21 +64,25 @@ std::function<CacheCounts()> countsOf(const cluster::ApiServerBackend* backend) 
     counts.watched = true;
     const cluster::WatchCounts nodes = backend->nodeWatch();
     const cluster::WatchCounts pods = backend->podWatch();
-    const auto totals = [](const cluster::WatchCounts& w) {
-      return WatchTotals{w.lists, w.failures, w.skipped};
-    };
-    counts.nodeWatch = totals(nodes);
-    counts.podWatch = totals(pods);
+    const auto totals = [](const auto& w) { return WatchTotals{w.lists, w.failures, w.skipped}; };
+    counts.watches[0] = totals(nodes);
+    counts.watches[1] = totals(pods);
     if (backend->draEnabled()) {
       const cluster::DraWatchCounts dra = backend->draWatches();
       counts.dra = true;
-      counts.sliceWatch = totals(dra.slices);
-      counts.classWatch = totals(dra.classes);
-      counts.claimWatch = totals(dra.claims);
+      counts.watches[2] = totals(dra.slices);
+      counts.watches[3] = totals(dra.classes);
+      counts.watches[4] = totals(dra.claims);
       const cluster::DraCounts held = backend->state().draCounts();
       counts.slices = static_cast<std::int64_t>(held.slices);
       counts.classes = static_cast<std::int64_t>(held.classes);
       counts.claims = static_cast<std::int64_t>(held.claims);
+    }
+    std::size_t i = 5;
+    for (const GroupOwnerKind kind :
+         {GroupOwnerKind::kPodGroup, GroupOwnerKind::kJob, GroupOwnerKind::kJobSet}) {
+      const cluster::OwnerWatchCounts owner = backend->ownerWatch(kind);
+      counts.watches[i++] = totals(owner);
     }
     counts.bindsSending = static_cast<std::int64_t>(backend->bindsSending());
     counts.bindsWaiting = static_cast<std::int64_t>(backend->bindsWaiting());

@@ -1,6 +1,7 @@
 #include "cluster/cluster_state.h"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 #include "cluster/gpu_annotation.h"
@@ -445,6 +446,23 @@ std::size_t ClusterState::expireLocked(NameSet& dirty) {
     groups_.memberUnplaced(uid, dirty);
   groups_.expire(options_.now(), dirty);
   return expired;
+}
+
+std::size_t ClusterState::releasePodGroupHolds(std::string_view ns, std::string_view name) {
+  std::lock_guard lock(mutex_);
+  std::set<std::string> keys;
+  keys.insert(std::string(ns) + "/" + std::string(groupSourceName(GroupSource::kPodGroup)) + "/" +
+              std::string(name));
+  pending_.forEach([&](const std::string& /*uid*/, const PodInfo& pod) {
+    if (pod.ns != ns || pod.podGroupName != name) return;
+    if (auto key = groupKeyLocked(pod)) keys.insert(std::move(*key));
+  });
+  NameSet dirty;
+  std::size_t released = 0;
+  for (const std::string& key : keys)
+    released += groups_.release(key, HoldRelease::kUnschedulable, dirty);
+  refreshLocked(dirty);
+  return released;
 }
 
 std::size_t ClusterState::expireReservations() {

@@ -156,6 +156,11 @@ class ClusterState final : public GroupPlanStore {
   GroupMembers groupMembers(std::string_view key) const override;
   Result<CommittedGroupPlanConstSharedPtr> commitGroupPlan(CommittedGroupPlan plan) override;
   std::size_t heldSlotCount() const;
+  // kube-scheduler gave up on PodGroup `ns`/`name` (PodGroupInitiallyScheduled False,
+  // Unschedulable): releases the holds of its group (keyed by the PodGroup, or by whatever names
+  // the group on its waiting members, e.g. `<prefix>group`), so its next cycle plans on what is
+  // free then. Returns the slots released.
+  std::size_t releasePodGroupHolds(std::string_view ns, std::string_view name);
 
   // --- Queries (copies; the state may change right after).
   // A GPU pod as the watch last reported it, for bind: pending, nominated or bound (nodeName set).

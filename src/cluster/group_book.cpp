@@ -37,6 +37,8 @@ std::string_view holdReleaseName(HoldRelease reason) noexcept {
       return "surplus";
     case HoldRelease::kPolicy:
       return "policy";
+    case HoldRelease::kUnschedulable:
+      return "unschedulable";
   }
   return "expired";
 }
@@ -273,6 +275,16 @@ void GroupBook::releaseAll(HoldRelease reason, NameSet& dirty) {
   }
   for (const std::string& key : emptied)
     dropIfEmpty(key);
+}
+
+std::size_t GroupBook::release(std::string_view key, HoldRelease reason, NameSet& dirty) {
+  Group* group = find(key);
+  if (group == nullptr || !group->plan) return 0;
+  const std::size_t held = group->plan->heldCount();
+  count(reason, held);
+  setPlan(*group, nullptr, dirty);
+  dropIfEmpty(std::string(key));
+  return held;
 }
 
 std::vector<std::string> GroupBook::holdUids(std::string_view key, const std::string& node) const {

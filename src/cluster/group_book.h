@@ -36,6 +36,9 @@ enum class HoldRelease : std::uint8_t {
   kDisplaced,  // a pod the extender did not place took its GPUs, and the node has no room left
   kSurplus,    // a member bound outside the plan: one slot fewer is needed
   kPolicy,     // the policy's levels changed: plans are made again
+  // kube-scheduler's gang cycle gave up on the group (its PodGroup's PodGroupInitiallyScheduled
+  // condition turned False, reason Unschedulable): the next cycle plans again
+  kUnschedulable,
 };
 std::string_view holdReleaseName(HoldRelease reason) noexcept;
 
@@ -83,6 +86,9 @@ class GroupBook {
   // Releases the slots of plans past their expiry; returns how many slots.
   std::size_t expire(WallTime now, NameSet& dirty);
   void releaseAll(HoldRelease reason, NameSet& dirty);
+  // Releases the unclaimed slots of group `key`'s plan (the plan ends: its next member plans
+  // again); returns how many slots.
+  std::size_t release(std::string_view key, HoldRelease reason, NameSet& dirty);
 
   // --- charges.
   bool holdsOn(const std::string& node) const { return holds_.count(node) != 0; }

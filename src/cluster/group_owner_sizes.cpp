@@ -40,7 +40,10 @@ Status readCount(JsonReader& r, const std::string& where, std::optional<std::int
 
 Status readMetadata(JsonReader& r, GroupOwnerSize& out) {
   return eachKey(r, "metadata", [&](const std::string& key) -> Status {
-    std::string* field = key == "name" ? &out.name : key == "namespace" ? &out.ns : nullptr;
+    std::string* field = key == "name"              ? &out.name
+                         : key == "namespace"       ? &out.ns
+                         : key == "resourceVersion" ? &out.resourceVersion
+                                                    : nullptr;
     if (field == nullptr) return skip(r, "metadata." + key);
     if (r.readNull()) return Ok{};
     return r.readString(*field) ? Status(Ok{}) : Status(readerError(r, "metadata." + key));
@@ -51,6 +54,7 @@ Status readMetadata(JsonReader& r, GroupOwnerSize& out) {
 struct JobShape {
   std::optional<std::int64_t> parallelism;
   std::optional<std::int64_t> completions;
+  std::string completionMode;
   std::int64_t pods() const {
     const std::int64_t p = parallelism.value_or(1);
     return completions ? std::min(p, *completions) : p;
@@ -61,6 +65,11 @@ Status readJobSpec(JsonReader& r, const std::string& where, JobShape& out) {
   return eachKey(r, where, [&](const std::string& key) -> Status {
     if (key == "parallelism") return readCount(r, where + ".parallelism", out.parallelism);
     if (key == "completions") return readCount(r, where + ".completions", out.completions);
+    if (key == "completionMode") {
+      if (r.readNull()) return Ok{};
+      return r.readString(out.completionMode) ? Status(Ok{})
+                                              : Status(readerError(r, where + ".completionMode"));
+    }
     return skip(r, where + "." + key);
   });
 }
@@ -75,6 +84,36 @@ Status readPodGroupSpec(JsonReader& r, GroupOwnerSize& out) {
         return readCount(r, "spec.schedulingPolicy.gang.minCount", out.size);
       });
     });
+  });
+}
+
+// status.conditions: whether PodGroupInitiallyScheduled is False with reason Unschedulable.
+Status readPodGroupStatus(JsonReader& r, GroupOwnerSize& out) {
+  return eachKey(r, "status", [&](const std::string& key) -> Status {
+    if (key != "conditions") return skip(r, "status." + key);
+    if (r.readNull()) return Ok{};
+    if (!r.beginArray()) return readerError(r, "status.conditions");
+    for (std::size_t i = 0; r.nextElement(); ++i) {
+      const std::string where = "status.conditions[" + std::to_string(i) + "]";
+      std::string type;
+      std::string status;
+      std::string reason;
+      auto s = eachKey(r, where, [&](const std::string& field) -> Status {
+        std::string* text = field == "type"     ? &type
+                            : field == "status" ? &status
+                            : field == "reason" ? &reason
+                                                : nullptr;
+        if (text == nullptr) return skip(r, where + "." + field);
+        if (r.readNull()) return Ok{};
+        return r.readString(*text) ? Status(Ok{}) : Status(readerError(r, where + "." + field));
+      });
+      if (!s) return s;
+      if (type == "PodGroupInitiallyScheduled") {
+        out.unschedulable = status == "False" && reason == "Unschedulable";
+      }
+    }
+    if (!r.ok()) return readerError(r, "status.conditions");
+    return Ok{};
   });
 }
 
@@ -116,11 +155,19 @@ Status readJobSetSpec(JsonReader& r, GroupOwnerSize& out) {
 
 Result<GroupOwnerSize> parseGroupOwner(std::string_view text, GroupOwnerKind kind) {
   JsonReader r(text);
+  auto out = readGroupOwner(r, kind);
+  if (!out) return out;
+  if (!r.finish()) return readerError(r, std::string(groupOwnerKindName(kind)));
+  return out;
+}
+
+Result<GroupOwnerSize> readGroupOwner(JsonReader& r, GroupOwnerKind kind) {
   GroupOwnerSize out;
   out.kind = kind;
   JobShape job;
   auto s = eachKey(r, std::string(groupOwnerKindName(kind)), [&](const std::string& key) -> Status {
     if (key == "metadata") return readMetadata(r, out);
+    if (key == "status" && kind == GroupOwnerKind::kPodGroup) return readPodGroupStatus(r, out);
     if (key != "spec") return skip(r, key);
     switch (kind) {
       case GroupOwnerKind::kPodGroup:
@@ -133,18 +180,35 @@ Result<GroupOwnerSize> parseGroupOwner(std::string_view text, GroupOwnerKind kin
     return skip(r, key);
   });
   if (!s) return std::move(s).error();
-  if (!r.finish()) return readerError(r, std::string(groupOwnerKindName(kind)));
   if (out.name.empty()) return invalidArgument("metadata.name is missing");
   if (out.ns.empty()) out.ns = "default";
-  if (kind == GroupOwnerKind::kJob) out.size = job.pods();
+  if (kind == GroupOwnerKind::kJob) {
+    out.size = job.pods();
+    out.indexed = job.completionMode == "Indexed";
+  }
   return out;
 }
 
-void GroupOwnerSizes::put(const GroupOwnerSize& owner) {
+namespace {
+
+std::optional<std::int64_t> keptSize(const GroupOwnerSize& owner) {
   std::optional<std::int64_t> size = owner.size;
   if (size && (*size < 1 || *size > kMaxGroupSize)) size.reset();
+  return size;
+}
+
+}  // namespace
+
+void GroupOwnerSizes::put(const GroupOwnerSize& owner) {
   std::lock_guard lock(mutex_);
-  sizes_[Key{owner.kind, owner.ns, owner.name}] = size;
+  sizes_[Key{owner.kind, owner.ns, owner.name}] = keptSize(owner);
+}
+
+void GroupOwnerSizes::replaceKind(GroupOwnerKind kind, const std::vector<GroupOwnerSize>& owners) {
+  std::lock_guard lock(mutex_);
+  std::erase_if(sizes_, [kind](const auto& entry) { return std::get<0>(entry.first) == kind; });
+  for (const GroupOwnerSize& owner : owners)
+    sizes_[Key{kind, owner.ns, owner.name}] = keptSize(owner);
 }
 
 void GroupOwnerSizes::erase(GroupOwnerKind kind, std::string_view ns, std::string_view name) {

@@ -11,9 +11,14 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <vector>
 
 #include "base/result.h"
 #include "core/pod_group.h"
+
+namespace gte::json {
+class JsonReader;
+}
 
 namespace gte::cluster {
 
@@ -22,15 +27,26 @@ struct GroupOwnerSize {
   std::string ns;
   std::string name;
   std::optional<std::int64_t> size;  // unset: the object states none (a PodGroup's basic policy)
+  std::string resourceVersion;       // metadata.resourceVersion, where a watch resumes
+  // A Job's spec.completionMode is Indexed (only indexed Jobs name pod groups).
+  bool indexed = false;
+  // A PodGroup's status condition PodGroupInitiallyScheduled is False with reason Unschedulable:
+  // kube-scheduler's gang cycle gave up on the group (it retries it later).
+  bool unschedulable = false;
 };
 
 // Reads one PodGroup, Job or JobSet object (JSON). Errors name the field.
 Result<GroupOwnerSize> parseGroupOwner(std::string_view json, GroupOwnerKind kind);
+// The same from a reader standing at the object, to its end and no further (a list item or a
+// watch event's object).
+Result<GroupOwnerSize> readGroupOwner(json::JsonReader& reader, GroupOwnerKind kind);
 
 class GroupOwnerSizes final : public GroupSizeLookup {
  public:
   // A size outside 1..kMaxGroupSize is kept as unknown: such a group is placed pod by pod.
   void put(const GroupOwnerSize& owner);
+  // Replaces every object of `kind` with `owners` (a watch's full list).
+  void replaceKind(GroupOwnerKind kind, const std::vector<GroupOwnerSize>& owners);
   void erase(GroupOwnerKind kind, std::string_view ns, std::string_view name);
   std::optional<std::int64_t> groupSize(GroupOwnerKind kind, std::string_view ns,
                                         std::string_view name) const override;

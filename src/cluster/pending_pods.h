@@ -37,6 +37,11 @@ class PendingPods {
       it = pods_.erase(it);
     }
   }
+  template <class Visit>
+  void forEach(Visit&& visit) const {
+    for (const auto& [uid, pending] : pods_)
+      visit(uid, pending.pod);
+  }
   std::size_t size() const noexcept { return pods_.size(); }
   const PendingByGpus& byGpus() const noexcept { return byGpus_; }
 

@@ -72,6 +72,7 @@ struct Reflector::Loop {
   std::atomic<std::uint64_t> lists{0};
   std::atomic<std::uint64_t> skipped{0};  // list items and watch events not applied
   std::atomic<std::uint64_t> failures{0};
+  std::atomic<std::uint64_t> skippedObjects{0};
   std::atomic<std::int64_t> lastProgressNs{0};
   std::atomic<std::int64_t> failingSinceNs{0};  // 0: the last attempt succeeded
   // relist(): tickets handed out, and the highest one a delivered list covers.
@@ -167,6 +168,7 @@ Reflector::Loop::Outcome Reflector::Loop::listAll() {
     const auto skip = [&](const Error& error) {
       ++listSkipped;
       ++skipped;
+      ++skippedObjects;
       log::warn("list: skipping an item",
                 {{"resource", options.resource}, {"error", error.message}});
     };

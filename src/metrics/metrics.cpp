@@ -43,8 +43,9 @@ constexpr std::array<const char*, 9> kRejectReasons = {
     "body_too_large",   "header_too_large",   "malformed_json", "bad_request", "request_timeout",
     "connection_limit", "full_nodes_refused", "too_many_nodes", "other"};
 
-constexpr std::array<const char*, 5> kResourceNames = {"nodes", "pods", "resourceslices",
-                                                       "deviceclasses", "resourceclaims"};
+constexpr std::array<const char*, 8> kResourceNames = {
+    "nodes",          "pods",      "resourceslices", "deviceclasses",
+    "resourceclaims", "podgroups", "jobs",           "jobsets"};
 constexpr std::array<const char*, 4> kDraPassThroughNames = {
     "other_extended_resource", "claim_not_cached", "template_entry", "uninterpretable"};
 constexpr std::array<const char*, static_cast<std::size_t>(NvlinkSetClass::kCount)> kSetClassNames =
@@ -234,7 +235,7 @@ struct Metrics::Impl {
           .Name("gpu_topology_extender_watch_skipped_objects_total")
           .Help(
               "List items and watch events skipped per watched resource because the object did "
-              "not read (each logged with the reason).")
+              "not read or was refused (each logged with the reason).")
           .Register(*registry);
   prometheus::Family<prometheus::Counter>& draPassThrough =
       prometheus::BuildCounter()

@@ -15,7 +15,18 @@ namespace gte::metrics {
 
 enum class NodeOutcome { kFit, kUnschedulable, kUnresolvable };
 enum class ReloadResult { kOk, kError };
-enum class WatchedResource { kNodes, kPods, kResourceSlices, kDeviceClasses, kResourceClaims };
+// The `resource` label of the watch counters; the DRA kinds are watched with --dra, podgroups,
+// jobs and jobsets where the API server serves them (group sizes).
+enum class WatchedResource {
+  kNodes,
+  kPods,
+  kResourceSlices,
+  kDeviceClasses,
+  kResourceClaims,
+  kPodGroups,
+  kJobs,
+  kJobSets
+};
 // Why a DRA pod was passed through (core/dra_demand.h's DraPassThrough, in that order).
 enum class DraPassThroughReason {
   kOtherExtendedResource,

@@ -129,7 +129,7 @@ TEST_CASE("observer: cache sync, label age and free GPUs by NVLink set size") {
         0);
 }
 
-TEST_CASE("observer: watch lists and failures become counter increments") {
+TEST_CASE("observer: watch lists, failures and skipped objects become counter increments") {
   cluster::StaticClusterBackend backend(cluster::ClusterFileContents{},
                                         std::make_shared<const Policy>(defaultPolicy()));
   metrics::Metrics metrics;
@@ -138,8 +138,10 @@ TEST_CASE("observer: watch lists and failures become counter increments") {
   std::mutex countsMutex;
   CacheCounts counts;
   counts.watched = true;
-  counts.nodeWatch = WatchTotals{1, 0};
-  counts.podWatch = WatchTotals{1, 3};
+  counts.watches[0] = WatchTotals{1, 0, 0};  // nodes
+  counts.watches[1] = WatchTotals{1, 3, 0};  // pods
+  const auto podGroups = static_cast<std::size_t>(metrics::WatchedResource::kPodGroups);
+  counts.watches[podGroups] = WatchTotals{1, 0, 1};  // one PodGroup did not read
   ClusterObserver observer(
       backend,
       [&] {
@@ -150,7 +152,8 @@ TEST_CASE("observer: watch lists and failures become counter increments") {
   observer.observe();
   {
     std::lock_guard lock(countsMutex);
-    counts.podWatch = WatchTotals{2, 5};  // a re-list after two more failures
+    counts.watches[1] = WatchTotals{2, 5, 0};          // a re-list after two more failures
+    counts.watches[podGroups] = WatchTotals{1, 0, 3};  // two more bad PodGroups
   }
   observer.observe();
   observer.observe();  // nothing new: no increment
@@ -158,6 +161,10 @@ TEST_CASE("observer: watch lists and failures become counter increments") {
   CHECK(valueOf(scrape, R"(gpu_topology_extender_watch_lists_total{resource="nodes"})") == 1);
   CHECK(valueOf(scrape, R"(gpu_topology_extender_watch_lists_total{resource="pods"})") == 2);
   CHECK(valueOf(scrape, R"(gpu_topology_extender_watch_failures_total{resource="pods"})") == 5);
+  CHECK(valueOf(scrape, R"(gpu_topology_extender_watch_lists_total{resource="podgroups"})") == 1);
+  CHECK(valueOf(scrape,
+                R"(gpu_topology_extender_watch_skipped_objects_total{resource="podgroups"})") == 3);
+  CHECK(valueOf(scrape, R"(gpu_topology_extender_watch_lists_total{resource="jobsets"})") == 0);
 }
 
 }  // namespace gte::app

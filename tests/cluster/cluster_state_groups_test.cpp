@@ -15,6 +15,7 @@
 #include "cluster_test_support.h"
 #include "core/group_plan.h"
 #include "core/pod_group.h"
+#include "group_plan_support.h"
 #include "snapshot/cluster_snapshot.h"
 
 using gte::Allocation;
@@ -44,35 +45,9 @@ PodInfo member(const std::string& uid, std::int64_t gpus, const std::string& nod
   return pod;
 }
 
-// A plan for `members` 4-GPU members over every node of the state's snapshot, as the first
-// member's filter makes it.
 CommittedGroupPlan planNow(const ClusterState& state, int members,
                            const std::vector<std::string>& anchors = {}) {
-  const auto snapshot = state.snapshot();
-  std::vector<GroupPlanNode> nodes;
-  snapshot->nodes.forEach([&](const std::string& name, const gte::NodeStateConstSharedPtr& s) {
-    nodes.push_back(GroupPlanNode{name, s.get(), snapshot->nodes.groupFacts(name)});
-  });
-  std::vector<gte::GroupDomainIds> anchorIds;
-  for (const std::string& node : anchors)
-    anchorIds.push_back(snapshot->nodes.groupFacts(node)->domain);
-  PodDemand four;
-  four.gpus = 4;
-  const std::vector<PodDemand> demands(static_cast<std::size_t>(members), four);
-  GroupPlanInput in;
-  in.group = "ml/llm";
-  in.levels = snapshot->policy->groups.levels;
-  in.nodes = nodes;
-  in.members = demands;
-  in.anchors = anchorIds;
-  CommittedGroupPlan plan;
-  plan.key = kKey;
-  plan.group = "ml/llm";
-  plan.size = 4;
-  plan.levels = snapshot->policy->groups.levels;
-  plan.demands = demands;
-  plan.plan = gte::planGroup(in, *snapshot->policy);
-  return plan;
+  return planFourGpuGroup(state, members, kKey, anchors);
 }
 
 gte::NodeInfo inClique(gte::NodeInfo node, const std::string& clique) {
@@ -364,4 +339,39 @@ TEST_CASE("Under random churn no GPU is charged twice and every hold ends", "[gr
   state.expireReservations();
   CHECK(state.heldSlotCount() == 0);
   CHECK(state.snapshot()->groupPlans->empty());
+}
+
+TEST_CASE("kube-scheduler giving up on a PodGroup releases its group's holds", "[groups]") {
+  ManualClock clock;
+  std::map<HoldRelease, std::size_t> released;
+  ClusterStateOptions options = clockedOptions(clock);
+  options.groupObserver.released = [&](HoldRelease reason, std::size_t n) {
+    released[reason] += n;
+  };
+  ClusterState state(testPolicy(), options);
+  state.replaceNodes({h100("a"), h100("b")});
+  // Waiting members name the group by annotation and the PodGroup by spec.schedulingGroup: the
+  // group's key is the annotation's, found through them.
+  for (const std::string uid : {"m1", "m2"}) {
+    PodInfo pod = member(uid, 4);
+    pod.podGroupName = "pg-llm";
+    state.upsertPod(ObservedPod{pod, std::nullopt});
+  }
+  REQUIRE(state.commitGroupPlan(planNow(state, 2)).ok());
+  REQUIRE(state.heldSlotCount() == 2);
+
+  // Another PodGroup, or the same name in another namespace: nothing to release.
+  CHECK(state.releasePodGroupHolds("ml", "other") == 0);
+  CHECK(state.releasePodGroupHolds("prod", "pg-llm") == 0);
+  CHECK(state.heldSlotCount() == 2);
+
+  CHECK(state.releasePodGroupHolds("ml", "pg-llm") == 2);
+  CHECK(state.heldSlotCount() == 0);
+  CHECK(freeGpus(state, "a") == 8);
+  CHECK(state.snapshot()->groupPlan(kKey) == nullptr);
+  CHECK(released[HoldRelease::kUnschedulable] == 2);
+  // The next cycle plans again, on what is free then.
+  REQUIRE(state.commitGroupPlan(planNow(state, 2)).ok());
+  CHECK(state.heldSlotCount() == 2);
+  checkNoGpuChargedTwice(state);
 }

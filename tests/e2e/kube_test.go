@@ -41,6 +41,8 @@ type scenarioEnv struct {
 	name  string // scenario label value; also the prefix of its object names
 	pods  []string
 	nodes []string
+	// gangScheduler is the scenario's own GenericWorkload kube-scheduler (groups_test.go), if any.
+	gangScheduler *cluster.Process
 }
 
 func newScenarioEnv(t *testing.T, m *modeEnv, name string) *scenarioEnv {

@@ -16,6 +16,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -30,6 +31,8 @@ var (
 	cfg    settings
 	cp     *cluster.ControlPlane
 	client kubernetes.Interface
+	// dyn reaches what the typed client has no types for: the JobSet CRD and its objects.
+	dyn    dynamic.Interface
 	logDir string
 )
 
@@ -94,12 +97,30 @@ func withControlPlane(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
+	if dyn, err = newDynamicClient(cp.Kubeconfig); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	// Before any extender starts: its discovery then finds JobSets served and watches them.
+	if err := installJobSetCRD(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: JobSet CRD:", err)
+		return 1
+	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}
 	if _, err := client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: create namespace:", err)
 		return 1
 	}
 	return m.Run()
+}
+
+func newDynamicClient(kubeconfig string) (dynamic.Interface, error) {
+	rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	rc.Timeout = 30 * time.Second
+	return dynamic.NewForConfig(rc)
 }
 
 func newClient(kubeconfig string) (kubernetes.Interface, error) {

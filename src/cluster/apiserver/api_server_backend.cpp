@@ -65,18 +65,25 @@ ApiServerBackend::ApiServerBackend(std::shared_ptr<kube::ApiTransport> transport
       binder_(std::make_shared<PodBinder>(transport, state_, options_.bind, leader_)) {
   // The callbacks own what they touch: a watch thread that misses stop()'s deadline and finishes
   // later must not reach into a destroyed backend.
+  // Synced once nodes and pods are listed and the group-size owners discovered and listed: until
+  // then a group's size may be unknown, and its members would be placed pod by pod.
   struct Listed {
     std::shared_ptr<cluster::ClusterState> state;
     std::atomic<bool> nodes{false};
     std::atomic<bool> pods{false};
     std::atomic<int> draKinds{0};  // DRA kinds still to list (0 when DRA is off)
     std::array<std::atomic<bool>, 3> dra{};
+    std::weak_ptr<GroupOwnerWatches> owners;
+    std::mutex checking;
     void listedDra(std::size_t kind) {
       if (!dra[kind].exchange(true)) --draKinds;
       check();
     }
     void check() {
-      if (nodes && pods && draKinds == 0) state->setSynced(true);  // only ever turns on
+      std::lock_guard lock(checking);
+      if (!nodes || !pods || draKinds != 0) return;
+      const auto watches = owners.lock();
+      if (watches && watches->synced()) state->setSynced(true);  // only ever turns on
     }
   };
   auto listed = std::make_shared<Listed>();
@@ -108,6 +115,13 @@ ApiServerBackend::ApiServerBackend(std::shared_ptr<kube::ApiTransport> transport
         transport, *options_.leadership,
         [gate = leader_](bool leading, std::uint64_t term) { gate->leadership(leading, term); });
   }
+  owners_ = std::make_shared<GroupOwnerWatches>(
+      transport, state_,
+      [options = options_](std::string resource, std::string path) {
+        return reflectorOptions(options, std::move(resource), std::move(path), "");
+      },
+      [listed] { listed->check(); });
+  listed->owners = owners_;
   if (!options_.watchDra) return;
   const auto onListed = [listed](std::size_t kind) {
     return [listed, kind] { listed->listedDra(kind); };
@@ -133,6 +147,7 @@ void ApiServerBackend::start() {
   pods_->start();
   for (const auto& watch : dra_)
     watch->start();
+  // Discovery runs on the housekeeping thread (it blocks on the API server).
   if (!housekeeper_.joinable()) housekeeper_ = std::thread([this] { housekeeping(); });
   if (leadership_) leadership_->start();
 }
@@ -154,12 +169,15 @@ void ApiServerBackend::stop(std::chrono::milliseconds deadline) {
   pods_->stop(deadline);
   for (const auto& watch : dra_)
     watch->stop(deadline);
+  owners_->stop(deadline);
   if (housekeeper_.joinable()) housekeeper_.join();
 }
 
 void ApiServerBackend::housekeeping() {
   auto lastWarm = std::chrono::steady_clock::now();
   warmConnections();
+  bool discovered = owners_->discover();
+  auto lastDiscovery = std::chrono::steady_clock::now();
   std::unique_lock lock(housekeepingMutex_);
   std::uint64_t activationsSeen = 0;
   for (;;) {
@@ -171,6 +189,12 @@ void ApiServerBackend::housekeeping() {
     activationsSeen = activations_;
     lock.unlock();
     publishEndpoint(activated);
+    if (const auto now = std::chrono::steady_clock::now();
+        now - lastDiscovery >=
+        (discovered ? options_.ownerDiscoveryInterval : options_.ownerDiscoveryRetry)) {
+      lastDiscovery = now;
+      discovered = owners_->discover();
+    }
     if (const std::size_t expired = state_->expireReservations(); expired > 0) {
       log::warn("reservations expired without the pod being seen bound",
                 {{"count", std::to_string(expired)}});
@@ -254,14 +278,14 @@ bool ApiServerBackend::ready() const {
   for (const auto& watch : dra_) {
     if (!watch->synced()) return false;
   }
-  return nodes_->synced() && pods_->synced();
+  return nodes_->synced() && pods_->synced() && owners_->synced();
 }
 
 bool ApiServerBackend::healthy(std::string* why) const {
   for (const auto& watch : dra_) {
     if (!watch->healthy(why)) return false;
   }
-  return nodes_->healthy(why) && pods_->healthy(why);
+  return nodes_->healthy(why) && pods_->healthy(why) && owners_->healthy(why);
 }
 
 Status ApiServerBackend::bind(const BindRequest& request) {

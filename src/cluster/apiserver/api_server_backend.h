@@ -1,10 +1,13 @@
 #pragma once
 // The ClusterBackend of a real cluster: list+watch of Nodes and Pods (two Reflectors, each on its
-// own thread) into a ClusterState, bind through the API server, and a housekeeping thread that
-// expires stale reservations. With leader election (options.leadership) every replica keeps its
-// cache warm, but only the active one binds: a LeaderGate between the lease and the binder
-// starts a takeover (a fresh pod list) on each new term and fences every Binding; in kHold the
-// active replica also publishes itself as its Service's endpoint (options.endpoint).
+// own thread) into a ClusterState, list+watch of the pod groups' size owners the API server serves
+// (PodGroups, Jobs, JobSets: GroupOwnerWatches) and, with --dra, of ResourceSlices, DeviceClasses
+// and ResourceClaims, bind through the API server, and a housekeeping thread that expires stale
+// reservations and re-asks discovery for owners not served yet. With leader election
+// (options.leadership) every replica keeps its cache warm, but only the active one binds: a
+// LeaderGate between the lease and the binder starts a takeover (a fresh pod list) on each new term
+// and fences every Binding; in kHold the active replica also publishes itself as its Service's
+// endpoint (options.endpoint).
 //
 //   auto config = kube::loadKubeconfigFile(path);      // --kubeconfig
 //   auto config = kube::inClusterConfig();             // --in-cluster
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "cluster/apiserver/group_owner_watches.h"
 #include "cluster/apiserver/leader_gate.h"
 #include "cluster/apiserver/pod_binder.h"
 #include "cluster/cluster_state.h"
@@ -44,6 +48,11 @@ struct ApiServerBackendOptions {
   std::chrono::milliseconds failureGrace{std::chrono::seconds(60)};
   std::chrono::milliseconds stuckAfter{std::chrono::minutes(5)};
   std::chrono::milliseconds housekeepingInterval{std::chrono::seconds(1)};
+  // How often discovery is asked again about group-size owners not served yet (a JobSet CRD
+  // installed after start-up), and, while some kind got no answer (the API server down or
+  // answering 5xx), how soon it is asked again.
+  std::chrono::milliseconds ownerDiscoveryInterval{std::chrono::minutes(1)};
+  std::chrono::milliseconds ownerDiscoveryRetry{std::chrono::seconds(5)};
   PodBinderOptions bind;
   // Keep-alive connections to hold open for binds (--api-warm-connections), touched every
   // warmInterval with that many concurrent GET /version. The API client speaks HTTP/1.1, one
@@ -105,6 +114,7 @@ class ApiServerBackend final : public ClusterBackend {
   void stepDown();
 
   ClusterSnapshotConstSharedPtr snapshot() const override { return state_->snapshot(); }
+  // Nodes and Pods listed, discovery asked about group-size owners, and each owner watched listed.
   bool ready() const override;
   bool healthy(std::string* why) const override;
   bool redirectsCallers() const override { return leader_ && leader_->redirectsCallers(); }
@@ -117,6 +127,8 @@ class ApiServerBackend final : public ClusterBackend {
   // Blocks like bind(): never on a cpprest pool thread.
   Result<PodInfo> podByName(const std::string& ns, const std::string& name) const override;
   std::vector<PodInfo> podsOnNode(const std::string& node) const override;
+  // The sizes of the PodGroups, indexed Jobs and JobSets the API server serves.
+  const GroupSizeLookup* groupSizes() const override { return owners_->sizes(); }
 
   // The PodBinder's asynchronous bind; after stop() it answers at once with an error.
   void bindAsync(BindRequest request, BindCaller caller,
@@ -128,6 +140,8 @@ class ApiServerBackend final : public ClusterBackend {
   WatchCounts podWatch() const;
   DraWatchCounts draWatches() const;
   bool draEnabled() const noexcept { return !dra_.empty(); }
+  // A group-size owner's watch; watched is false while the API server does not serve the kind.
+  OwnerWatchCounts ownerWatch(GroupOwnerKind kind) const { return owners_->counts(kind); }
   // Binds holding a --bind-concurrency slot (their Binding in flight), and binds waiting for one.
   std::size_t bindsSending() const { return binder_->inFlight(); }
   std::size_t bindsWaiting() const { return binder_->waiting(); }
@@ -149,6 +163,7 @@ class ApiServerBackend final : public ClusterBackend {
   std::unique_ptr<kube::Reflector> pods_;
   // The DRA watches, empty unless options_.watchDra: slices, classes, claims.
   std::vector<std::unique_ptr<kube::Reflector>> dra_;
+  std::shared_ptr<GroupOwnerWatches> owners_;
   std::unique_ptr<kube::LeaseLeadership> leadership_;  // null without leader election
   std::mutex housekeepingMutex_;
   std::condition_variable housekeepingWake_;

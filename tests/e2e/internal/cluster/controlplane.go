@@ -28,6 +28,9 @@ type ControlPlane struct {
 	apiserver *Process
 }
 
+// FeatureGates are the API server's gates, and a gang-scheduling kube-scheduler's.
+const FeatureGates = "GenericWorkload=true"
+
 // admission plugins that need controllers we do not run, as upstream integration tests disable them.
 const disabledAdmission = "ServiceAccount,TaintNodesByCondition,Priority,StorageObjectInUseProtection"
 
@@ -126,6 +129,12 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, binDir, etcdURL stri
 		// request sees it.
 		"--audit-log-mode=blocking",
 		"--disable-admission-plugins="+disabledAdmission,
+		// The Workload / PodGroup API (scheduling.k8s.io/v1beta1) is served only with this gate
+		// and version on, both off by default in v1.37. Pods then keep spec.schedulingGroup, and
+		// a kube-scheduler started with the same gate schedules each PodGroup as a gang
+		// (docs/groups.md); one without it schedules the same pods one by one.
+		"--feature-gates="+FeatureGates,
+		"--runtime-config=scheduling.k8s.io/v1beta1=true",
 		"--profiling=false",
 		"--v=1",
 	)
