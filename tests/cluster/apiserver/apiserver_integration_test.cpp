@@ -83,21 +83,13 @@ TEST_CASE("API-server backend against a real kube-apiserver", "[apiserver]") {
   if (ControlPlane::binDir().empty()) {
     SKIP("control-plane binaries not built (tests/e2e/hack/build-control-plane.sh)");
   }
-  ControlPlane plane;
-  const auto started = plane.start();
-  INFO((started.ok() ? std::string() : started.error().message));
-  REQUIRE(started.ok());
-  auto config = loadKubeconfigFile(plane.kubeconfig());
-  REQUIRE(config.ok());
-  auto admin = ApiClient::create(*config);
-  REQUIRE(admin.ok());
-  auto& api = **admin;
+  gte::testing::AdminSession session;
+  session.start();
+  ControlPlane& plane = session.plane;
+  const KubeConfig& config = session.config;
+  ApiClient& api = *session.api;
   auto created = [&](const std::string& path, const std::string& body) {
-    auto response = api.send("POST", path, body);
-    INFO(path << ": " << (response ? response->body : response.error().message));
-    REQUIRE(response.ok());
-    REQUIRE(response->success());
-    return response->body;
+    return session.created(path, body);
   };
   created("/api/v1/nodes", nodeJson("n1", 1000, "00000000"));
 
@@ -118,7 +110,7 @@ TEST_CASE("API-server backend against a real kube-apiserver", "[apiserver]") {
   auto wrongCa = listNodes("wrong-ca");
   CHECK_FALSE(wrongCa.ok());  // the server's certificate is not trusted
 
-  auto client = ApiClient::create(*config);
+  auto client = ApiClient::create(config);
   REQUIRE(client.ok());
   auto transport =
       std::make_shared<GoneInjector>(std::shared_ptr<ApiTransport>(std::move(*client)));

@@ -1,15 +1,51 @@
 #pragma once
-// What the integration tests against a real kube-apiserver share: Node and Pod bodies, a poll for
-// a condition, a field of an answer, a node's free GPUs in a backend's snapshot.
+// What the integration tests against a real kube-apiserver share: a started control plane with an
+// admin client, Node and Pod bodies, a poll for a condition, a field of an answer, a node's free
+// GPUs in a backend's snapshot.
+#include <catch2/catch_test_macros.hpp>
+
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 
 #include "cluster/apiserver/api_server_backend.h"
+#include "cluster/apiserver/control_plane.h"
 #include "cluster/cluster_test_support.h"
+#include "kube/api_client.h"
+#include "kube/kubeconfig_file.h"
 
 namespace gte::testing {
+
+// A control plane and a client acting as its admin. start() REQUIREs every step, so call it from a
+// TEST_CASE, after SKIPping when ControlPlane::binDir() is empty (the binaries are not built).
+struct AdminSession {
+  ControlPlane plane;
+  kube::KubeConfig config;
+  std::unique_ptr<kube::ApiClient> api;
+
+  void start() {
+    const auto started = plane.start();
+    INFO((started.ok() ? std::string() : started.error().message));
+    REQUIRE(started.ok());
+    auto loaded = kube::loadKubeconfigFile(plane.kubeconfig());
+    REQUIRE(loaded.ok());
+    config = *loaded;
+    auto client = kube::ApiClient::create(config);
+    REQUIRE(client.ok());
+    api = std::move(*client);
+  }
+
+  // POSTs `body` to `path`; the answer must be a success. Returns its body.
+  std::string created(const std::string& path, const std::string& body) {
+    auto response = api->send("POST", path, body);
+    INFO(path << ": " << (response ? response->body : response.error().message));
+    REQUIRE(response.ok());
+    REQUIRE(response->success());
+    return response->body;
+  }
+};
 
 inline std::string nodeJson(const std::string& name, std::int64_t gen, const std::string& used) {
   const NodeInfo node = h100(name, gen, used);

@@ -139,21 +139,12 @@ TEST_CASE("leader election against a real kube-apiserver", "[apiserver][leader]"
   if (ControlPlane::binDir().empty()) {
     SKIP("control-plane binaries not built (tests/e2e/hack/build-control-plane.sh)");
   }
-  ControlPlane plane;
-  const auto started = plane.start();
-  INFO((started.ok() ? std::string() : started.error().message));
-  REQUIRE(started.ok());
-  auto config = loadKubeconfigFile(plane.kubeconfig());
-  REQUIRE(config.ok());
-  auto admin = ApiClient::create(*config);
-  REQUIRE(admin.ok());
-  auto& api = **admin;
+  gte::testing::AdminSession session;
+  session.start();
+  ControlPlane& plane = session.plane;
+  ApiClient& api = *session.api;
   auto created = [&](const std::string& path, const std::string& body) {
-    auto response = api.send("POST", path, body);
-    INFO(path << ": " << (response ? response->body : response.error().message));
-    REQUIRE(response.ok());
-    REQUIRE(response->success());
-    return response->body;
+    return session.created(path, body);
   };
   auto pendingPod = [&](const std::string& name) {
     const std::string pod = created("/api/v1/namespaces/default/pods", podJson(name, "", 1));
