@@ -137,11 +137,11 @@ Result<Resolved> ExtenderService::resolve(const wire::ExtenderArgs& args, bool g
   return resolveNodes(args, cluster_, policy_, *nodeCache_, metrics_, groupFacts);
 }
 
-Result<GroupDecision> ExtenderService::group(const wire::ExtenderArgs& args,
+Result<GroupDecision> ExtenderService::group(const wire::ExtenderArgs& args, bool grouped,
                                              const Result<PodDemand>& demand, Resolved& resolved,
                                              GroupWrite write) const {
   GroupDecision none;
-  if (!podNamesGroup(args.pod, cluster_, policy_)) return none;
+  if (!grouped) return none;
   auto decided = decideGroup(
       args.pod, demand, resolved, cluster_, write, [&] { return resolve(args, true); }, metrics_);
   if (decided && decided->committedHere) {
@@ -153,11 +153,11 @@ Result<GroupDecision> ExtenderService::group(const wire::ExtenderArgs& args,
   return decided;
 }
 
-std::optional<Reply> ExtenderService::withoutDemand(const wire::ExtenderArgs& args,
+std::optional<Reply> ExtenderService::withoutDemand(const wire::ExtenderArgs& args, bool grouped,
                                                     wire::Verb verb) const {
   if (!args.nodeNames || args.nodes) return std::nullopt;
   // A pod of a group is decided with its group (its identity may be invalid: a per-pod error).
-  if (podNamesGroup(args.pod, cluster_, policy_)) return std::nullopt;
+  if (grouped) return std::nullopt;
   auto loaded = syncedSnapshot(cluster_);
   if (!loaded) return std::nullopt;
   const ClusterSnapshot& snapshot = **loaded;
@@ -179,13 +179,13 @@ std::optional<Reply> ExtenderService::withoutDemand(const wire::ExtenderArgs& ar
 
 Reply ExtenderService::filter(Result<wire::ExtenderArgs> args) const {
   if (!args) return rejected(wire::Verb::kFilter, args.error());
-  if (auto answer = withoutDemand(*args, wire::Verb::kFilter)) return std::move(*answer);
-  auto resolved = resolve(*args, podNamesGroup(args->pod, cluster_, policy_));
+  const bool grouped = podNamesGroup(args->pod, cluster_, policy_);
+  if (auto answer = withoutDemand(*args, grouped, wire::Verb::kFilter)) return std::move(*answer);
+  auto resolved = resolve(*args, grouped);
   if (!resolved) return undecided(wire::Verb::kFilter, resolved.error());
 
-  Result<PodDemand> demand =
-      parsePodDemand(args->pod, *resolved->policy, draObjectsOf(*resolved));
-  auto decided = group(*args, demand, *resolved, GroupWrite::kCommit);
+  Result<PodDemand> demand = parsePodDemand(args->pod, *resolved->policy, draObjectsOf(*resolved));
+  auto decided = group(*args, grouped, demand, *resolved, GroupWrite::kCommit);
   if (!decided) demand = std::move(decided).error();  // an invalid group annotation
   const GroupAnswers* answers = decided ? decided->answersOrNull() : nullptr;
   const FilterResult result = filterNodes(demand, resolved->candidates, *resolved->policy, answers);
@@ -200,13 +200,14 @@ Reply ExtenderService::filter(Result<wire::ExtenderArgs> args) const {
 
 Reply ExtenderService::prioritize(Result<wire::ExtenderArgs> args) const {
   if (!args) return rejected(wire::Verb::kPrioritize, args.error());
-  if (auto answer = withoutDemand(*args, wire::Verb::kPrioritize)) return std::move(*answer);
-  auto resolved = resolve(*args, podNamesGroup(args->pod, cluster_, policy_));
+  const bool grouped = podNamesGroup(args->pod, cluster_, policy_);
+  if (auto answer = withoutDemand(*args, grouped, wire::Verb::kPrioritize))
+    return std::move(*answer);
+  auto resolved = resolve(*args, grouped);
   if (!resolved) return undecided(wire::Verb::kPrioritize, resolved.error());
 
-  Result<PodDemand> demand =
-      parsePodDemand(args->pod, *resolved->policy, draObjectsOf(*resolved));
-  auto decided = group(*args, demand, *resolved, GroupWrite::kReadOnly);
+  Result<PodDemand> demand = parsePodDemand(args->pod, *resolved->policy, draObjectsOf(*resolved));
+  auto decided = group(*args, grouped, demand, *resolved, GroupWrite::kReadOnly);
   if (!decided) demand = std::move(decided).error();
   // Placement regret needs the pod's UID (the watch reports it bound by UID) and the snapshot's
   // cluster-wide best set (NodeNames mode).

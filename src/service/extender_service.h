@@ -92,9 +92,11 @@ class ExtenderService {
   // resolveNodes with this service's sources; `groupFacts` for a pod group member's request.
   Result<Resolved> resolve(const wire::ExtenderArgs& args, bool groupFacts) const;
   // The pod's group and its answers (service/group_requests.h); an error is the pod's invalid
-  // group annotation, which rejects it on every node.
-  Result<GroupDecision> group(const wire::ExtenderArgs& args, const Result<PodDemand>& demand,
-                              Resolved& resolved, GroupWrite write) const;
+  // group annotation, which rejects it on every node. `grouped`: podNamesGroup for the pod,
+  // asked once per request (it loads the snapshot).
+  Result<GroupDecision> group(const wire::ExtenderArgs& args, bool grouped,
+                              const Result<PodDemand>& demand, Resolved& resolved,
+                              GroupWrite write) const;
   // Explain's answer for a pod on resolved candidates (the group part read-only).
   // `placement`: what placement regret kept for the pod (explain by name).
   Reply explainResolved(const PodInfo& pod, Resolved& resolved, std::string_view mode,
@@ -107,8 +109,9 @@ class ExtenderService {
   // NodeNames mode, a pod without GPU, MIG or DRA demand (with the chart's extender.dra every pod
   // is sent): every node fits with score 0, whatever the cache knows of it, answered from the
   // names alone without looking a node up. nullopt: not such a pod (or the cache is not synced:
-  // the general path answers).
-  std::optional<Reply> withoutDemand(const wire::ExtenderArgs& args, wire::Verb verb) const;
+  // the general path answers; a pod of a group, `grouped`, is decided with its group).
+  std::optional<Reply> withoutDemand(const wire::ExtenderArgs& args, bool grouped,
+                                     wire::Verb verb) const;
 
   PolicySource policy_;
   ClusterBackend* cluster_;

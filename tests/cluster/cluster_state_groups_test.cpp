@@ -36,6 +36,16 @@ using namespace gte::testing;
 
 namespace {
 
+// Cluster-state options on `clock` that count the holds released, by reason, into `released`.
+ClusterStateOptions countingReleases(ManualClock& clock,
+                                     std::map<HoldRelease, std::size_t>& released) {
+  ClusterStateOptions options = clockedOptions(clock);
+  options.groupObserver.released = [&released](HoldRelease reason, std::size_t n) {
+    released[reason] += n;
+  };
+  return options;
+}
+
 constexpr const char* kKey = "ml/annotation/llm";
 
 PodInfo member(const std::string& uid, std::int64_t gpus, const std::string& node = "") {
@@ -149,10 +159,7 @@ TEST_CASE("A second plan for the same group loses to the first; a stale plan is 
 TEST_CASE("Holds end when members bind, are deleted, or the TTL passes", "[groups]") {
   ManualClock clock;
   std::map<HoldRelease, std::size_t> released;
-  ClusterStateOptions options = clockedOptions(clock);
-  options.groupObserver.released = [&](HoldRelease reason, std::size_t n) {
-    released[reason] += n;
-  };
+  ClusterStateOptions options = countingReleases(clock, released);
   ClusterState state(testPolicy(), options);
   state.replaceNodes({h100("a"), h100("b")});
   // Four members wait; the plan holds four slots on a and b.
@@ -222,10 +229,7 @@ TEST_CASE("Members already bound anchor the group after a restart", "[groups]") 
 TEST_CASE("A pod bound onto held GPUs by someone else moves the hold", "[groups]") {
   ManualClock clock;
   std::map<HoldRelease, std::size_t> released;
-  ClusterStateOptions options = clockedOptions(clock);
-  options.groupObserver.released = [&](HoldRelease reason, std::size_t n) {
-    released[reason] += n;
-  };
+  ClusterStateOptions options = countingReleases(clock, released);
   ClusterState state(testPolicy(), options);
   state.replaceNodes({h100("a")});
   REQUIRE(state.commitGroupPlan(planNow(state, 1)).ok());  // 4 of a's 8 GPUs held
@@ -344,10 +348,7 @@ TEST_CASE("Under random churn no GPU is charged twice and every hold ends", "[gr
 TEST_CASE("kube-scheduler giving up on a PodGroup releases its group's holds", "[groups]") {
   ManualClock clock;
   std::map<HoldRelease, std::size_t> released;
-  ClusterStateOptions options = clockedOptions(clock);
-  options.groupObserver.released = [&](HoldRelease reason, std::size_t n) {
-    released[reason] += n;
-  };
+  ClusterStateOptions options = countingReleases(clock, released);
   ClusterState state(testPolicy(), options);
   state.replaceNodes({h100("a"), h100("b")});
   // Waiting members name the group by annotation and the PodGroup by spec.schedulingGroup: the
