@@ -2,10 +2,7 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -474,33 +471,13 @@ func (s *scenarioEnv) waitExtenderFree(node string, want int) {
 }
 
 func (s *scenarioEnv) extenderFreeGPUs(ctx context.Context, node string) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.mode.verbsURL+"/nodes", nil)
-	if err != nil {
-		return 0, err
-	}
-	httpClient := http.DefaultClient
-	if strings.HasPrefix(s.mode.verbsURL, "https:") {
-		httpClient = insecureLoopbackClient()
-	}
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("GET nodes: HTTP %d: %s", resp.StatusCode, body)
-	}
 	var listing struct {
 		Nodes []struct {
 			Name     string `json:"name"`
 			FreeGPUs int    `json:"freeGpus"`
 		} `json:"nodes"`
 	}
-	if err := json.Unmarshal(body, &listing); err != nil {
+	if err := s.getExtenderJSON(ctx, "/nodes", &listing); err != nil {
 		return 0, err
 	}
 	for _, n := range listing.Nodes {
