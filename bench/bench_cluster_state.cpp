@@ -196,6 +196,45 @@ int benchDra(const std::shared_ptr<gte::cluster::ClusterState>& state, int nodeC
   }
   if (!applied(*classSink, WatchEventType::kModified, gpuClass)) return 1;
 
+  // DeviceTaintRules: one node's pool tainted (its slice re-merged, that node re-derived), the
+  // rule's status updated by the eviction controller (nothing re-derived), the rule deleted; then
+  // a rule on every device of the driver (every slice copied, every node re-derived) and deleted.
+  auto ruleSink = gte::kube::reflectorSink<gte::cluster::WatchedTaintRule>(
+      gte::cluster::readWatchedTaintRule, gte::cluster::makeTaintRuleSink(state, [] {}));
+  ruleSink->beginList();
+  ruleSink->endList();
+  const auto ruleJson = [](const std::string& selector, int version, const char* status) {
+    return R"({"apiVersion":"resource.k8s.io/v1","kind":"DeviceTaintRule","metadata":{"name":"maintenance","resourceVersion":")" +
+           std::to_string(version) + R"("},"spec":{"deviceSelector":)" + selector +
+           R"(,"taint":{"key":"example.com/maintenance","effect":"NoSchedule"}},"status":{"conditions":[{"type":"EvictionInProgress","status":")" +
+           status + R"("}]}})";
+  };
+  std::vector<double> ruleAdded;
+  std::vector<double> ruleStatus;
+  std::vector<double> ruleDeleted;
+  for (int e = 0; e < 200; ++e) {
+    const std::string pool = R"({"pool":"gpu-node-)" + std::to_string((e * 37) % nodeCount) + "\"}";
+    t0 = Clock::now();
+    if (!applied(*ruleSink, WatchEventType::kAdded, ruleJson(pool, 1, "True"))) return 1;
+    ruleAdded.push_back(ms(Clock::now() - t0));
+    t0 = Clock::now();
+    if (!applied(*ruleSink, WatchEventType::kModified, ruleJson(pool, 2, "False"))) return 1;
+    ruleStatus.push_back(ms(Clock::now() - t0));
+    t0 = Clock::now();
+    if (!applied(*ruleSink, WatchEventType::kDeleted, ruleJson(pool, 3, "False"))) return 1;
+    ruleDeleted.push_back(ms(Clock::now() - t0));
+  }
+  std::vector<double> ruleEveryNode;
+  for (int e = 0; e < 4; ++e) {
+    const std::string driver = R"({"driver":"gpu.nvidia.com"})";
+    t0 = Clock::now();
+    if (!applied(*ruleSink, WatchEventType::kAdded, ruleJson(driver, 1, "True"))) return 1;
+    ruleEveryNode.push_back(ms(Clock::now() - t0));
+    t0 = Clock::now();
+    if (!applied(*ruleSink, WatchEventType::kDeleted, ruleJson(driver, 2, "True"))) return 1;
+    ruleEveryNode.push_back(ms(Clock::now() - t0));
+  }
+
   const gte::cluster::DraCounts counts = state->draCounts();
   const double mib = 1024.0 * 1024.0;
   const double devices = 8.0 * nodeCount;
@@ -233,6 +272,12 @@ int benchDra(const std::shared_ptr<gte::cluster::ClusterState>& state, int nodeC
       "watch event -> new snapshot: device class relabelled p50 %.3f ms; its selection changed "
       "p50 %.0f ms\n",
       perCent(classRelabelled, 50), perCent(classChanged, 50));
+  std::printf(
+      "watch event -> new snapshot: taint rule on one node's pool added p50 %.3f ms p99 %.3f ms, "
+      "status updated p50 %.3f ms, deleted p50 %.3f ms; rule on every device added or deleted "
+      "p50 %.0f ms\n",
+      perCent(ruleAdded, 50), perCent(ruleAdded, 99), perCent(ruleStatus, 50),
+      perCent(ruleDeleted, 50), perCent(ruleEveryNode, 50));
   return 0;
 }
 

@@ -224,6 +224,36 @@ def dra_objects():
     write(d, "claim-all", json.dumps({"metadata": {"name": "a", "namespace": "ns"}, "spec": {"devices": {
         "requests": [{"name": "all", "exactly": {"deviceClassName": "gpu.nvidia.com", "allocationMode": "All"}}],
         "constraints": [{"distinctAttribute": "resource.kubernetes.io/pcieRoot"}]}}}))
+def dra_taint_rules():
+    """DeviceTaintRules as the API server serves them (resource.k8s.io/v1, Kubernetes 1.37)."""
+    d = reset("dra_taint_rules")
+    def rule(name, selector, effect="NoSchedule", **taint):
+        spec = {"taint": {"key": "example.com/maintenance", "effect": effect,
+                          "timeAdded": "2026-12-04T10:00:00Z", **taint}}
+        if selector is not None:
+            spec["deviceSelector"] = selector
+        return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule",
+                "metadata": {"name": name, "resourceVersion": "7", "generation": 1},
+                "spec": spec,
+                "status": {"conditions": [{"type": "EvictionInProgress", "status": "False",
+                                           "reason": "NoEviction", "message": "0 pods evicted",
+                                           "lastTransitionTime": "2026-12-04T10:00:01Z"}]}}
+    rules = {
+        "device": rule("gpu-3", {"driver": "gpu.nvidia.com", "pool": "hgx-h100-a", "device": "gpu-3"}),
+        "pool": rule("node", {"pool": "hgx-h100-a"}, "NoExecute", value="drain"),
+        "device-only": rule("any-gpu-0", {"device": "gpu-0"}),
+        "empty-selector": rule("all", {}),
+        "no-selector": rule("none", None),
+        "effect-none": rule("dry-run", {"driver": "gpu.nvidia.com"}, "None"),
+        "effect-unknown": rule("future", {"device": "gpu-1"}, "NoExecuteWithPodDisruptionBudget"),
+        "other-driver": rule("other", {"driver": "example.com"}),
+    }
+    for name, obj in rules.items():
+        write(d, name, json.dumps(obj))
+    write(d, "missing-effect", json.dumps({"metadata": {"name": "r"}, "spec": {"taint": {"key": "k"}}}))
+    write(d, "bad-pool", json.dumps({"metadata": {"name": "r"}, "spec": {"deviceSelector": {"pool": 7}}}))
+
+
 def watch_stream():
     """First byte: bit 0 Pod (else Node), bit 1 a list page (else a watch stream in chunks of
     1 + (byte >> 2) bytes); then the body, as the API server writes it."""
@@ -283,5 +313,6 @@ if __name__ == "__main__":
     cluster_file()
     kubeconfig()
     dra_objects()
+    dra_taint_rules()
     watch_stream()
     group_owners()

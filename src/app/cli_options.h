@@ -68,7 +68,8 @@ struct ServeOptions {
   // --disable-whatif, --disable-nodes: the same for {prefix}/whatif and {prefix}/nodes.
   bool whatif = true;
   // --dra: the cluster cache also watches ResourceSlices, DeviceClasses and ResourceClaims
-  // (resource.k8s.io/v1, Kubernetes 1.34+) and decides DRA nodes and claim pods (docs/dra.md).
+  // (resource.k8s.io/v1, Kubernetes 1.34+), DeviceTaintRules where served (1.37+), and decides DRA
+  // nodes and claim pods (docs/dra.md).
   bool dra = false;
   bool nodes = true;
   // --whatif-max-pods: pods in one what-if (`count`, or a CSV's rows); --whatif-deadline: the

@@ -118,7 +118,9 @@ void ClusterObserver::observeWatches(const CacheCounts& counts) {
     metrics_.countWatchSkipped(resource, now.skipped - std::min(now.skipped, last.skipped));
     last = now;
   }
-  if (counts.dra) metrics_.setCachedDraObjects(counts.slices, counts.classes, counts.claims);
+  if (counts.dra) {
+    metrics_.setCachedDraObjects(counts.slices, counts.classes, counts.claims, counts.taintRules);
+  }
 }
 
 void ClusterObserver::observeLeadership(const LeadershipCounts& leadership) {

@@ -44,7 +44,7 @@ struct LeadershipCounts {
 };
 
 // The watches' `resource` label values, in metrics::WatchedResource order.
-inline constexpr std::size_t kWatchedResources = 8;
+inline constexpr std::size_t kWatchedResources = 9;
 
 struct CacheCounts {
   std::int64_t nodes = 0;
@@ -53,13 +53,15 @@ struct CacheCounts {
   // API-server watches only; a cluster file has none.
   bool watched = false;
   // Per metrics::WatchedResource: nodes, pods, the DRA kinds (zeros without --dra), then the
-  // group-size owners (zeros while the API server does not serve them).
+  // group-size owners (zeros while the API server does not serve them), then DeviceTaintRules
+  // (--dra, zeros while not served).
   std::array<WatchTotals, kWatchedResources> watches{};
   // --dra: what the cache holds of the DRA objects.
   bool dra = false;
   std::int64_t slices = 0;
   std::int64_t classes = 0;
   std::int64_t claims = 0;
+  std::int64_t taintRules = 0;
   // Binds holding one of --bind-concurrency slots, and binds waiting for one (API server only).
   std::int64_t bindsSending = 0;
   std::int64_t bindsWaiting = 0;

@@ -77,6 +77,8 @@ std::function<CacheCounts()> countsOf(const cluster::ApiServerBackend* backend) 
       counts.slices = static_cast<std::int64_t>(held.slices);
       counts.classes = static_cast<std::int64_t>(held.classes);
       counts.claims = static_cast<std::int64_t>(held.claims);
+      counts.taintRules = static_cast<std::int64_t>(held.taintRules);
+      counts.watches[8] = totals(dra.taintRules);
     }
     std::size_t i = 5;
     for (const GroupOwnerKind kind :

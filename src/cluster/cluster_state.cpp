@@ -550,6 +550,15 @@ void ClusterState::upsertDeviceClass(dra::DeviceClassConstSharedPtr cls) {
 void ClusterState::removeDeviceClass(std::string_view name) {
   changeDra([&](DraCache& dra, DraChange& c) { dra.removeClass(name, c); });
 }
+void ClusterState::replaceDeviceTaintRules(std::vector<dra::DeviceTaintRuleConstSharedPtr> rules) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.replaceTaintRules(std::move(rules), c); });
+}
+void ClusterState::upsertDeviceTaintRule(dra::DeviceTaintRuleConstSharedPtr rule) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.upsertTaintRule(std::move(rule), c); });
+}
+void ClusterState::removeDeviceTaintRule(std::string_view name) {
+  changeDra([&](DraCache& dra, DraChange& c) { dra.removeTaintRule(name, c); });
+}
 void ClusterState::replaceResourceClaims(std::vector<dra::ResourceClaimConstSharedPtr> claims) {
   changeDra([&](DraCache& dra, DraChange& c) { dra.replaceClaims(std::move(claims), c); });
 }

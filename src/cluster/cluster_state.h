@@ -31,9 +31,9 @@
 #include <vector>
 
 #include "base/result.h"
-#include "cluster/group_book.h"
 #include "cluster/dra_bind_check.h"
 #include "cluster/dra_cache.h"
+#include "cluster/group_book.h"
 #include "cluster/pending_pods.h"
 #include "cluster/pod_ledger.h"
 #include "core/allocation.h"
@@ -132,6 +132,9 @@ class ClusterState final : public GroupPlanStore {
   void replaceDeviceClasses(std::vector<dra::DeviceClassConstSharedPtr> classes);
   void upsertDeviceClass(dra::DeviceClassConstSharedPtr cls);
   void removeDeviceClass(std::string_view name);
+  void replaceDeviceTaintRules(std::vector<dra::DeviceTaintRuleConstSharedPtr> rules);
+  void upsertDeviceTaintRule(dra::DeviceTaintRuleConstSharedPtr rule);
+  void removeDeviceTaintRule(std::string_view name);
   void replaceResourceClaims(std::vector<dra::ResourceClaimConstSharedPtr> claims);
   void upsertResourceClaim(dra::ResourceClaimConstSharedPtr claim);
   void removeResourceClaim(std::string_view ns, std::string_view name);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "dra/slice_taint_rules.h"
+
 namespace gte::cluster {
 namespace {
 
@@ -27,7 +29,8 @@ bool sameSelection(const dra::DeviceClass& a, const dra::DeviceClass& b) {
 DraCache::DraCache() : objects_(std::make_shared<const ClaimShards>(nullptr)) {}
 
 DraCounts DraCache::counts() const noexcept {
-  return DraCounts{slices_.size(), classes_.size(), objects_->size(), allocated_.size()};
+  return DraCounts{slices_.size(), classes_.size(), objects_->size(), allocated_.size(),
+                   rules_.size()};
 }
 
 void DraCache::markPool(std::string_view driver, std::string_view pool, DraChange& change) const {
@@ -43,11 +46,25 @@ void DraCache::markClaim(const dra::ResourceClaim& claim, DraChange& change) con
     markPool(device.driver, device.pool, change);
 }
 
+void DraCache::storeSlice(dra::ResourceSliceConstSharedPtr slice) {
+  if (const auto it = untainted_.find(slice->name); it != untainted_.end()) untainted_.erase(it);
+  if (!ruleList_.empty()) {
+    dra::ResourceSliceConstSharedPtr merged = dra::withTaintRules(slice, ruleList_);
+    if (merged != slice) {
+      std::string name = slice->name;
+      untainted_.insert_or_assign(std::move(name), std::move(slice));
+      slice = std::move(merged);
+    }
+  }
+  slices_.upsert(std::move(slice));
+}
+
 void DraCache::replaceSlices(std::vector<dra::ResourceSliceConstSharedPtr> slices,
                              DraChange& change) {
   slices_ = dra::SliceIndex{};
+  untainted_.clear();
   for (auto& slice : slices)
-    slices_.upsert(std::move(slice));
+    storeSlice(std::move(slice));
   change.everyNode = true;
 }
 
@@ -55,7 +72,7 @@ void DraCache::upsertSlice(dra::ResourceSliceConstSharedPtr slice, DraChange& ch
   if (const auto* old = slices_.find(slice->name)) markPool((*old)->driver, (*old)->pool, change);
   const std::string driver = slice->driver;
   const std::string pool = slice->pool;
-  slices_.upsert(std::move(slice));
+  storeSlice(std::move(slice));
   markPool(driver, pool, change);
 }
 
@@ -65,6 +82,77 @@ void DraCache::removeSlice(std::string_view name, DraChange& change) {
   const dra::ResourceSliceConstSharedPtr gone = *old;
   markPool(gone->driver, gone->pool, change);  // before: the nodes it served
   slices_.remove(name);
+  if (const auto it = untainted_.find(name); it != untainted_.end()) untainted_.erase(it);
+}
+
+void DraCache::setRules(
+    std::map<std::string, dra::DeviceTaintRuleConstSharedPtr, std::less<>> rules) {
+  rules_ = std::move(rules);
+  ruleList_.clear();
+  for (const auto& [name, rule] : rules_)
+    ruleList_.push_back(rule);
+}
+
+void DraCache::retaint(const std::vector<dra::DeviceTaintRuleConstSharedPtr>& changed,
+                       DraChange& change) {
+  if (changed.empty()) return;
+  std::vector<dra::ResourceSliceConstSharedPtr> affected;  // as read
+  slices_.forEach([&](const dra::ResourceSliceConstSharedPtr& slice) {
+    if (!dra::taintsSome(*slice, changed)) return;  // device names are those read
+    const auto it = untainted_.find(slice->name);
+    affected.push_back(it == untainted_.end() ? slice : it->second);
+  });
+  for (dra::ResourceSliceConstSharedPtr& slice : affected) {
+    markPool(slice->driver, slice->pool, change);
+    storeSlice(std::move(slice));
+  }
+}
+
+void DraCache::replaceTaintRules(std::vector<dra::DeviceTaintRuleConstSharedPtr> rules,
+                                 DraChange& change) {
+  std::map<std::string, dra::DeviceTaintRuleConstSharedPtr, std::less<>> next;
+  for (auto& rule : rules) {
+    std::string name = rule->name;
+    next.insert_or_assign(std::move(name), std::move(rule));
+  }
+  // Only rules added, removed or with another selector or taint change any slice.
+  std::vector<dra::DeviceTaintRuleConstSharedPtr> changed;
+  const auto collect = [&changed](const auto& from, const auto& against) {
+    for (const auto& [name, rule] : from) {
+      const auto other = against.find(name);
+      if (other == against.end() || !other->second->sameTaint(*rule)) changed.push_back(rule);
+    }
+  };
+  collect(rules_, next);
+  collect(next, rules_);
+  setRules(std::move(next));
+  retaint(changed, change);
+}
+
+void DraCache::upsertTaintRule(dra::DeviceTaintRuleConstSharedPtr rule, DraChange& change) {
+  std::vector<dra::DeviceTaintRuleConstSharedPtr> changed{rule};
+  if (const auto it = rules_.find(rule->name); it != rules_.end()) {
+    if (it->second->sameTaint(*rule)) {
+      changed.clear();  // metadata or status only
+    } else {
+      changed.push_back(it->second);
+    }
+  }
+  auto next = rules_;
+  std::string name = rule->name;
+  next.insert_or_assign(std::move(name), std::move(rule));
+  setRules(std::move(next));
+  retaint(changed, change);
+}
+
+void DraCache::removeTaintRule(std::string_view name, DraChange& change) {
+  const auto it = rules_.find(name);
+  if (it == rules_.end()) return;
+  const std::vector<dra::DeviceTaintRuleConstSharedPtr> changed{it->second};
+  auto next = rules_;
+  next.erase(std::string(name));
+  setRules(std::move(next));
+  retaint(changed, change);
 }
 
 void DraCache::rebuildCatalog(DraChange& change) {

@@ -2,6 +2,13 @@
 
 namespace gte::dra {
 
+TaintEffect parseTaintEffect(std::string_view effect) noexcept {
+  if (effect == "NoSchedule") return TaintEffect::kNoSchedule;
+  if (effect == "NoExecute") return TaintEffect::kNoExecute;
+  if (effect == "None") return TaintEffect::kNone;
+  return TaintEffect::kOther;
+}
+
 AttributeValue ResourceSlice::valueOf(const StoredAttribute& attribute) const noexcept {
   AttributeValue out;
   out.kind = attribute.kind;

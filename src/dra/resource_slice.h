@@ -29,6 +29,9 @@ struct AttributeValue {
 };
 
 enum class TaintEffect : std::uint8_t { kNone, kNoSchedule, kNoExecute, kOther };
+// A taint's `effect` as written: "NoSchedule", "NoExecute", "None"; anything else is kOther
+// (an effect this reader predates, which the allocator treats like None).
+TaintEffect parseTaintEffect(std::string_view effect) noexcept;
 
 struct Range {
   std::uint32_t first = 0;

@@ -298,10 +298,7 @@ class SliceReader {
         if (key == "effect") {
           std::string effect;
           if (Status e = readStringField(r_, field, effect); !e.ok()) return e;
-          taint.effect = effect == "NoSchedule"  ? TaintEffect::kNoSchedule
-                         : effect == "NoExecute" ? TaintEffect::kNoExecute
-                         : effect == "None"      ? TaintEffect::kNone
-                                                 : TaintEffect::kOther;
+          taint.effect = parseTaintEffect(effect);
           return Ok{};
         }
         return skipField(r_, field);

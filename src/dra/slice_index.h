@@ -31,6 +31,12 @@ class SliceIndex {
   std::vector<std::string> nodesOfPool(std::string_view driver, std::string_view pool,
                                        bool& everyNode) const;
   const ResourceSliceConstSharedPtr* find(std::string_view name) const;
+  // Calls visit(slice) for every slice, by name.
+  template <typename Visit>
+  void forEach(Visit visit) const {
+    for (const auto& [name, slice] : byName_)
+      visit(slice);
+  }
   std::size_t size() const noexcept { return byName_.size(); }
 
  private:

@@ -23,6 +23,7 @@ inline constexpr ResourceType kPods{"", "v1", "pods"};
 inline constexpr ResourceType kResourceSlices{"resource.k8s.io", "v1", "resourceslices"};
 inline constexpr ResourceType kDeviceClasses{"resource.k8s.io", "v1", "deviceclasses"};
 inline constexpr ResourceType kResourceClaims{"resource.k8s.io", "v1", "resourceclaims"};
+inline constexpr ResourceType kDeviceTaintRules{"resource.k8s.io", "v1", "devicetaintrules"};
 
 // The collection in every namespace (or of a cluster-scoped resource) when `ns` is empty, else in
 // namespace `ns`.

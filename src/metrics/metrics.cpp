@@ -43,9 +43,9 @@ constexpr std::array<const char*, 9> kRejectReasons = {
     "body_too_large",   "header_too_large",   "malformed_json", "bad_request", "request_timeout",
     "connection_limit", "full_nodes_refused", "too_many_nodes", "other"};
 
-constexpr std::array<const char*, 8> kResourceNames = {
-    "nodes",          "pods",      "resourceslices", "deviceclasses",
-    "resourceclaims", "podgroups", "jobs",           "jobsets"};
+constexpr std::array<const char*, 9> kResourceNames = {
+    "nodes",     "pods", "resourceslices", "deviceclasses",   "resourceclaims",
+    "podgroups", "jobs", "jobsets",        "devicetaintrules"};
 constexpr std::array<const char*, 4> kDraPassThroughNames = {
     "other_extended_resource", "claim_not_cached", "template_entry", "uninterpretable"};
 constexpr std::array<const char*, static_cast<std::size_t>(NvlinkSetClass::kCount)> kSetClassNames =
@@ -424,6 +424,7 @@ struct Metrics::Impl {
   prometheus::Gauge* slicesGauge = nullptr;
   prometheus::Gauge* classesGauge = nullptr;
   prometheus::Gauge* claimsGauge = nullptr;
+  prometheus::Gauge* taintRulesGauge = nullptr;
   std::mutex labelAgeMutex;  // guards the replacement of the single label-age histogram
   prometheus::Histogram* labelAgeNow = nullptr;
   std::array<prometheus::Gauge*, kSetClassNames.size()> freeGpusBy{};
@@ -524,6 +525,7 @@ struct Metrics::Impl {
     slicesGauge = &cached.Add({{"kind", "resourceslice"}});
     classesGauge = &cached.Add({{"kind", "deviceclass"}});
     claimsGauge = &cached.Add({{"kind", "resourceclaim"}});
+    taintRulesGauge = &cached.Add({{"kind", "devicetaintrule"}});
     labelAgeNow = &labelAge.Add({}, labelAgeBuckets());
     for (std::size_t i = 0; i < kSetClassNames.size(); ++i) {
       freeGpusBy[i] = &freeGpus.Add({{"nvlink_set", kSetClassNames[i]}});
@@ -679,10 +681,12 @@ void Metrics::countWatchSkipped(WatchedResource resource, std::uint64_t n) {
   }
 }
 
-void Metrics::setCachedDraObjects(std::int64_t slices, std::int64_t classes, std::int64_t claims) {
+void Metrics::setCachedDraObjects(std::int64_t slices, std::int64_t classes, std::int64_t claims,
+                                  std::int64_t taintRules) {
   impl_->slicesGauge->Set(static_cast<double>(slices));
   impl_->classesGauge->Set(static_cast<double>(classes));
   impl_->claimsGauge->Set(static_cast<double>(claims));
+  impl_->taintRulesGauge->Set(static_cast<double>(taintRules));
 }
 
 void Metrics::countDraPassThrough(DraPassThroughReason reason) {

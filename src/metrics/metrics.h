@@ -15,8 +15,9 @@ namespace gte::metrics {
 
 enum class NodeOutcome { kFit, kUnschedulable, kUnresolvable };
 enum class ReloadResult { kOk, kError };
-// The `resource` label of the watch counters; the DRA kinds are watched with --dra, podgroups,
-// jobs and jobsets where the API server serves them (group sizes).
+// The `resource` label of the watch counters; the DRA kinds are watched with --dra
+// (devicetaintrules where the API server serves them), podgroups, jobs and jobsets where the API
+// server serves them (group sizes).
 enum class WatchedResource {
   kNodes,
   kPods,
@@ -25,7 +26,8 @@ enum class WatchedResource {
   kResourceClaims,
   kPodGroups,
   kJobs,
-  kJobSets
+  kJobSets,
+  kDeviceTaintRules
 };
 // Why a DRA pod was passed through (core/dra_demand.h's DraPassThrough, in that order).
 enum class DraPassThroughReason {
@@ -143,7 +145,8 @@ class Metrics {
   // List items and watch events skipped: the object did not read (each also logged).
   void countWatchSkipped(WatchedResource resource, std::uint64_t n);
   // DRA objects in the cluster cache (--dra).
-  void setCachedDraObjects(std::int64_t slices, std::int64_t classes, std::int64_t claims);
+  void setCachedDraObjects(std::int64_t slices, std::int64_t classes, std::int64_t claims,
+                           std::int64_t taintRules);
   // A filter call for a pod whose DRA demand the extender passed through uninterpreted.
   void countDraPassThrough(DraPassThroughReason reason);
   // A claim pod's first bind: its claims' allocation against the prediction.

@@ -10,6 +10,7 @@
 
 #include "dra/first_fit.h"
 #include "dra/resource_slice_json.h"
+#include "dra/slice_taint_rules.h"
 #include "support/dra_fixtures.h"
 
 namespace gte::dra {
@@ -334,6 +335,49 @@ TEST_CASE("NVLink pair or PCIe pair: the slice order decides", "[dra][firstfit]"
   const FirstFitResult result = fit.run(pcieFirst.devices, pcieFirst.matches);
   REQUIRE(result.status == FirstFitStatus::kAllocated);
   CHECK(result.devices[1].position == 1);
+}
+
+TEST_CASE("DeviceTaintRules: a rule's taint moves first-fit as a slice taint would",
+          "[dra][firstfit][taintrules]") {
+  // a100-nvlink-first lists gpu-0 gpu-2 gpu-5 gpu-1 ...; its NVLink bridges join 0-2, 1-3, 4-5,
+  // 6-7, so first-fit of two takes the bridged pair gpu-0 + gpu-2 (test above).
+  const auto withRules = [](const std::vector<std::string>& rules) {
+    std::vector<DeviceTaintRuleConstSharedPtr> parsed;
+    for (const std::string& json : rules) {
+      auto rule = parseDeviceTaintRuleJson(json);
+      REQUIRE(rule.ok());
+      parsed.push_back(*rule);
+    }
+    Node node;
+    node.index.upsert(withTaintRules(testing::draSlice("a100-nvlink-first-slice.json"), parsed));
+    node.gather("a100-nvlink-first");
+    return node;
+  };
+  const auto rule = [](const std::string& selector, const std::string& effect = "NoSchedule") {
+    return R"({"metadata":{"name":"r-)" + effect + R"("},"spec":{"deviceSelector":)" + selector +
+           R"(,"taint":{"key":"example.com/maintenance","effect":")" + effect + R"("}}})";
+  };
+  const std::string gpu0 =
+      R"({"driver":"gpu.nvidia.com","pool":"a100-nvlink-first","device":"gpu-0"})";
+  // gpu-0 tainted: positions 1 and 2, gpu-2 + gpu-5, which no bridge joins.
+  CHECK(picks(withRules({rule(gpu0)}), {gpus(2)}) == Names{"gpu-2", "gpu-5"});
+  CHECK(picks(withRules({rule(gpu0, "NoExecute")}), {gpus(2)}) == Names{"gpu-2", "gpu-5"});
+  // Selected by device name alone, any driver and pool: the same device.
+  CHECK(picks(withRules({rule(R"({"device":"gpu-0"})")}), {gpus(2)}) == Names{"gpu-2", "gpu-5"});
+  // A claim tolerating the rule's taint gets the bridged pair back.
+  const std::string tolerating =
+      R"(,"tolerations":[{"key":"example.com/maintenance","operator":"Exists"}])";
+  CHECK(picks(withRules({rule(gpu0)}), {gpus(2, tolerating)}) == Names{"gpu-0", "gpu-2"});
+  // Effect None, another pool, another driver, no selector: nothing changes.
+  CHECK(picks(withRules({rule(gpu0, "None")}), {gpus(2)}) == Names{"gpu-0", "gpu-2"});
+  CHECK(picks(withRules({rule(R"({"pool":"other-node","device":"gpu-0"})")}), {gpus(2)}) ==
+        Names{"gpu-0", "gpu-2"});
+  CHECK(picks(withRules({rule(R"({"driver":"example.com","device":"gpu-0"})")}), {gpus(2)}) ==
+        Names{"gpu-0", "gpu-2"});
+  CHECK(picks(withRules({rule("null")}), {gpus(2)}) == Names{"gpu-0", "gpu-2"});
+  // The whole pool tainted (an empty selector selects every device): nothing to take.
+  CHECK(picks(withRules({rule(R"({"pool":"a100-nvlink-first"})")}), {gpus(2)}) == Names{"no fit"});
+  CHECK(picks(withRules({rule("{}")}), {gpus(1)}) == Names{"no fit"});
 }
 
 }  // namespace

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -508,17 +507,13 @@ func (s *scenarioEnv) waitExtenderFree(node string, want int) {
 }
 
 func (s *scenarioEnv) extenderFreeGPUs(ctx context.Context, node string) (int, error) {
-	body, err := s.extenderCall(ctx, http.MethodGet, "/nodes", nil)
-	if err != nil {
-		return 0, err
-	}
 	var listing struct {
 		Nodes []struct {
 			Name     string `json:"name"`
 			FreeGPUs int    `json:"freeGpus"`
 		} `json:"nodes"`
 	}
-	if err := json.Unmarshal(body, &listing); err != nil {
+	if err := s.getExtenderJSON(ctx, "/nodes", &listing); err != nil {
 		return 0, err
 	}
 	for _, n := range listing.Nodes {

@@ -47,6 +47,7 @@ var scenarios = []scenario{
 	{"stranded-sets-move", strandedSetsMove, 1},               // topology_health_test.go
 	{"dra-first-fit-nvlink", draPlacement, draPlacementOdds},  // dra_test.go
 	{"dra-claim-templates", claimTemplateTiers, 0},            // dra_templates_test.go
+	{"dra-taint-rule", draTaintRule, draTaintRuleOdds},        // dra_taint_rules_test.go
 	// Read the extender's metrics: skipped with the control, like the other scenarios that do.
 	{"groups-gang-off", groupsGangOff, 1}, // groups_test.go
 	{"groups-gang-on", groupsGangOn, 1},   // groups_test.go

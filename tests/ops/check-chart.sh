@@ -110,7 +110,7 @@ grep -q 'apiGroups: \["resource.k8s.io"\]' "$work/default.yaml" && fail "default
 dra=$("$helm_bin" template gte "$chart" --set extender.dra=true) || fail "rendering extender.dra=true"
 grep -q -- '- --dra$' <<<"$dra" || fail "extender.dra=true does not pass --dra"
 grep -q 'managedResources:' <<<"$dra" && fail "extender.dra=true still lists managedResources"
-grep -q 'resources: \["resourceslices", "deviceclasses", "resourceclaims"\]' <<<"$dra" ||
+grep -q 'resources: \["resourceslices", "deviceclasses", "resourceclaims", "devicetaintrules"\]' <<<"$dra" ||
   fail "extender.dra=true does not grant the DRA objects"
 # Binds kube-scheduler has stopped waiting for are dropped: the deadline follows its httpTimeout.
 grep -q -- '--bind-deadline=2500ms' "$work/default.yaml" ||

@@ -74,6 +74,8 @@ ApiServerBackend::ApiServerBackend(std::shared_ptr<kube::ApiTransport> transport
     std::atomic<int> draKinds{0};  // DRA kinds still to list (0 when DRA is off)
     std::array<std::atomic<bool>, 3> dra{};
     std::weak_ptr<GroupOwnerWatches> owners;
+    std::weak_ptr<DiscoveredWatch> taintRules;  // unset without --dra
+    bool draOn = false;
     std::mutex checking;
     void listedDra(std::size_t kind) {
       if (!dra[kind].exchange(true)) --draKinds;
@@ -83,13 +85,17 @@ ApiServerBackend::ApiServerBackend(std::shared_ptr<kube::ApiTransport> transport
       std::lock_guard lock(checking);
       if (!nodes || !pods || draKinds != 0) return;
       const auto watches = owners.lock();
-      if (watches && watches->synced()) state->setSynced(true);  // only ever turns on
+      if (!watches || !watches->synced()) return;
+      const auto rules = taintRules.lock();
+      if (draOn && (!rules || !rules->synced())) return;
+      state->setSynced(true);  // only ever turns on
     }
   };
   auto listed = std::make_shared<Listed>();
   listed->state = state_;
   if (options_.watchDra) {
     listed->draKinds = 3;
+    listed->draOn = true;
     state_->enableDra();
   }
   auto nodes = std::make_shared<NodeCacheSink>(state_, [listed] {
@@ -136,6 +142,18 @@ ApiServerBackend::ApiServerBackend(std::shared_ptr<kube::ApiTransport> transport
   watch(kube::kResourceSlices, readWatchedSlice, makeSliceSink(state_, onListed(0)));
   watch(kube::kDeviceClasses, readWatchedClass, makeClassSink(state_, onListed(1)));
   watch(kube::kResourceClaims, readWatchedClaim, makeClaimSink(state_, onListed(2)));
+  taintRules_ = std::make_shared<DiscoveredWatch>(
+      transport, kube::kDeviceTaintRules,
+      [transport, state = state_, options = options_](std::function<void()> markListed) {
+        return std::make_unique<kube::Reflector>(
+            transport,
+            kube::reflectorSink<WatchedTaintRule>(readWatchedTaintRule,
+                                                  makeTaintRuleSink(state, std::move(markListed))),
+            reflectorOptions(options, std::string(kube::kDeviceTaintRules.resource),
+                             kube::collectionPath(kube::kDeviceTaintRules), ""));
+      },
+      [listed] { listed->check(); });
+  listed->taintRules = taintRules_;
 }
 
 ApiServerBackend::~ApiServerBackend() {
@@ -169,6 +187,7 @@ void ApiServerBackend::stop(std::chrono::milliseconds deadline) {
   pods_->stop(deadline);
   for (const auto& watch : dra_)
     watch->stop(deadline);
+  if (taintRules_) taintRules_->stop(deadline);
   owners_->stop(deadline);
   if (housekeeper_.joinable()) housekeeper_.join();
 }
@@ -176,7 +195,7 @@ void ApiServerBackend::stop(std::chrono::milliseconds deadline) {
 void ApiServerBackend::housekeeping() {
   auto lastWarm = std::chrono::steady_clock::now();
   warmConnections();
-  bool discovered = owners_->discover();
+  bool discovered = discoverOptional();
   auto lastDiscovery = std::chrono::steady_clock::now();
   std::unique_lock lock(housekeepingMutex_);
   std::uint64_t activationsSeen = 0;
@@ -193,7 +212,7 @@ void ApiServerBackend::housekeeping() {
         now - lastDiscovery >=
         (discovered ? options_.ownerDiscoveryInterval : options_.ownerDiscoveryRetry)) {
       lastDiscovery = now;
-      discovered = owners_->discover();
+      discovered = discoverOptional();
     }
     if (const std::size_t expired = state_->expireReservations(); expired > 0) {
       log::warn("reservations expired without the pod being seen bound",
@@ -207,6 +226,12 @@ void ApiServerBackend::housekeeping() {
     }
     lock.lock();
   }
+}
+
+bool ApiServerBackend::discoverOptional() {
+  const bool owners = owners_->discover();
+  const bool rules = !taintRules_ || taintRules_->discover();
+  return owners && rules;
 }
 
 void ApiServerBackend::publishEndpoint(bool activated) {
@@ -271,13 +296,16 @@ WatchCounts ApiServerBackend::podWatch() const {
 
 DraWatchCounts ApiServerBackend::draWatches() const {
   if (dra_.size() != 3) return {};
-  return DraWatchCounts{countsOf(*dra_[0]), countsOf(*dra_[1]), countsOf(*dra_[2])};
+  const DiscoveredWatchCounts rules = taintRules_ ? taintRules_->counts() : DiscoveredWatchCounts{};
+  return DraWatchCounts{countsOf(*dra_[0]), countsOf(*dra_[1]), countsOf(*dra_[2]),
+                        WatchCounts{rules.lists, rules.failures, rules.skipped}};
 }
 
 bool ApiServerBackend::ready() const {
   for (const auto& watch : dra_) {
     if (!watch->synced()) return false;
   }
+  if (taintRules_ && !taintRules_->synced()) return false;
   return nodes_->synced() && pods_->synced() && owners_->synced();
 }
 
@@ -285,6 +313,7 @@ bool ApiServerBackend::healthy(std::string* why) const {
   for (const auto& watch : dra_) {
     if (!watch->healthy(why)) return false;
   }
+  if (taintRules_ && !taintRules_->healthy(why)) return false;
   return nodes_->healthy(why) && pods_->healthy(why) && owners_->healthy(why);
 }
 

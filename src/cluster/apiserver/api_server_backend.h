@@ -2,8 +2,9 @@
 // The ClusterBackend of a real cluster: list+watch of Nodes and Pods (two Reflectors, each on its
 // own thread) into a ClusterState, list+watch of the pod groups' size owners the API server serves
 // (PodGroups, Jobs, JobSets: GroupOwnerWatches) and, with --dra, of ResourceSlices, DeviceClasses
-// and ResourceClaims, bind through the API server, and a housekeeping thread that expires stale
-// reservations and re-asks discovery for owners not served yet. With leader election
+// and ResourceClaims (and DeviceTaintRules where served), bind through the API server, and a
+// housekeeping thread that expires stale reservations and re-asks discovery for owners (and taint
+// rules) not served yet. With leader election
 // (options.leadership) every replica keeps its cache warm, but only the active one binds: a
 // LeaderGate between the lease and the binder starts a takeover (a fresh pod list) on each new term
 // and fences every Binding; in kHold the active replica also publishes itself as its Service's
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "cluster/apiserver/discovered_watch.h"
 #include "cluster/apiserver/group_owner_watches.h"
 #include "cluster/apiserver/leader_gate.h"
 #include "cluster/apiserver/pod_binder.h"
@@ -61,8 +63,9 @@ struct ApiServerBackendOptions {
   // cores the scheduler is saturating. 0: off.
   std::size_t warmConnections = 0;
   std::chrono::milliseconds warmInterval{std::chrono::seconds(20)};
-  // --dra: also list+watch resource.k8s.io/v1 ResourceSlices, DeviceClasses and ResourceClaims
-  // (docs/dra.md); the cache is synced only once all five kinds are listed.
+  // --dra: also list+watch resource.k8s.io/v1 ResourceSlices, DeviceClasses and ResourceClaims,
+  // and DeviceTaintRules where discovery lists them (docs/dra.md); the cache is synced only once
+  // all these kinds are listed.
   bool watchDra = false;
   // Leader election: kHold (--leader-elect) competes for a lease of its own, kFollow
   // (--follow-lease) leads while the kube-scheduler beside it holds its lease. Unset: always binds.
@@ -90,11 +93,12 @@ struct WatchCounts {
   std::uint64_t skipped = 0;  // objects that did not read or were refused (each logged)
 };
 
-// The three DRA watches' counts (all zero when --dra is off).
+// The DRA watches' counts (all zero when --dra is off; taint rules' while not served).
 struct DraWatchCounts {
   WatchCounts slices;
   WatchCounts classes;
   WatchCounts claims;
+  WatchCounts taintRules;
 };
 
 class ApiServerBackend final : public ClusterBackend {
@@ -150,6 +154,9 @@ class ApiServerBackend final : public ClusterBackend {
  private:
   std::shared_ptr<LeaderGate> makeLeaderGate();
   void housekeeping();
+  // Discovery of the optional watches (group-size owners, taint rules): false when it could not
+  // tell for some, to be asked again soon.
+  bool discoverOptional();
   void warmConnections();
   // kHold: writes this replica into its Service's EndpointSlice while it is active.
   void publishEndpoint(bool activated);
@@ -164,6 +171,8 @@ class ApiServerBackend final : public ClusterBackend {
   // The DRA watches, empty unless options_.watchDra: slices, classes, claims.
   std::vector<std::unique_ptr<kube::Reflector>> dra_;
   std::shared_ptr<GroupOwnerWatches> owners_;
+  // --dra: DeviceTaintRules, watched where discovery lists them (Kubernetes 1.37+).
+  std::shared_ptr<DiscoveredWatch> taintRules_;
   std::unique_ptr<kube::LeaseLeadership> leadership_;  // null without leader election
   std::mutex housekeepingMutex_;
   std::condition_variable housekeepingWake_;

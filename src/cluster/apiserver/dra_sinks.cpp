@@ -26,6 +26,10 @@ Result<WatchedClaim> readWatchedClaim(json::JsonReader& reader) {
   return watched(dra::readResourceClaim(reader));
 }
 
+Result<WatchedTaintRule> readWatchedTaintRule(json::JsonReader& reader) {
+  return watched(dra::readDeviceTaintRule(reader));
+}
+
 std::shared_ptr<kube::ObjectSink<WatchedSlice>> makeSliceSink(std::shared_ptr<ClusterState> state,
                                                               std::function<void()> onListed) {
   using Sink = DraObjectSink<dra::ResourceSlice>;
@@ -56,6 +60,17 @@ std::shared_ptr<kube::ObjectSink<WatchedClaim>> makeClaimSink(std::shared_ptr<Cl
                   [](ClusterState& s, const dra::ResourceClaim& o) {
                     s.removeResourceClaim(o.ns, o.name);
                   }},
+      std::move(onListed));
+}
+
+std::shared_ptr<kube::ObjectSink<WatchedTaintRule>> makeTaintRuleSink(
+    std::shared_ptr<ClusterState> state, std::function<void()> onListed) {
+  using Sink = DraObjectSink<dra::DeviceTaintRule>;
+  return std::make_shared<Sink>(
+      std::move(state),
+      Sink::Calls{
+          &ClusterState::replaceDeviceTaintRules, &ClusterState::upsertDeviceTaintRule,
+          [](ClusterState& s, const dra::DeviceTaintRule& o) { s.removeDeviceTaintRule(o.name); }},
       std::move(onListed));
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // The sinks that feed a ClusterState's DRA part (docs/dra.md) from the resource.k8s.io/v1 list and
-// watch of ResourceSlices, DeviceClasses and ResourceClaims, each object read by its DRA reader in
-// the same pass as the list page or watch event. An object that does not read is skipped by the
-// Reflector (logged, and counted in Reflector::skipped), never applied half-read.
+// watch of ResourceSlices, DeviceClasses, ResourceClaims and DeviceTaintRules, each object read by
+// its DRA reader in the same pass as the list page or watch event. An object that does not read is
+// skipped by the Reflector (logged, and counted in Reflector::skipped), never applied half-read.
 #include <functional>
 #include <memory>
 #include <string>
@@ -10,6 +10,7 @@
 
 #include "cluster/cluster_state.h"
 #include "dra/device_class.h"
+#include "dra/device_taint_rule.h"
 #include "dra/resource_claim.h"
 #include "dra/resource_slice.h"
 #include "kube/object_sink.h"
@@ -26,12 +27,14 @@ struct WatchedDraObject {
 using WatchedSlice = WatchedDraObject<dra::ResourceSlice>;
 using WatchedClass = WatchedDraObject<dra::DeviceClass>;
 using WatchedClaim = WatchedDraObject<dra::ResourceClaim>;
+using WatchedTaintRule = WatchedDraObject<dra::DeviceTaintRule>;
 
 Result<WatchedSlice> readWatchedSlice(json::JsonReader& reader);
 Result<WatchedClass> readWatchedClass(json::JsonReader& reader);
 Result<WatchedClaim> readWatchedClaim(json::JsonReader& reader);
+Result<WatchedTaintRule> readWatchedTaintRule(json::JsonReader& reader);
 
-// One sink for the three kinds: a full list replaces what the state holds of the kind, ADDED and
+// One sink for the four kinds: a full list replaces what the state holds of the kind, ADDED and
 // MODIFIED upsert, DELETED removes.
 template <typename Object>
 class DraObjectSink final : public kube::ObjectSink<WatchedDraObject<Object>> {
@@ -79,5 +82,7 @@ std::shared_ptr<kube::ObjectSink<WatchedClass>> makeClassSink(std::shared_ptr<Cl
                                                               std::function<void()> onListed);
 std::shared_ptr<kube::ObjectSink<WatchedClaim>> makeClaimSink(std::shared_ptr<ClusterState> state,
                                                               std::function<void()> onListed);
+std::shared_ptr<kube::ObjectSink<WatchedTaintRule>> makeTaintRuleSink(
+    std::shared_ptr<ClusterState> state, std::function<void()> onListed);
 
 }  // namespace gte::cluster

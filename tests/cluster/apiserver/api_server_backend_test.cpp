@@ -237,10 +237,84 @@ TEST_CASE("API-server backend with --dra: DRA lists and watches feed the cache")
   CHECK(backend.draWatches().slices.lists == 1);
   CHECK(backend.state().draCounts().slices == 1);
   CHECK(backend.state().draCounts().classes == 5);
+  // Discovery did not list devicetaintrules (this server answers "{}"): not watched, not waited
+  // for.
+  CHECK(backend.draWatches().taintRules.lists == 0);
 
   claimsMayChange.set_value();
   REQUIRE(waitFor([&] { return freeOn(backend, "hgx-h100-a") == 8; }));
   CHECK(backend.draWatches().claims.skipped == 1);
+  std::string why;
+  CHECK(backend.healthy(&why));
+  backend.stop(milliseconds(2000));
+}
+
+// --dra on an API server whose discovery lists devicetaintrules (Kubernetes 1.37): the rules are
+// listed and watched, the cache is ready only once they are listed, a rule's taint takes the device
+// it selects (gpu-3 = GPU 7), a rule that does not read is skipped and counted, and a deleted rule
+// gives the device back.
+TEST_CASE("API-server backend with --dra: DeviceTaintRules are watched where served") {
+  using gte::testing::draFixtureText;
+  auto node = gte::testing::makeDgxH100(
+      gte::testing::FixtureState().withName("hgx-h100-a").withIdentities().withoutDevicePlugin());
+  node.resourceVersion = "1";
+  const std::string rule =
+      R"({"metadata":{"name":"maintenance","resourceVersion":"4"},"spec":{"deviceSelector":)"
+      R"({"pool":"hgx-h100-a","device":"gpu-3"},"taint":{"key":"k","effect":"NoSchedule"}}})";
+  const std::string badRule = R"({"metadata":{"name":"bad"},"spec":{"taint":{"key":"k"}}})";
+  std::promise<void> releaseRules;
+  auto rulesListed = releaseRules.get_future().share();
+  std::promise<void> releaseDelete;
+  auto mayDelete = releaseDelete.get_future().share();
+  auto transport = std::make_shared<FakeTransport>();
+  transport->onSend = [&](const RecordedRequest& r) -> Result<HttpResponse> {
+    const auto list = [](const std::string& items) {
+      return ok(R"({"metadata":{"resourceVersion":"10"},"items":[)" + items + "]}");
+    };
+    if (r.path.rfind("/api/v1/nodes?", 0) == 0) return list(gte::testing::nodeJson(node));
+    if (r.path.rfind("/api/v1/pods?", 0) == 0) return list("");
+    if (r.path == "/apis/resource.k8s.io/v1") {
+      return ok(R"({"kind":"APIResourceList","groupVersion":"resource.k8s.io/v1","resources":[)"
+                R"({"name":"devicetaintrules"},{"name":"devicetaintrules/status"}]})");
+    }
+    if (r.path.rfind("/apis/resource.k8s.io/v1/resourceslices?", 0) == 0) {
+      return list(draFixtureText("hgx-h100-slice.json"));
+    }
+    if (r.path.rfind("/apis/resource.k8s.io/v1/deviceclasses?", 0) == 0) {
+      return ok(draFixtureText("nvidia-device-classes.json"));
+    }
+    if (r.path.rfind("/apis/resource.k8s.io/v1/resourceclaims?", 0) == 0) return list("");
+    if (r.path.rfind("/apis/resource.k8s.io/v1/devicetaintrules?", 0) == 0) {
+      rulesListed.wait();  // the cache is not ready before this list
+      return list(rule + "," + badRule);
+    }
+    return ok("{}");
+  };
+  transport->onStream = [&](int, const std::string& path, const auto& emit,
+                            Cancellation& cancel) -> Result<HttpResponse> {
+    if (path.rfind("/apis/resource.k8s.io/v1/devicetaintrules?", 0) == 0) {
+      mayDelete.wait();
+      emit(R"({"type":"DELETED","object":)" + rule + "}\n");
+    }
+    return blockUntilCancelled(cancel);
+  };
+  ApiServerBackendOptions options;
+  options.watchDra = true;
+  ApiServerBackend backend(transport, testPolicy(), options);
+  backend.start();
+  std::this_thread::sleep_for(milliseconds(100));
+  CHECK_FALSE(backend.ready());
+  CHECK_FALSE(backend.snapshot()->synced);
+  releaseRules.set_value();
+  REQUIRE(waitFor([&] { return backend.ready() && backend.snapshot()->synced; }));
+  CHECK(freeOn(backend, "hgx-h100-a") == 7);
+  CHECK(backend.draWatches().taintRules.lists == 1);
+  CHECK(backend.draWatches().taintRules.skipped == 1);
+  CHECK(backend.state().draCounts().taintRules == 1);
+
+  releaseDelete.set_value();
+  REQUIRE(waitFor([&] { return freeOn(backend, "hgx-h100-a") == 8; }));
+  CHECK(backend.state().draCounts().taintRules == 0);
   std::string why;
   CHECK(backend.healthy(&why));
   backend.stop(milliseconds(2000));
