@@ -69,6 +69,21 @@ std::string draGpuDevice(const std::string& name, int numa, const std::string& p
   return out;
 }
 
+dra::ResourceClaimConstSharedPtr draGpuClaim(const std::string& name, int count) {
+  auto claim = std::make_shared<dra::ResourceClaim>();
+  claim->name = name;
+  claim->ns = "ml";
+  dra::DeviceRequest request;
+  request.name = "gpus";
+  dra::DeviceRequestShape shape;
+  shape.name = "gpus";
+  shape.deviceClassName = "gpu.nvidia.com";
+  shape.count = count;
+  request.alternatives.push_back(shape);
+  claim->spec.requests.push_back(request);
+  return claim;
+}
+
 }  // namespace gte::testing
 
 #include "core/dra_node_state.h"

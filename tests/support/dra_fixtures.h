@@ -43,6 +43,10 @@ std::string draSliceJson(const std::string& name, const std::string& node, const
 std::string draGpuDevice(const std::string& name, int numa, const std::string& pcieRoot,
                          const std::string& extra = "");
 
+// A claim of `count` GPUs of the NVIDIA GPU class (`gpu.nvidia.com`) in namespace `ml`, as the
+// API server would hold it before allocation.
+dra::ResourceClaimConstSharedPtr draGpuClaim(const std::string& name, int count);
+
 }  // namespace gte::testing
 
 namespace gte::testing {
