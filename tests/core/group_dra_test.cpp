@@ -44,13 +44,7 @@ GpuMask maskOf(const Allocation& allocation) {
 // A DGX-1V without the device plugin whose slice lists gpu-<n> in `order` (mapped by name).
 struct DraDgx1 {
   DraDgx1(const std::string& name, const std::vector<int>& order) : node(name) {
-    std::string devices = "[";
-    for (const int gpu : order) {
-      if (devices.size() > 1) devices += ",";
-      devices += testing::draGpuDevice("gpu-" + std::to_string(gpu), gpu / 4,
-                                       "pci0000:" + std::to_string(gpu / 2));
-    }
-    cluster.addSliceJson(testing::draSliceJson(name + "-slice", name, name, devices + "]"));
+    cluster.addSliceJson(testing::draDgx1Slice(name, order));
   }
 
   NodeStateConstSharedPtr state(const Policy& policy, NodeChargesConstSharedPtr charges = nullptr) {
