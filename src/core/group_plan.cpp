@@ -319,8 +319,8 @@ class Planner {
     return false;
   }
 
-  // Places every member on `nodes` (fewest slots first), filling `slots`. False when they do not
-  // all fit.
+  // Places every member on `nodes` (fewest slots first; for multi-GPU members, nodes whose
+  // slots are NVLink sets before the others), filling `slots`. False when they do not all fit.
   bool assign(const std::vector<std::uint32_t>& nodes, std::vector<PlannedSlot>& slots) {
     slots.clear();
     slotNodes_.clear();
@@ -340,7 +340,19 @@ class Planner {
       }
     }
     if (total < need) return false;
+    // Members of 2+ GPUs that accept any link: nodes whose slots they would use are all NVLink
+    // sets come first. It matters where the chain is the DRA allocator's first-fit (docs/groups.md,
+    // "DRA nodes"): the sets it hands out are NVLink on some nodes and PCIe pairs on others.
+    const auto weak = [&](int count, std::uint32_t n) {
+      const PodDemand& gpus = gpus_.front();
+      if (gpus.minLink || gpus.gpus < 2 || !chainCovers(gpus)) return false;
+      const auto k = static_cast<std::size_t>(gpus.gpus - 1);
+      return count > in_.nodes[n].facts->slots.nvlink[k];
+    };
     std::sort(open.begin(), open.end(), [&](const auto& a, const auto& b) {
+      const bool wa = weak(a.first, a.second);
+      const bool wb = weak(b.first, b.second);
+      if (wa != wb) return wb;
       if (a.first != b.first) return a.first < b.first;
       const auto& fa = *in_.nodes[a.second].facts;
       const auto& fb = *in_.nodes[b.second].facts;

@@ -388,8 +388,16 @@ void PlacementEngine::release(const SimPod& pod, const PodPlacement& placement) 
   EngineNode& node = nodes_[static_cast<std::size_t>(placement.node)];
   node.cpuRequested -= pod.cpuMilli;
   node.memoryRequested -= pod.memoryMib;
-  if (dra_ != nullptr || (placement.gpus == 0 && placement.migGpu < 0)) {
-    return;  // DRA mode: claimed devices are not given back (see the header)
+  if (placement.gpus == 0 && placement.migGpu < 0) {
+    return;
+  }
+  if (dra_ != nullptr) {
+    // DRA mode: the pod's claim is released, its devices free for the allocator again.
+    dra_->release(std::string(node.name), placement.gpus);
+    node.state = chargeNodeState(*node.labels, nullptr, policy_,
+                                 dra_->nodeState(node.draNode, node.labels->topology));
+    offers_[static_cast<std::size_t>(placement.node)] = {};
+    return;
   }
   std::erase_if(node.usage.gpus,
                 [&](int gpu) { return (placement.gpus & (GpuMask{1} << gpu)) != 0; });
