@@ -47,8 +47,9 @@ var scenarios = []scenario{
 	{"stranded-sets-move", strandedSetsMove, 1},               // topology_health_test.go
 	{"dra-first-fit-nvlink", draPlacement, draPlacementOdds},  // dra_test.go
 	// Read the extender's metrics: skipped with the control, like the other scenarios that do.
-	{"groups-gang-off", groupsGangOff, 1}, // groups_test.go
-	{"groups-gang-on", groupsGangOn, 1},   // groups_test.go
+	{"groups-gang-off", groupsGangOff, 1},        // groups_test.go
+	{"groups-gang-on", groupsGangOn, 1},          // groups_test.go
+	{"dra-group-first-fit", draGroupFirstFit, 1}, // dra_groups_test.go
 	// The chart-identity mode's checks of the chart's RBAC, after everything else ran
 	// (chart_rbac_test.go).
 	{chartGrantsAllUsedName, chartGrantsAllUsed, 1},
