@@ -442,13 +442,23 @@ int runGroupMode(const Options& options, const Policy& policy) {
     std::cerr << "gte_simulate: --mig-share does not apply to --mode groups\n";
     return 2;
   }
-  if (options.dra != "off" || options.draPods != "extended-resource") {
-    std::cerr << "gte_simulate: --dra and --dra-pods do not apply to --mode groups\n";
+  if (options.draPods != "extended-resource") {
+    std::cerr << "gte_simulate: --dra-pods does not apply to --mode groups (members ask through "
+                 "nvidia.com/gpu)\n";
+    return 2;
+  }
+  const auto draOrder = draDeviceOrderFromName(options.dra);
+  if (!draOrder) {
+    std::cerr << "gte_simulate: --dra: unknown '" << options.dra << "'\n";
     return 2;
   }
   auto nodes = parseClusterSpec(options.cluster);
   if (!nodes.ok()) {
     std::cerr << "gte_simulate: --cluster: " << nodes.error().message << "\n";
+    return 2;
+  }
+  if (*draOrder != DraDeviceOrder::kOff &&
+      !draModelled(options, std::vector<Scenario>{Scenario{"", *nodes}})) {
     return 2;
   }
   std::vector<SimPod> trace;
@@ -464,10 +474,14 @@ int runGroupMode(const Options& options, const Policy& policy) {
   for (const std::string& load : splitList(options.loads)) {
     spec.load = std::stod(load);
     const std::string name =
-        (options.label.empty() ? "" : options.label + ": ") + options.cluster + ", load " + load;
+        (options.label.empty() ? "" : options.label + ": ") + options.cluster + ", load " + load +
+        (*draOrder == DraDeviceOrder::kOff
+             ? ""
+             : ", DRA (" + std::string(draDeviceOrderName(*draOrder)) + " device order)");
     for (const std::string& chooser : splitList(options.choosers)) {
       GroupSimOptions sim;
       sim.pods.extenderWeight = options.extenderWeight;
+      sim.pods.draOrder = *draOrder;
       if (!groupChooserOptions(chooser, sim)) {
         std::cerr << "gte_simulate: --choosers: unknown '" << chooser << "'\n" << kUsage;
         return 2;

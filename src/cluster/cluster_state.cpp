@@ -583,7 +583,11 @@ void ClusterState::refreshLocked(const NameSet& dirty, const NameSet& checked) {
       // extender) keeps its GPUs, and the hold moves to GPUs still free, or ends.
       const NodeState* read = builder_.read(name);
       if (read != nullptr && checked.count(name) == 0) {
-        groups_.repair(name, *rebuildNodeState(*read, charges.usage(), *policy_), *policy_);
+        // The node as every pod's charge leaves it, without holds; on a DRA node as its claims
+        // leave it (the same state the snapshot builds, less the holds).
+        const auto withoutHolds = chargeNodeState(
+            *read, std::make_shared<const NodeCharges>(charges), *policy_, builder_.draState(name));
+        groups_.repair(name, *withoutHolds, *policy_);
       }
       groups_.addHolds(name, charges);
     }

@@ -190,4 +190,17 @@ DraNodeStateConstSharedPtr buildDraNodeState(const NodeInfo& node, const GpuTopo
   return state;
 }
 
+GpuMask firstInDraOrder(std::span<const int> order, GpuMask available, int k) noexcept {
+  GpuMask pick = 0;
+  int taken = 0;
+  for (const int gpu : order) {
+    if (taken == k) break;
+    if (gpu >= 0 && gpu < 32 && (available & bitOf(gpu)) != 0) {
+      pick |= bitOf(gpu);
+      ++taken;
+    }
+  }
+  return taken == k ? pick : 0;
+}
+
 }  // namespace gte

@@ -8,6 +8,7 @@
 // through one first-fit over `devices`.
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -65,6 +66,10 @@ using DraNodeStateConstSharedPtr = std::shared_ptr<const DraNodeState>;
 // counters given back). Devices held by unknown pods, or also by others, stay in use.
 DraNodeStateConstSharedPtr draStateWithout(const DraNodeStateConstSharedPtr& state,
                                            const std::vector<std::string>& podUids);
+
+// The first k GPUs of `order` (a plain order) that are in `available`; 0 when fewer than k are:
+// what the DRA allocator takes for `nvidia.com/gpu: k` on a node whose free GPUs are `available`.
+GpuMask firstInDraOrder(std::span<const int> order, GpuMask available, int k) noexcept;
 
 // Null when no slice serves the node (it has no DRA devices at all).
 DraNodeStateConstSharedPtr buildDraNodeState(const NodeInfo& node, const GpuTopology& topology,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/claims_as_gpus.h"
 #include "core/group_slots.h"
 
 namespace gte {
@@ -26,14 +27,25 @@ struct DomainTally {
 class Planner {
  public:
   Planner(const GroupPlanInput& in, const Policy& policy) : in_(in), policy_(policy) {
-    for (std::size_t i = 0; i < in.members.size(); ++i) {
-      neededGpus_ += in.members[i].gpus;
-      if (!sameShape(in.members[i], in.members.front())) homogeneous_ = false;
-      if (in.members[i].gpus > in.members[largest_].gpus) largest_ = i;
+    // Members with DRA claims count as the whole GPUs their claims amount to (they have slots
+    // only on DRA nodes that decide them so: slotDemand); other claim members are not planned.
+    gpus_.reserve(in.members.size());
+    for (const PodDemand& member : in.members) {
+      std::optional<PodDemand> gpus = member.draClaims() ? claimsAsGpus(member) : member;
+      if (!gpus) unplannableClaims_ = true;
+      gpus_.push_back(gpus ? std::move(*gpus) : member);
+    }
+    for (std::size_t i = 0; i < gpus_.size(); ++i) {
+      neededGpus_ += gpus_[i].gpus;
+      if (!sameShape(gpus_[i], gpus_.front()) ||
+          in.members[i].draClaims() != in.members.front().draClaims()) {
+        homogeneous_ = false;
+      }
+      if (gpus_[i].gpus > gpus_[largest_].gpus) largest_ = i;
     }
     largestCount_ = static_cast<std::int64_t>(
-        std::count_if(in.members.begin(), in.members.end(),
-                      [&](const PodDemand& d) { return sameShape(d, in.members[largest_]); }));
+        std::count_if(gpus_.begin(), gpus_.end(),
+                      [&](const PodDemand& d) { return sameShape(d, gpus_[largest_]); }));
   }
 
   GroupPlan run() {
@@ -49,6 +61,12 @@ class Planner {
         plan.reason = "members asking for MIG devices are not planned: placed one by one";
         return plan;
       }
+    }
+    if (unplannableClaims_) {
+      plan.status = GroupPlanStatus::kUnsupported;
+      plan.reason =
+          "members whose DRA claims are not N GPUs of one class are not planned: placed one by one";
+      return plan;
     }
     std::vector<std::uint32_t> pool(in_.nodes.size());
     std::iota(pool.begin(), pool.end(), 0u);
@@ -86,7 +104,7 @@ class Planner {
     }
     plan.status = GroupPlanStatus::kUnplaced;
     plan.reason = "the candidate nodes cannot hold the whole group " + std::string(in_.group) +
-                  " (" + describeMembers(in_.members) + ") now: its members are placed one by one";
+                  " (" + describeMembers(gpus_) + ") now: its members are placed one by one";
     return plan;
   }
 
@@ -108,23 +126,28 @@ class Planner {
     return in_.levels[level].label + "=" + domainName(level, id);
   }
 
-  // Members of `demand` node `n` can take one after another, at most `limit`: the precomputed
-  // counts for plain and NVLink members of up to eight GPUs, the node's chain for other link
-  // classes, and free GPUs / k as a bound for the rest (the assignment then checks exactly).
-  int slotsOn(std::uint32_t n, const PodDemand& demand, int limit) const {
+  // Members like member `m` node `n` can take one after another, at most `limit`: the
+  // precomputed counts for plain and NVLink members of up to eight GPUs, the node's chain for
+  // other link classes, and free GPUs / k as a bound for the rest (the assignment then checks
+  // exactly). A member with claims has none on a node that does not decide them as GPUs.
+  int slotsOn(std::uint32_t n, std::size_t m, int limit) const {
     const GroupPlanNode& node = in_.nodes[n];
+    const PodDemand& member = in_.members[m];
+    if (member.draClaims() && !readsClaimsAsGpus(*member.dra, *node.state)) return 0;
+    const PodDemand& demand = gpus_[m];
     if (chainCovers(demand)) {
       const auto k = static_cast<std::size_t>(demand.gpus - 1);
       if (!demand.minLink) return std::min<int>(limit, node.facts->slots.any[k]);
       if (*demand.minLink == LinkClass::kNvlink)
         return std::min<int>(limit, node.facts->slots.nvlink[k]);
-      return groupSlotCount(demand, *node.state, policy_, limit);
+      return groupSlotCount(member, *node.state, policy_, limit);
     }
-    return std::min<int>(limit, static_cast<int>(node.facts->freeGpus / demand.gpus));
+    return std::min<int>(
+        limit, static_cast<int>(node.facts->freeGpus / std::max<std::int64_t>(1, demand.gpus)));
   }
 
   // The counted shape: every member when they are alike, else the largest ones.
-  const PodDemand& countedShape() const { return in_.members[largest_]; }
+  std::size_t countedShape() const { return largest_; }
   std::int64_t countedNeed() const {
     return homogeneous_ ? static_cast<std::int64_t>(in_.members.size()) : largestCount_;
   }
@@ -149,7 +172,7 @@ class Planner {
   bool tryLevel(std::size_t level, const std::vector<std::uint32_t>& pool, GroupPlan& plan) {
     applies_ = false;
     std::vector<DomainTally> tallies;
-    const PodDemand& shape = countedShape();
+    const std::size_t shape = countedShape();
     for (const std::uint32_t n : pool) {
       const std::uint32_t id = domainOf(n, level);
       if (id == kNoDomain) continue;
@@ -247,7 +270,7 @@ class Planner {
       }
     }
     const std::string& label = in_.levels[level].label;
-    const std::string what = std::string(in_.group) + ": " + describeMembers(in_.members);
+    const std::string what = std::string(in_.group) + ": " + describeMembers(gpus_);
     const std::int64_t largest = roomiest == kNoDomain ? 0 : tallies_[roomiest].usableGpus;
     if (largest < neededGpus_) {
       plan.status = GroupPlanStatus::kNeverFits;
@@ -296,8 +319,8 @@ class Planner {
     return false;
   }
 
-  // Places every member on `nodes` (fewest slots first), filling `slots`. False when they do not
-  // all fit.
+  // Places every member on `nodes` (fewest slots first; for multi-GPU members, nodes whose
+  // slots are NVLink sets before the others), filling `slots`. False when they do not all fit.
   bool assign(const std::vector<std::uint32_t>& nodes, std::vector<PlannedSlot>& slots) {
     slots.clear();
     slotNodes_.clear();
@@ -310,14 +333,26 @@ class Planner {
     std::vector<std::pair<int, std::uint32_t>> open;  // (slots, node)
     int total = 0;
     for (const std::uint32_t n : nodes) {
-      const int count = slotsOn(n, demand, std::min(need, 255));
+      const int count = slotsOn(n, 0, std::min(need, 255));
       if (count > 0) {
         open.emplace_back(count, n);
         total += count;
       }
     }
     if (total < need) return false;
+    // Members of 2+ GPUs that accept any link: nodes whose slots they would use are all NVLink
+    // sets come first. It matters where the chain is the DRA allocator's first-fit (docs/groups.md,
+    // "DRA nodes"): the sets it hands out are NVLink on some nodes and PCIe pairs on others.
+    const auto weak = [&](int count, std::uint32_t n) {
+      const PodDemand& gpus = gpus_.front();
+      if (gpus.minLink || gpus.gpus < 2 || !chainCovers(gpus)) return false;
+      const auto k = static_cast<std::size_t>(gpus.gpus - 1);
+      return count > in_.nodes[n].facts->slots.nvlink[k];
+    };
     std::sort(open.begin(), open.end(), [&](const auto& a, const auto& b) {
+      const bool wa = weak(a.first, a.second);
+      const bool wb = weak(b.first, b.second);
+      if (wa != wb) return wb;
       if (a.first != b.first) return a.first < b.first;
       const auto& fa = *in_.nodes[a.second].facts;
       const auto& fb = *in_.nodes[b.second].facts;
@@ -343,7 +378,7 @@ class Planner {
     std::vector<std::uint32_t> order(in_.members.size());
     std::iota(order.begin(), order.end(), 0u);
     std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return in_.members[a].gpus > in_.members[b].gpus;
+      return gpus_[a].gpus > gpus_[b].gpus;
     });
     // Per node: the members placed so far and the free GPUs they leave.
     std::vector<std::vector<std::uint32_t>> placed(nodes.size());
@@ -352,7 +387,7 @@ class Planner {
       left[i] = in_.nodes[nodes[i]].facts->freeGpus;
     std::vector<std::size_t> byLeft(nodes.size());
     for (const std::uint32_t member : order) {
-      const PodDemand& demand = in_.members[member];
+      const PodDemand& demand = gpus_[member];
       std::iota(byLeft.begin(), byLeft.end(), std::size_t{0});
       std::sort(byLeft.begin(), byLeft.end(), [&](std::size_t a, std::size_t b) {
         if (left[a] != left[b]) return left[a] < left[b];
@@ -393,6 +428,8 @@ class Planner {
 
   const GroupPlanInput& in_;
   const Policy& policy_;
+  std::vector<PodDemand> gpus_;  // per member: as whole GPUs (claims read as GPUs)
+  bool unplannableClaims_ = false;
   bool homogeneous_ = true;
   std::size_t largest_ = 0;
   std::int64_t largestCount_ = 0;

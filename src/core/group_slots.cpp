@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "core/claims_as_gpus.h"
 #include "core/fit.h"
 #include "core/node_state.h"
 #include "core/predict_allocation.h"
@@ -75,16 +76,18 @@ std::vector<Allocation> rebuiltSets(const NodeState& state, std::span<const PodD
 }  // namespace
 
 GroupChain computeGroupChain(const PairTable& table, GpuMask free, bool linksKnown,
-                             std::span<const GpuMask> firstPicks, PickBudget* budget) {
+                             std::span<const GpuMask> firstPicks, PickBudget* budget,
+                             const std::vector<int>* draOrder) {
   GroupChain chain;
   const int freeCount = gpuCountOf(free);
   for (int k = 1; k <= kGroupChainSizes; ++k) {
     GpuMask left = free;
     for (int taken = 0; gpuCountOf(left) >= k && k <= freeCount; ++taken) {
       const auto at = static_cast<std::size_t>(k);
-      const GpuMask gpus = taken == 0 && at < firstPicks.size() && firstPicks[at] != 0
-                               ? firstPicks[at]
-                               : predictDevicePluginPick(table, left, 0, k, budget);
+      const GpuMask gpus =
+          taken == 0 && at < firstPicks.size() && firstPicks[at] != 0 ? firstPicks[at]
+          : draOrder != nullptr ? firstInDraOrder(*draOrder, left, k)
+                                : predictDevicePluginPick(table, left, 0, k, budget);
       if (gpus == 0) break;
       const LinkClass weakest = linksKnown ? table.weakestLink(gpus)
                                 : k == 1   ? LinkClass::kNvlink
@@ -115,16 +118,32 @@ bool chainCovers(const PodDemand& demand) noexcept {
          demand.gpus <= kGroupChainSizes;
 }
 
-int groupSlotCount(const PodDemand& demand, const NodeState& state, const Policy& policy,
+std::optional<PodDemand> slotDemand(const PodDemand& demand, const NodeState& state) {
+  if (!demand.draClaims()) return demand;
+  if (!readsClaimsAsGpus(*demand.dra, state)) return std::nullopt;
+  return claimsAsGpus(demand);
+}
+
+int groupSlotCount(const PodDemand& member, const NodeState& state, const Policy& policy,
                    int limit) {
+  const std::optional<PodDemand> gpus = slotDemand(member, state);
+  if (!gpus) return 0;
+  const PodDemand& demand = *gpus;
   if (demand.empty() || limit <= 0) return 0;
   if (chainCovers(demand)) return chainCount(demand, state, policy, limit);
   const std::vector<PodDemand> same(static_cast<std::size_t>(limit), demand);
   return static_cast<int>(rebuiltSets(state, same, policy).size());
 }
 
-std::vector<Allocation> groupSlotSets(const NodeState& state, std::span<const PodDemand> demands,
+std::vector<Allocation> groupSlotSets(const NodeState& state, std::span<const PodDemand> members,
                                       const Policy& policy) {
+  std::vector<PodDemand> demands;
+  demands.reserve(members.size());
+  for (const PodDemand& member : members) {
+    std::optional<PodDemand> gpus = slotDemand(member, state);
+    if (!gpus) break;  // claims this node does not decide as GPUs: no slot here, nor after
+    demands.push_back(std::move(*gpus));
+  }
   const bool chained =
       !demands.empty() && std::all_of(demands.begin(), demands.end(), [&](const PodDemand& d) {
         return chainCovers(d) && d.gpus == demands.front().gpus;

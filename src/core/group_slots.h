@@ -1,12 +1,15 @@
 #pragma once
-// How many members of a pod group one node can take, and which GPUs each would get: the NVIDIA
-// device plugin's picks one after another (member 1 gets the pick over the free GPUs, member 2 the
+// How many members of a pod group one node can take, and which GPUs each would get: the node
+// allocator's picks one after another (member 1 gets the pick over the free GPUs, member 2 the
 // pick over what member 1 left, ...), as precomputed per node state for whole-GPU members of 1-8
-// GPUs. The planner (core/group_plan.h) counts a domain's capacity in these slots, not in raw free
-// GPUs: a 4-GPU member with `min-link: nvlink` needs four NVLink-connected GPUs, and eight free
-// GPUs of two PCIe islands may hold only one such set. Pure: no I/O, clock, locks or globals.
+// GPUs. The allocator is the NVIDIA device plugin, or on a DRA node the scheduler's first-fit in
+// the node's device order (docs/dra.md, "Who hands out nvidia.com/gpu on a node"). The planner
+// (core/group_plan.h) counts a domain's capacity in these slots, not in raw free GPUs: a 4-GPU
+// member with `min-link: nvlink` needs four NVLink-connected GPUs, and eight free GPUs of two PCIe
+// islands may hold only one such set. Pure: no I/O, clock, locks or globals.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -55,10 +58,15 @@ struct GroupSlots {
   friend bool operator==(const GroupSlots&, const GroupSlots&) = default;
 };
 
-// The chain over `free` for every size, from the pairs' device-plugin scores. `firstPicks[k]` is
-// the pick over `free` already computed for size k (0: none).
+// The chain over `free` for every size. `firstPicks[k]` is the pick over `free` already computed
+// for size k (0: none). With a null `draOrder` each further pick is the device plugin's (from
+// the pairs' scores); on a node that hands GPUs out through DRA (docs/dra.md) `draOrder` is its
+// plain order (non-null, maybe empty) and each pick the allocator's first fit: the first k GPUs of
+// that order the members before it left free. So a member's set there is the one DRA will really
+// give it, not a best set.
 GroupChain computeGroupChain(const PairTable& table, GpuMask free, bool linksKnown,
-                             std::span<const GpuMask> firstPicks, PickBudget* budget);
+                             std::span<const GpuMask> firstPicks, PickBudget* budget,
+                             const std::vector<int>* draOrder = nullptr);
 // The slot counts of a state whose chain is built (checkFit's rules for plain and NVLink demands).
 GroupSlots countGroupSlots(const NodeState& state, const Policy& policy);
 
@@ -66,16 +74,22 @@ GroupSlots countGroupSlots(const NodeState& state, const Policy& policy);
 // no NUMA demand (any min-link). Other members go through groupSlotSets' rebuilt states.
 bool chainCovers(const PodDemand& demand) noexcept;
 
+// The member as the node's slots count it: itself, or for a member with DRA claims the whole
+// GPUs its claims amount to on a node that decides them so (core/claims_as_gpus.h); nullopt when
+// the node does not (a member whose claims are not "N GPUs of one class", a node that does not hand
+// that class out): such a member has no slot there.
+std::optional<PodDemand> slotDemand(const PodDemand& member, const NodeState& state);
+
 // How many members with `demand` fit the node one after another, at most `limit`; exact for
 // demands the chain covers, else the members rebuilt one at a time. 0 for a member asking for no
-// GPU or MIG device.
+// GPU or MIG device, or one with no slot on the node (slotDemand).
 int groupSlotCount(const PodDemand& demand, const NodeState& state, const Policy& policy,
                    int limit);
 
 // The allocations `demands` get on this node when placed in this order, each on the node its
-// predecessors left (the device plugin's picks, as predictAllocation gives them); stops at the
-// first demand that does not fit (the result is then shorter). `state` must be built under
-// `policy`.
+// predecessors left (the node allocator's picks, as predictAllocation gives them: on a DRA node
+// the first-fit sets); stops at the first demand that does not fit or has no slot on the node
+// (the result is then shorter). `state` must be built under `policy`.
 std::vector<Allocation> groupSlotSets(const NodeState& state, std::span<const PodDemand> demands,
                                       const Policy& policy);
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/committed_group_plan.h"
+
 namespace gte {
 namespace {
 
@@ -54,6 +56,19 @@ const PodCharge* NodeCharges::find(std::string_view uid) const noexcept {
   return it == pods_.end() ? nullptr : &*it;
 }
 
+NodeUsage draUsage(const NodeCharges& charges) {
+  NodeUsage usage;
+  for (const PodCharge& charge : charges.pods()) {
+    if (charge.counted && !heldFor(charge.uid).empty()) add(usage, charge);
+  }
+  return usage;
+}
+
+NodeUsage chargedUsage(const NodeState& state) {
+  if (!state.charges) return {};
+  return state.allocator == GpuAllocator::kDra ? draUsage(*state.charges) : state.charges->usage();
+}
+
 NodeStateConstSharedPtr nodeStateWithout(const NodeState& state,
                                          const std::vector<std::string>& podUids,
                                          const Policy& policy) {
@@ -64,12 +79,14 @@ NodeStateConstSharedPtr nodeStateWithout(const NodeState& state,
       const bool victim = std::find(podUids.begin(), podUids.end(), charge.uid) != podUids.end();
       if (victim && !charge.counted) {
         addToUsage(released, charge.allocation);
-      } else if (!victim && charge.counted) {
+      } else if (!victim && charge.counted &&
+                 (state.allocator != GpuAllocator::kDra || !heldFor(charge.uid).empty())) {
         add(usage, charge);
       }
     }
   }
-  // DRA nodes: the devices of the victims' claims are freed too.
+  // DRA nodes: the devices of the victims' claims are freed too; of the charges only the holds
+  // count there (draUsage).
   return rebuildNodeState(state, usage, policy, released, draStateWithout(state.dra, podUids));
 }
 

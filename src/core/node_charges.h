@@ -47,6 +47,15 @@ class NodeCharges {
 
 using NodeChargesConstSharedPtr = std::shared_ptr<const NodeCharges>;
 
+// The usage a node that hands GPUs out through DRA (GpuAllocator::kDra) is built with: its
+// pod-group holds alone. A pod placed there holds its GPUs through its claims, which the node's
+// DRA state counts already; a hold is the extender's own and no claim shows it.
+NodeUsage draUsage(const NodeCharges& charges);
+
+// The usage `state` was built with from its charges (chargeNodeState): draUsage on a DRA node,
+// every counted charge elsewhere; empty without charges. What a what-if adds its pods to.
+NodeUsage chargedUsage(const NodeState& state);
+
 // Preempt's what-if: the node as if the pods with these UIDs were gone. Counted victims leave the
 // usage; the devices of uncounted victims (shown as used by the labels) are released. A victim
 // whose devices cannot be named frees nothing (preemption is never promised on a guess). Reads

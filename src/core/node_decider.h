@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "core/claims_as_gpus.h"
 #include "core/dra_decision.h"
 #include "core/fit.h"
 #include "core/fit_outcome.h"
@@ -41,18 +42,10 @@ class NodeDecider {
       : demand_(demand), policy_(policy), plainGpus_(PlainAnswers::gpusOf(demand)) {
     if (!demand.draClaims()) return;
     dra_.emplace(*demand.dra);
-    if (demand.dra->plainGpus > 0 && demand.mig.empty()) {
-      // "N GPUs of one class": on nodes whose plain order is that class's, decide as N + the
-      // pod's own nvidia.com/gpu (its claim comes last, of the same class) from the node state.
-      const bool sameClass =
-          demand.gpus == 0 || demand.dra->extendedClass == demand.dra->plainClass;
-      if (sameClass) {
-        claimsAsGpus_ = demand;
-        claimsAsGpus_->dra = nullptr;
-        claimsAsGpus_->gpus = demand.dra->plainGpus + demand.gpus;
-        claimsAsGpusPlain_ = PlainAnswers::gpusOf(*claimsAsGpus_);
-      }
-    }
+    // "N GPUs of one class": on nodes whose plain order is that class's, decide as N + the pod's
+    // own nvidia.com/gpu from the node state (core/claims_as_gpus.h).
+    claimsAsGpus_ = gte::claimsAsGpus(demand);
+    if (claimsAsGpus_) claimsAsGpusPlain_ = PlainAnswers::gpusOf(*claimsAsGpus_);
   }
 
   // The fit check on a resolved candidate (`node.state` set).
@@ -120,10 +113,7 @@ class NodeDecider {
 
   // The pod's claims are "N GPUs" of the class this DRA node hands nvidia.com/gpu out by.
   bool claimsAsGpus(const NodeState& state) const noexcept {
-    if (!claimsAsGpus_ || state.allocator != GpuAllocator::kDra || !state.dra) return false;
-    const DraNodeState& dra = *state.dra;
-    return dra.plainClass == demand_.dra->plainClass && dra.catalog == demand_.dra->catalog &&
-           !dra.plainUninterpretable;
+    return claimsAsGpus_ && readsClaimsAsGpus(*demand_.dra, state);
   }
 
   // Requests the device plugin serves on this node besides the claims: GPUs or MIG instances on

@@ -92,8 +92,10 @@ class NodeStateBuilder {
 
   // The GPUs the DRA allocator could hand out for nvidia.com/gpu (the plain order), or, when no
   // class backs it there, every GPU of a whole-GPU device (claims may still take them); and those
-  // no claim holds. Labels that mark a GPU allocated keep it taken. Charges are not added: the
-  // claims already count the GPUs of pods placed through DRA.
+  // no claim holds. Labels that mark a GPU allocated keep it taken, and so does the usage the
+  // state is built with: pods' charges are not in it (the claims already count the GPUs of pods
+  // placed through DRA, draUsage), but a group's holds and the GPUs a what-if, a simulator or the
+  // group planner takes for the pods it places one after another are.
   void computeDraGpus() {
     const DraNodeState& dra = *state_.dra;
     const int n = topo_.gpuCount;
@@ -116,22 +118,17 @@ class NodeStateBuilder {
     // Usable: what the allocator could hand out with no claim holding anything (preemption's
     // bound); free: what it hands out now.
     state_.usableMask = offered & ~dra.plainBlocked;
-    state_.freeMask = state_.usableMask & ~dra.plainTaken & ~dra.gpusInUse & ~labelsUsed;
+    GpuMask usageTaken = 0;
+    for (const int gpu : usage_.gpus)
+      usageTaken |= gpu >= 0 && gpu < n ? bitOf(gpu) : 0;
+    state_.freeMask =
+        state_.usableMask & ~dra.plainTaken & ~dra.gpusInUse & ~labelsUsed & ~usageTaken;
   }
 
-  // The order the node's allocator takes GPUs in: DRA's device order, else ascending index (the
-  // device plugin's pick is not an order; callers use predictDevicePluginPick then).
+  // The DRA allocator's pick: the first k free GPUs of the plain order (the device plugin's pick
+  // is not an order; callers use predictDevicePluginPick then).
   GpuMask firstInDraOrder(GpuMask available, int k) const {
-    GpuMask pick = 0;
-    int taken = 0;
-    for (const int gpu : state_.dra->plainOrder) {
-      if (taken == k) break;
-      if (gpu < 32 && (available & bitOf(gpu)) != 0) {
-        pick |= bitOf(gpu);
-        ++taken;
-      }
-    }
-    return taken == k ? pick : 0;
+    return gte::firstInDraOrder(state_.dra->plainOrder, available, k);
   }
 
   GpuMask allocatorPick(GpuMask available, int k) {
@@ -334,8 +331,8 @@ class NodeStateBuilder {
     for (std::size_t k = 1; k < firstPicks.size() && k < state_.whole.size(); ++k) {
       firstPicks[k] = state_.whole[k].devicePlugin.gpus;
     }
-    state_.groupChain =
-        computeGroupChain(table_, state_.freeMask, topo_.linksKnown, firstPicks, &pickBudget_);
+    state_.groupChain = computeGroupChain(table_, state_.freeMask, topo_.linksKnown, firstPicks,
+                                          &pickBudget_, dra() ? &state_.dra->plainOrder : nullptr);
     state_.groupSlots = countGroupSlots(state_, policy_);
   }
 
@@ -583,7 +580,15 @@ NodeStateConstSharedPtr chargeNodeState(const NodeState& sameLabels,
   state->dra = std::move(dra);
   adoptDra(*state);
   const NodeUsage none;
-  NodeStateBuilder(*state, charges ? charges->usage() : none, policy, &sameLabels).build();
+  NodeUsage held;
+  const NodeUsage* usage = &none;
+  if (charges && state->allocator == GpuAllocator::kDra) {
+    held = draUsage(*charges);
+    usage = &held;
+  } else if (charges) {
+    usage = &charges->usage();
+  }
+  NodeStateBuilder(*state, *usage, policy, &sameLabels).build();
   state->charges = std::move(charges);
   return state;
 }

@@ -58,7 +58,7 @@ PlanInputs membersToPlace(const PodGroupRef& ref, const PodInfo& pod, const PodD
   for (const PodInfo& other : known.waiting) {
     if (static_cast<std::int64_t>(in.members.size()) >= toPlace) break;
     if (samePod(other, pod)) continue;
-    Result<PodDemand> theirs = parsePodDemand(other, policy);
+    Result<PodDemand> theirs = parsePodDemand(other, policy, snapshot.dra.get());
     if (theirs && !theirs->empty()) in.members.push_back(std::move(*theirs));
   }
   while (static_cast<std::int64_t>(in.members.size()) < toPlace)
@@ -125,7 +125,7 @@ std::vector<const NodeState*> pinnedStates(const CommittedGroupPlan& plan,
   const Policy& policy = *snapshot.policy;
   for (const PodInfo& other : store.groupMembers(plan.key).waiting) {
     if (samePod(other, pod)) continue;
-    const Result<PodDemand> theirs = parsePodDemand(other, policy);
+    const Result<PodDemand> theirs = parsePodDemand(other, policy, snapshot.dra.get());
     if (theirs && sameShape(*theirs, demand)) names.push_back(other.name);
   }
   std::vector<const NodeState*> out;

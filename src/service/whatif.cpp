@@ -4,6 +4,7 @@
 #include <memory>
 #include <utility>
 
+#include "core/claims_as_gpus.h"
 #include "core/pod_group.h"
 #include "policy/policy_yaml.h"
 #include "sim/live_group_plan.h"
@@ -39,7 +40,10 @@ std::string copyName(const std::string& base, std::int64_t i, std::int64_t count
 }
 
 // The pods as the replay under `policy` takes them.
+// `dra`: the snapshot's DRA objects (with --dra), which the pod's claims and DRA-backed
+// nvidia.com/gpu resolve against as filter resolves them.
 Result<std::vector<sim::ReplayPod>> podsUnder(const WhatifRequest& request, const Policy& policy,
+                                              const dra::DraObjects* dra,
                                               std::optional<PodDemand>& demandOut) {
   std::vector<sim::ReplayPod> pods;
   if (!request.pod) {
@@ -52,15 +56,27 @@ Result<std::vector<sim::ReplayPod>> podsUnder(const WhatifRequest& request, cons
     }
     return pods;
   }
-  auto demand = parsePodDemand(*request.pod, policy);
+  auto demand = parsePodDemand(*request.pod, policy, dra);
   if (!demand) return invalidArgument("pod: " + demand.error().message);
   if (demand->empty()) {
     return invalidArgument(
-        "pod: asks for no GPU or MIG devices (nvidia.com/gpu, nvidia.com/mig-*); kube-scheduler "
-        "does not ask the extender about such a pod");
+        "pod: asks for no GPU or MIG devices (nvidia.com/gpu, nvidia.com/mig-*) and no "
+        "ResourceClaims; kube-scheduler does not ask the extender about such a pod");
+  }
+  if (demand->dra && demand->dra->passedThrough()) {
+    return invalidArgument("pod: its DRA demand is passed through (" + demand->dra->passThrough +
+                           "): the extender makes no prediction for it");
+  }
+  const std::int64_t count = request.groupSize.value_or(request.count);
+  // Successive copies see the earlier ones' GPUs taken through the node states; claims other than
+  // "N GPUs of one class" are first-fit over the devices as published, which would hand every
+  // copy the same devices.
+  if (count > 1 && demand->draClaims() && !claimsAsGpus(*demand)) {
+    return invalidArgument(
+        "pod: its ResourceClaims are not N GPUs of one class (selectors, constraints or "
+        "firstAvailable): a what-if places one such pod (count 1), not several");
   }
   demandOut = *demand;
-  const std::int64_t count = request.groupSize.value_or(request.count);
   pods.reserve(static_cast<std::size_t>(count));
   for (std::int64_t i = 0; i < count; ++i) {
     sim::ReplayPod pod;
@@ -140,7 +156,7 @@ Result<WhatifOutcome> runWhatif(const WhatifRequest& request,
     WhatifPolicyRun run;
     run.name = name;
     run.policy = policy;
-    auto pods = podsUnder(request, *policy, run.demand);
+    auto pods = podsUnder(request, *policy, snapshot->dra.get(), run.demand);
     if (!pods) return std::move(pods).error();
     podsPerPolicy.push_back(std::move(*pods));
     out.runs.push_back(std::move(run));

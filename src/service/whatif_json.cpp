@@ -38,6 +38,17 @@ void writePlacement(JsonWriter& w, const sim::ReplayPod& pod, const sim::ReplayS
   } else {
     w.null();
   }
+  // Who hands the GPUs out there: kube-scheduler's DRA allocator (its first-fit set) or the
+  // device plugin.
+  w.key("allocator");
+  if (placed) {
+    const NodeState& state = *outcome.nodes[static_cast<std::size_t>(p.node)].state;
+    const bool dra = pod.demand.draClaims() || (pod.demand.gpus > 0 && pod.demand.mig.empty() &&
+                                                state.allocator == GpuAllocator::kDra);
+    w.string(dra ? "dra" : "device-plugin");
+  } else {
+    w.null();
+  }
   w.key("gpus");
   writeGpuList(w, p.gpus);
   w.key("weakestLink");

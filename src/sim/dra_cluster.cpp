@@ -1,12 +1,15 @@
 #include "sim/dra_cluster.h"
 
 #include <array>
+#include <bit>
 #include <cstdio>
 #include <numeric>
 #include <stdexcept>
 #include <utility>
 
 #include "dra/claim_shaping.h"
+#include "dra/gpu_mapping.h"
+#include "dra/resource_claim.h"
 #include "dra/resource_slice_json.h"
 
 namespace gte::sim {
@@ -197,6 +200,19 @@ void SimDraCluster::allocate(const dra::NodeDevices& devices,
     const dra::ResourceSlice& slice = *device.slice;
     allocated_.addExclusive(slice.driver, slice.pool, slice.deviceName(device.index));
   }
+}
+
+void SimDraCluster::release(const std::string& nodeName, GpuMask gpus) {
+  dra::ResourceClaim claim;
+  claim.allocated = true;
+  for (GpuMask rest = gpus; rest != 0; rest &= rest - 1) {
+    dra::AllocatedDevice device;
+    device.driver = std::string(dra::kNvidiaGpuDriver);
+    device.pool = nodeName;
+    device.device = "gpu-" + std::to_string(std::countr_zero(rest));
+    claim.devices.push_back(std::move(device));
+  }
+  allocated_.removeClaim(claim);
 }
 
 }  // namespace gte::sim

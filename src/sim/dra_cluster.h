@@ -70,6 +70,9 @@ class SimDraCluster {
   DraNodeStateConstSharedPtr nodeState(const NodeInfo& node, const GpuTopology& topology) const;
   // Marks the devices a first-fit picked on this node as allocated (the claim's status).
   void allocate(const dra::NodeDevices& devices, std::span<const dra::PickedDevice> picked);
+  // The pod's claim released (it ended, or its gang was rolled back): the whole-GPU devices of
+  // `gpus` on the node are free again (devices are `gpu-<index>` in the node's pool).
+  void release(const std::string& nodeName, GpuMask gpus);
 
   // The claim the allocator fills for a pod of `gpus` GPUs asking in `form` (cached per count).
   const dra::ClaimProgram& claim(DraPodForm form, int gpus);

@@ -4,11 +4,13 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <queue>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 
+#include "sim/dra_cluster.h"
 #include "sim/template_nodes.h"
 
 namespace gte::sim {
@@ -42,8 +44,10 @@ class GroupReplay {
       : arrivals_(arrivals),
         policy_(policy),
         options_(options),
-        built_(templateEngineNodes(cluster, policy)),
-        engine_(std::move(built_.nodes), policy, options.pods),
+        dra_(options.pods.draOrder != DraDeviceOrder::kOff ? std::make_unique<SimDraCluster>()
+                                                           : nullptr),
+        built_(templateEngineNodes(cluster, policy, dra_.get(), options.pods)),
+        engine_(std::move(built_.nodes), policy, options.pods, dra_.get()),
         domains_(cluster, options.levels.empty() ? policy.groups.levels : options.levels) {
     run_.capacityGpus = built_.capacityGpus;
     run_.levels.assign(domains_.levels().begin(), domains_.levels().end());
@@ -327,6 +331,7 @@ class GroupReplay {
   std::span<const TimedArrival> arrivals_;
   const Policy& policy_;
   const GroupSimOptions& options_;
+  std::unique_ptr<SimDraCluster> dra_;  // DRA mode: every node's slice and the claims' devices
   TemplateNodes built_;
   PlacementEngine engine_;
   TopologyDomains domains_;

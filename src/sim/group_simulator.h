@@ -24,6 +24,11 @@
 // every group arrival the run notes what the cluster offered (the oracle the targets are judged
 // by): whether some single domain of the group's innermost level, and whether all of the group's
 // nodes together, could hold every member by those counts. Deterministic for a seed.
+// DRA mode (`options.pods.draOrder`, placement_engine.h): every node hands nvidia.com/gpu out
+// through DRA, so inside a node each pod, single or member, gets the first-fit set of the
+// scheduler's DRA allocator, the planner counts each node's slots on that first-fit chain
+// (docs/groups.md, "DRA nodes"), and a pod that ends releases its claim. Members ask through
+// nvidia.com/gpu (claim-template members are not modelled).
 #include <cstdint>
 #include <span>
 #include <string>

@@ -38,7 +38,7 @@ LiveGroupPlan planGroupOnLiveStates(const LiveGroupPlanInput& input, const Polic
   for (std::size_t i = 0; i < input.nodes.size(); ++i) {
     const LiveNode& live = input.nodes[i];
     PlanningNode& node = nodes[i];
-    if (live.state->charges) node.usage = live.state->charges->usage();
+    node.usage = chargedUsage(*live.state);
     node.state = input.rebuild ? rebuildNodeState(*live.state, node.usage, policy) : live.state;
     node.sets = freeNvlinkSets(*node.state);
     addSets(out.clusterBefore, node.sets, 1);

@@ -37,7 +37,7 @@ LiveReplay replayOnLiveStates(std::span<const LiveNode> nodes, std::span<const R
     EngineNode node;
     node.name = live.name;
     node.labels = live.state.get();
-    if (live.state->charges) node.usage = live.state->charges->usage();
+    node.usage = chargedUsage(*live.state);
     node.state = rebuild ? rebuildNodeState(*live.state, node.usage, policy) : live.state;
     sets.push_back(freeNvlinkSets(*node.state));
     add(replay.clusterBefore, sets.back(), 1);

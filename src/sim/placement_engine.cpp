@@ -1,9 +1,11 @@
 #include "sim/placement_engine.h"
 
 #include <algorithm>
+#include <bit>
 #include <optional>
 #include <utility>
 
+#include "core/claims_as_gpus.h"
 #include "core/dra_decision.h"
 #include "core/fit.h"
 #include "core/node_decider.h"
@@ -179,6 +181,24 @@ bool takeDra(EngineNode& node, const SimPod& pod, const Policy& policy, SimDraCl
   return true;
 }
 
+// What a pod with DRA claims gets on a live node (the what-if; dra::FirstFit over the node's
+// published devices): claims that read as N GPUs there are the node's first-fit pick, which
+// respects the GPUs earlier pods of the replay took; other claims the first-fit set over the
+// devices as published. Incomplete when the allocator finds none.
+Allocation claimAllocation(const PodDemand& demand, const NodeState& state) {
+  if (const std::optional<PodDemand> gpus = claimsAsGpus(demand);
+      gpus && readsClaimsAsGpus(*demand.dra, state)) {
+    return predictAllocation(*gpus, state);
+  }
+  DraDecider decider(*demand.dra);
+  const DraPlacement placed = decider.place(state);
+  Allocation allocation;
+  allocation.complete = placed.outcome == DraOutcome::kPlaced;
+  for (GpuMask rest = placed.pick.gpus; rest != 0; rest &= rest - 1)
+    allocation.gpus.push_back(std::countr_zero(rest));
+  return allocation;
+}
+
 // False when the pod cannot run there: a MIG instance with no legal free placement on the node
 // (only a MIG-naive chooser picks such a node). Nothing is taken then.
 bool take(EngineNode& node, const SimPod& pod, const PodDemand& demand, const Policy& policy,
@@ -191,13 +211,21 @@ bool take(EngineNode& node, const SimPod& pod, const PodDemand& demand, const Po
   if (dra != nullptr && demand.mig.empty()) {
     return takeDra(node, pod, policy, *dra, dra->claim(form, pod.gpus), placement);
   }
-  const Allocation allocation = predictAllocation(demand, *node.state);
+  const Allocation allocation = demand.draClaims() ? claimAllocation(demand, *node.state)
+                                                   : predictAllocation(demand, *node.state);
   if (!allocation.complete) {
     return false;
   }
   node.cpuRequested += pod.cpuMilli;
   node.memoryRequested += pod.memoryMib;
-  if (const GpuPick* pick = demand.gpus >= 1 ? wholeGpuPick(demand, *node.state) : nullptr) {
+  if (demand.draClaims()) {
+    GpuMask gpus = 0;
+    for (const int gpu : allocation.gpus)
+      gpus |= GpuMask{1} << gpu;
+    const GpuPick pick = describeDraSet(*node.state, gpus);
+    if (allocation.gpus.size() >= 2) placement.weakest = pick.weakest;
+    placement.strandedGpus = pick.stranded;
+  } else if (const GpuPick* pick = demand.gpus >= 1 ? wholeGpuPick(demand, *node.state) : nullptr) {
     if (demand.gpus >= 2) placement.weakest = pick->weakest;
     placement.strandedGpus = pick->stranded;
   }
@@ -264,7 +292,9 @@ PodPlacement PlacementEngine::place(const SimPod& pod, const PodDemand& demand,
   }
   const PodDemand& asked = claimPod ? claimDemand : demand;
   std::optional<NodeDecider> decider;
-  if (claimPod && options_.chooser == Chooser::kExtender) {
+  // A live what-if's pod with claims (no simulated DRA cluster): decided as filter decides it.
+  const bool liveClaims = dra_ == nullptr && demand.draClaims();
+  if ((claimPod || liveClaims) && options_.chooser == Chooser::kExtender) {
     decider.emplace(asked, policy_);
   }
   const auto offerOn = [&](std::size_t i) -> const ClaimOffer& {
@@ -358,8 +388,16 @@ void PlacementEngine::release(const SimPod& pod, const PodPlacement& placement) 
   EngineNode& node = nodes_[static_cast<std::size_t>(placement.node)];
   node.cpuRequested -= pod.cpuMilli;
   node.memoryRequested -= pod.memoryMib;
-  if (dra_ != nullptr || (placement.gpus == 0 && placement.migGpu < 0)) {
-    return;  // DRA mode: claimed devices are not given back (see the header)
+  if (placement.gpus == 0 && placement.migGpu < 0) {
+    return;
+  }
+  if (dra_ != nullptr) {
+    // DRA mode: the pod's claim is released, its devices free for the allocator again.
+    dra_->release(std::string(node.name), placement.gpus);
+    node.state = chargeNodeState(*node.labels, nullptr, policy_,
+                                 dra_->nodeState(node.draNode, node.labels->topology));
+    offers_[static_cast<std::size_t>(placement.node)] = {};
+    return;
   }
   std::erase_if(node.usage.gpus,
                 [&](int gpu) { return (placement.gpus & (GpuMask{1} << gpu)) != 0; });

@@ -8,13 +8,13 @@
 // from a live cluster's node states (live_replay.h); either way the engine changes only its own
 // copies: the states it starts from are shared, immutable and never written.
 //
-// DRA mode (`SimOptions::draOrder`, sim/dra_cluster.h; simulate only): every node's GPUs come
-// from one NVIDIA DRA ResourceSlice and `nvidia.com/gpu` is a DRA-backed extended resource, so
-// inside the chosen node every chooser's pod gets the devices the first-fit replica of the
-// scheduler's DRA allocator picks, and the extender decides on node states built from the slices
-// and allocations. Whole GPUs only (no MIG templates or MIG pods). With `draPods` kClaimTemplate,
-// pods of 2+ GPUs ask through the claim-template tiers instead: every chooser that models
-// kube-scheduler adds its DRA plugin's score for the tier each node would allocate, and the
+// DRA mode (`SimOptions::draOrder`, sim/dra_cluster.h; simulate and the group runs): every node's
+// GPUs come from one NVIDIA DRA ResourceSlice and `nvidia.com/gpu` is a DRA-backed extended
+// resource, so inside the chosen node every chooser's pod gets the devices the first-fit replica of
+// the scheduler's DRA allocator picks, and the extender decides on node states built from the
+// slices and allocations. Whole GPUs only (no MIG templates or MIG pods). With `draPods`
+// kClaimTemplate, pods of 2+ GPUs ask through the claim-template tiers instead: every chooser that
+// models kube-scheduler adds its DRA plugin's score for the tier each node would allocate, and the
 // extender decides the claim.
 #include <array>
 #include <cstddef>
@@ -124,9 +124,8 @@ class PlacementEngine {
                      std::span<const std::uint8_t> allowed = {});
 
   // Gives back what `place` took for this pod on `placement.node` (its GPUs or MIG instance, CPU
-  // and memory): the pod ended, or a gang it belonged to was rolled back. Whole GPUs and MIG
-  // instances only: an engine in DRA mode gives back CPU and memory, not claimed devices (the
-  // timed runs with departures, group_simulator.h, model the device plugin).
+  // and memory): the pod ended, or a gang it belonged to was rolled back. In DRA mode its claim
+  // is released: its whole-GPU devices are free to the allocator again.
   void release(const SimPod& pod, const PodPlacement& placement);
 
   std::span<const EngineNode> nodes() const noexcept { return nodes_; }

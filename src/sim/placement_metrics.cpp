@@ -1,6 +1,7 @@
 #include "sim/placement_metrics.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace gte::sim {
 namespace {
@@ -91,6 +92,11 @@ void countGroup(GroupMetrics& groups, const std::string& level, const ArrivalOut
     }
     ++groups.multiGpuMembers;
     groups.membersNvlink += member.weakest == LinkClass::kNvlink ? 1 : 0;
+    if (const auto k = static_cast<std::size_t>(std::popcount(member.gpus));
+        k < groups.membersBySize.size()) {
+      ++groups.membersBySize[k];
+      groups.nvlinkBySize[k] += member.weakest == LinkClass::kNvlink ? 1 : 0;
+    }
     groups.membersMissed += member.weakest < member.bestOffered ? 1 : 0;
   }
 }

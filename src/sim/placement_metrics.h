@@ -7,6 +7,7 @@
 // "slice counts merely add up" trap), and a MIG-naive chooser's invalid placements. For a groups
 // simulation: per topology level the groups placed whole in one domain when one could hold them,
 // split, or refused while the cluster had room, and the single pods' acceptance and link misses.
+#include <array>
 #include <span>
 #include <string>
 #include <vector>
@@ -63,7 +64,11 @@ struct GroupMetrics {
   std::vector<LevelGroupMetrics> byLevel;  // in first-seen order
   int multiGpuMembers = 0;                 // placed members with 2+ GPUs
   int membersNvlink = 0;                   // of those, on an all-NVLink set
-  int membersMissed = 0;   // of those, on a weaker link class than a feasible node offered
+  int membersMissed = 0;  // of those, on a weaker link class than a feasible node offered
+  // Placed members by GPU count (index 2..8), and of those on an all-NVLink set: where DRA's
+  // first-fit hands a member its set, what it got at 2 and 4 GPUs.
+  std::array<int, 9> membersBySize{};
+  std::array<int, 9> nvlinkBySize{};
   int planMismatches = 0;  // planned members whose GPUs differed from the plan's
   int singlePods = 0;      // single GPU pods that arrived
   int singlePodsFailed = 0;

@@ -170,6 +170,11 @@ std::vector<std::pair<std::string, double>> flattenGroupMetrics(const RunMetrics
   out.emplace_back("member.nvlink", ratio(groups.membersNvlink, groups.multiGpuMembers));
   out.emplace_back("member.missed", ratio(groups.membersMissed, groups.multiGpuMembers));
   out.emplace_back("member.plan_mismatches", groups.planMismatches);
+  for (const std::size_t k : {std::size_t{2}, std::size_t{4}}) {
+    const std::string m = "member" + std::to_string(k) + ".";
+    out.emplace_back(m + "placed", groups.membersBySize[k]);
+    out.emplace_back(m + "nvlink", ratio(groups.nvlinkBySize[k], groups.membersBySize[k]));
+  }
   for (const LevelGroupMetrics& level : groups.byLevel) {
     const std::string l = level.level + ".";
     out.emplace_back(l + "groups", level.arrived);
@@ -262,8 +267,14 @@ void writeColumns(std::ostream& out, std::span<const LabelledRun> runs, const Co
 // The groups table: utilisation, single pods, then per level seen the groups' columns.
 Columns groupColumns(std::span<const LabelledRun> runs) {
   Columns columns = {
-      {"util", "util%"},       {"single.accepted", "single%"}, {"k2.missed", "miss2%"},
-      {"k4.missed", "miss4%"}, {"k8.missed", "miss8%"},        {"member.missed", "missM%"},
+      {"util", "util%"},
+      {"single.accepted", "single%"},
+      {"k2.missed", "miss2%"},
+      {"k4.missed", "miss4%"},
+      {"k8.missed", "miss8%"},
+      {"member.missed", "missM%"},
+      {"member2.nvlink", "nvlM2%"},
+      {"member4.nvlink", "nvlM4%"},
   };
   std::vector<std::string> levels;
   for (const LabelledRun& run : runs) {

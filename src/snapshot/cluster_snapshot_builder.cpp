@@ -88,6 +88,12 @@ const NodeState* ClusterSnapshotBuilder::read(std::string_view name) {
   return it == entries_[shard].end() ? nullptr : &readEntry(it->second);
 }
 
+DraNodeStateConstSharedPtr ClusterSnapshotBuilder::draState(std::string_view name) const {
+  const std::size_t shard = NodeStateIndex::shardOf(name);
+  const auto it = entries_[shard].find(name);
+  return it == entries_[shard].end() ? nullptr : it->second.dra;
+}
+
 GroupDomainIds ClusterSnapshotBuilder::groupDomains(std::string_view name) {
   const std::size_t shard = NodeStateIndex::shardOf(name);
   const auto it = entries_[shard].find(name);

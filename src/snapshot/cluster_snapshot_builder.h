@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "core/committed_group_plan.h"
-#include "core/group_domains.h"
 #include "core/dra_node_state.h"
+#include "core/group_domains.h"
 #include "core/node_charges.h"
 #include "core/node_content.h"
 #include "core/node_health.h"
@@ -64,6 +64,9 @@ class ClusterSnapshotBuilder {
   // The node's pod-group domain per policy level, as of its current labels (every kNoDomain for an
   // unknown node).
   GroupDomainIds groupDomains(std::string_view name);
+  // The node's DRA state as of the last build (null: unknown node, no slice serves it, or not
+  // built yet): what the cache's own checks of a node (its groups' holds) build its state with.
+  DraNodeStateConstSharedPtr draState(std::string_view name) const;
 
   // DRA (docs/dra.md). The cluster state owns the slices and the allocated devices (claims'
   // allocations and the extender's own in flight) and updates them on this builder's thread;

@@ -273,22 +273,6 @@ TEST_CASE("mapping mismatches: the node's DRA GPUs are topology-unknown", "[core
 namespace gte {
 namespace {
 
-// A claim of `count` GPUs of the NVIDIA GPU class, as the API server would hold it.
-dra::ResourceClaimConstSharedPtr gpuClaim(const std::string& name, int count) {
-  auto claim = std::make_shared<dra::ResourceClaim>();
-  claim->name = name;
-  claim->ns = "ml";
-  dra::DeviceRequest request;
-  request.name = "gpus";
-  dra::DeviceRequestShape shape;
-  shape.name = "gpus";
-  shape.deviceClassName = "gpu.nvidia.com";
-  shape.count = count;
-  request.alternatives.push_back(shape);
-  claim->spec.requests.push_back(request);
-  return claim;
-}
-
 // 4x L40S published with GPU 1 tainted NoSchedule and GPU 3 allocated.
 std::string taintedL40sSlice() {
   std::string devices = "[";
@@ -322,7 +306,7 @@ TEST_CASE("claims of N GPUs decide from the precomputed picks exactly as the fir
       cluster.nodeState(draNode(testing::makeA100PcieBridged, "a100-pcie-first"), policy),
       cluster.nodeState(draNode(testing::make4xPcieL40s, "l40s"), policy)};
   for (int k = 1; k <= 9; ++k) {
-    cluster.objects->add(gpuClaim("claim-" + std::to_string(k), k));
+    cluster.objects->add(testing::draGpuClaim("claim-" + std::to_string(k), k));
   }
   for (int k = 1; k <= 9; ++k) {
     for (const auto& annotations : std::vector<std::vector<std::pair<std::string, std::string>>>{

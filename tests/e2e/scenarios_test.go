@@ -49,8 +49,9 @@ var scenarios = []scenario{
 	{"dra-claim-templates", claimTemplateTiers, 0},            // dra_templates_test.go
 	{"dra-taint-rule", draTaintRule, draTaintRuleOdds},        // dra_taint_rules_test.go
 	// Read the extender's metrics: skipped with the control, like the other scenarios that do.
-	{"groups-gang-off", groupsGangOff, 1}, // groups_test.go
-	{"groups-gang-on", groupsGangOn, 1},   // groups_test.go
+	{"groups-gang-off", groupsGangOff, 1},        // groups_test.go
+	{"groups-gang-on", groupsGangOn, 1},          // groups_test.go
+	{"dra-group-first-fit", draGroupFirstFit, 1}, // dra_groups_test.go
 	// The chart-identity mode's checks of the chart's RBAC, after everything else ran
 	// (chart_rbac_test.go).
 	{chartGrantsAllUsedName, chartGrantsAllUsed, 1},

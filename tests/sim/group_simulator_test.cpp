@@ -208,9 +208,12 @@ struct Replay {
   GroupRun run;
 };
 
-Replay shortRun(GroupMode mode, Chooser chooser, std::uint64_t seed) {
+// `dra`: every node hands GPUs out through DRA (shuffled device order), and racked DGX-1V nodes
+// join, where first-fit sets differ from the device plugin's.
+Replay shortRun(GroupMode mode, Chooser chooser, std::uint64_t seed, bool dra = false) {
   Replay out;
-  out.nodes = *parseClusterSpec("gb200:72/18,hgx-h100:16/4");
+  out.nodes =
+      *parseClusterSpec(dra ? "gb200:72/18,hgx-h100:16/4,dgx1v:16/8" : "gb200:72/18,hgx-h100:16/4");
   GroupWorkloadSpec spec;
   spec.singleGpus = *parseWeightedValues(kMultigpu50Mix, 0, 8, "gpus");
   spec.groupSizes = *parseWeightedValues(kGroupSizeMix, 2, 18, "members");
@@ -218,27 +221,34 @@ Replay shortRun(GroupMode mode, Chooser chooser, std::uint64_t seed) {
   spec.groupShare = 0.1;
   spec.load = 0.9;
   spec.arrivals = 1200;
-  out.arrivals = groupWorkload(spec, 288 + 128, seed);
-  out.run =
-      simulateGroups(out.nodes, out.arrivals, defaultPolicy(), optionsFor(mode, chooser, seed));
+  out.arrivals = groupWorkload(spec, 288 + 128 + (dra ? 128 : 0), seed);
+  GroupSimOptions options = optionsFor(mode, chooser, seed);
+  if (dra) options.pods.draOrder = DraDeviceOrder::kShuffled;
+  out.run = simulateGroups(out.nodes, out.arrivals, defaultPolicy(), options);
   return out;
 }
 
 struct Case {
   GroupMode mode;
   Chooser chooser;
+  bool dra = false;
 };
 const Case kCases[] = {{GroupMode::kPerPod, Chooser::kExtender},
                        {GroupMode::kPerPod, Chooser::kLeastAllocated},
                        {GroupMode::kTasBestFit, Chooser::kLeastAllocated},
-                       {GroupMode::kPlanned, Chooser::kExtender}};
+                       {GroupMode::kPlanned, Chooser::kExtender},
+                       // DRA nodes: the planner's sets are the first-fit chain, so the members'
+                       // first-fit sets match the plan; ended pods release their claims.
+                       {GroupMode::kPerPod, Chooser::kLeastAllocated, true},
+                       {GroupMode::kPlanned, Chooser::kExtender, true}};
 
 }  // namespace
 
 TEST_CASE("groups run: no GPU twice at any moment, pools kept, whole means one domain") {
   for (const Case& c : kCases) {
-    INFO("mode " << static_cast<int>(c.mode) << " chooser " << chooserName(c.chooser));
-    const Replay r = shortRun(c.mode, c.chooser, 42);
+    INFO("mode " << static_cast<int>(c.mode) << " chooser " << chooserName(c.chooser) << " dra "
+                 << c.dra);
+    const Replay r = shortRun(c.mode, c.chooser, 42, c.dra);
     REQUIRE(r.run.outcomes.size() == r.arrivals.size());
     std::vector<GpuMask> taken(r.nodes.size(), 0);
     std::vector<std::int64_t> cpu(r.nodes.size(), 0);
@@ -294,7 +304,8 @@ TEST_CASE("groups run: no GPU twice at any moment, pools kept, whole means one d
       CHECK((o.domainsUsed == 1) == (domains.size() == 1));
       CHECK(domains.count("") == 0);
       // The best fit and the planner keep a group whole whenever one domain could hold it, and
-      // the planner's GPU sets are the device plugin's picks.
+      // the planner's GPU sets are what the node's allocator hands out (the device plugin's
+      // picks, or on DRA nodes the first-fit sets one after another).
       if (c.mode != GroupMode::kPerPod && o.fitsOneDomain) {
         CHECK(o.domainsUsed == 1);
       }
@@ -311,10 +322,11 @@ TEST_CASE("groups run: no GPU twice at any moment, pools kept, whole means one d
 
 TEST_CASE("groups run: the same seed gives the same run, another seed another") {
   for (const Case& c : kCases) {
-    INFO("mode " << static_cast<int>(c.mode) << " chooser " << chooserName(c.chooser));
-    const Replay first = shortRun(c.mode, c.chooser, 42);
-    const Replay again = shortRun(c.mode, c.chooser, 42);
-    const Replay other = shortRun(c.mode, c.chooser, 43);
+    INFO("mode " << static_cast<int>(c.mode) << " chooser " << chooserName(c.chooser) << " dra "
+                 << c.dra);
+    const Replay first = shortRun(c.mode, c.chooser, 42, c.dra);
+    const Replay again = shortRun(c.mode, c.chooser, 42, c.dra);
+    const Replay other = shortRun(c.mode, c.chooser, 43, c.dra);
     REQUIRE(first.run.outcomes.size() == again.run.outcomes.size());
     for (std::size_t i = 0; i < first.run.outcomes.size(); ++i) {
       REQUIRE(first.run.outcomes[i].pods.size() == again.run.outcomes[i].pods.size());

@@ -69,6 +69,31 @@ std::string draGpuDevice(const std::string& name, int numa, const std::string& p
   return out;
 }
 
+std::string draDgx1Slice(const std::string& node, const std::vector<int>& order) {
+  std::string devices = "[";
+  for (const int gpu : order) {
+    if (devices.size() > 1) devices += ",";
+    devices +=
+        draGpuDevice("gpu-" + std::to_string(gpu), gpu / 4, "pci0000:" + std::to_string(gpu / 2));
+  }
+  return draSliceJson(node + "-slice", node, node, devices + "]");
+}
+
+dra::ResourceClaimConstSharedPtr draGpuClaim(const std::string& name, int count) {
+  auto claim = std::make_shared<dra::ResourceClaim>();
+  claim->name = name;
+  claim->ns = "ml";
+  dra::DeviceRequest request;
+  request.name = "gpus";
+  dra::DeviceRequestShape shape;
+  shape.name = "gpus";
+  shape.deviceClassName = "gpu.nvidia.com";
+  shape.count = count;
+  request.alternatives.push_back(shape);
+  claim->spec.requests.push_back(request);
+  return claim;
+}
+
 }  // namespace gte::testing
 
 #include "core/dra_node_state.h"

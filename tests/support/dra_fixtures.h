@@ -43,6 +43,14 @@ std::string draSliceJson(const std::string& name, const std::string& node, const
 std::string draGpuDevice(const std::string& name, int numa, const std::string& pcieRoot,
                          const std::string& extra = "");
 
+// The slice of a DGX-1V (makeDgx1Volta) on a DRA node `node`: gpu-<n> listed in `order` (mapped
+// by name), NUMA n / 4, PCIe root n / 2.
+std::string draDgx1Slice(const std::string& node, const std::vector<int>& order);
+
+// A claim of `count` GPUs of the NVIDIA GPU class (`gpu.nvidia.com`) in namespace `ml`, as the
+// API server would hold it before allocation.
+dra::ResourceClaimConstSharedPtr draGpuClaim(const std::string& name, int count);
+
 }  // namespace gte::testing
 
 namespace gte::testing {

@@ -1,0 +1,237 @@
+// Pod groups on DRA nodes (docs/groups.md, "DRA nodes"): where kube-scheduler's DRA allocator
+// hands out nvidia.com/gpu, member k of a group gets the first-fit set after members 0..k-1 took
+// theirs, not the best free set, so the planner's slots there are counted on that chain. The node
+// is a DGX-1V (hybrid cube mesh) whose slice lists its GPUs in a shuffled order. Its NVLink
+// neighbours (tests/support/node_fixtures.cpp, makeDgx1Volta):
+//   0: 1 2 3 4   1: 0 2 3 5   2: 0 1 3 6   3: 0 1 2 7
+//   4: 0 5 6 7   5: 1 4 6 7   6: 2 4 5 7   7: 3 4 5 6
+// NUMA: GPUs 0-3 on node 0, 4-7 on node 1.
+#include <catch2/catch_test_macros.hpp>
+
+#include <string>
+#include <vector>
+
+#include "core/committed_group_plan.h"
+#include "core/group_domains.h"
+#include "core/group_plan.h"
+#include "core/group_slots.h"
+#include "core/node_charges.h"
+#include "policy/default_policy.h"
+#include "support/dra_fixtures.h"
+#include "support/node_fixtures.h"
+#include "support/pod_fixtures.h"
+#include "topology/pair_table.h"
+
+namespace gte {
+namespace {
+
+using testing::FixtureState;
+
+GpuMask mask(std::initializer_list<int> gpus) {
+  GpuMask out = 0;
+  for (const int gpu : gpus)
+    out |= bitOf(gpu);
+  return out;
+}
+
+GpuMask maskOf(const Allocation& allocation) {
+  GpuMask out = 0;
+  for (const int gpu : allocation.gpus)
+    out |= bitOf(gpu);
+  return out;
+}
+
+// A DGX-1V without the device plugin whose slice lists gpu-<n> in `order` (mapped by name).
+struct DraDgx1 {
+  DraDgx1(const std::string& name, const std::vector<int>& order) : node(name) {
+    cluster.addSliceJson(testing::draDgx1Slice(name, order));
+  }
+
+  NodeStateConstSharedPtr state(const Policy& policy, NodeChargesConstSharedPtr charges = nullptr) {
+    return cluster.nodeState(
+        testing::makeDgx1Volta(FixtureState().withName(node).withoutDevicePlugin()), policy,
+        std::move(charges));
+  }
+
+  std::string node;
+  testing::DraCluster cluster;
+};
+
+PodDemand gpus(std::int64_t k, std::optional<LinkClass> minLink = std::nullopt,
+               bool singleNuma = false) {
+  PodDemand demand;
+  demand.gpus = k;
+  demand.minLink = minLink;
+  demand.singleNuma = singleNuma;
+  return demand;
+}
+
+TEST_CASE("a DRA node's group slots are the first-fit chain's", "[core][group-slots][dra]") {
+  const Policy policy = defaultPolicy();
+  struct Row {
+    std::vector<int> order;
+    std::vector<GpuMask> pairs;  // the 2-GPU chain: each member's first-fit set
+    int any2, nvlink2, single2;  // slots for 2-GPU members: any, min-link nvlink, numa single
+    int any4, nvlink4;
+  };
+  const Row rows[] = {
+      // 0 5 | 1 4 | 2 7 | 3 6: no pair is NVLinked (0-5, 1-4, 2-7, 3-6 meet over PCIe) and each
+      // spans both NUMA nodes, though the free GPUs hold four NVLink pairs (0-3, 1-2, 4-7, 5-6).
+      // Quads 0 5 1 4 and 2 7 3 6 both miss NVLink pairs.
+      {{0, 5, 1, 4, 2, 7, 3, 6},
+       {mask({0, 5}), mask({1, 4}), mask({2, 7}), mask({3, 6})},
+       4,
+       0,
+       0,
+       2,
+       0},
+      // 3 0 | 6 5 | 1 2 | 4 7: four NVLink pairs, each in one NUMA node. Quad 3 0 6 5: 3-6 is
+      // PCIe, so no NVLink quad.
+      {{3, 0, 6, 5, 1, 2, 4, 7},
+       {mask({0, 3}), mask({5, 6}), mask({1, 2}), mask({4, 7})},
+       4,
+       4,
+       4,
+       2,
+       0},
+      // 0 3 | 5 2 | ...: the first member gets NVLink pair 0-3; the second gets 5-2 (PCIe, across
+      // NUMA nodes), so an NVLink (or single-NUMA) member fits once only: the chain stops there.
+      // Quad 0 3 5 2 misses 0-5; quad 1 4 6 7 misses 1-4.
+      {{0, 3, 5, 2, 1, 4, 6, 7},
+       {mask({0, 3}), mask({2, 5}), mask({1, 4}), mask({6, 7})},
+       4,
+       1,
+       1,
+       2,
+       0},
+      // 0 1 2 3 | 4 5 6 7: quads of NVLink (each GPU of a quad links the other three).
+      {{0, 1, 2, 3, 4, 5, 6, 7},
+       {mask({0, 1}), mask({2, 3}), mask({4, 5}), mask({6, 7})},
+       4,
+       4,
+       4,
+       2,
+       2},
+  };
+  for (const Row& row : rows) {
+    DraDgx1 dgx("dgx", row.order);
+    const auto state = dgx.state(policy);
+    INFO("order " << row.order[0] << row.order[1] << row.order[2] << row.order[3]);
+    REQUIRE(state->allocator == GpuAllocator::kDra);
+    std::vector<GpuMask> chain;
+    for (const ChainPick& pick : state->groupChain.forSize(2))
+      chain.push_back(pick.gpus);
+    CHECK(chain == row.pairs);
+    CHECK(state->groupSlots.any[1] == row.any2);
+    CHECK(state->groupSlots.nvlink[1] == row.nvlink2);
+    CHECK(state->groupSlots.any[3] == row.any4);
+    CHECK(state->groupSlots.nvlink[3] == row.nvlink4);
+    // Members the chain does not cover (numa single) are rebuilt one at a time with their
+    // predecessors' GPUs taken: the same first-fit sets.
+    CHECK(groupSlotCount(gpus(2, std::nullopt, true), *state, policy, 8) == row.single2);
+    const std::vector<PodDemand> two(4, gpus(2));
+    const std::vector<Allocation> sets = groupSlotSets(*state, two, policy);
+    REQUIRE(sets.size() == 4);
+    for (std::size_t i = 0; i < sets.size(); ++i)
+      CHECK(maskOf(sets[i]) == row.pairs[i]);
+  }
+}
+
+TEST_CASE("a group of 2-GPU NVLink pods on DRA nodes goes where first-fit gives NVLink pairs",
+          "[core][group-plan][dra]") {
+  const Policy policy = defaultPolicy();
+  // Node "mixed" first-fits 0-3 (NVLink) then 5-2 (PCIe): one NVLink slot. Node "pcie" first-fits
+  // 0-5 (PCIe): none, though its best free sets are four NVLink pairs. Node "nvlink": four.
+  DraDgx1 mixed("mixed", {0, 3, 5, 2, 1, 4, 6, 7});
+  DraDgx1 pcie("pcie", {0, 5, 1, 4, 2, 7, 3, 6});
+  DraDgx1 nvlink("nvlink", {3, 0, 6, 5, 1, 2, 4, 7});
+  const auto onMixed = mixed.state(policy);
+  const auto onPcie = pcie.state(policy);
+  const auto onNvlink = nvlink.state(policy);
+  const GroupDomainIds none{kNoDomain, kNoDomain, kNoDomain, kNoDomain};
+  const NodeGroupFacts facts[] = {nodeGroupFacts(*onMixed, none), nodeGroupFacts(*onPcie, none),
+                                  nodeGroupFacts(*onNvlink, none)};
+  const GroupPlanNode nodes[] = {{"mixed", onMixed.get(), &facts[0]},
+                                 {"pcie", onPcie.get(), &facts[1]},
+                                 {"nvlink", onNvlink.get(), &facts[2]}};
+  const auto plan = [&](std::size_t size) {
+    const std::vector<PodDemand> members(size, gpus(2, LinkClass::kNvlink));
+    GroupPlanInput in;
+    in.group = "ml/job";
+    in.levels = policy.groups.levels;
+    in.nodes = nodes;
+    in.members = members;
+    return planGroup(in, policy);
+  };
+  // Two members: fewest slots first, so "mixed" (1) takes member 0 on 0-3, "nvlink" (4) member 1
+  // on its first pair 0-3. Never "pcie".
+  const GroupPlan two = plan(2);
+  REQUIRE(two.status == GroupPlanStatus::kPlanned);
+  REQUIRE(two.slots.size() == 2);
+  CHECK(two.slots[0].node == "mixed");
+  CHECK(maskOf(two.slots[0].allocation) == mask({0, 3}));
+  CHECK(two.slots[1].node == "nvlink");
+  CHECK(maskOf(two.slots[1].allocation) == mask({0, 3}));
+  // Five: 1 + 4 NVLink slots hold them; six do not fit (the "pcie" node's best sets do not count).
+  CHECK(plan(5).status == GroupPlanStatus::kPlanned);
+  CHECK(plan(6).status == GroupPlanStatus::kUnplaced);
+}
+
+TEST_CASE("a hold on a DRA node takes its GPUs; a pod's charge does not (its claim does)",
+          "[core][dra][group-holds]") {
+  const Policy policy = defaultPolicy();
+  DraDgx1 dgx("dgx", {3, 0, 6, 5, 1, 2, 4, 7});
+  auto charges = std::make_shared<NodeCharges>();
+  charges->put(PodCharge{holdChargeUid("ml/job", 0), true, Allocation{true, {0, 3}, {}}, 0});
+  charges->put(PodCharge{"pod-uid", true, Allocation{true, {6, 5}, {}}, 0});
+  const auto held = dgx.state(policy, charges);
+  // 8 - the hold's 2: the pod's 6 and 5 still count as free (no claim holds them).
+  CHECK(held->freeCount == 6);
+  CHECK((held->freeMask & mask({0, 3})) == 0);
+  // The next 2-GPU pod's first-fit set skips the held GPUs: 6 5.
+  CHECK(held->devicePluginPicks[2].gpus == mask({5, 6}));
+  CHECK(chargedUsage(*held).gpus == std::vector<int>{0, 3});
+  // The group's own member sees its hold free again.
+  CHECK(nodeStateWithout(*held, {holdChargeUid("ml/job", 0)}, policy)->freeCount == 8);
+}
+
+TEST_CASE("claim members of N GPUs are planned as N GPUs on the DRA nodes that decide them",
+          "[core][group-plan][dra]") {
+  const Policy policy = defaultPolicy();
+  DraDgx1 dgx("dgx", {0, 3, 5, 2, 1, 4, 6, 7});
+  dgx.cluster.objects->add(testing::draGpuClaim("a", 2));
+  dgx.cluster.objects->add(testing::draGpuClaim("b", 2));
+  const auto state = dgx.state(policy);
+  // A device-plugin DGX-1V: claims cannot be allocated there, so it has no slot for them.
+  const auto plugin =
+      buildNodeState(testing::makeDgx1Volta(FixtureState().withName("dp")), {}, policy);
+  const auto member = [&](const std::string& claim) {
+    auto demand = parsePodDemand(testing::makeClaimPod("p-" + claim, "ml", {{"gpus", claim}}),
+                                 policy, dgx.cluster.objects.get());
+    REQUIRE(demand.ok());
+    REQUIRE(demand->draClaims());
+    return std::move(demand).value();
+  };
+  const std::vector<PodDemand> members = {member("a"), member("b")};
+  CHECK(groupSlotCount(members[0], *state, policy, 8) == 4);
+  CHECK(groupSlotCount(members[0], *plugin, policy, 8) == 0);
+  const GroupDomainIds none{kNoDomain, kNoDomain, kNoDomain, kNoDomain};
+  const NodeGroupFacts facts[] = {nodeGroupFacts(*plugin, none), nodeGroupFacts(*state, none)};
+  const GroupPlanNode nodes[] = {{"dp", plugin.get(), &facts[0]}, {"dgx", state.get(), &facts[1]}};
+  GroupPlanInput in;
+  in.group = "ml/job";
+  in.levels = policy.groups.levels;
+  in.nodes = nodes;
+  in.members = members;
+  const GroupPlan plan = planGroup(in, policy);
+  REQUIRE(plan.status == GroupPlanStatus::kPlanned);
+  REQUIRE(plan.slots.size() == 2);
+  // First-fit: 0 3, then 5 2.
+  CHECK(plan.slots[0].node == "dgx");
+  CHECK(maskOf(plan.slots[0].allocation) == mask({0, 3}));
+  CHECK(plan.slots[1].node == "dgx");
+  CHECK(maskOf(plan.slots[1].allocation) == mask({2, 5}));
+}
+
+}  // namespace
+}  // namespace gte
