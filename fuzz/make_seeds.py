@@ -224,6 +224,33 @@ def dra_objects():
     write(d, "claim-all", json.dumps({"metadata": {"name": "a", "namespace": "ns"}, "spec": {"devices": {
         "requests": [{"name": "all", "exactly": {"deviceClassName": "gpu.nvidia.com", "allocationMode": "All"}}],
         "constraints": [{"distinctAttribute": "resource.kubernetes.io/pcieRoot"}]}}}))
+def companion_slice():
+    """The node agent's companion ResourceSlice as the API server answers a GET, POST or PUT."""
+    d = reset("companion_slice")
+    written = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {
+        "resourceVersion": "12", "name": "n1-topology.gputopo.dev",
+        "labels": {"app.kubernetes.io/managed-by": "gpu-topology-agent"},
+        "annotations": {PREFIX + "companion-digest": "0123456789abcdef"},
+        "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": "n1", "uid": "uid-1"}]},
+        "spec": {"driver": "topology.gputopo.dev",
+                 "pool": {"name": "n1", "generation": 3, "resourceSliceCount": 1},
+                 "nodeName": "n1", "skipNodeOperations": ["*"], "devices": [
+                     {"name": "gpu-0", "attributes": {
+                         "resource.kubernetes.io/pciBusID": {"string": "0000:06:00.0"},
+                         "gpuIndex": {"int": 0}, "nvlinkIsland": {"int": 0},
+                         "nvlinkIslandSize": {"int": 4}}}]}}
+    write(d, "written", json.dumps(written))
+    gate_off = json.loads(json.dumps(written))
+    del gate_off["spec"]["skipNodeOperations"]
+    write(d, "gate-off", json.dumps(gate_off))
+    write(d, "other-operations", json.dumps({"metadata": {"resourceVersion": "7", "annotations": None},
+          "spec": {"pool": {"generation": 2},
+                   "skipNodeOperations": ["NodePrepareResources", 1, "NodeUnprepareResources"]}}))
+    write(d, "generation-overflow",
+          '{"metadata":{"resourceVersion":"1"},"spec":{"pool":{"generation":99999999999999999999}}}')
+    write(d, "status", json.dumps({"kind": "Status", "code": 404}))
+
+
 def watch_stream():
     """First byte: bit 0 Pod (else Node), bit 1 a list page (else a watch stream in chunks of
     1 + (byte >> 2) bytes); then the body, as the API server writes it."""
@@ -283,5 +310,6 @@ if __name__ == "__main__":
     cluster_file()
     kubeconfig()
     dra_objects()
+    companion_slice()
     watch_stream()
     group_owners()

@@ -38,6 +38,20 @@ void AgentMetrics::labelsWritten() {
   ++writes_;
 }
 
+void AgentMetrics::companionWritten() {
+  ++companionWrites_;
+  companionPublished_ = true;
+}
+
+void AgentMetrics::companionRefused() {
+  ++companionRefusals_;
+  companionPublished_ = false;
+}
+
+void AgentMetrics::companionPublished(bool published) {
+  companionPublished_ = published;
+}
+
 void AgentMetrics::setError(const std::string& error) {
   std::lock_guard lock(mutex_);
   lastError_ = error;
@@ -73,6 +87,19 @@ std::string AgentMetrics::render() const {
   family(out, "gte_agent_label_writes_total", "counter",
          "Merge patches of the Node's labels the API server accepted.",
          std::to_string(writes_.load()));
+  if (companionEnabled_) {
+    family(out, "gte_agent_companion_slice_writes_total", "counter",
+           "Companion ResourceSlices created or replaced that the API server kept with "
+           "skipNodeOperations.",
+           std::to_string(companionWrites_.load()));
+    family(out, "gte_agent_companion_slice_refused_total", "counter",
+           "Companion slices the API server stored without spec.skipNodeOperations "
+           "(DRAOptionalNodeOperations off), deleted again at once.",
+           std::to_string(companionRefusals_.load()));
+    family(out, "gte_agent_companion_slice_published", "gauge",
+           "1 while this node's companion slice is published with skipNodeOperations, else 0.",
+           companionPublished_.load() ? "1" : "0");
+  }
   return out;
 }
 

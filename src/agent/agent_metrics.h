@@ -15,12 +15,20 @@ class AgentMetrics {
   void usageFailed(const std::string& error);
   void apiFailed(const std::string& error);
   void labelsWritten();
+  // --companion-slice: a slice written and kept; one the API server stripped of
+  // skipNodeOperations (deleted again); whether a slice is published now.
+  void companionWritten();
+  void companionRefused();
+  void companionPublished(bool published);
+  void enableCompanion() { companionEnabled_ = true; }
 
   std::int64_t lastSuccess() const { return lastSuccess_.load(); }
   std::uint64_t writes() const { return writes_.load(); }
   std::uint64_t discoveryErrors() const { return discoveryErrors_.load(); }
   std::uint64_t nvmlErrors() const { return nvmlErrors_.load(); }
   std::uint64_t apiErrors() const { return apiErrors_.load(); }
+  std::uint64_t companionWrites() const { return companionWrites_.load(); }
+  std::uint64_t companionRefusals() const { return companionRefusals_.load(); }
   std::string lastError() const;
 
   // Healthy once a pass succeeded within `staleAfterSeconds` of `nowUnix`.
@@ -36,6 +44,10 @@ class AgentMetrics {
   std::atomic<std::uint64_t> nvmlErrors_{0};
   std::atomic<std::uint64_t> usageErrors_{0};
   std::atomic<std::uint64_t> apiErrors_{0};
+  std::atomic<std::uint64_t> companionWrites_{0};
+  std::atomic<std::uint64_t> companionRefusals_{0};
+  std::atomic<bool> companionPublished_{false};
+  bool companionEnabled_ = false;  // set before the HTTP threads start; families rendered only then
   mutable std::mutex mutex_;
   std::string lastError_;
 };
