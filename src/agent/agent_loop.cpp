@@ -96,7 +96,10 @@ void AgentLoop::publishCompanion(const Discovery& discovery) {
       metrics_.companionWritten();
       break;
     case CompanionOutcome::kRefused:
-      metrics_.companionRefused();
+      metrics_.companionRefused(CompanionRefusal::kApiServer);
+      break;
+    case CompanionOutcome::kNodeLacksFeature:
+      metrics_.companionRefused(CompanionRefusal::kKubelet);
       break;
     case CompanionOutcome::kUnchanged:
       metrics_.companionPublished(true);

@@ -43,8 +43,8 @@ void AgentMetrics::companionWritten() {
   companionPublished_ = true;
 }
 
-void AgentMetrics::companionRefused() {
-  ++companionRefusals_;
+void AgentMetrics::companionRefused(CompanionRefusal why) {
+  ++(why == CompanionRefusal::kApiServer ? apiServerRefusals_ : kubeletRefusals_);
   companionPublished_ = false;
 }
 
@@ -92,10 +92,15 @@ std::string AgentMetrics::render() const {
            "Companion ResourceSlices created or replaced that the API server kept with "
            "skipNodeOperations.",
            std::to_string(companionWrites_.load()));
-    family(out, "gte_agent_companion_slice_refused_total", "counter",
-           "Companion slices the API server stored without spec.skipNodeOperations "
-           "(DRAOptionalNodeOperations off), deleted again at once.",
-           std::to_string(companionRefusals_.load()));
+    out +=
+        "# HELP gte_agent_companion_slice_refused_total Passes that published no companion slice "
+        "because DRAOptionalNodeOperations is off: the API server dropped skipNodeOperations "
+        "(reason apiserver; the slice was deleted again) or the Node does not declare the feature "
+        "(reason kubelet).\n# TYPE gte_agent_companion_slice_refused_total counter\n"
+        "gte_agent_companion_slice_refused_total{reason=\"apiserver\"} " +
+        std::to_string(apiServerRefusals_.load()) +
+        "\ngte_agent_companion_slice_refused_total{reason=\"kubelet\"} " +
+        std::to_string(kubeletRefusals_.load()) + "\n";
     family(out, "gte_agent_companion_slice_published", "gauge",
            "1 while this node's companion slice is published with skipNodeOperations, else 0.",
            companionPublished_.load() ? "1" : "0");

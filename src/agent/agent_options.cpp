@@ -270,8 +270,8 @@ Commands:
       prefix (and, with --companion-slice, the companion slice) and exits.
       --companion-slice also publishes one ResourceSlice of NVLink-island companion devices
       under the DRA driver --companion-driver (default topology.gputopo.dev), with
-      skipNodeOperations (needs DRAOptionalNodeOperations; without it the slice is deleted
-      again and counted). NVML discovery only.
+      skipNodeOperations, while the Node declares DRAOptionalNodeOperations (needs that gate on
+      API server, scheduler and kubelet; without it no slice stays, counted). NVML only.
   version
 )";
 }

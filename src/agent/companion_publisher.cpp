@@ -25,18 +25,6 @@ CompanionPublisher::CompanionPublisher(kube::ApiTransport& api, std::string node
       labelPrefix_(std::move(labelPrefix)),
       digestKey_(labelPrefix_ + "companion-digest") {}
 
-Result<std::string> CompanionPublisher::nodeUid() {
-  auto response = api_.send("GET", kube::objectPath(kube::kNodes, "", node_));
-  if (!response.ok()) return response.error();
-  if (!response->success()) return httpError("GET node " + node_, *response);
-  auto node = parseNodeJson(response->body);
-  if (!node.ok()) return node.error();
-  if (node->uid.empty()) {
-    return Error{ErrorCode::kFailedPrecondition, "node " + node_ + " has no metadata.uid"};
-  }
-  return node->uid;
-}
-
 Result<bool> CompanionPublisher::remove() {
   auto name = companionSliceName(node_, driver_);
   if (!name.ok()) return name.error();
@@ -56,9 +44,27 @@ Result<CompanionOutcome> CompanionPublisher::publish(const std::vector<Companion
   }
   auto name = companionSliceName(node_, driver_);
   if (!name.ok()) return name.error();
+  auto nodeResponse = api_.send("GET", kube::objectPath(kube::kNodes, "", node_));
+  if (!nodeResponse.ok()) return nodeResponse.error();
+  if (!nodeResponse->success()) return httpError("GET node " + node_, *nodeResponse);
+  auto node = parseNodeJson(nodeResponse->body);
+  if (!node.ok()) return node.error();
+  if (node->uid.empty()) {
+    return Error{ErrorCode::kFailedPrecondition, "node " + node_ + " has no metadata.uid"};
+  }
+  if (!node->declaresDraOptionalNodeOperations) {
+    auto removed = remove();
+    if (!removed.ok()) return removed.error();
+    log::error(
+        "no companion slice: the Node does not declare DRAOptionalNodeOperations in "
+        "status.declaredFeatures (kubelet gate off); kubelet would need a DRA plugin for " +
+            driver_ + " and pods holding companion devices would not start",
+        {{"node", node_}, {"deleted", *removed ? "true" : "false"}});
+    return CompanionOutcome::kNodeLacksFeature;
+  }
   auto response = api_.send("GET", kube::objectPath(kube::kResourceSlices, "", *name));
   if (!response.ok()) return response.error();
-  if (response->status == 404) return write(devices, nullptr);
+  if (response->status == 404) return write(devices, nullptr, node->uid);
   if (!response->success()) return httpError("GET resourceslice " + *name, *response);
   auto stored = readStoredSlice(response->body, digestKey_);
   if (!stored.ok()) return stored.error();
@@ -66,17 +72,16 @@ Result<CompanionOutcome> CompanionPublisher::publish(const std::vector<Companion
   if (stored->digest == companionDigest(node_, driver_, devices) && stored->skipsNodeOperations) {
     return CompanionOutcome::kUnchanged;
   }
-  return write(devices, &*stored);
+  return write(devices, &*stored, node->uid);
 }
 
 Result<CompanionOutcome> CompanionPublisher::write(const std::vector<CompanionDevice>& devices,
-                                                   const StoredSlice* stored) {
-  auto uid = nodeUid();
-  if (!uid.ok()) return uid.error();
+                                                   const StoredSlice* stored,
+                                                   const std::string& nodeUid) {
   CompanionSlice slice;
   slice.name = *companionSliceName(node_, driver_);
   slice.node = node_;
-  slice.nodeUid = *uid;
+  slice.nodeUid = nodeUid;
   slice.driver = driver_;
   slice.labelPrefix = labelPrefix_;
   slice.generation = lastGeneration_ + 1;

@@ -9,6 +9,11 @@
 // ... is not registered"). So every write is read back (the API server's answer), and a slice
 // without the field is deleted at once, logged and counted (`Refused`); the next pass tries
 // again.
+//
+// The kubelet side: a kubelet without the gate would call a DRA plugin for this driver too. It
+// declares the feature in its Node's status.declaredFeatures when the gate is on, so the slice is
+// published only while the Node declares DRAOptionalNodeOperations, and deleted otherwise
+// (`NodeLacksFeature`).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,10 +25,11 @@
 namespace gte::agent {
 
 enum class CompanionOutcome {
-  kUnchanged,  // the stored slice already says this
-  kWritten,    // created or replaced, and the API server kept skipNodeOperations
-  kDeleted,    // no GPUs: the slice was removed (or was not there)
-  kRefused,    // the API server dropped skipNodeOperations: the slice was deleted again
+  kUnchanged,         // the stored slice already says this
+  kWritten,           // created or replaced, and the API server kept skipNodeOperations
+  kDeleted,           // no GPUs: the slice was removed (or was not there)
+  kRefused,           // the API server dropped skipNodeOperations: the slice was deleted again
+  kNodeLacksFeature,  // the Node does not declare DRAOptionalNodeOperations: no slice
 };
 
 class CompanionPublisher {
@@ -37,9 +43,8 @@ class CompanionPublisher {
   Result<bool> remove();
 
  private:
-  Result<std::string> nodeUid();
   Result<CompanionOutcome> write(const std::vector<CompanionDevice>& devices,
-                                 const StoredSlice* stored);
+                                 const StoredSlice* stored, const std::string& nodeUid);
 
   kube::ApiTransport& api_;
   std::string node_;

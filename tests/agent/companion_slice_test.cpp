@@ -108,17 +108,22 @@ TEST_CASE("driver names: DNS subdomains of at most 63 characters", "[agent][comp
 }
 
 // A tiny API server: the Node n1 and at most one ResourceSlice, stored as the agent wrote it, with
-// skipNodeOperations dropped when `gateOff` (as kube-apiserver drops a disabled gate's field).
+// skipNodeOperations dropped when `gateOff` (as kube-apiserver drops a disabled gate's field);
+// the Node declares DRAOptionalNodeOperations unless `kubeletGateOff`.
 struct FakeSliceServer {
   std::optional<std::string> slice;
   int resourceVersion = 0;
   bool gateOff = false;
+  bool kubeletGateOff = false;
   testing::FakeTransport transport;
 
   FakeSliceServer() {
     transport.onSend = [this](const testing::RecordedRequest& r) -> Result<kube::HttpResponse> {
       if (r.path == "/api/v1/nodes/n1") {
-        return kube::HttpResponse{200, R"({"metadata":{"name":"n1","uid":"uid-n1"}})"};
+        return kube::HttpResponse{
+            200, std::string(
+                     R"({"metadata":{"name":"n1","uid":"uid-n1"},"status":{"declaredFeatures":[)") +
+                     (kubeletGateOff ? "" : R"("DRAOptionalNodeOperations")") + "]}}"};
       }
       const bool item = r.path == kSlicePath;
       if (r.method == "GET" && item) {
@@ -192,8 +197,10 @@ TEST_CASE("the publisher creates, keeps, replaces with a new generation, and del
   CHECK_FALSE(*publisher.remove());
 }
 
-TEST_CASE("the guard: a slice stored without skipNodeOperations is deleted and counted, every pass",
-          "[agent][companion]") {
+TEST_CASE(
+    "the guards: a slice stored without skipNodeOperations, or on a Node that does not declare "
+    "the feature, is deleted and counted, every pass",
+    "[agent][companion]") {
   FakeSliceServer server;
   server.gateOff = true;
   CompanionPublisher publisher(server.transport, "n1", "topology.gputopo.dev", "gputopo.dev/");
@@ -206,11 +213,12 @@ TEST_CASE("the guard: a slice stored without skipNodeOperations is deleted and c
   const auto t0 = Clock::time_point(std::chrono::seconds(1764670000));
   CHECK(loop.pass(t0).ok);
   CHECK_FALSE(server.slice);  // written, read back without the field, deleted
-  CHECK(metrics.companionRefusals() == 1);
+  CHECK(metrics.companionRefusals(CompanionRefusal::kApiServer) == 1);
   CHECK(metrics.companionWrites() == 0);
   CHECK(loop.pass(t0 + 30s).ok);  // retried on the next pass, refused again
-  CHECK(metrics.companionRefusals() == 2);
-  CHECK_THAT(metrics.render(), ContainsSubstring("gte_agent_companion_slice_refused_total 2"));
+  CHECK(metrics.companionRefusals(CompanionRefusal::kApiServer) == 2);
+  CHECK_THAT(metrics.render(),
+             ContainsSubstring(R"(gte_agent_companion_slice_refused_total{reason="apiserver"} 2)"));
   CHECK_THAT(metrics.render(), ContainsSubstring("gte_agent_companion_slice_published 0"));
   // The gate turned on: the next pass publishes and keeps it.
   server.gateOff = false;
@@ -218,6 +226,14 @@ TEST_CASE("the guard: a slice stored without skipNodeOperations is deleted and c
   CHECK(server.slice);
   CHECK(metrics.companionWrites() == 1);
   CHECK_THAT(metrics.render(), ContainsSubstring("gte_agent_companion_slice_published 1"));
+  // The kubelet's gate off (the Node stops declaring the feature): the slice goes, counted.
+  server.kubeletGateOff = true;
+  CHECK(loop.pass(t0 + 75s).ok);
+  CHECK_FALSE(server.slice);
+  CHECK(metrics.companionRefusals(CompanionRefusal::kKubelet) == 1);
+  CHECK_THAT(metrics.render(),
+             ContainsSubstring(R"(gte_agent_companion_slice_refused_total{reason="kubelet"} 1)"));
+  CHECK_THAT(metrics.render(), ContainsSubstring("gte_agent_companion_slice_published 0"));
   // The API server down: the pass still succeeds (labels are the agent's job), the error counted.
   server.transport.onSend = [](const testing::RecordedRequest&) -> Result<kube::HttpResponse> {
     return Error{ErrorCode::kUnavailable, "connection refused"};

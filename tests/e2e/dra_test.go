@@ -179,18 +179,27 @@ func (s *scenarioEnv) createDeviceClass(name string) {
 // NVIDIA driver does: one pool named after the node, devices gpu-<minor>.
 func (s *scenarioEnv) createGPUSlice(node string, order []int) {
 	s.t.Helper()
-	str := func(v string) resourcev1.DeviceAttribute { return resourcev1.DeviceAttribute{StringValue: &v} }
+	s.publishGPUSlice(node, order, func(gpu int) map[resourcev1.QualifiedName]resourcev1.DeviceAttribute {
+		return map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{
+			"type":                            draString("gpu"),
+			"productName":                     draString("Tesla V100-SXM2-16GB"),
+			"resource.kubernetes.io/pciBusID": draString(draBusID(gpu)),
+			"resource.kubernetes.io/pcieRoot": draString(fmt.Sprintf("pci0000:%02x", gpu/4)),
+		}
+	})
+}
+
+func draString(v string) resourcev1.DeviceAttribute {
+	return resourcev1.DeviceAttribute{StringValue: &v}
+}
+
+// publishGPUSlice publishes node's GPUs in one slice of the NVIDIA driver, listed in `order`,
+// devices gpu-<minor> with the attributes `attributes` gives each GPU.
+func (s *scenarioEnv) publishGPUSlice(node string, order []int, attributes func(gpu int) map[resourcev1.QualifiedName]resourcev1.DeviceAttribute) {
+	s.t.Helper()
 	var devices []resourcev1.Device
 	for _, gpu := range order {
-		devices = append(devices, resourcev1.Device{
-			Name: fmt.Sprintf("gpu-%d", draMinor(gpu)),
-			Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{
-				"type":                            str("gpu"),
-				"productName":                     str("Tesla V100-SXM2-16GB"),
-				"resource.kubernetes.io/pciBusID": str(draBusID(gpu)),
-				"resource.kubernetes.io/pcieRoot": str(fmt.Sprintf("pci0000:%02x", gpu/4)),
-			},
-		})
+		devices = append(devices, resourcev1.Device{Name: fmt.Sprintf("gpu-%d", draMinor(gpu)), Attributes: attributes(gpu)})
 	}
 	slice := &resourcev1.ResourceSlice{
 		ObjectMeta: metav1.ObjectMeta{Name: node + "-" + draDriver, Labels: map[string]string{scenarioLabel: s.name}},
@@ -358,6 +367,22 @@ func (s *scenarioEnv) extendedResourceClaim(podName string) string {
 // pool.
 func (s *scenarioEnv) expectAllocated(claim, node string, devices []string) {
 	s.t.Helper()
+	var names []string
+	for _, r := range s.allocationResults(claim) {
+		if r.Driver != draDriver || r.Pool != node {
+			s.t.Errorf("claim %s: device %s/%s/%s, want one of pool %s", claim, r.Driver, r.Pool, r.Device, node)
+		}
+		names = append(names, r.Device)
+	}
+	if !slices.Equal(names, devices) {
+		s.t.Errorf("claim %s allocated %v, want %v", claim, names, devices)
+	}
+}
+
+// allocationResults are the devices the claim is allocated, in the order allocated; the test
+// fails when it is not allocated.
+func (s *scenarioEnv) allocationResults(claim string) []resourcev1.DeviceRequestAllocationResult {
+	s.t.Helper()
 	ctx, cancel := apiContext()
 	defer cancel()
 	got, err := client.ResourceV1().ResourceClaims(namespace).Get(ctx, claim, metav1.GetOptions{})
@@ -367,16 +392,7 @@ func (s *scenarioEnv) expectAllocated(claim, node string, devices []string) {
 	if got.Status.Allocation == nil {
 		s.t.Fatalf("claim %s is not allocated", claim)
 	}
-	var names []string
-	for _, r := range got.Status.Allocation.Devices.Results {
-		if r.Driver != draDriver || r.Pool != node {
-			s.t.Errorf("claim %s: device %s/%s/%s, want one of pool %s", claim, r.Driver, r.Pool, r.Device, node)
-		}
-		names = append(names, r.Device)
-	}
-	if !slices.Equal(names, devices) {
-		s.t.Errorf("claim %s allocated %v, want %v", claim, names, devices)
-	}
+	return got.Status.Allocation.Devices.Results
 }
 
 // releaseClaim does what kube-controller-manager does once a claim's pods are gone: clears its

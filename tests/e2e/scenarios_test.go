@@ -46,6 +46,8 @@ var scenarios = []scenario{
 	{"regret-node-selector", regretNodeSelector, 1},           // topology_health_test.go
 	{"stranded-sets-move", strandedSetsMove, 1},               // topology_health_test.go
 	{"dra-first-fit-nvlink", draPlacement, draPlacementOdds},  // dra_test.go
+	// One node: the island is DRA's choice, a blind extender passes too (dra_companion_test.go).
+	{"dra-companion-island", draCompanionIsland, 1},
 	// Read the extender's metrics: skipped with the control, like the other scenarios that do.
 	{"groups-gang-off", groupsGangOff, 1}, // groups_test.go
 	{"groups-gang-on", groupsGangOn, 1},   // groups_test.go
