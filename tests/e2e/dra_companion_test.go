@@ -257,12 +257,18 @@ func (s *scenarioEnv) expectCompanionSlice(name, node string) {
 // the companions' pciBusID.
 func (s *scenarioEnv) createNodeSlice(node string, order []int) {
 	s.t.Helper()
-	s.publishGPUSlice(node, order, func(gpu int) map[resourcev1.QualifiedName]resourcev1.DeviceAttribute {
-		return map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{
-			"type":                            draString("gpu"),
-			"resource.kubernetes.io/pciBusID": draString(fakeNVMLBusID(gpu)),
-		}
-	})
+	str := func(v string) resourcev1.DeviceAttribute { return resourcev1.DeviceAttribute{StringValue: &v} }
+	var devices []resourcev1.Device
+	for _, gpu := range order {
+		devices = append(devices, resourcev1.Device{
+			Name: fmt.Sprintf("gpu-%d", draMinor(gpu)),
+			Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{
+				"type":                            str("gpu"),
+				"resource.kubernetes.io/pciBusID": str(fakeNVMLBusID(gpu)),
+			},
+		})
+	}
+	s.publishSlice(node, devices)
 }
 
 // islandClaimSpec is the claim spec of `gpu-topology-extender claim-template --gpus 2
@@ -285,7 +291,11 @@ func (s *scenarioEnv) islandClaimSpec(gpuClass, linkClass string) resourcev1.Res
 // the order allocated; every device must be of the node's pools.
 func allocatedByDriver(s *scenarioEnv, claim, node string) (gpus, links []string) {
 	s.t.Helper()
-	for _, r := range s.allocationResults(claim) {
+	got := s.getClaim(claim)
+	if got.Status.Allocation == nil {
+		s.t.Fatalf("claim %s is not allocated", claim)
+	}
+	for _, r := range got.Status.Allocation.Devices.Results {
 		if r.Pool != node {
 			s.t.Errorf("claim %s: device %s/%s/%s not of node %s", claim, r.Driver, r.Pool, r.Device, node)
 		}

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"gpu-topology-extender/tests/e2e/internal/promtext"
+	"gpu-topology-extender/tests/e2e/internal/topo"
 )
 
 // Dynamic Resource Allocation (docs/dra.md) against the real kube-scheduler v1.37.2: the test
@@ -36,14 +37,18 @@ func draBusID(gpu int) string { return fmt.Sprintf("0000:%02x:00.0", 0x10+0x10*g
 
 // draNodeSpec is a DGX-1V (hybrid cube mesh: GPUs 0-1, 4-5 NVLinked; 0-5, 1-4, 2-7, 3-6 across
 // sockets) handing out its GPUs only through DRA: no nvidia.com/gpu allocatable, bus ids labelled.
-func draNodeSpec(name string) nodeSpec {
-	return nodeSpec{name: name, capture: dgx1V, noDevicePlugin: true, mutate: func(l map[string]string) {
+func draNodeSpec(name string) nodeSpec { return draNodeOf(name, dgx1V, 8) }
+
+// draNodeOf is a node of the capture (gpus GPUs) handing out its GPUs only through DRA, its bus
+// ids (draBusID) labelled: labels-v1 chunks the 9 hex digits a GPU from 7 GPUs on (8 GPUs: bus0 of
+// 60 characters, bus1 of 12).
+func draNodeOf(name, capture string, gpus int) nodeSpec {
+	return nodeSpec{name: name, capture: capture, noDevicePlugin: true, mutate: func(l map[string]string) {
 		var bus strings.Builder
-		for gpu := range 8 {
+		for gpu := range gpus {
 			bus.WriteString(strings.NewReplacer(":", "", ".", "").Replace(draBusID(gpu)))
 		}
-		// labels-v1 chunking: 72 characters become bus0 (60) and bus1 (12).
-		l[key("bus0")], l[key("bus1")] = bus.String()[:60], bus.String()[60:]
+		topo.PutChunked(l, key("bus"), bus.String())
 	}}
 }
 
@@ -179,28 +184,25 @@ func (s *scenarioEnv) createDeviceClass(name string) {
 // NVIDIA driver does: one pool named after the node, devices gpu-<minor>.
 func (s *scenarioEnv) createGPUSlice(node string, order []int) {
 	s.t.Helper()
-	s.publishGPUSlice(node, order, func(gpu int) map[resourcev1.QualifiedName]resourcev1.DeviceAttribute {
-		return map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{
-			"type":                            draString("gpu"),
-			"productName":                     draString("Tesla V100-SXM2-16GB"),
-			"resource.kubernetes.io/pciBusID": draString(draBusID(gpu)),
-			"resource.kubernetes.io/pcieRoot": draString(fmt.Sprintf("pci0000:%02x", gpu/4)),
-		}
-	})
-}
-
-func draString(v string) resourcev1.DeviceAttribute {
-	return resourcev1.DeviceAttribute{StringValue: &v}
-}
-
-// publishGPUSlice publishes node's GPUs in one slice of the NVIDIA driver, listed in `order`,
-// devices gpu-<minor> with the attributes `attributes` gives each GPU.
-func (s *scenarioEnv) publishGPUSlice(node string, order []int, attributes func(gpu int) map[resourcev1.QualifiedName]resourcev1.DeviceAttribute) {
-	s.t.Helper()
+	str := func(v string) resourcev1.DeviceAttribute { return resourcev1.DeviceAttribute{StringValue: &v} }
 	var devices []resourcev1.Device
 	for _, gpu := range order {
-		devices = append(devices, resourcev1.Device{Name: fmt.Sprintf("gpu-%d", draMinor(gpu)), Attributes: attributes(gpu)})
+		devices = append(devices, resourcev1.Device{
+			Name: fmt.Sprintf("gpu-%d", draMinor(gpu)),
+			Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{
+				"type":                            str("gpu"),
+				"productName":                     str("Tesla V100-SXM2-16GB"),
+				"resource.kubernetes.io/pciBusID": str(draBusID(gpu)),
+				"resource.kubernetes.io/pcieRoot": str(fmt.Sprintf("pci0000:%02x", gpu/4)),
+			},
+		})
 	}
+	s.publishSlice(node, devices)
+}
+
+// publishSlice creates node's one slice of the devices, in one pool named after the node.
+func (s *scenarioEnv) publishSlice(node string, devices []resourcev1.Device) {
+	s.t.Helper()
 	slice := &resourcev1.ResourceSlice{
 		ObjectMeta: metav1.ObjectMeta{Name: node + "-" + draDriver, Labels: map[string]string{scenarioLabel: s.name}},
 		Spec: resourcev1.ResourceSliceSpec{
@@ -306,6 +308,15 @@ func (s *scenarioEnv) newClaimPod(name, claim, template string) *corev1.Pod {
 // the pod's status.resourceClaimStatuses (kube-scheduler waits for that before scheduling).
 func (s *scenarioEnv) makeTemplateClaim(podName, template string) string {
 	s.t.Helper()
+	pod, name := s.createTemplateClaim(podName, template)
+	s.recordTemplateClaim(pod, name)
+	return name
+}
+
+// createTemplateClaim is makeTemplateClaim's first half: the claim made from the template, owned
+// by the pod, and in the extender's cache. It returns the pod as read and the claim's name.
+func (s *scenarioEnv) createTemplateClaim(podName, template string) (*corev1.Pod, string) {
+	s.t.Helper()
 	ctx, cancel := apiContext()
 	defer cancel()
 	pod, err := client.CoreV1().Pods(namespace).Get(ctx, podName, metav1.GetOptions{})
@@ -334,12 +345,19 @@ func (s *scenarioEnv) makeTemplateClaim(podName, template string) string {
 	}
 	// Before kube-scheduler may schedule the pod: the extender's cache has the claim.
 	s.waitClaimsCached()
-	name := claim.Name
+	return pod, claim.Name
+}
+
+// recordTemplateClaim is makeTemplateClaim's second half: the claim's name in the pod's
+// status.resourceClaimStatuses, after which kube-scheduler schedules the pod.
+func (s *scenarioEnv) recordTemplateClaim(pod *corev1.Pod, name string) {
+	s.t.Helper()
+	ctx, cancel := apiContext()
+	defer cancel()
 	pod.Status.ResourceClaimStatuses = []corev1.PodResourceClaimStatus{{Name: "gpus", ResourceClaimName: &name}}
 	if _, err := client.CoreV1().Pods(namespace).UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
-		s.t.Fatalf("record claim %s in pod %s's status: %v", name, podName, err)
+		s.t.Fatalf("record claim %s in pod %s's status: %v", name, pod.Name, err)
 	}
-	return name
 }
 
 // extendedResourceClaim is the claim kube-scheduler made for the pod's DRA-backed extended
@@ -367,8 +385,12 @@ func (s *scenarioEnv) extendedResourceClaim(podName string) string {
 // pool.
 func (s *scenarioEnv) expectAllocated(claim, node string, devices []string) {
 	s.t.Helper()
+	got := s.getClaim(claim)
+	if got.Status.Allocation == nil {
+		s.t.Fatalf("claim %s is not allocated", claim)
+	}
 	var names []string
-	for _, r := range s.allocationResults(claim) {
+	for _, r := range got.Status.Allocation.Devices.Results {
 		if r.Driver != draDriver || r.Pool != node {
 			s.t.Errorf("claim %s: device %s/%s/%s, want one of pool %s", claim, r.Driver, r.Pool, r.Device, node)
 		}
@@ -379,20 +401,16 @@ func (s *scenarioEnv) expectAllocated(claim, node string, devices []string) {
 	}
 }
 
-// allocationResults are the devices the claim is allocated, in the order allocated; the test
-// fails when it is not allocated.
-func (s *scenarioEnv) allocationResults(claim string) []resourcev1.DeviceRequestAllocationResult {
+// getClaim reads the claim from the API server.
+func (s *scenarioEnv) getClaim(name string) *resourcev1.ResourceClaim {
 	s.t.Helper()
 	ctx, cancel := apiContext()
 	defer cancel()
-	got, err := client.ResourceV1().ResourceClaims(namespace).Get(ctx, claim, metav1.GetOptions{})
+	claim, err := client.ResourceV1().ResourceClaims(namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		s.t.Fatalf("get claim %s: %v", claim, err)
+		s.t.Fatalf("get claim %s: %v", name, err)
 	}
-	if got.Status.Allocation == nil {
-		s.t.Fatalf("claim %s is not allocated", claim)
-	}
-	return got.Status.Allocation.Devices.Results
+	return claim
 }
 
 // releaseClaim does what kube-controller-manager does once a claim's pods are gone: clears its
@@ -490,25 +508,9 @@ func (s *scenarioEnv) waitExtenderFree(node string, want int) {
 }
 
 func (s *scenarioEnv) extenderFreeGPUs(ctx context.Context, node string) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.mode.verbsURL+"/nodes", nil)
+	body, err := s.extenderCall(ctx, http.MethodGet, "/nodes", nil)
 	if err != nil {
 		return 0, err
-	}
-	httpClient := http.DefaultClient
-	if strings.HasPrefix(s.mode.verbsURL, "https:") {
-		httpClient = insecureLoopbackClient()
-	}
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("GET nodes: HTTP %d: %s", resp.StatusCode, body)
 	}
 	var listing struct {
 		Nodes []struct {
@@ -525,4 +527,33 @@ func (s *scenarioEnv) extenderFreeGPUs(ctx context.Context, node string) (int, e
 		}
 	}
 	return 0, fmt.Errorf("node %s not listed", node)
+}
+
+// extenderCall sends a request to the extender's verb prefix (path "/nodes", "/explain") and
+// returns the body of a 200 answer.
+func (s *scenarioEnv) extenderCall(ctx context.Context, method, path string, body io.Reader) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, s.mode.verbsURL+path, body)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	httpClient := http.DefaultClient
+	if strings.HasPrefix(s.mode.verbsURL, "https:") {
+		httpClient = insecureLoopbackClient()
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, answer)
+	}
+	return answer, nil
 }

@@ -210,6 +210,17 @@ func (s *scenarioEnv) expectBoundTo(pod, want string) {
 // reason, and asserts the pod stayed unbound.
 func (s *scenarioEnv) expectUnschedulable(pod, reason string) {
 	s.t.Helper()
+	last, err := s.waitUnschedulable(pod, func(m string) bool { return hasReason(m, reason) })
+	if err != nil {
+		s.t.Fatalf("pod %s: no FailedScheduling message with %q...%q within %s (last message: %q): %v",
+			pod, reasonPrefix, reason, bindTimeout, last, err)
+	}
+}
+
+// waitUnschedulable waits until the pod's PodScheduled condition or a FailedScheduling event
+// carries a message that matches, failing at once if the pod is bound. It returns the last
+// message seen.
+func (s *scenarioEnv) waitUnschedulable(pod string, match func(string) bool) (string, error) {
 	var last string
 	err := s.poll(bindTimeout, func(ctx context.Context) (bool, error) {
 		p, err := client.CoreV1().Pods(namespace).Get(ctx, pod, metav1.GetOptions{})
@@ -236,16 +247,13 @@ func (s *scenarioEnv) expectUnschedulable(pod, reason string) {
 		}
 		for _, m := range msgs {
 			last = m
-			if hasReason(m, reason) {
+			if match(m) {
 				return true, nil
 			}
 		}
 		return false, nil
 	})
-	if err != nil {
-		s.t.Fatalf("pod %s: no FailedScheduling message with %q...%q within %s (last message: %q): %v",
-			pod, reasonPrefix, reason, bindTimeout, last, err)
-	}
+	return last, err
 }
 
 // hasReason reports whether msg holds one of the extender's messages that contains reason.

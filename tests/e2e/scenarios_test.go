@@ -46,6 +46,7 @@ var scenarios = []scenario{
 	{"regret-node-selector", regretNodeSelector, 1},           // topology_health_test.go
 	{"stranded-sets-move", strandedSetsMove, 1},               // topology_health_test.go
 	{"dra-first-fit-nvlink", draPlacement, draPlacementOdds},  // dra_test.go
+	{"dra-claim-templates", claimTemplateTiers, 0},            // dra_templates_test.go
 	// One node: the island is DRA's choice, a blind extender passes too (dra_companion_test.go).
 	{"dra-companion-island", draCompanionIsland, 1},
 	// Read the extender's metrics: skipped with the control, like the other scenarios that do.

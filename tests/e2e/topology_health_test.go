@@ -3,8 +3,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -128,22 +126,9 @@ func strandedSetsMove(s *scenarioEnv) {
 // explainPod GETs the extender's explain of one of the scenario's pods.
 func (s *scenarioEnv) explainPod(ctx context.Context, pod string) (placementView, error) {
 	var view placementView
-	u := s.mode.verbsURL + "/explain?pod=" + url.QueryEscape(namespace+"/"+pod)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	body, err := s.extenderCall(ctx, http.MethodGet, "/explain?pod="+url.QueryEscape(namespace+"/"+pod), nil)
 	if err != nil {
 		return view, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return view, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return view, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return view, fmt.Errorf("GET %s: HTTP %d: %s", u, resp.StatusCode, body)
 	}
 	return view, json.Unmarshal(body, &view)
 }

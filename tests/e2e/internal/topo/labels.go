@@ -57,8 +57,8 @@ func Labels(m *Matrix, s State, prefix string) (map[string]string, error) {
 		out[prefix+key] = v
 	}
 	nvl, pci := m.PairStrings()
-	putChunked(out, prefix+"nvl", nvl)
-	putChunked(out, prefix+"pci", pci)
+	PutChunked(out, prefix+"nvl", nvl)
+	PutChunked(out, prefix+"pci", pci)
 	for i, tokens := range s.MIGGIs {
 		if i < 0 || i >= n {
 			return nil, fmt.Errorf("mig%d: no such GPU", i)
@@ -142,8 +142,8 @@ func orRepeat(v, c string, n int) string {
 	return v
 }
 
-// putChunked stores v under key, or under key0, key1, … in 60-character chunks when it is longer.
-func putChunked(out map[string]string, key, v string) {
+// PutChunked stores v under key, or under key0, key1, … in 60-character chunks when it is longer.
+func PutChunked(out map[string]string, key, v string) {
 	if len(v) <= chunkLen {
 		out[key] = v
 		return
