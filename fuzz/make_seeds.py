@@ -224,6 +224,8 @@ def dra_objects():
     write(d, "claim-all", json.dumps({"metadata": {"name": "a", "namespace": "ns"}, "spec": {"devices": {
         "requests": [{"name": "all", "exactly": {"deviceClassName": "gpu.nvidia.com", "allocationMode": "All"}}],
         "constraints": [{"distinctAttribute": "resource.kubernetes.io/pcieRoot"}]}}}))
+
+
 def dra_taint_rules():
     """DeviceTaintRules as the API server serves them (resource.k8s.io/v1, Kubernetes 1.37)."""
     d = reset("dra_taint_rules")
@@ -252,6 +254,33 @@ def dra_taint_rules():
         write(d, name, json.dumps(obj))
     write(d, "missing-effect", json.dumps({"metadata": {"name": "r"}, "spec": {"taint": {"key": "k"}}}))
     write(d, "bad-pool", json.dumps({"metadata": {"name": "r"}, "spec": {"deviceSelector": {"pool": 7}}}))
+
+
+def companion_slice():
+    """The node agent's companion ResourceSlice as the API server answers a GET, POST or PUT."""
+    d = reset("companion_slice")
+    written = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {
+        "resourceVersion": "12", "name": "n1-topology.gputopo.dev",
+        "labels": {"app.kubernetes.io/managed-by": "gpu-topology-agent"},
+        "annotations": {PREFIX + "companion-digest": "0123456789abcdef"},
+        "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": "n1", "uid": "uid-1"}]},
+        "spec": {"driver": "topology.gputopo.dev",
+                 "pool": {"name": "n1", "generation": 3, "resourceSliceCount": 1},
+                 "nodeName": "n1", "skipNodeOperations": ["*"], "devices": [
+                     {"name": "gpu-0", "attributes": {
+                         "resource.kubernetes.io/pciBusID": {"string": "0000:06:00.0"},
+                         "gpuIndex": {"int": 0}, "nvlinkIsland": {"int": 0},
+                         "nvlinkIslandSize": {"int": 4}}}]}}
+    write(d, "written", json.dumps(written))
+    gate_off = json.loads(json.dumps(written))
+    del gate_off["spec"]["skipNodeOperations"]
+    write(d, "gate-off", json.dumps(gate_off))
+    write(d, "other-operations", json.dumps({"metadata": {"resourceVersion": "7", "annotations": None},
+          "spec": {"pool": {"generation": 2},
+                   "skipNodeOperations": ["NodePrepareResources", 1, "NodeUnprepareResources"]}}))
+    write(d, "generation-overflow",
+          '{"metadata":{"resourceVersion":"1"},"spec":{"pool":{"generation":99999999999999999999}}}')
+    write(d, "status", json.dumps({"kind": "Status", "code": 404}))
 
 
 def watch_stream():
@@ -314,5 +343,6 @@ if __name__ == "__main__":
     kubeconfig()
     dra_objects()
     dra_taint_rules()
+    companion_slice()
     watch_stream()
     group_owners()

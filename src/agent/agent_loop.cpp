@@ -34,13 +34,7 @@ AgentLoop::AgentLoop(DiscoverFn discover, UsageFn usage, NodePublisher* publishe
       metrics_(metrics),
       dryRunOut_(dryRunOut) {}
 
-Result<StringMap> AgentLoop::desiredLabels(Clock::time_point now) {
-  auto discovery = discover_();
-  if (!discovery.ok()) {
-    metrics_.discoveryFailed(discovery.error().message, settings_.nvml);
-    log::error("discovery failed; writing nothing", {{"error", discovery.error().message}});
-    return discovery.error();
-  }
+Result<StringMap> AgentLoop::desiredLabels(Discovery& discovery, Clock::time_point now) {
   if (usage_) {
     auto ids = usage_();
     if (!ids.ok()) {
@@ -48,14 +42,14 @@ Result<StringMap> AgentLoop::desiredLabels(Clock::time_point now) {
       log::error("usage read failed; writing nothing", {{"error", ids.error().message}});
       return ids.error();
     }
-    for (const std::string& id : applyDeviceIds(*discovery, *ids)) {
+    for (const std::string& id : applyDeviceIds(discovery, *ids)) {
       log::debug("allocated device not on this node's GPUs", {{"device", id}});
     }
   }
-  for (const std::string& mismatch : placementMismatches(*discovery, policy_.migProducts)) {
+  for (const std::string& mismatch : placementMismatches(discovery, policy_.migProducts)) {
     log::warn("MIG placements differ from the extender's table", {{"detail", mismatch}});
   }
-  auto labels = publishableLabels(*discovery, unixSeconds(now), policy_);
+  auto labels = publishableLabels(discovery, unixSeconds(now), policy_);
   if (!labels.ok()) {
     metrics_.discoveryFailed(labels.error().message, false);
     log::error("discovered labels rejected; writing nothing", {{"error", labels.error().message}});
@@ -64,11 +58,56 @@ Result<StringMap> AgentLoop::desiredLabels(Clock::time_point now) {
 }
 
 PassOutcome AgentLoop::pass(Clock::time_point now) {
-  auto desired = desiredLabels(now);
+  auto discovery = discover_();
+  if (!discovery.ok()) {
+    metrics_.discoveryFailed(discovery.error().message, settings_.nvml);
+    log::error("discovery failed; writing nothing", {{"error", discovery.error().message}});
+    return PassOutcome{};
+  }
+  auto desired = desiredLabels(*discovery, now);
   if (!desired.ok()) {
     return PassOutcome{};
   }
-  return publish(*desired, now);
+  PassOutcome outcome = publish(*desired, now);
+  publishCompanion(*discovery);
+  return outcome;
+}
+
+void AgentLoop::publishCompanion(const Discovery& discovery) {
+  if (companion_ == nullptr) {
+    return;
+  }
+  auto devices = companionDevices(discovery);
+  if (!devices.ok()) {
+    metrics_.discoveryFailed(devices.error().message, false);
+    log::error("companion devices not built; the slice is left as it is",
+               {{"error", devices.error().message}});
+    return;
+  }
+  auto outcome = companion_->publish(*devices);
+  if (!outcome.ok()) {
+    metrics_.apiFailed(outcome.error().message);
+    log::error("publishing the companion slice failed; will retry",
+               {{"error", outcome.error().message}});
+    return;
+  }
+  switch (*outcome) {
+    case CompanionOutcome::kWritten:
+      metrics_.companionWritten();
+      break;
+    case CompanionOutcome::kRefused:
+      metrics_.companionRefused(CompanionRefusal::kApiServer);
+      break;
+    case CompanionOutcome::kNodeLacksFeature:
+      metrics_.companionRefused(CompanionRefusal::kKubelet);
+      break;
+    case CompanionOutcome::kUnchanged:
+      metrics_.companionPublished(true);
+      break;
+    case CompanionOutcome::kDeleted:
+      metrics_.companionPublished(false);
+      break;
+  }
 }
 
 PassOutcome AgentLoop::publish(const StringMap& desired, Clock::time_point now) {

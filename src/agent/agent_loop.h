@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agent/agent_metrics.h"
+#include "agent/companion_publisher.h"
 #include "agent/discovery.h"
 #include "agent/node_publisher.h"
 #include "base/result.h"
@@ -45,13 +46,19 @@ class AgentLoop {
 
   PassOutcome pass(Clock::time_point now);
 
+  // --companion-slice: after each discovery (whatever the labels' rate limit) the companion slice
+  // is brought in step; its failures are counted as API errors and do not fail the pass.
+  void setCompanionPublisher(CompanionPublisher* companion) { companion_ = companion; }
+
  private:
-  Result<StringMap> desiredLabels(Clock::time_point now);
+  Result<StringMap> desiredLabels(Discovery& discovery, Clock::time_point now);
   PassOutcome publish(const StringMap& desired, Clock::time_point now);
+  void publishCompanion(const Discovery& discovery);
 
   DiscoverFn discover_;
   UsageFn usage_;
   NodePublisher* publisher_;
+  CompanionPublisher* companion_ = nullptr;
   Policy policy_;
   Settings settings_;
   AgentMetrics& metrics_;

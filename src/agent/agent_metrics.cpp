@@ -38,6 +38,20 @@ void AgentMetrics::labelsWritten() {
   ++writes_;
 }
 
+void AgentMetrics::companionWritten() {
+  ++companionWrites_;
+  companionPublished_ = true;
+}
+
+void AgentMetrics::companionRefused(CompanionRefusal why) {
+  ++(why == CompanionRefusal::kApiServer ? apiServerRefusals_ : kubeletRefusals_);
+  companionPublished_ = false;
+}
+
+void AgentMetrics::companionPublished(bool published) {
+  companionPublished_ = published;
+}
+
 void AgentMetrics::setError(const std::string& error) {
   std::lock_guard lock(mutex_);
   lastError_ = error;
@@ -73,6 +87,24 @@ std::string AgentMetrics::render() const {
   family(out, "gte_agent_label_writes_total", "counter",
          "Merge patches of the Node's labels the API server accepted.",
          std::to_string(writes_.load()));
+  if (companionEnabled_) {
+    family(out, "gte_agent_companion_slice_writes_total", "counter",
+           "Companion ResourceSlices created or replaced that the API server kept with "
+           "skipNodeOperations.",
+           std::to_string(companionWrites_.load()));
+    out +=
+        "# HELP gte_agent_companion_slice_refused_total Passes that published no companion slice "
+        "because DRAOptionalNodeOperations is off: the API server dropped skipNodeOperations "
+        "(reason apiserver; the slice was deleted again) or the Node does not declare the feature "
+        "(reason kubelet).\n# TYPE gte_agent_companion_slice_refused_total counter\n"
+        "gte_agent_companion_slice_refused_total{reason=\"apiserver\"} " +
+        std::to_string(apiServerRefusals_.load()) +
+        "\ngte_agent_companion_slice_refused_total{reason=\"kubelet\"} " +
+        std::to_string(kubeletRefusals_.load()) + "\n";
+    family(out, "gte_agent_companion_slice_published", "gauge",
+           "1 while this node's companion slice is published with skipNodeOperations, else 0.",
+           companionPublished_.load() ? "1" : "0");
+  }
   return out;
 }
 

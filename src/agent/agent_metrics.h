@@ -8,6 +8,10 @@
 
 namespace gte::agent {
 
+// Why no companion slice is published: the API server dropped skipNodeOperations, or the Node does
+// not declare DRAOptionalNodeOperations (its kubelet's gate is off).
+enum class CompanionRefusal { kApiServer, kKubelet };
+
 class AgentMetrics {
  public:
   void passSucceeded(std::int64_t unixSeconds);
@@ -15,12 +19,22 @@ class AgentMetrics {
   void usageFailed(const std::string& error);
   void apiFailed(const std::string& error);
   void labelsWritten();
+  // --companion-slice: a slice written and kept; one the API server stripped of
+  // skipNodeOperations (deleted again); whether a slice is published now.
+  void companionWritten();
+  void companionRefused(CompanionRefusal why);
+  void companionPublished(bool published);
+  void enableCompanion() { companionEnabled_ = true; }
 
   std::int64_t lastSuccess() const { return lastSuccess_.load(); }
   std::uint64_t writes() const { return writes_.load(); }
   std::uint64_t discoveryErrors() const { return discoveryErrors_.load(); }
   std::uint64_t nvmlErrors() const { return nvmlErrors_.load(); }
   std::uint64_t apiErrors() const { return apiErrors_.load(); }
+  std::uint64_t companionWrites() const { return companionWrites_.load(); }
+  std::uint64_t companionRefusals(CompanionRefusal why) const {
+    return (why == CompanionRefusal::kApiServer ? apiServerRefusals_ : kubeletRefusals_).load();
+  }
   std::string lastError() const;
 
   // Healthy once a pass succeeded within `staleAfterSeconds` of `nowUnix`.
@@ -36,6 +50,11 @@ class AgentMetrics {
   std::atomic<std::uint64_t> nvmlErrors_{0};
   std::atomic<std::uint64_t> usageErrors_{0};
   std::atomic<std::uint64_t> apiErrors_{0};
+  std::atomic<std::uint64_t> companionWrites_{0};
+  std::atomic<std::uint64_t> apiServerRefusals_{0};
+  std::atomic<std::uint64_t> kubeletRefusals_{0};
+  std::atomic<bool> companionPublished_{false};
+  bool companionEnabled_ = false;  // set before the HTTP threads start; families rendered only then
   mutable std::mutex mutex_;
   std::string lastError_;
 };

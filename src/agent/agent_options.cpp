@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "agent/companion_slice.h"
+
 namespace gte::agent {
 namespace {
 
@@ -121,7 +123,7 @@ Result<bool> runFlag(const std::string& flag, const std::string& arg, ArgReader&
                      RunOptions& run) {
   const auto text = [&]() { return in.value(flag, arg); };
   if (flag == "--node" || flag == "--kubeconfig" || flag == "--listen" ||
-      flag == "--pod-resources-socket" || flag == "--log-level") {
+      flag == "--pod-resources-socket" || flag == "--log-level" || flag == "--companion-driver") {
     auto v = text();
     if (!v.ok()) return v.error();
     if (flag == "--node") run.node = *v;
@@ -132,6 +134,7 @@ Result<bool> runFlag(const std::string& flag, const std::string& arg, ArgReader&
     if (flag == "--listen") run.listen = *v;
     if (flag == "--pod-resources-socket") run.podResourcesSocket = *v;
     if (flag == "--log-level") run.logLevel = *v;
+    if (flag == "--companion-driver") run.companionDriver = *v;
     return true;
   }
   if (flag == "--interval" || flag == "--min-interval") {
@@ -156,6 +159,10 @@ Result<bool> runFlag(const std::string& flag, const std::string& arg, ArgReader&
   }
   if (flag == "--once") {
     run.once = true;
+    return true;
+  }
+  if (flag == "--companion-slice") {
+    run.companionSlice = true;
     return true;
   }
   return false;
@@ -192,6 +199,16 @@ Result<AgentInvocation> parseRun(ArgReader& in, const std::optional<std::string>
   }
   if (out.run.interval.count() <= 0) {
     return usage("run: --interval must be positive");
+  }
+  if (!validDriverName(out.run.companionDriver)) {
+    return usage(
+        "run: --companion-driver: want a lowercase DNS subdomain of at most 63 "
+        "characters, got '" +
+        out.run.companionDriver + "'");
+  }
+  if (out.run.companionSlice && !out.source.nvml) {
+    return usage(
+        "run: --companion-slice needs NVML discovery (text captures carry no PCI bus ids)");
   }
   return out;
 }
@@ -246,11 +263,15 @@ Commands:
       cannot read (one line: file:line: what), 64 bad flags.
   run --node NAME [--kubeconfig F | --in-cluster] [--interval 30s] [--min-interval 10s]
       [--dry-run] [--cleanup] [--once] [--listen ADDR] [--pod-resources-socket PATH]
-      [discovery flags as for discover]
+      [--companion-slice [--companion-driver NAME]] [discovery flags as for discover]
       The daemon: discover, read usage, merge-patch the node's labels when a value changes (at most
       one write per --min-interval); /healthz and /metrics on --listen (default :9464, "" to
       disable). NODE_NAME is used when --node is absent. --cleanup removes every label under the
-      prefix and exits.
+      prefix (and, with --companion-slice, the companion slice) and exits.
+      --companion-slice also publishes one ResourceSlice of NVLink-island companion devices
+      under the DRA driver --companion-driver (default topology.gputopo.dev), with
+      skipNodeOperations, while the Node declares DRAOptionalNodeOperations (needs that gate on
+      API server, scheduler and kubelet; without it no slice stays, counted). NVML only.
   version
 )";
 }

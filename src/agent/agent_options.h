@@ -39,6 +39,10 @@ struct RunOptions {
   std::string listen = ":9464";  // empty: no HTTP endpoint
   std::string podResourcesSocket = "/var/lib/kubelet/pod-resources/kubelet.sock";
   std::string logLevel = "info";
+  // --companion-slice: publish the NVLink-island companion ResourceSlice (docs/dra.md) under
+  // --companion-driver.
+  bool companionSlice = false;
+  std::string companionDriver = "topology.gputopo.dev";
 };
 
 struct AgentInvocation {

@@ -79,13 +79,23 @@ Result<std::unique_ptr<kube::ApiClient>> apiClient(const RunOptions& run) {
   return kube::ApiClient::create(*config, options);
 }
 
-int cleanup(NodePublisher& publisher, const std::string& node) {
+int cleanup(NodePublisher& publisher, CompanionPublisher* companion, const std::string& node) {
   auto removed = publisher.cleanup();
   if (!removed.ok()) {
     log::error("cleanup failed", {{"node", node}, {"error", removed.error().message}});
     return kExitFailed;
   }
   log::info(*removed ? "labels removed" : "no labels to remove", {{"node", node}});
+  if (companion != nullptr) {
+    auto slice = companion->remove();
+    if (!slice.ok()) {
+      log::error("companion slice cleanup failed",
+                 {{"node", node}, {"error", slice.error().message}});
+      return kExitFailed;
+    }
+    log::info(*slice ? "companion slice removed" : "no companion slice to remove",
+              {{"node", node}});
+  }
   return kExitOk;
 }
 
@@ -101,6 +111,7 @@ int runDaemon(const AgentInvocation& invocation) {
 
   std::unique_ptr<kube::ApiClient> api;
   std::unique_ptr<NodePublisher> publisher;
+  std::unique_ptr<CompanionPublisher> companion;
   if (!run.dryRun) {
     auto client = apiClient(run);
     if (!client.ok()) {
@@ -109,17 +120,24 @@ int runDaemon(const AgentInvocation& invocation) {
     }
     api = std::move(client).value();
     publisher = std::make_unique<NodePublisher>(*api, run.node, policy.labelPrefix);
+    if (run.companionSlice) {
+      companion = std::make_unique<CompanionPublisher>(*api, run.node, run.companionDriver,
+                                                       policy.labelPrefix);
+    }
   }
   if (run.cleanup) {
     if (!publisher) {
       log::error("--cleanup needs the API server (not --dry-run)");
       return kExitUsage;
     }
-    return cleanup(*publisher, run.node);
+    return cleanup(*publisher, companion.get(), run.node);
   }
 
   StopSignal signal;
   AgentMetrics metrics;
+  if (companion) {
+    metrics.enableCompanion();
+  }
   const auto staleAfter = std::max(
       std::chrono::duration_cast<std::chrono::seconds>(run.interval * 3), std::chrono::seconds(90));
   std::unique_ptr<AgentHttp> http;
@@ -143,6 +161,7 @@ int runDaemon(const AgentInvocation& invocation) {
   }
   AgentLoop loop(discover, usage, publisher.get(), policy,
                  AgentLoop::Settings{run.minInterval, source.nvml}, metrics, std::cout);
+  loop.setCompanionPublisher(companion.get());
   log::info("agent started", {{"node", run.node}, {"dry_run", run.dryRun ? "true" : "false"}});
   int exitCode = kExitOk;
   while (!signal.stopped()) {

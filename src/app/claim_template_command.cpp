@@ -13,6 +13,9 @@ Result<std::string> claimTemplateText(const ClaimTemplateOptions& options) {
   shaped.ns = options.ns;
   shaped.deviceClass = options.deviceClass;
   shaped.nvswitchPartition = options.nvswitchPartition;
+  shaped.nvlinkIsland = options.nvlinkIsland;
+  shaped.companionClass = options.companionClass;
+  shaped.companionDriver = options.companionDriver;
   auto spec = dra::shapedClaimSpec(shaped);
   if (!spec.ok()) return std::move(spec).error();
   return options.output == ManifestFormat::kJson ? dra::claimTemplateJson(shaped, *spec)

@@ -535,9 +535,16 @@ Status applyClaimTemplateFlag(std::string_view flag, const std::string& value,
     o.ns = value;
     return Ok{};
   }
-  if (flag == "--device-class") {
-    o.deviceClass = value;
-    return Ok{};
+  // Names taken as given; the template builder checks them.
+  const std::pair<std::string_view, std::string*> names[] = {
+      {"--device-class", &o.deviceClass},
+      {"--companion-class", &o.companionClass},
+      {"--companion-driver", &o.companionDriver}};
+  for (const auto& [name, field] : names) {
+    if (flag == name) {
+      *field = value;
+      return Ok{};
+    }
   }
   if (flag == "-o" || flag == "--output") {
     if (value == "yaml") {
@@ -562,6 +569,10 @@ Result<Invocation> parseClaimTemplate(const std::vector<std::string>& args) {
     }
     if (arg == "--nvswitch-partition") {
       inv.claimTemplate.nvswitchPartition = true;
+      continue;
+    }
+    if (arg == "--nvlink-island") {
+      inv.claimTemplate.nvlinkIsland = true;
       continue;
     }
     auto given = flagValue(args, i);
@@ -617,7 +628,9 @@ std::string nodesHelp() {
 
 std::string claimTemplateHelp() {
   return "Usage: gpu-topology-extender claim-template --gpus N [--name NAME] [--namespace NS]\n"
-         "         [--device-class CLASS] [--nvswitch-partition] [-o yaml|json]\n\n"
+         "         [--device-class CLASS] [--nvswitch-partition] [-o yaml|json]\n"
+         "       gpu-topology-extender claim-template --gpus N --nvlink-island\n"
+         "         [--companion-class CLASS] [--companion-driver DRIVER] [other flags as above]\n\n"
          "Prints a ResourceClaimTemplate (resource.k8s.io/v1) for N GPUs whose request lists\n"
          "firstAvailable tiers: N devices on one PCIe root complex, else on one NUMA node, else\n"
          "any N. The scheduler's DRA allocator takes the first tier a node can satisfy and\n"
@@ -630,6 +643,13 @@ std::string claimTemplateHelp() {
          "                         (gpu.nvidia.com/partitionN, published by the driver's\n"
          "                         FabricManagerPartitioning gate; N = 1, 2, 4 or 8); the other\n"
          "                         tiers then keep off GPUs that belong to such partitions\n"
+         "  --nvlink-island        instead of tiers: N GPUs of one NVLink island (N = 2-16),\n"
+         "                         each GPU tied to its companion device (published by\n"
+         "                         gpu-topology-agent --companion-slice) by pciBusID, all\n"
+         "                         companions matching on DRIVER/nvlinkIsland. No fallback:\n"
+         "                         a node without such an island is not feasible\n"
+         "  --companion-class CLASS  the companions' DeviceClass (default topology.gputopo.dev)\n"
+         "  --companion-driver DRIVER  their DRA driver (default topology.gputopo.dev)\n"
          "  -o yaml|json           output format (default yaml)\n";
 }
 

@@ -140,6 +140,9 @@ struct ClaimTemplateOptions {
   std::string ns;
   std::string deviceClass = "gpu.nvidia.com";
   bool nvswitchPartition = false;
+  bool nvlinkIsland = false;
+  std::string companionClass = "topology.gputopo.dev";
+  std::string companionDriver = "topology.gputopo.dev";
   ManifestFormat output = ManifestFormat::kYaml;
 };
 

@@ -153,7 +153,8 @@ DraNodeStateConstSharedPtr buildDraNodeState(const NodeInfo& node, const GpuTopo
                                              const dra::AllocatedDevices& allocated,
                                              dra::ClassCatalogConstSharedPtr catalog) {
   auto state = std::make_shared<DraNodeState>();
-  state->devices = dra::gatherNodeDevices(node.name, node.labels, slices, allocated);
+  state->devices = dra::gatherNodeDevices(node.name, node.labels, slices, allocated,
+                                          node.declaresDraOptionalNodeOperations);
   if (state->devices.pools.empty() && state->devices.error.empty()) return nullptr;
   state->catalog = catalog ? std::move(catalog) : std::make_shared<const dra::ClassCatalog>();
   state->classMatches = dra::matchClasses(state->devices, *state->catalog);

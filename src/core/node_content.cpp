@@ -36,7 +36,8 @@ bool sameDevices(const ResourceList& a, const ResourceList& b) {
 }  // namespace
 
 bool sameNodeContent(const NodeInfo& a, const NodeInfo& b) {
-  return a.labels == b.labels && sameDevices(a.allocatable, b.allocatable);
+  return a.labels == b.labels && sameDevices(a.allocatable, b.allocatable) &&
+         a.declaresDraOptionalNodeOperations == b.declaresDraOptionalNodeOperations;
 }
 
 }  // namespace gte

@@ -86,6 +86,50 @@ void shapeJson(json::JsonWriter& w, const DeviceRequestShape& shape) {
   w.key("allocationMode").string("ExactCount").key("count").integer(shape.count);
 }
 
+DeviceRequest exactlyOne(std::string name, const std::string& deviceClass) {
+  DeviceRequest request;
+  request.name = std::move(name);
+  DeviceRequestShape shape;
+  shape.name = request.name;
+  shape.deviceClassName = deviceClass;
+  shape.count = 1;
+  request.alternatives.push_back(std::move(shape));
+  return request;
+}
+
+Result<ClaimSpec> nvlinkIslandSpec(const ShapedClaimOptions& options) {
+  if (options.nvswitchPartition) {
+    return invalidArgument("--nvlink-island: not with --nvswitch-partition (one or the other)");
+  }
+  if (options.gpus < 2 || options.gpus > 16) {
+    return invalidArgument(
+        "--nvlink-island: want --gpus 2 to 16 (each GPU adds a companion device; a claim holds at "
+        "most 32 devices), got " +
+        std::to_string(options.gpus));
+  }
+  if (!dnsName(options.companionClass, true)) {
+    return invalidArgument("--companion-class: want a DeviceClass name, got \"" +
+                           options.companionClass + "\"");
+  }
+  if (!dnsName(options.companionDriver, true)) {
+    return invalidArgument("--companion-driver: want a DRA driver name (a DNS subdomain), got \"" +
+                           options.companionDriver + "\"");
+  }
+  ClaimSpec spec;
+  DeviceConstraint island;
+  island.matchAttribute = options.companionDriver + "/" + std::string(kNvlinkIslandAttribute);
+  for (int i = 0; i < options.gpus; ++i) {
+    const std::string gpu = "gpu-" + std::to_string(i);
+    const std::string link = "link-" + std::to_string(i);
+    spec.requests.push_back(exactlyOne(gpu, options.deviceClass));
+    spec.requests.push_back(exactlyOne(link, options.companionClass));
+    spec.constraints.push_back(DeviceConstraint{{gpu, link}, std::string(kPciBusIdAttribute), {}});
+    island.requests.push_back(link);
+  }
+  spec.constraints.push_back(std::move(island));
+  return spec;
+}
+
 }  // namespace
 
 Result<ClaimSpec> shapedClaimSpec(const ShapedClaimOptions& options) {
@@ -105,6 +149,9 @@ Result<ClaimSpec> shapedClaimSpec(const ShapedClaimOptions& options) {
     return invalidArgument("--device-class: want a DeviceClass name, got \"" + options.deviceClass +
                            "\"");
   }
+  if (options.nvlinkIsland) {
+    return nvlinkIslandSpec(options);
+  }
   constexpr std::array<int, 4> kPartitionSizes = {1, 2, 4, 8};
   if (options.nvswitchPartition && std::find(kPartitionSizes.begin(), kPartitionSizes.end(),
                                              options.gpus) == kPartitionSizes.end()) {
@@ -118,12 +165,7 @@ Result<ClaimSpec> shapedClaimSpec(const ShapedClaimOptions& options) {
   const std::string prefix = request.name + "/";
   if (options.gpus == 1 && !options.nvswitchPartition) {
     // One device meets every constraint: no tiers.
-    DeviceRequestShape shape;
-    shape.name = request.name;
-    shape.deviceClassName = options.deviceClass;
-    shape.count = 1;
-    request.alternatives.push_back(std::move(shape));
-    spec.requests.push_back(std::move(request));
+    spec.requests.push_back(exactlyOne(request.name, options.deviceClass));
     return spec;
   }
   request.firstAvailable = true;
@@ -148,9 +190,13 @@ Result<ClaimSpec> shapedClaimSpec(const ShapedClaimOptions& options) {
 }
 
 std::string claimTemplateYaml(const ShapedClaimOptions& options, const ClaimSpec& spec) {
+  const std::string what =
+      options.nvlinkIsland
+          ? " GPUs of one NVLink island (companion devices of " + options.companionDriver + ")"
+      : options.gpus == 1 ? " GPU"
+                          : " GPUs; DRA takes the first tier a node can satisfy";
   std::string out =
-      "# gpu-topology-extender claim-template: " + std::to_string(options.gpus) +
-      (options.gpus == 1 ? " GPU" : " GPUs; DRA takes the first tier a node can satisfy") +
+      "# gpu-topology-extender claim-template: " + std::to_string(options.gpus) + what +
       "\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata:\n  name: " +
       templateName(options) + "\n";
   if (!options.ns.empty()) out += "  namespace: " + options.ns + "\n";

@@ -13,6 +13,15 @@
 // by it), so the device set is the best-connected one these attributes can name. One GPU needs no
 // tiers: a plain `exactly` request.
 //
+// With `nvlinkIsland` the template asks instead for N GPUs of one NVLink island (docs/dra.md,
+// "NVLink islands"): requests gpu-0, link-0, ..., gpu-(N-1), link-(N-1), each one device, gpu-i of
+// the GPU class, link-i of the companion class the node agent publishes; constraints tie each
+// [gpu-i, link-i] by `resource.kubernetes.io/pciBusID` (link-i is gpu-i's companion) and every
+// link-* by `<companion driver>/nvlinkIsland`. Interleaved so that first-fit checks each GPU's
+// island as soon as it takes it. No fallback tier: `firstAvailable` alternatives are single
+// requests, and putting it on each link-i would let the allocator mix island and non-island
+// companions in one claim.
+//
 // Pure: builds the claim spec and its text (YAML as kubectl applies it, or JSON).
 #include <string>
 
@@ -27,10 +36,18 @@ struct ShapedClaimOptions {
   std::string ns;    // metadata.namespace; empty: not written
   std::string deviceClass = "gpu.nvidia.com";
   bool nvswitchPartition = false;  // add the Fabric Manager partition tier
+  bool nvlinkIsland = false;       // one NVLink island through companion devices (N = 2..16)
+  std::string companionClass = "topology.gputopo.dev";   // DeviceClass of companion devices
+  std::string companionDriver = "topology.gputopo.dev";  // their driver: the attribute domain
 };
 
 // The one request's name; tiers are "gpus/<tier>" in constraints and allocation results.
 inline constexpr std::string_view kShapedRequestName = "gpus";
+
+// The companion devices' island attribute (its id within the companion driver's domain) and the
+// standard attribute that ties a companion to its GPU.
+inline constexpr std::string_view kNvlinkIslandAttribute = "nvlinkIsland";
+inline constexpr std::string_view kPciBusIdAttribute = "resource.kubernetes.io/pciBusID";
 
 // Errors name the option: "--gpus: want 1 to 32, got 0".
 Result<ClaimSpec> shapedClaimSpec(const ShapedClaimOptions& options);

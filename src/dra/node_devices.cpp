@@ -67,8 +67,12 @@ struct CounterSetValues {
 class PoolBuilder {
  public:
   PoolBuilder(NodeDevices& out, const AllocatedDevices& allocated, std::string_view node,
-              const StringMap& labels)
-      : out_(out), allocated_(allocated), node_(node), labels_(labels) {}
+              const StringMap& labels, bool optionalNodeOperations)
+      : out_(out),
+        allocated_(allocated),
+        node_(node),
+        labels_(labels),
+        optionalNodeOperations_(optionalNodeOperations) {}
 
   // buildPool: `targeting` are the pool's slices that serve the node; `all` the pool's slices of
   // that generation anywhere, when the pool was short of slices at first (else empty).
@@ -256,6 +260,8 @@ class PoolBuilder {
 
   void addDevices(const ResourceSliceConstSharedPtr& slice, std::size_t pool) {
     out_.slices.push_back(slice);
+    // The experimental allocator skips such devices on a node that does not declare the feature.
+    if (slice->skipNodeOperations && !optionalNodeOperations_) return;
     const NodePool& p = out_.pools[pool];
     for (std::uint32_t d = 0; d < slice->devices.size(); ++d) {
       if (slice->perDeviceNodeSelection) {
@@ -282,6 +288,7 @@ class PoolBuilder {
   const AllocatedDevices& allocated_;
   std::string_view node_;
   const StringMap& labels_;
+  bool optionalNodeOperations_;
   std::vector<Slices> deviceSlices_;       // per built pool
   std::vector<std::size_t> poolOfSlices_;  // the pool index each entry above belongs to
 };
@@ -294,7 +301,8 @@ bool NodeDevices::anyIncompleteOrInvalid() const noexcept {
 }
 
 NodeDevices gatherNodeDevices(std::string_view nodeName, const StringMap& nodeLabels,
-                              const SliceIndex& index, const AllocatedDevices& allocated) {
+                              const SliceIndex& index, const AllocatedDevices& allocated,
+                              bool optionalNodeOperations) {
   NodeDevices out;
   Slices candidates = index.onNode(nodeName);
   for (auto& slice : index.unpinned())
@@ -311,7 +319,7 @@ NodeDevices gatherNodeDevices(std::string_view nodeName, const StringMap& nodeLa
     }
     if (isRelevant->value_or(false)) addSlice(pools, slice);
   }
-  PoolBuilder builder(out, allocated, nodeName, nodeLabels);
+  PoolBuilder builder(out, allocated, nodeName, nodeLabels, optionalNodeOperations);
   for (auto& [key, slices] : pools) {
     const std::int64_t generation = slices.front()->generation;
     const auto expected =

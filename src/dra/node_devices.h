@@ -60,7 +60,11 @@ struct NodeDevices {
   bool anyIncompleteOrInvalid() const noexcept;
 };
 
+// `optionalNodeOperations`: the node declares DRAOptionalNodeOperations. Without it the devices of
+// slices with skipNodeOperations are left out (the experimental allocator never takes them there;
+// for allocation mode All the allocator fails instead, which the replica does not tell apart).
 NodeDevices gatherNodeDevices(std::string_view nodeName, const StringMap& nodeLabels,
-                              const SliceIndex& slices, const AllocatedDevices& allocated);
+                              const SliceIndex& slices, const AllocatedDevices& allocated,
+                              bool optionalNodeOperations = false);
 
 }  // namespace gte::dra

@@ -94,6 +94,9 @@ struct ResourceSlice {
   std::int64_t resourceSliceCount = 0;
   NodeSelection selection;
   bool perDeviceNodeSelection = false;
+  // spec.skipNodeOperations is not empty (DRAOptionalNodeOperations): the scheduler allocates its
+  // devices only on nodes that declare the feature (NodeInfo::declaresDraOptionalNodeOperations).
+  bool skipNodeOperations = false;
   std::vector<Device> devices;
   Range sharedCounters;  // into counterGroups
   std::vector<StoredAttribute> attributes;

@@ -74,6 +74,12 @@ class SliceReader {
       }
       if (key == "devices") return readDevices(at);
       if (key == "sharedCounters") return readSharedCounters(at);
+      if (key == "skipNodeOperations") {
+        std::vector<std::string> operations;
+        if (Status read = readStringList(r_, at, operations); !read.ok()) return read;
+        slice_.skipNodeOperations = !operations.empty();
+        return Ok{};
+      }
       return skipField(r_, at);
     });
   }

@@ -47,6 +47,18 @@ Status readStatus(JsonReader& r, NodeInfo& node) {
       if (auto s = readResourceList(r, "status.allocatable", node.allocatable); !s) {
         return std::move(s).error();
       }
+    } else if (key == "declaredFeatures" && r.peek() == json::Kind::kArray) {
+      r.beginArray();
+      std::string feature;
+      while (r.nextElement()) {
+        if (r.peek() != json::Kind::kString) {
+          if (!r.skipValue()) break;
+          continue;
+        }
+        if (!r.readString(feature)) break;
+        node.declaresDraOptionalNodeOperations =
+            node.declaresDraOptionalNodeOperations || feature == "DRAOptionalNodeOperations";
+      }
     } else if (!r.skipValue()) {
       return readerError(r, "node status." + key);
     }

@@ -20,6 +20,9 @@ struct NodeInfo {
   std::string resourceVersion;
   StringMap labels;          // metadata.labels
   ResourceList allocatable;  // status.allocatable (what fit decisions use, as the scheduler does)
+  // status.declaredFeatures holds "DRAOptionalNodeOperations" (the kubelet declares it with that
+  // gate on): only then does the scheduler allocate devices of slices with skipNodeOperations.
+  bool declaresDraOptionalNodeOperations = false;
 };
 
 // Parses one v1.Node JSON object. Invalid quantities in allocatable are errors that name the key.

@@ -72,6 +72,27 @@ TEST_CASE("run: errors", "[agent][options]") {
              ContainsSubstring("units ms, s, m, h"));
 }
 
+TEST_CASE("run: --companion-slice and --companion-driver", "[agent][options]") {
+  auto off = parse({"run", "--node", "n", "--dry-run"});
+  REQUIRE(off.ok());
+  CHECK_FALSE(off->run.companionSlice);
+  CHECK(off->run.companionDriver == "topology.gputopo.dev");
+  auto on = parse({"run", "--node", "n", "--dry-run", "--companion-slice",
+                   "--companion-driver=links.example.com"});
+  REQUIRE(on.ok());
+  CHECK(on->run.companionSlice);
+  CHECK(on->run.companionDriver == "links.example.com");
+  CHECK_THAT(
+      parse({"run", "--node", "n", "--dry-run", "--companion-driver", "Bad_Name"}).error().message,
+      ContainsSubstring("--companion-driver"));
+  // Text captures have no PCI bus ids, which tie a companion to its GPU.
+  CHECK_THAT(parse({"run", "--node", "n", "--dry-run", "--companion-slice", "--topo-file", "t"})
+                 .error()
+                 .message,
+             ContainsSubstring("needs NVML discovery"));
+  CHECK_THAT(agentHelp(), ContainsSubstring("--companion-slice"));
+}
+
 TEST_CASE("help, version and unknown commands", "[agent][options]") {
   CHECK(parse({})->command == AgentCommand::kHelp);
   CHECK_THAT(parse({"--help"})->helpText, ContainsSubstring("discover"));

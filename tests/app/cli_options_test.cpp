@@ -220,6 +220,15 @@ TEST_CASE("the claim-template command: flags, defaults and errors that name the 
   auto help = parseCommandLine({"claim-template", "--help"});
   REQUIRE(help.ok());
   CHECK(help->helpText.find("firstAvailable") != std::string::npos);
+  CHECK(help->helpText.find("--nvlink-island") != std::string::npos);
+  auto island = parseCommandLine({"claim-template", "--gpus", "4", "--nvlink-island",
+                                  "--companion-class", "links", "--companion-driver=t.example"});
+  REQUIRE(island.ok());
+  CHECK(island->claimTemplate.nvlinkIsland);
+  CHECK(island->claimTemplate.companionClass == "links");
+  CHECK(island->claimTemplate.companionDriver == "t.example");
+  CHECK_FALSE(inv->claimTemplate.nvlinkIsland);
+  CHECK(inv->claimTemplate.companionDriver == "topology.gputopo.dev");
 }
 
 TEST_CASE("claim-template text: the manifest, or the builder's error naming the flag") {

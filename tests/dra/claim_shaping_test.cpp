@@ -207,4 +207,53 @@ TEST_CASE(
   CHECK(next.devices == std::vector<std::string>{"gpu-0", "gpu-2"});
 }
 
+TEST_CASE("the island claim (nvlink-island): GPUs tied to their companions, one island, no tiers",
+          "[dra][shaping][companion]") {
+  ShapedClaimOptions island = options(2);
+  island.nvlinkIsland = true;
+  const auto spec = shapedClaimSpec(island);
+  REQUIRE(spec.ok());
+  CHECK(claimTemplateYaml(island, *spec) ==
+        testing::draFixtureText("claim-template-2-island.yaml"));
+  // Eight GPUs: 16 requests gpu-0, link-0, ..., gpu-7, link-7; 8 bus-id constraints and the
+  // island constraint over every link-*.
+  island = options(8);
+  island.nvlinkIsland = true;
+  const ClaimSpec eight = readBack(island);
+  REQUIRE(eight.requests.size() == 16);
+  CHECK(eight.requests[0].name == "gpu-0");
+  CHECK(eight.requests[1].name == "link-0");
+  CHECK(eight.requests[1].alternatives[0].deviceClassName == "topology.gputopo.dev");
+  CHECK(eight.requests[15].name == "link-7");
+  CHECK_FALSE(eight.requests[15].firstAvailable);
+  REQUIRE(eight.constraints.size() == 9);
+  CHECK(eight.constraints[7].requests == std::vector<std::string>{"gpu-7", "link-7"});
+  CHECK(eight.constraints[7].matchAttribute == "resource.kubernetes.io/pciBusID");
+  CHECK(eight.constraints[8].matchAttribute == "topology.gputopo.dev/nvlinkIsland");
+  CHECK(eight.constraints[8].requests.size() == 8);
+  // Another companion driver and class.
+  island.companionDriver = "links.example.com";
+  island.companionClass = "links";
+  const ClaimSpec other = readBack(island);
+  CHECK(other.requests[1].alternatives[0].deviceClassName == "links");
+  CHECK(other.constraints[8].matchAttribute == "links.example.com/nvlinkIsland");
+  // Refused: one GPU (any GPU is an island of one), more than 16 (32 devices), with partitions,
+  // bad names.
+  island = options(1);
+  island.nvlinkIsland = true;
+  CHECK_THAT(shapedClaimSpec(island).error().message, ContainsSubstring("--gpus 2 to 16"));
+  island.gpus = 17;
+  CHECK_THAT(shapedClaimSpec(island).error().message, ContainsSubstring("at most 32 devices"));
+  island.gpus = 16;
+  CHECK(shapedClaimSpec(island).ok());
+  island.nvswitchPartition = true;
+  CHECK_THAT(shapedClaimSpec(island).error().message, ContainsSubstring("--nvswitch-partition"));
+  island.nvswitchPartition = false;
+  island.companionClass = "Links";
+  CHECK_THAT(shapedClaimSpec(island).error().message, ContainsSubstring("--companion-class"));
+  island.companionClass = "links";
+  island.companionDriver = "";
+  CHECK_THAT(shapedClaimSpec(island).error().message, ContainsSubstring("--companion-driver"));
+}
+
 }  // namespace gte::dra

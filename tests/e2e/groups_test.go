@@ -357,7 +357,16 @@ func (s *scenarioEnv) expectPodGroupScheduled(name string) {
 // scheduler does. Started before the scenario's nodes, so its informer sees them arrive.
 func (s *scenarioEnv) startGangScheduler() *cluster.Process {
 	s.t.Helper()
-	dir := filepath.Join(logDir, s.mode.mode.name, "gang-scheduler")
+	s.gangScheduler = s.startExtraScheduler("gang-scheduler", gangSchedulerName, managedResources, cluster.FeatureGates)
+	return s.gangScheduler
+}
+
+// startExtraScheduler runs another kube-scheduler, its profile named schedulerName, with the
+// feature gates `gates`, calling the mode's extender (binding, preempting) for pods that ask for
+// `managed` (nil: every pod); its log and config go to <mode>/<dirName>.
+func (s *scenarioEnv) startExtraScheduler(dirName, schedulerName string, managed []string, gates string) *cluster.Process {
+	s.t.Helper()
+	dir := filepath.Join(logDir, s.mode.mode.name, dirName)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		s.t.Fatal(err)
 	}
@@ -367,9 +376,9 @@ func (s *scenarioEnv) startGangScheduler() *cluster.Process {
 		Bind:             true,
 		Preempt:          true,
 		Weight:           extenderWeight,
-		ManagedResources: managedResources,
+		ManagedResources: managed,
 	})
-	config = strings.Replace(config, "schedulerName: "+corev1.DefaultSchedulerName, "schedulerName: "+gangSchedulerName, 1)
+	config = strings.Replace(config, "schedulerName: "+corev1.DefaultSchedulerName, "schedulerName: "+schedulerName, 1)
 	path := filepath.Join(dir, "scheduler-config.yaml")
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		s.t.Fatal(err)
@@ -381,11 +390,10 @@ func (s *scenarioEnv) startGangScheduler() *cluster.Process {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	sched, err := cluster.RunScheduler(ctx, filepath.Join(cfg.binDir, "kube-scheduler"), dir, nil, port,
-		"--config="+path, "--v=3", "--feature-gates="+cluster.FeatureGates)
+		"--config="+path, "--v=3", "--feature-gates="+gates)
 	if err != nil {
-		s.t.Fatalf("gang kube-scheduler: %v", err)
+		s.t.Fatalf("%s kube-scheduler: %v", schedulerName, err)
 	}
-	s.gangScheduler = sched
 	return sched
 }
 

@@ -48,6 +48,8 @@ var scenarios = []scenario{
 	{"dra-first-fit-nvlink", draPlacement, draPlacementOdds},  // dra_test.go
 	{"dra-claim-templates", claimTemplateTiers, 0},            // dra_templates_test.go
 	{"dra-taint-rule", draTaintRule, draTaintRuleOdds},        // dra_taint_rules_test.go
+	// One node: the island is DRA's choice, a blind extender passes too (dra_companion_test.go).
+	{"dra-companion-island", draCompanionIsland, 1},
 	// Read the extender's metrics: skipped with the control, like the other scenarios that do.
 	{"groups-gang-off", groupsGangOff, 1},        // groups_test.go
 	{"groups-gang-on", groupsGangOn, 1},          // groups_test.go

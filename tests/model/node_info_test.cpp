@@ -24,3 +24,19 @@ TEST_CASE("Node parsing rejects bad quantities and missing names") {
   CHECK_FALSE(gte::parseNodeJson(R"({"metadata":{}})").ok());
   CHECK_FALSE(gte::parseNodeJson(R"({"metadata":{"name":"x","labels":{"a":1}}})").ok());
 }
+
+TEST_CASE("Node parsing reads whether the kubelet declares DRAOptionalNodeOperations") {
+  // status.declaredFeatures (NodeDeclaredFeatures): the scheduler's experimental allocator takes
+  // devices of slices with skipNodeOperations only on nodes declaring the feature (docs/dra.md).
+  const auto declared = gte::parseNodeJson(
+      R"({"metadata":{"name":"a"},"status":{"declaredFeatures":["Other","DRAOptionalNodeOperations"]}})");
+  REQUIRE(declared.ok());
+  CHECK(declared->declaresDraOptionalNodeOperations);
+  const auto other = gte::parseNodeJson(
+      R"({"metadata":{"name":"a"},"status":{"declaredFeatures":["Other",1,null]}})");
+  REQUIRE(other.ok());
+  CHECK_FALSE(other->declaresDraOptionalNodeOperations);
+  const auto none = gte::parseNodeJson(R"({"metadata":{"name":"a"},"status":{}})");
+  REQUIRE(none.ok());
+  CHECK_FALSE(none->declaresDraOptionalNodeOperations);
+}

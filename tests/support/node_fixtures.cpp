@@ -123,6 +123,9 @@ NodeInfo makeDgx1Volta(const FixtureState& state) {
   machine.nvl = "1122000210200200100001112212";
   machine.pci = "PHHSSSSHHSSSSPSSSSSSSSPHHHHP";
   machine.numa = "00001111";
+  // The fake NVML's DGX-1V (tests/agent/fake_nvml), for withIdentities().
+  machine.busIds = {"0000:06:00.0", "0000:07:00.0", "0000:0a:00.0", "0000:0b:00.0",
+                    "0000:85:00.0", "0000:86:00.0", "0000:89:00.0", "0000:8a:00.0"};
   return makeLabelsV1Node(machine, state);
 }
 

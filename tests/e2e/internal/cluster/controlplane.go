@@ -31,6 +31,13 @@ type ControlPlane struct {
 // FeatureGates are the API server's gates, and a gang-scheduling kube-scheduler's.
 const FeatureGates = "GenericWorkload=true"
 
+// APIServerOnlyFeatureGates are on for the API server only. DRAOptionalNodeOperations (alpha,
+// 1.37) keeps ResourceSlice spec.skipNodeOperations, which the agent's NVLink-island companion
+// slices carry (dra_companion_test.go); it changes nothing for objects without the field. Only that
+// scenario's own kube-scheduler turns it on too (it switches the allocator to its experimental
+// variant), so every other scenario keeps the default scheduler.
+const APIServerOnlyFeatureGates = "DRAOptionalNodeOperations=true"
+
 // admission plugins that need controllers we do not run, as upstream integration tests disable them.
 const disabledAdmission = "ServiceAccount,TaintNodesByCondition,Priority,StorageObjectInUseProtection"
 
@@ -133,7 +140,7 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, binDir, etcdURL stri
 		// and version on, both off by default in v1.37. Pods then keep spec.schedulingGroup, and
 		// a kube-scheduler started with the same gate schedules each PodGroup as a gang
 		// (docs/groups.md); one without it schedules the same pods one by one.
-		"--feature-gates="+FeatureGates,
+		"--feature-gates="+FeatureGates+","+APIServerOnlyFeatureGates,
 		"--runtime-config=scheduling.k8s.io/v1beta1=true",
 		"--profiling=false",
 		"--v=1",
