@@ -193,16 +193,17 @@ std::string_view slotState(const CommittedGroupPlan& plan, std::size_t slot) {
 }
 
 void writePlan(JsonWriter& w, const CommittedGroupPlan& plan, bool committed,
-               const GroupDomainNames* names, std::int64_t nowUnix) {
+               const GroupDomainNames* names, std::chrono::system_clock::time_point now) {
   const GroupPlan& p = plan.plan;
   w.beginObject().key("committed").boolean(committed);
   writePlanLevel(w, p, plan.levels, names);
   w.key("reason").string(p.reason);
   w.key("expiresInSeconds");
   if (committed) {
-    const std::int64_t expires =
-        std::chrono::duration_cast<std::chrono::seconds>(plan.expires.time_since_epoch()).count();
-    w.integer(std::max<std::int64_t>(0, expires - nowUnix));
+    // Rounded up from the exact remaining time: a hold committed for 60 s reads 60 until a full
+    // second has passed, wherever the two clock reads fall inside their seconds.
+    const auto remaining = std::chrono::ceil<std::chrono::seconds>(plan.expires - now).count();
+    w.integer(std::max<std::int64_t>(0, remaining));
   } else {
     w.null();
   }
@@ -228,7 +229,7 @@ void writePlan(JsonWriter& w, const CommittedGroupPlan& plan, bool committed,
 }
 
 void writeGroup(JsonWriter& w, const GroupDecision* group, const GroupDomainNames* names,
-                std::int64_t nowUnix) {
+                std::chrono::system_clock::time_point now) {
   w.key("group");
   if (group == nullptr || !group->ref) {
     w.null();
@@ -262,10 +263,10 @@ void writeGroup(JsonWriter& w, const GroupDecision* group, const GroupDomainName
   w.key("plan");
   const GroupPlan* verdictsOf = nullptr;
   if (group->committed) {
-    writePlan(w, *group->committed, true, names, nowUnix);
+    writePlan(w, *group->committed, true, names, now);
     verdictsOf = &group->committed->plan;
   } else if (group->uncommitted) {
-    writePlan(w, *group->uncommitted, false, names, nowUnix);
+    writePlan(w, *group->uncommitted, false, names, now);
     verdictsOf = &group->uncommitted->plan;
   } else {
     w.null();
@@ -454,7 +455,7 @@ std::string writeExplanation(const PodInfo& pod, const Result<PodDemand>& demand
   w.beginObject();
   writePod(w, pod, demand);
   w.key("mode").string(mode);
-  writeGroup(w, extras.group, extras.domainNames, extras.nowUnix);
+  writeGroup(w, extras.group, extras.domainNames, extras.now);
   w.key("placement");
   if (extras.placement != nullptr) {
     writePlacement(w, *extras.placement);

@@ -1,6 +1,7 @@
 #pragma once
 // The explain answer as JSON. Field names are a stable interface (docs/api.md, "Explain"): tools
 // and the `explain` command read them, so fields are only ever added, never renamed.
+#include <chrono>
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,10 +21,10 @@ namespace gte {
 // What explain shows of a pod besides its nodes.
 struct ExplainExtras {
   // The pod's group, written as "group" (null or without a ref: "group": null); `domainNames`
-  // names its plan's domains; `nowUnix` is the clock behind a hold's remaining time.
+  // names its plan's domains; `now` is the clock behind a hold's remaining time.
   const GroupDecision* group = nullptr;
   const GroupDomainNames* domainNames = nullptr;
-  std::int64_t nowUnix = 0;
+  std::chrono::system_clock::time_point now;
   // What placement regret kept for the pod (explain by name), written as "placement"; null when
   // there is none.
   const PlacementRecord* placement = nullptr;

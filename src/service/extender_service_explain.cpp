@@ -40,12 +40,6 @@ void showHeldSlots(const GroupDecision& group, Explanation& explanation) {
   }
 }
 
-std::int64_t nowUnix() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace
 
 Reply ExtenderService::explainResolved(const PodInfo& pod, Resolved& resolved,
@@ -67,7 +61,7 @@ Reply ExtenderService::explainResolved(const PodInfo& pod, Resolved& resolved,
   ExplainExtras extras;
   extras.group = decision;
   extras.domainNames = resolved.snapshot ? resolved.snapshot->groupDomains.get() : nullptr;
-  extras.nowUnix = nowUnix();
+  extras.now = std::chrono::system_clock::now();
   extras.placement = placement;
   return Reply{200, writeExplanation(pod, demand, mode, policy, explanation, extras)};
 }
