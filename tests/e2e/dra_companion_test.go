@@ -129,7 +129,15 @@ func draCompanionIsland(s *scenarioEnv) {
 	}
 	s.waitExtenderCaughtUp()
 
-	matchesBefore := s.scrapeValue("gpu_topology_extender_dra_bind_predictions_total", map[string]string{"result": "match"})
+	// The bind-time check compares with the claim as the extender's cache holds it: a bind that
+	// arrives before the claim watch delivers the allocation counts "unknown", not "match". The
+	// allocation itself is compared with explain's prediction above; here one check and no
+	// mismatch.
+	checked := func() float64 {
+		return s.scrapeValue("gpu_topology_extender_dra_bind_predictions_total", map[string]string{"result": "match"}) +
+			s.scrapeValue("gpu_topology_extender_dra_bind_predictions_total", map[string]string{"result": "unknown"})
+	}
+	checkedBefore := checked()
 	pod := s.newClaimPod("island-pod", claim.Name, "")
 	pod.Spec.SchedulerName = islandSchedulerName
 	s.createPod(pod)
@@ -139,8 +147,8 @@ func draCompanionIsland(s *scenarioEnv) {
 		s.t.Errorf("claim allocated GPU devices %v and companions %v, want %v (GPUs 0, 1: island 0) and %v",
 			gotGPUs, gotLinks, wantGPUs, wantLinks)
 	}
-	if got := s.scrapeValue("gpu_topology_extender_dra_bind_predictions_total", map[string]string{"result": "match"}); got != matchesBefore+1 {
-		s.t.Errorf("bind predictions that matched the allocation: %v, want %v", got, matchesBefore+1)
+	if got := checked(); got != checkedBefore+1 {
+		s.t.Errorf("bind-time DRA checks (match or unknown): %v, want %v", got, checkedBefore+1)
 	}
 	if mismatch := s.scrapeValue("gpu_topology_extender_dra_bind_predictions_total", map[string]string{"result": "mismatch"}); mismatch != 0 {
 		s.t.Errorf("%v bind predictions did not match the allocation", mismatch)
