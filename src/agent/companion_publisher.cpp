@@ -1,21 +1,11 @@
 #include "agent/companion_publisher.h"
 
+#include "kube/api_status.h"
 #include "kube/resource_path.h"
 #include "log/logger.h"
 #include "model/node_info.h"
 
 namespace gte::agent {
-namespace {
-
-Error httpError(const std::string& what, const kube::HttpResponse& response) {
-  const ErrorCode code = response.status >= 500 || response.status == 429
-                             ? ErrorCode::kUnavailable
-                             : ErrorCode::kFailedPrecondition;
-  return Error{code, what + ": HTTP " + std::to_string(response.status) + ": " +
-                         response.body.substr(0, 300)};
-}
-
-}  // namespace
 
 CompanionPublisher::CompanionPublisher(kube::ApiTransport& api, std::string node,
                                        std::string driver, std::string labelPrefix)
@@ -31,7 +21,7 @@ Result<bool> CompanionPublisher::remove() {
   auto response = api_.send("DELETE", kube::objectPath(kube::kResourceSlices, "", *name));
   if (!response.ok()) return response.error();
   if (response->status == 404) return false;
-  if (!response->success()) return httpError("DELETE resourceslice " + *name, *response);
+  if (!response->success()) return kube::statusError("DELETE resourceslice " + *name, *response);
   return true;
 }
 
@@ -46,7 +36,7 @@ Result<CompanionOutcome> CompanionPublisher::publish(const std::vector<Companion
   if (!name.ok()) return name.error();
   auto nodeResponse = api_.send("GET", kube::objectPath(kube::kNodes, "", node_));
   if (!nodeResponse.ok()) return nodeResponse.error();
-  if (!nodeResponse->success()) return httpError("GET node " + node_, *nodeResponse);
+  if (!nodeResponse->success()) return kube::statusError("GET node " + node_, *nodeResponse);
   auto node = parseNodeJson(nodeResponse->body);
   if (!node.ok()) return node.error();
   if (node->uid.empty()) {
@@ -65,7 +55,7 @@ Result<CompanionOutcome> CompanionPublisher::publish(const std::vector<Companion
   auto response = api_.send("GET", kube::objectPath(kube::kResourceSlices, "", *name));
   if (!response.ok()) return response.error();
   if (response->status == 404) return write(devices, nullptr, node->uid);
-  if (!response->success()) return httpError("GET resourceslice " + *name, *response);
+  if (!response->success()) return kube::statusError("GET resourceslice " + *name, *response);
   auto stored = readStoredSlice(response->body, digestKey_);
   if (!stored.ok()) return stored.error();
   lastGeneration_ = std::max(lastGeneration_, stored->generation);
@@ -94,7 +84,7 @@ Result<CompanionOutcome> CompanionPublisher::write(const std::vector<CompanionDe
           : api_.send("PUT", kube::objectPath(kube::kResourceSlices, "", slice.name), body);
   if (!response.ok()) return response.error();
   if (!response->success()) {
-    return httpError(
+    return kube::statusError(
         (stored == nullptr ? "POST resourceslice " : "PUT resourceslice ") + slice.name, *response);
   }
   lastGeneration_ = slice.generation;

@@ -1,21 +1,11 @@
 #include "agent/node_publisher.h"
 
 #include "agent/label_patch.h"
+#include "kube/api_status.h"
 #include "kube/resource_path.h"
 #include "model/node_info.h"
 
 namespace gte::agent {
-namespace {
-
-Error httpError(const std::string& what, const kube::HttpResponse& response) {
-  const ErrorCode code = response.status >= 500 || response.status == 429
-                             ? ErrorCode::kUnavailable
-                             : ErrorCode::kFailedPrecondition;
-  return Error{code, what + ": HTTP " + std::to_string(response.status) + ": " +
-                         response.body.substr(0, 300)};
-}
-
-}  // namespace
 
 Result<StringMap> NodePublisher::currentLabels() {
   auto response = api_.send("GET", kube::objectPath(kube::kNodes, "", node_));
@@ -23,7 +13,7 @@ Result<StringMap> NodePublisher::currentLabels() {
     return response.error();
   }
   if (!response->success()) {
-    return httpError("GET node " + node_, *response);
+    return kube::statusError("GET node " + node_, *response);
   }
   auto node = parseNodeJson(response->body);
   if (!node.ok()) {
@@ -39,7 +29,7 @@ Result<bool> NodePublisher::patch(const std::string& body) {
     return response.error();
   }
   if (!response->success()) {
-    return httpError("PATCH node " + node_, *response);
+    return kube::statusError("PATCH node " + node_, *response);
   }
   return true;
 }
