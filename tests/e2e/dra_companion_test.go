@@ -91,7 +91,7 @@ func draCompanionIsland(s *scenarioEnv) {
 		s.t.Fatalf("the agent did not publish its companion slice:\n%s", out)
 	}
 	s.expectCompanionSlice(companion, node)
-	s.createNodeSlice(node, islandListed)
+	s.createGPUSliceWithBusIDs(node, islandListed, fakeNVMLBusID)
 	s.waitDraCaughtUp(2)
 
 	spec := s.islandClaimSpec(gpuClass, linkClass)
@@ -258,25 +258,6 @@ func (s *scenarioEnv) expectCompanionSlice(name, node string) {
 				gpu, d.Name, bus, island, gpu, fakeNVMLBusID(gpu), wantIsland)
 		}
 	}
-}
-
-// createNodeSlice publishes the node's GPUs as the NVIDIA driver would (devices gpu-<minor>,
-// listed in `order`), with the fake NVML's bus ids, so they map to the agent's labels and match
-// the companions' pciBusID.
-func (s *scenarioEnv) createNodeSlice(node string, order []int) {
-	s.t.Helper()
-	str := func(v string) resourcev1.DeviceAttribute { return resourcev1.DeviceAttribute{StringValue: &v} }
-	var devices []resourcev1.Device
-	for _, gpu := range order {
-		devices = append(devices, resourcev1.Device{
-			Name: fmt.Sprintf("gpu-%d", draMinor(gpu)),
-			Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{
-				"type":                            str("gpu"),
-				"resource.kubernetes.io/pciBusID": str(fakeNVMLBusID(gpu)),
-			},
-		})
-	}
-	s.publishSlice(node, devices)
 }
 
 // islandClaimSpec is the claim spec of `gpu-topology-extender claim-template --gpus 2

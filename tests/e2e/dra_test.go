@@ -183,6 +183,12 @@ func (s *scenarioEnv) createDeviceClass(name string) {
 // NVIDIA driver does: one pool named after the node, devices gpu-<minor>.
 func (s *scenarioEnv) createGPUSlice(node string, order []int) {
 	s.t.Helper()
+	s.createGPUSliceWithBusIDs(node, order, draBusID)
+}
+
+// createGPUSliceWithBusIDs is createGPUSlice with each GPU's pciBusID from busID.
+func (s *scenarioEnv) createGPUSliceWithBusIDs(node string, order []int, busID func(int) string) {
+	s.t.Helper()
 	str := func(v string) resourcev1.DeviceAttribute { return resourcev1.DeviceAttribute{StringValue: &v} }
 	var devices []resourcev1.Device
 	for _, gpu := range order {
@@ -191,7 +197,7 @@ func (s *scenarioEnv) createGPUSlice(node string, order []int) {
 			Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{
 				"type":                            str("gpu"),
 				"productName":                     str("Tesla V100-SXM2-16GB"),
-				"resource.kubernetes.io/pciBusID": str(draBusID(gpu)),
+				"resource.kubernetes.io/pciBusID": str(busID(gpu)),
 				"resource.kubernetes.io/pcieRoot": str(fmt.Sprintf("pci0000:%02x", gpu/4)),
 			},
 		})
