@@ -583,6 +583,14 @@ Result<Invocation> parseClaimTemplate(const std::vector<std::string>& args) {
   if (inv.claimTemplate.gpus == 0) {
     return invalidArgument("claim-template needs --gpus (see claim-template --help)");
   }
+  // The companion flags shape only island claims: given alone they would be silently ignored.
+  const ClaimTemplateOptions defaults;
+  if (!inv.claimTemplate.nvlinkIsland &&
+      (inv.claimTemplate.companionClass != defaults.companionClass ||
+       inv.claimTemplate.companionDriver != defaults.companionDriver)) {
+    return invalidArgument(
+        "--companion-class and --companion-driver apply to --nvlink-island claims only");
+  }
   return inv;
 }
 

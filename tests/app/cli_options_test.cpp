@@ -229,6 +229,10 @@ TEST_CASE("the claim-template command: flags, defaults and errors that name the 
   CHECK(island->claimTemplate.companionDriver == "t.example");
   CHECK_FALSE(inv->claimTemplate.nvlinkIsland);
   CHECK(inv->claimTemplate.companionDriver == "topology.gputopo.dev");
+  // A companion flag without --nvlink-island would shape nothing: refused, naming the flag.
+  CHECK(parseCommandLine({"claim-template", "--gpus", "2", "--companion-class", "links"})
+            .error()
+            .message.find("--nvlink-island") != std::string::npos);
 }
 
 TEST_CASE("claim-template text: the manifest, or the builder's error naming the flag") {
