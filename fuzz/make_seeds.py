@@ -281,6 +281,10 @@ def companion_slice():
     write(d, "generation-overflow",
           '{"metadata":{"resourceVersion":"1"},"spec":{"pool":{"generation":99999999999999999999}}}')
     write(d, "status", json.dumps({"kind": "Status", "code": 404}))
+    # Found by the target: a high surrogate escaped after another one was read back as raw
+    # surrogate bytes, so the slice written back with it did not read.
+    write(d, "unpaired-surrogates", json.dumps(written).replace(
+        '"resourceVersion": "12"', '"resourceVersion": "ZZZZZZets\\udaad\\udae8"'))
 
 
 def watch_stream():

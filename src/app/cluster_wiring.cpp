@@ -164,6 +164,7 @@ cluster::ClusterStateOptions stateOptions(const ServeOptions& options, metrics::
   cluster::ClusterStateOptions state;
   if (metrics != nullptr) {
     state.onSnapshotBuilt = [metrics](double seconds) { metrics->observeSnapshotBuild(seconds); };
+    metrics->declareHoldReleaseReasons(cluster::holdReleaseNames());
     state.groupObserver.released = [metrics](cluster::HoldRelease reason, std::size_t n) {
       metrics->countHoldsReleased(cluster::holdReleaseName(reason), n);
     };

@@ -7,6 +7,7 @@
 #include "cluster/gpu_annotation.h"
 #include "core/fit.h"
 #include "core/node_charges.h"
+#include "core/node_decider.h"
 #include "core/node_state.h"
 #include "core/pod_demand.h"
 #include "core/pod_group.h"
@@ -371,18 +372,24 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
     const DraBindCheck check = checkDraBind(pod, *state, *dra_->objects(), *now->policy);
     if (check != DraBindCheck::kNotApplicable) options_.onDraBindChecked(check);
   }
-  // A member of a group binding where its group holds slots decides on the node with those slots
-  // free: they were kept for it.
-  NodeStateConstSharedPtr withOwnHolds;
-  if (const auto key = groupKeyLocked(pod)) {
-    if (auto holds = groups_.holdUids(*key, node); !holds.empty()) {
-      withOwnHolds = nodeStateWithout(*state, holds, *now->policy);
-      state = withOwnHolds.get();
-    }
+  // What is the pod's own on the node is judged free: a member of a group binding where its group
+  // holds slots decides with those slots free (they were kept for it), and a pod with
+  // ResourceClaims with the devices its claims hold free (kube-scheduler's PreBind allocates them
+  // before it calls the extender's bind).
+  std::vector<std::string> own;
+  if (const auto key = groupKeyLocked(pod)) own = groups_.holdUids(*key, node);
+  if (demand->draClaims()) own.push_back(uid);
+  NodeStateConstSharedPtr withoutOwn;
+  if (!own.empty()) {
+    withoutOwn = nodeStateWithout(*state, own, *now->policy);
+    state = withoutOwn.get();
   }
-  // The same check filter made, now against everything placed since: a bind is refused exactly
-  // when filter would refuse the node now, with filter's reason.
-  const FitOutcome fit = demand->empty() ? FitOutcome{} : checkFit(*demand, *state, *now->policy);
+  // The decision filter made (claims by the DRA allocator's first-fit, the rest by the device
+  // plugin's pick), now against everything placed since: a bind is refused exactly when filter
+  // would refuse the node now, with filter's reason.
+  const NodeDecider decide(*demand, *now->policy);
+  const FitOutcome fit =
+      demand->empty() ? FitOutcome{} : decide.fit(NodeCandidate{node, state, {}, nullptr});
   if (!fit.fits()) {
     return Error{ErrorCode::kFailedPrecondition, fitReasonText(fit, *demand)};
   }

@@ -43,6 +43,13 @@ std::string_view holdReleaseName(HoldRelease reason) noexcept {
   return "expired";
 }
 
+std::vector<std::string_view> holdReleaseNames() {
+  std::vector<std::string_view> out;
+  for (int i = 0; i <= static_cast<int>(HoldRelease::kUnschedulable); ++i)
+    out.push_back(holdReleaseName(static_cast<HoldRelease>(i)));
+  return out;
+}
+
 GroupBook::Group* GroupBook::find(std::string_view key) {
   const auto it = groups_.find(std::string(key));
   return it == groups_.end() ? nullptr : &it->second;

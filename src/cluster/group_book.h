@@ -41,6 +41,9 @@ enum class HoldRelease : std::uint8_t {
   kUnschedulable,
 };
 std::string_view holdReleaseName(HoldRelease reason) noexcept;
+// Every reason's name, in the enum's order: the `reason` label values of
+// gte_group_holds_released_total.
+std::vector<std::string_view> holdReleaseNames();
 
 // What the book reports, for metrics. Each callback may be empty; they run under the writer lock.
 struct GroupBookObserver {

@@ -1,26 +1,30 @@
 #include "core/preemption_planner.h"
 
-#include "core/fit.h"
 #include "core/node_charges.h"
+#include "core/node_decider.h"
 
 namespace gte {
 namespace {
 
-FitOutcome fitWithout(const PodDemand& demand, const std::vector<std::string>& gone,
+// The per-node decision filter makes (claims by the DRA allocator's first-fit, the rest by the
+// device plugin's pick), on the node as it would be with `gone` evicted.
+FitOutcome fitWithout(const NodeDecider& decide, const std::vector<std::string>& gone,
                       const NodeState& state, const Policy& policy) {
-  return checkFit(demand, *nodeStateWithout(state, gone, policy), policy);
+  const NodeStateConstSharedPtr without = nodeStateWithout(state, gone, policy);
+  return decide.fit(NodeCandidate{{}, without.get(), {}, nullptr});
 }
 
 }  // namespace
 
 VictimPlan planVictims(const PodDemand& demand, const std::vector<VictimInfo>& victims,
                        const NodeState& state, const Policy& policy) {
+  const NodeDecider decide(demand, policy);
   std::vector<std::string> all;
   all.reserve(victims.size());
   for (const auto& v : victims)
     all.push_back(v.uid);
   VictimPlan plan;
-  plan.withAllGone = fitWithout(demand, all, state, policy);
+  plan.withAllGone = fitWithout(decide, all, state, policy);
   if (!plan.helps()) return plan;
 
   // Greedy minimisation from the least important victim up: drop a GPU victim whenever the pod
@@ -33,7 +37,7 @@ VictimPlan planVictims(const PodDemand& demand, const std::vector<VictimInfo>& v
     for (std::size_t j = 0; j < victims.size(); ++j) {
       if (keep[j]) trial.push_back(victims[j].uid);
     }
-    if (!fitWithout(demand, trial, state, policy).fits()) keep[i] = true;
+    if (!fitWithout(decide, trial, state, policy).fits()) keep[i] = true;
   }
   for (std::size_t j = 0; j < victims.size(); ++j) {
     if (keep[j]) plan.victims.push_back(victims[j].uid);

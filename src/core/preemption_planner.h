@@ -3,7 +3,8 @@
 // by in-tree resources only; evicting them helps this pod only if the GPUs they free (with what is
 // already free) form a set that satisfies it — its link requirement, NUMA demand or MIG profile.
 // Pure: each "what if these pods were gone" is nodeStateWithout (core/node_charges.h) on the one
-// published state of the node, judged by checkFit.
+// published state of the node, judged by the per-node decision filter makes (NodeDecider): a pod
+// with ResourceClaims by the DRA allocator's first-fit over the devices the victims free.
 #include <string>
 #include <vector>
 

@@ -292,19 +292,23 @@ bool JsonReader::scanString(std::string* out) {
         };
         std::uint32_t cp = 0;
         if (!readHex4(cp)) return failAt("bad \\u escape");
-        if (cp >= 0xD800 && cp <= 0xDBFF && pos_ + 1 < text_.size() && text_[pos_] == '\\' &&
+        // One rule for every surrogate that is not half of a valid pair, as Go's decoder has it:
+        // it reads as U+FFFD, and an escape after it that does not complete it is read on its own
+        // (so "\\udaad\\udae8" is two U+FFFD). Whatever is read is then valid UTF-8, and a writer
+        // writes it back readable.
+        if (cp >= 0xD800 && cp <= 0xDBFF && pos_ + 5 < text_.size() && text_[pos_] == '\\' &&
             text_[pos_ + 1] == 'u') {
+          const std::size_t second = pos_;
           pos_ += 2;
           std::uint32_t low = 0;
-          if (!readHex4(low)) return failAt("bad \\u escape");
-          if (low >= 0xDC00 && low <= 0xDFFF) {
+          if (readHex4(low) && low >= 0xDC00 && low <= 0xDFFF) {
             cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
           } else {
-            if (out) appendUtf8(*out, 0xFFFD);
-            cp = low;
+            pos_ = second;  // not a low half: the next loop turn reads that escape
+            cp = 0xFFFD;
           }
         } else if (cp >= 0xD800 && cp <= 0xDFFF) {
-          cp = 0xFFFD;  // lone surrogate: replaced, as Go's decoder does
+          cp = 0xFFFD;
         }
         if (out) appendUtf8(*out, cp);
         break;

@@ -429,7 +429,8 @@ struct Metrics::Impl {
   prometheus::Histogram* labelAgeNow = nullptr;
   std::array<prometheus::Gauge*, kSetClassNames.size()> freeGpusBy{};
   std::array<prometheus::Counter*, kGroupOutcomes.size()> groupDecisionBy{};
-  std::array<prometheus::Counter*, kHoldReleaseReasons.size()> holdsReleasedBy{};
+  std::mutex holdsMutex;  // guards holdsReleasedBy (a release is rare: off the request path)
+  std::map<std::string, prometheus::Counter*, std::less<>> holdsReleasedBy;
   prometheus::Gauge* heldSlots = nullptr;
   prometheus::Gauge* holdingGroups = nullptr;
   std::array<prometheus::Histogram*, kRegretSizes.size()> regretBy{};
@@ -532,9 +533,6 @@ struct Metrics::Impl {
     }
     for (std::size_t i = 0; i < kGroupOutcomes.size(); ++i) {
       groupDecisionBy[i] = &groupDecisions.Add({{"outcome", kGroupOutcomes[i]}});
-    }
-    for (std::size_t i = 0; i < kHoldReleaseReasons.size(); ++i) {
-      holdsReleasedBy[i] = &holdsReleased.Add({{"reason", std::string(kHoldReleaseReasons[i])}});
     }
     heldSlots = &groupHolds.Add({{"kind", "slots"}});
     holdingGroups = &groupHolds.Add({{"kind", "groups"}});
@@ -737,11 +735,17 @@ void Metrics::observeGroupFirstToLast(double seconds) {
 }
 
 void Metrics::countHoldsReleased(std::string_view reason, std::uint64_t n) {
-  for (std::size_t i = 0; i < kHoldReleaseReasons.size(); ++i) {
-    if (reason == kHoldReleaseReasons[i]) {
-      impl_->holdsReleasedBy[i]->Increment(static_cast<double>(n));
-      return;
-    }
+  std::lock_guard lock(impl_->holdsMutex);
+  const auto it = impl_->holdsReleasedBy.find(reason);
+  if (it != impl_->holdsReleasedBy.end()) it->second->Increment(static_cast<double>(n));
+}
+
+void Metrics::declareHoldReleaseReasons(const std::vector<std::string_view>& reasons) {
+  std::lock_guard lock(impl_->holdsMutex);
+  for (const std::string_view reason : reasons) {
+    if (impl_->holdsReleasedBy.contains(reason)) continue;
+    impl_->holdsReleasedBy.emplace(std::string(reason),
+                                   &impl_->holdsReleased.Add({{"reason", std::string(reason)}}));
   }
 }
 

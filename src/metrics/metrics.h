@@ -50,9 +50,6 @@ enum class GroupOutcome {
   kStale,        // a commit found its GPUs taken meanwhile and planned again
   kCount
 };
-// Why held slots of a group stopped being held; the names of cluster::HoldRelease.
-inline constexpr std::array<std::string_view, 6> kHoldReleaseReasons = {
-    "claimed", "deleted", "expired", "displaced", "surplus", "policy"};
 
 // Upper bounds (seconds) of the node-label-age buckets; a last bucket is +Inf.
 inline constexpr std::array<std::int64_t, 6> kLabelAgeBounds = {60, 300, 900, 3600, 21600, 86400};
@@ -162,7 +159,12 @@ class Metrics {
   // A group's last planned member bound: whether all its members share one domain of `level`.
   void countGroupPlaced(std::string_view level, bool whole);
   void observeGroupFirstToLast(double seconds);
+  // `reason` is the group book's own name of it (cluster::holdReleaseName); a name not declared
+  // is not counted, so the label's values stay the declared set.
   void countHoldsReleased(std::string_view reason, std::uint64_t n);
+  // The reasons' names (cluster::holdReleaseNames), each series made at 0 before anything is
+  // released, so dashboards and alerts see them all. Called once by the wiring.
+  void declareHoldReleaseReasons(const std::vector<std::string_view>& reasons);
   // Slots held now, and groups holding any (sampled with the cache gauges).
   void setGroupHolds(std::int64_t slots, std::int64_t groups);
   void setFreeGpusByNvlinkSet(const FreeGpusByNvlinkSet& counts);

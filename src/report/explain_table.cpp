@@ -32,7 +32,29 @@ struct Document {
   std::string error;   // the pod's own request is invalid
   std::vector<Row> rows;
   Placement placement;
+  std::string boundNode;  // "pod.boundTo": where it is bound or reserved; "" when pending
+  std::string boundGpus;
+  bool reserved = false;
 };
+
+// "pod.boundTo": {"node", "reserved", "gpus", ...}, or null.
+bool readBound(JsonReader& r, Document& doc) {
+  if (r.readNull()) return true;
+  return readObject(r, {{"node", &doc.boundNode}}, [&](const std::string& key) {
+    if (key == "gpus") return r.readNull() || readInts(r, doc.boundGpus);
+    if (key == "reserved") return r.readBool(doc.reserved);
+    return false;
+  });
+}
+
+// One line for a pod already on a node: where, with which GPUs.
+std::string boundLine(const Document& doc) {
+  if (doc.boundNode.empty()) return "";
+  std::string out = doc.reserved ? "reserved on " : "bound to ";
+  out.append(doc.boundNode);
+  if (!doc.boundGpus.empty()) out.append(" (GPUs ").append(doc.boundGpus).append(")");
+  return out.append("; its node is judged as if it were not there\n");
+}
 
 // {"weakestLink": "nvlink", "bandwidthGBps": 50} as "nvlink 50 GB/s"; null as "".
 bool readSet(JsonReader& r, std::string& out) {
@@ -99,9 +121,11 @@ bool readNode(JsonReader& r, Row& row) {
 
 bool readPod(JsonReader& r, Document& doc) {
   std::string ns, name;
-  const bool ok = readObject(
-      r, {{"namespace", &ns}, {"name", &name}, {"error", &doc.error}},
-      [&](const std::string& key) { return key == "demand" && readDemandText(r, doc.demand); });
+  const bool ok = readObject(r, {{"namespace", &ns}, {"name", &name}, {"error", &doc.error}},
+                             [&](const std::string& key) {
+                               if (key == "boundTo") return readBound(r, doc);
+                               return key == "demand" && readDemandText(r, doc.demand);
+                             });
   doc.pod = ns + "/" + name;
   return ok;
 }
@@ -158,7 +182,8 @@ Result<std::string> explainTable(std::string_view json, std::size_t top) {
   } else {
     out.append("invalid request: ").append(doc->error);
   }
-  out.append("\n").append(placementLine(doc->placement)).append(alignedColumns(cells));
+  out.append("\n").append(boundLine(*doc)).append(placementLine(doc->placement));
+  out.append(alignedColumns(cells));
   if (rows.size() < total) {
     out.append("(")
         .append(std::to_string(total - rows.size()))

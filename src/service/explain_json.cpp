@@ -14,7 +14,36 @@ namespace {
 
 using json::JsonWriter;
 
-void writePod(JsonWriter& w, const PodInfo& pod, const Result<PodDemand>& demand) {
+void writeBound(JsonWriter& w, const BoundPod& bound) {
+  w.beginObject();
+  w.key("node").string(bound.node);
+  w.key("reserved").boolean(bound.reserved);
+  w.key("gpus");
+  if (bound.charged) {
+    w.beginArray();
+    for (const int gpu : bound.allocation.gpus)
+      w.element().integer(gpu);
+    w.endArray();
+  } else {
+    w.null();  // the cache holds no charge that names them
+  }
+  w.key("mig").beginArray();
+  for (const MigAssignment& mig : bound.allocation.mig) {
+    w.element().beginObject().key("gpu").integer(mig.gpu).key("profile").string(mig.profile);
+    w.key("start").integer(mig.start).endObject();
+  }
+  w.endArray();
+  w.key("devices").beginArray();
+  for (const BoundDevice& device : bound.devices) {
+    w.element().beginObject().key("claim").string(device.claim);
+    w.key("request").string(device.request);
+    w.key("pool").string(device.pool).key("device").string(device.device).endObject();
+  }
+  w.endArray().endObject();
+}
+
+void writePod(JsonWriter& w, const PodInfo& pod, const Result<PodDemand>& demand,
+              const BoundPod* bound) {
   w.key("pod").beginObject();
   w.key("namespace").string(pod.ns).key("name").string(pod.name).key("uid").string(pod.uid);
   w.key("demand");
@@ -24,6 +53,12 @@ void writePod(JsonWriter& w, const PodInfo& pod, const Result<PodDemand>& demand
     w.null();
   }
   w.key("error").string(demand ? std::string_view() : std::string_view(demand.error().message));
+  w.key("boundTo");
+  if (bound != nullptr) {
+    writeBound(w, *bound);
+  } else {
+    w.null();
+  }
   w.endObject();
 }
 
@@ -453,7 +488,7 @@ std::string writeExplanation(const PodInfo& pod, const Result<PodDemand>& demand
   std::string out;
   JsonWriter w(out);
   w.beginObject();
-  writePod(w, pod, demand);
+  writePod(w, pod, demand, extras.bound);
   w.key("mode").string(mode);
   writeGroup(w, extras.group, extras.domainNames, extras.now);
   w.key("placement");

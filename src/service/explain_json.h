@@ -11,6 +11,7 @@
 #include "json/json_writer.h"
 #include "model/pod_info.h"
 #include "policy/policy.h"
+#include "service/bound_pod.h"
 #include "service/explain_nodes.h"
 #include "service/group_requests.h"
 #include "service/placement_recorder.h"
@@ -28,6 +29,8 @@ struct ExplainExtras {
   // What placement regret kept for the pod (explain by name), written as "placement"; null when
   // there is none.
   const PlacementRecord* placement = nullptr;
+  // Where the pod is bound or reserved (explain by name), written as "pod.boundTo"; null: pending.
+  const BoundPod* bound = nullptr;
 };
 
 // `mode`: "nodes" (full Node objects in the request), "nodeNames" (names resolved in the cluster

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/compiled_pod.h"
 #include "core/node_candidate.h"
 #include "core/node_state.h"
 #include "core/pod_demand.h"
@@ -133,19 +134,33 @@ Reply ExtenderService::prioritize(std::string_view body) const {
   return prioritize(wire::parseExtenderArgs(body));
 }
 
-Result<Resolved> ExtenderService::resolve(const wire::ExtenderArgs& args, bool groupFacts) const {
-  return resolveNodes(args, cluster_, policy_, *nodeCache_, metrics_, groupFacts);
+ExtenderService::Prepared ExtenderService::prepare(const PodInfo& pod) const {
+  Prepared out;
+  out.snapshot = cluster_ != nullptr ? cluster_->snapshot() : nullptr;
+  out.policy = out.snapshot && out.snapshot->policy ? out.snapshot->policy : policy_();
+  out.pod = compilePod(pod, *out.policy, out.snapshot ? out.snapshot->dra.get() : nullptr,
+                       cluster_ != nullptr ? cluster_->groupSizes() : nullptr);
+  return out;
 }
 
-Result<GroupDecision> ExtenderService::group(const wire::ExtenderArgs& args, bool grouped,
-                                             const Result<PodDemand>& demand, Resolved& resolved,
-                                             GroupWrite write) const {
-  GroupDecision none;
-  if (!grouped) return none;
-  auto decided = decideGroup(
-      args.pod, demand, resolved, cluster_, write, [&] { return resolve(args, true); }, metrics_);
-  if (decided && decided->committedHere) {
-    const CommittedGroupPlan& plan = *decided->committed;
+Result<Resolved> ExtenderService::resolve(const wire::ExtenderArgs& args,
+                                          const Prepared& prepared) const {
+  return resolveNodes(args, cluster_, prepared.snapshot, prepared.policy, *nodeCache_, metrics_,
+                      prepared.pod.grouped());
+}
+
+GroupDecision ExtenderService::group(const wire::ExtenderArgs& args, const Prepared& prepared,
+                                     Resolved& resolved, GroupWrite write) const {
+  // A commit that finds its plan stale plans again on the newest snapshot.
+  const Reresolve again = [&]() -> Result<Resolved> {
+    auto newest = syncedSnapshot(cluster_);
+    if (!newest) return std::move(newest).error();
+    return resolveNodes(args, cluster_, *newest, (*newest)->policy, *nodeCache_, metrics_, true);
+  };
+  GroupDecision decided =
+      decideGroup(args.pod, prepared.pod, resolved, cluster_, write, again, metrics_);
+  if (decided.committedHere) {
+    const CommittedGroupPlan& plan = *decided.committed;
     log::info("pod group planned", {{"group", plan.group},
                                     {"members", std::to_string(plan.plan.slots.size())},
                                     {"where", plan.plan.reason}});
@@ -153,16 +168,14 @@ Result<GroupDecision> ExtenderService::group(const wire::ExtenderArgs& args, boo
   return decided;
 }
 
-std::optional<Reply> ExtenderService::withoutDemand(const wire::ExtenderArgs& args, bool grouped,
+std::optional<Reply> ExtenderService::withoutDemand(const wire::ExtenderArgs& args,
+                                                    const Prepared& prepared,
                                                     wire::Verb verb) const {
   if (!args.nodeNames || args.nodes) return std::nullopt;
-  // A pod of a group is decided with its group (its identity may be invalid: a per-pod error).
-  if (grouped) return std::nullopt;
-  auto loaded = syncedSnapshot(cluster_);
-  if (!loaded) return std::nullopt;
-  const ClusterSnapshot& snapshot = **loaded;
-  const auto demand = parsePodDemand(args.pod, *snapshot.policy, snapshot.dra.get());
-  if (!demand || !demand->empty() || demand->dra) return std::nullopt;
+  // The general path answers an unsynced cache, and decides a pod of a group with its group.
+  if (!prepared.snapshot || !prepared.snapshot->synced || !prepared.pod.asksNothing()) {
+    return std::nullopt;
+  }
   const std::vector<std::string>& names = *args.nodeNames;
   if (verb == wire::Verb::kFilter) {
     wire::FilterResult out;
@@ -179,16 +192,15 @@ std::optional<Reply> ExtenderService::withoutDemand(const wire::ExtenderArgs& ar
 
 Reply ExtenderService::filter(Result<wire::ExtenderArgs> args) const {
   if (!args) return rejected(wire::Verb::kFilter, args.error());
-  const bool grouped = podNamesGroup(args->pod, cluster_, policy_);
-  if (auto answer = withoutDemand(*args, grouped, wire::Verb::kFilter)) return std::move(*answer);
-  auto resolved = resolve(*args, grouped);
+  const Prepared prepared = prepare(args->pod);
+  if (auto answer = withoutDemand(*args, prepared, wire::Verb::kFilter)) return std::move(*answer);
+  auto resolved = resolve(*args, prepared);
   if (!resolved) return undecided(wire::Verb::kFilter, resolved.error());
 
-  Result<PodDemand> demand = parsePodDemand(args->pod, *resolved->policy, draObjectsOf(*resolved));
-  auto decided = group(*args, grouped, demand, *resolved, GroupWrite::kCommit);
-  if (!decided) demand = std::move(decided).error();  // an invalid group annotation
-  const GroupAnswers* answers = decided ? decided->answersOrNull() : nullptr;
-  const FilterResult result = filterNodes(demand, resolved->candidates, *resolved->policy, answers);
+  const GroupDecision decided = group(*args, prepared, *resolved, GroupWrite::kCommit);
+  const Result<PodDemand> demand = prepared.pod.decidable();
+  const FilterResult result =
+      filterNodes(demand, resolved->candidates, *resolved->policy, decided.answersOrNull());
   countVerdicts(result, metrics_);
   countPassThrough(demand, args->pod, metrics_);
   if (!demand) {
@@ -200,22 +212,21 @@ Reply ExtenderService::filter(Result<wire::ExtenderArgs> args) const {
 
 Reply ExtenderService::prioritize(Result<wire::ExtenderArgs> args) const {
   if (!args) return rejected(wire::Verb::kPrioritize, args.error());
-  const bool grouped = podNamesGroup(args->pod, cluster_, policy_);
-  if (auto answer = withoutDemand(*args, grouped, wire::Verb::kPrioritize))
+  const Prepared prepared = prepare(args->pod);
+  if (auto answer = withoutDemand(*args, prepared, wire::Verb::kPrioritize))
     return std::move(*answer);
-  auto resolved = resolve(*args, grouped);
+  auto resolved = resolve(*args, prepared);
   if (!resolved) return undecided(wire::Verb::kPrioritize, resolved.error());
 
-  Result<PodDemand> demand = parsePodDemand(args->pod, *resolved->policy, draObjectsOf(*resolved));
-  auto decided = group(*args, grouped, demand, *resolved, GroupWrite::kReadOnly);
-  if (!decided) demand = std::move(decided).error();
+  const GroupDecision decided = group(*args, prepared, *resolved, GroupWrite::kReadOnly);
+  const Result<PodDemand> demand = prepared.pod.decidable();
   // Placement regret needs the pod's UID (the watch reports it bound by UID) and the snapshot's
   // cluster-wide best set (NodeNames mode).
   const bool record = placements_ != nullptr && resolved->snapshot && !args->pod.uid.empty();
   PlacementOffer offer;
   const HostScores scores =
       prioritizeNodes(demand ? &*demand : nullptr, resolved->candidates, *resolved->policy,
-                      decided ? decided->answersOrNull() : nullptr, record ? &offer : nullptr);
+                      decided.answersOrNull(), record ? &offer : nullptr);
   if (offer.any()) {
     placements_->decided(args->pod.uid, decisionOf(offer, resolved->snapshot->health.total));
   }

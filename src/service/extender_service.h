@@ -16,12 +16,14 @@
 #include <string_view>
 
 #include "base/result.h"
+#include "core/compiled_pod.h"
 #include "core/pod_demand.h"
 #include "service/cluster_backend.h"
 #include "service/group_requests.h"
 #include "service/reply.h"
 #include "service/resolve_nodes.h"
 #include "service/whatif_request.h"
+#include "snapshot/cluster_snapshot.h"
 #include "wire/extender_args.h"
 #include "wire/verb.h"
 
@@ -35,6 +37,7 @@ struct Policy;
 class NodeStateCache;
 class PlacementRecorder;
 struct PlacementRecord;
+struct BoundPod;
 
 // GET {prefix}/nodes: one node by name (404 when the cache does not hold it), or every node by
 // name up to `limit`.
@@ -89,18 +92,25 @@ class ExtenderService {
   bool redirectsCallers() const;
 
  private:
-  // resolveNodes with this service's sources; `groupFacts` for a pod group member's request.
-  Result<Resolved> resolve(const wire::ExtenderArgs& args, bool groupFacts) const;
-  // The pod's group and its answers (service/group_requests.h); an error is the pod's invalid
-  // group annotation, which rejects it on every node. `grouped`: podNamesGroup for the pod,
-  // asked once per request (it loads the snapshot).
-  Result<GroupDecision> group(const wire::ExtenderArgs& args, bool grouped,
-                              const Result<PodDemand>& demand, Resolved& resolved,
-                              GroupWrite write) const;
+  // One request's view, loaded and parsed once: the snapshot (null without a cluster), the policy
+  // it decides with (the snapshot's, else the running one) and the pod compiled against both.
+  struct Prepared {
+    ClusterSnapshotConstSharedPtr snapshot;
+    PolicyConstSharedPtr policy;
+    CompiledPod pod;
+  };
+  Prepared prepare(const PodInfo& pod) const;
+  // resolveNodes on the prepared snapshot (with group facts for a pod group member).
+  Result<Resolved> resolve(const wire::ExtenderArgs& args, const Prepared& prepared) const;
+  // The pod's group and its answers (service/group_requests.h); none for a pod of no group or
+  // one that rejects itself.
+  GroupDecision group(const wire::ExtenderArgs& args, const Prepared& prepared, Resolved& resolved,
+                      GroupWrite write) const;
   // Explain's answer for a pod on resolved candidates (the group part read-only).
   // `placement`: what placement regret kept for the pod (explain by name).
-  Reply explainResolved(const PodInfo& pod, Resolved& resolved, std::string_view mode,
-                        const PlacementRecord* placement = nullptr) const;
+  Reply explainResolved(const PodInfo& pod, const CompiledPod& compiled, Resolved& resolved,
+                        std::string_view mode, const PlacementRecord* placement = nullptr,
+                        const BoundPod* bound = nullptr) const;
   // A body that could not be parsed: logged, counted, answered per the error table.
   Reply rejected(wire::Verb verb, const Error& error) const;
   // A request that cannot be decided now (cache not synced) or here (a configuration mismatch):
@@ -109,8 +119,9 @@ class ExtenderService {
   // NodeNames mode, a pod without GPU, MIG or DRA demand (with the chart's extender.dra every pod
   // is sent): every node fits with score 0, whatever the cache knows of it, answered from the
   // names alone without looking a node up. nullopt: not such a pod (or the cache is not synced:
-  // the general path answers; a pod of a group, `grouped`, is decided with its group).
-  std::optional<Reply> withoutDemand(const wire::ExtenderArgs& args, bool grouped,
+  // the general path answers; a pod of a group is decided with its group, and a pod that rejects
+  // itself is rejected).
+  std::optional<Reply> withoutDemand(const wire::ExtenderArgs& args, const Prepared& prepared,
                                      wire::Verb verb) const;
 
   PolicySource policy_;

@@ -1,9 +1,13 @@
-// The explain endpoints of ExtenderService: the same parse -> resolve -> core steps as filter and
-// prioritize (resolveNodes, parsePodDemand, then explainNodes, which runs filterNodes and
-// prioritizeNodes), written as one document per request instead of the two wire answers.
+// The explain endpoints of ExtenderService: the same prepare -> resolve -> core steps as filter and
+// prioritize (compilePod on the one snapshot, resolveNodes, then explainNodes, which runs
+// filterNodes and prioritizeNodes), written as one document per request instead of the two wire
+// answers.
 #include <chrono>
 
+#include "core/compiled_pod.h"
+#include "core/node_charges.h"
 #include "log/logger.h"
+#include "service/bound_pod.h"
 #include "service/cluster_backend.h"
 #include "service/error_reply.h"
 #include "service/explain_json.h"
@@ -42,36 +46,35 @@ void showHeldSlots(const GroupDecision& group, Explanation& explanation) {
 
 }  // namespace
 
-Reply ExtenderService::explainResolved(const PodInfo& pod, Resolved& resolved,
-                                       std::string_view mode,
-                                       const PlacementRecord* placement) const {
+Reply ExtenderService::explainResolved(const PodInfo& pod, const CompiledPod& compiled,
+                                       Resolved& resolved, std::string_view mode,
+                                       const PlacementRecord* placement,
+                                       const BoundPod* bound) const {
   const Policy& policy = *resolved.policy;
-  Result<PodDemand> demand = parsePodDemand(pod, policy, draObjectsOf(resolved));
-  GroupDecision none;
-  Result<GroupDecision> group = none;
-  if (podNamesGroup(pod, cluster_, policy_)) {
-    // Read-only: explain never commits a plan (no re-resolution either).
-    group = decideGroup(pod, demand, resolved, cluster_, GroupWrite::kReadOnly, nullptr, nullptr);
-    if (!group) demand = group.error();
-  }
-  const GroupDecision* decision = group ? &*group : nullptr;
-  Explanation explanation = explainNodes(demand, resolved.candidates, *resolved.policy,
-                                         decision ? decision->answersOrNull() : nullptr);
-  if (decision != nullptr) showHeldSlots(*decision, explanation);
+  // Read-only: explain never commits a plan (no re-resolution either).
+  const GroupDecision group =
+      decideGroup(pod, compiled, resolved, cluster_, GroupWrite::kReadOnly, nullptr, nullptr);
+  const Result<PodDemand> demand = compiled.decidable();
+  Explanation explanation =
+      explainNodes(demand, resolved.candidates, *resolved.policy, group.answersOrNull());
+  showHeldSlots(group, explanation);
   ExplainExtras extras;
-  extras.group = decision;
+  extras.group = &group;
   extras.domainNames = resolved.snapshot ? resolved.snapshot->groupDomains.get() : nullptr;
   extras.now = std::chrono::system_clock::now();
   extras.placement = placement;
+  extras.bound = bound;
   return Reply{200, writeExplanation(pod, demand, mode, policy, explanation, extras)};
 }
 
 Reply ExtenderService::explain(std::string_view body) const {
   auto args = wire::parseExtenderArgs(body);
   if (!args) return explainError(args.error());
-  auto resolved = resolve(*args, podNamesGroup(args->pod, cluster_, policy_));
+  const Prepared prepared = prepare(args->pod);
+  auto resolved = resolve(*args, prepared);
   if (!resolved) return explainError(resolved.error());
-  return explainResolved(args->pod, *resolved, resolved->nodesMode ? "nodes" : "nodeNames");
+  return explainResolved(args->pod, prepared.pod, *resolved,
+                         resolved->nodesMode ? "nodes" : "nodeNames");
 }
 
 Reply ExtenderService::explainPod(std::string_view podRef) const {
@@ -96,7 +99,24 @@ Reply ExtenderService::explainPod(std::string_view podRef) const {
   // What placement regret kept for it: the decision, and once bound, what it got.
   std::optional<PlacementRecord> placement;
   if (placements_ && !pod->uid.empty()) placement = placements_->find(pod->uid);
-  return explainResolved(*pod, *resolved, "cluster", placement ? &*placement : nullptr);
+  const ClusterSnapshot& snapshot = *resolved->snapshot;
+  const CompiledPod compiled =
+      compilePod(*pod, *resolved->policy, snapshot.dra.get(), cluster_->groupSizes());
+  // A pod already bound (or reserved by this extender's bind) is judged on its own node as if it
+  // were not there: what it holds is its own, not another pod's.
+  const std::optional<BoundPod> bound = findBoundPod(*pod, snapshot);
+  if (bound) {
+    for (NodeCandidate& candidate : resolved->candidates) {
+      if (candidate.name != bound->node || candidate.state == nullptr) continue;
+      NodeStateConstSharedPtr without =
+          nodeStateWithout(*candidate.state, {pod->uid}, *resolved->policy);
+      candidate.state = without.get();
+      candidate.plain = nullptr;  // the published state's answers, not this one's
+      resolved->held.push_back(std::move(without));
+    }
+  }
+  return explainResolved(*pod, compiled, *resolved, "cluster", placement ? &*placement : nullptr,
+                         bound ? &*bound : nullptr);
 }
 
 }  // namespace gte

@@ -1,5 +1,6 @@
 // The preempt verb of ExtenderService (kept apart from filter/prioritize: it is the only verb that
 // asks "what if these pods were gone").
+#include "core/compiled_pod.h"
 #include "core/fit_outcome.h"
 #include "core/node_state.h"
 #include "core/preemption_planner.h"
@@ -16,7 +17,10 @@
 namespace gte {
 namespace {
 
-bool requestsGpus(const PodInfo& pod) {
+// A victim that may hold what the extender accounts: GPUs or MIG instances, or devices through its
+// ResourceClaims.
+bool holdsDevices(const PodInfo& pod) {
+  if (!pod.resourceClaims.empty()) return true;
   auto r = gpuRequestFrom(pod.requests);
   return !r || !r->empty();  // unreadable requests: assume it may hold GPUs
 }
@@ -49,11 +53,13 @@ Reply ExtenderService::preempt(std::string_view body) const {
   if (!loaded) return undecided(wire::Verb::kPreempt, loaded.error());
   const ClusterSnapshotConstSharedPtr& snapshot = *loaded;
   const Policy& policy = *snapshot->policy;
-  auto demand = parsePodDemand(args->pod, policy, snapshot->dra.get());
-  if (!demand) {
+  const CompiledPod compiled =
+      compilePod(args->pod, policy, snapshot->dra.get(), cluster_->groupSizes());
+  if (compiled.ownError() != nullptr) {
     // The pod cannot fit anywhere whatever is evicted: no candidate helps.
     return Reply{200, wire::writePreemptionResult({})};
   }
+  const PodDemand& demand = *compiled.demand;
   // Every candidate is judged on this one snapshot: the what-ifs start from its node states.
   std::vector<std::vector<VictimInfo>> victimsOf;
   std::vector<PreemptCandidate> candidates;
@@ -65,9 +71,9 @@ Reply ExtenderService::preempt(std::string_view body) const {
       // stays a victim (the in-tree fit may need it gone).
       bool holds = false;
       if (v.pod) {
-        holds = requestsGpus(*v.pod);
+        holds = holdsDevices(*v.pod);
       } else if (auto cached = cluster_->podByUid(v.uid)) {
-        holds = requestsGpus(*cached);
+        holds = holdsDevices(*cached);
       }
       victims.push_back({v.uid, holds});
       if (holds) candidate.victims.push_back(v.uid);
@@ -76,8 +82,8 @@ Reply ExtenderService::preempt(std::string_view body) const {
     candidates.push_back(std::move(candidate));
   }
   // A pod group member: only where its whole group can land.
-  auto group = groupPreemption(args->pod, *demand, *snapshot, cluster_, candidates);
-  if (!group) return Reply{200, wire::writePreemptionResult({})};
+  const std::optional<std::vector<GroupPreempt>> group =
+      groupPreemption(args->pod, demand, compiled.groupRef(), *snapshot, cluster_, candidates);
   std::vector<wire::MetaVictims> out;
   for (std::size_t i = 0; i < args->candidates.size(); ++i) {
     const auto& c = args->candidates[i];
@@ -86,7 +92,7 @@ Reply ExtenderService::preempt(std::string_view body) const {
       logVeto(args->pod, c.node, "node not in the extender's cache");
       continue;
     }
-    const GroupPreempt verdict = *group ? (**group)[i] : GroupPreempt::kJudge;
+    const GroupPreempt verdict = group ? (*group)[i] : GroupPreempt::kJudge;
     if (verdict == GroupPreempt::kDrop) {
       logVeto(args->pod, c.node, "its pod group cannot land whole with these victims gone");
       continue;
@@ -101,9 +107,9 @@ Reply ExtenderService::preempt(std::string_view body) const {
       out.push_back(std::move(kept));
       continue;
     }
-    VictimPlan plan = planVictims(*demand, victims, *state, policy);
+    VictimPlan plan = planVictims(demand, victims, *state, policy);
     if (!plan.helps()) {
-      logVeto(args->pod, c.node, fitReasonText(plan.withAllGone, *demand));
+      logVeto(args->pod, c.node, fitReasonText(plan.withAllGone, demand));
       continue;
     }
     out.push_back(wire::MetaVictims{c.node, std::move(plan.victims), c.numPdbViolations});

@@ -66,8 +66,9 @@ Reply ExtenderService::whatif(std::string_view body) const {
   auto snapshot = syncedSnapshot(cluster_);
   if (!snapshot) return refused(wire::Verb::kWhatif, snapshot.error());
   const auto deadline = started + whatifLimits_.deadline;
-  auto outcome = runWhatif(*request, std::move(*snapshot),
-                           [deadline] { return std::chrono::steady_clock::now() < deadline; });
+  auto outcome = runWhatif(
+      *request, std::move(*snapshot),
+      [deadline] { return std::chrono::steady_clock::now() < deadline; }, cluster_->groupSizes());
   if (!outcome) return refused(wire::Verb::kWhatif, outcome.error());
   const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started);

@@ -40,16 +40,15 @@ std::vector<GroupPreempt> insidePlan(const CommittedGroupPlan& plan,
 
 }  // namespace
 
-Result<std::optional<std::vector<GroupPreempt>>> groupPreemption(
-    const PodInfo& pod, const PodDemand& demand, const ClusterSnapshot& snapshot,
-    const ClusterBackend* cluster, std::span<const PreemptCandidate> candidates) {
+std::optional<std::vector<GroupPreempt>> groupPreemption(
+    const PodInfo& pod, const PodDemand& demand, const PodGroupRef* podGroup,
+    const ClusterSnapshot& snapshot, const ClusterBackend* cluster,
+    std::span<const PreemptCandidate> candidates) {
   using Keep = std::optional<std::vector<GroupPreempt>>;
   const Policy& policy = *snapshot.policy;
-  auto parsed = parsePodGroup(pod, policy, cluster != nullptr ? cluster->groupSizes() : nullptr);
-  if (!parsed) return std::move(parsed).error();
   GroupPlanStore* store = cluster != nullptr ? cluster->groupPlans() : nullptr;
-  if (!parsed->has_value() || demand.empty() || store == nullptr) return Keep{};
-  const PodGroupRef& ref = **parsed;
+  if (podGroup == nullptr || demand.empty() || store == nullptr) return Keep{};
+  const PodGroupRef& ref = *podGroup;
   if (const CommittedGroupPlan* plan = snapshot.groupPlan(ref.key)) {
     return Keep{insidePlan(*plan, snapshot, pod, demand, *store, candidates)};
   }

@@ -13,6 +13,7 @@
 #include "base/result.h"
 #include "core/node_state.h"
 #include "core/pod_demand.h"
+#include "core/pod_group.h"
 #include "model/pod_info.h"
 
 namespace gte {
@@ -32,9 +33,10 @@ enum class GroupPreempt : std::uint8_t {
 };
 
 // One answer per candidate; nullopt when the pod is in no group the extender plans (each candidate
-// is then judged alone). Errors: the pod's invalid group annotations.
-Result<std::optional<std::vector<GroupPreempt>>> groupPreemption(
-    const PodInfo& pod, const PodDemand& demand, const ClusterSnapshot& snapshot,
-    const ClusterBackend* cluster, std::span<const PreemptCandidate> candidates);
+// is then judged alone). `group`: the pod's group as compiled for the request (null: none).
+std::optional<std::vector<GroupPreempt>> groupPreemption(
+    const PodInfo& pod, const PodDemand& demand, const PodGroupRef* group,
+    const ClusterSnapshot& snapshot, const ClusterBackend* cluster,
+    std::span<const PreemptCandidate> candidates);
 
 }  // namespace gte

@@ -135,25 +135,14 @@ std::vector<const NodeState*> pinnedStates(const CommittedGroupPlan& plan,
   return out;
 }
 
-bool podNamesGroup(const PodInfo& pod, const ClusterBackend* cluster,
-                   const PolicySource& policySource) {
-  const auto snapshot = cluster != nullptr ? cluster->snapshot() : nullptr;
-  const PolicyConstSharedPtr policy =
-      snapshot && snapshot->policy ? snapshot->policy : policySource();
-  return policy != nullptr && podGroupKey(pod, *policy).has_value();
-}
-
-Result<GroupDecision> decideGroup(const PodInfo& pod, const Result<PodDemand>& demand,
-                                  Resolved& resolved, const ClusterBackend* cluster,
-                                  GroupWrite write, const Reresolve& reresolve,
-                                  metrics::Metrics* metrics) {
+GroupDecision decideGroup(const PodInfo& pod, const CompiledPod& compiled, Resolved& resolved,
+                          const ClusterBackend* cluster, GroupWrite write,
+                          const Reresolve& reresolve, metrics::Metrics* metrics) {
   GroupDecision out;
-  if (!demand) return out;  // the pod rejects itself on every node already
-  auto parsed =
-      parsePodGroup(pod, *resolved.policy, cluster != nullptr ? cluster->groupSizes() : nullptr);
-  if (!parsed) return std::move(parsed).error();
-  if (!parsed->has_value()) return out;
-  out.ref = std::move(**parsed);
+  // A pod that rejects itself is rejected on every node already; one of no group is decided alone.
+  if (compiled.ownError() != nullptr || !compiled.grouped()) return out;
+  const PodDemand& demand = *compiled.demand;
+  out.ref = *compiled.groupRef();
   const PodGroupRef& ref = *out.ref;
   const bool counting = write == GroupWrite::kCommit && metrics != nullptr;
   GroupPlanStore* store = cluster != nullptr ? cluster->groupPlans() : nullptr;
@@ -163,13 +152,13 @@ Result<GroupDecision> decideGroup(const PodInfo& pod, const Result<PodDemand>& d
         "placed pod by pod";
     return out;
   }
-  if (demand->empty()) {
+  if (demand.empty()) {
     out.note = "the pod asks for no GPU: it holds no slot of its group";
     return out;
   }
   for (int attempt = 0; attempt < kCommitAttempts; ++attempt) {
     if (auto committed = committedPlan(*resolved.snapshot, ref.key)) {
-      out.answers = answersFrom(*committed, resolved, pod, *demand, *store);
+      out.answers = answersFrom(*committed, resolved, pod, demand, *store);
       out.committed = std::move(committed);
       return out;
     }
@@ -180,7 +169,7 @@ Result<GroupDecision> decideGroup(const PodInfo& pod, const Result<PodDemand>& d
     }
     const auto started = std::chrono::steady_clock::now();
     PlanInputs inputs =
-        membersToPlace(ref, pod, *demand, *store, *resolved.snapshot, *resolved.policy);
+        membersToPlace(ref, pod, demand, *store, *resolved.snapshot, *resolved.policy);
     if (inputs.members.empty()) {
       out.note = "every member of the group is placed already: placed pod by pod";
       return out;
@@ -207,7 +196,7 @@ Result<GroupDecision> decideGroup(const PodInfo& pod, const Result<PodDemand>& d
     }
     CommittedGroupPlan candidate = committable(ref, std::move(inputs), std::move(plan));
     if (write == GroupWrite::kReadOnly) {
-      out.answers = answersFrom(candidate, resolved, pod, *demand, *store);
+      out.answers = answersFrom(candidate, resolved, pod, demand, *store);
       out.uncommitted = std::make_shared<const CommittedGroupPlan>(std::move(candidate));
       return out;
     }
@@ -219,7 +208,7 @@ Result<GroupDecision> decideGroup(const PodInfo& pod, const Result<PodDemand>& d
         metrics->observeGroupPlanning(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
       }
-      out.answers = answersFrom(**committed, resolved, pod, *demand, *store);
+      out.answers = answersFrom(**committed, resolved, pod, demand, *store);
       out.committed = std::move(*committed);
       return out;
     }

@@ -11,6 +11,7 @@
 
 #include "base/result.h"
 #include "core/committed_group_plan.h"
+#include "core/compiled_pod.h"
 #include "core/group_answers.h"
 #include "core/group_plan.h"
 #include "core/pod_demand.h"
@@ -57,17 +58,11 @@ std::vector<const NodeState*> pinnedStates(const CommittedGroupPlan& plan,
 // Resolves again from the newest snapshot (a commit found its plan stale).
 using Reresolve = std::function<Result<Resolved>()>;
 
-// Whether the pod names a group under the policy it will be decided with: the request then
-// resolves its candidates with their group facts.
-bool podNamesGroup(const PodInfo& pod, const ClusterBackend* cluster,
-                   const PolicySource& policySource);
-
 // The pod's group and its answers on `resolved` (replaced by a newer resolution when a commit had
-// to plan again). Errors: the pod's invalid group annotations (the per-pod error every node
-// gets). `metrics` may be null.
-Result<GroupDecision> decideGroup(const PodInfo& pod, const Result<PodDemand>& demand,
-                                  Resolved& resolved, const ClusterBackend* cluster,
-                                  GroupWrite write, const Reresolve& reresolve,
-                                  metrics::Metrics* metrics);
+// to plan again), from the group identity and demand compiled once for the request (`compiled`;
+// a pod that rejects itself, or names no group, gets no group decision). `metrics` may be null.
+GroupDecision decideGroup(const PodInfo& pod, const CompiledPod& compiled, Resolved& resolved,
+                          const ClusterBackend* cluster, GroupWrite write,
+                          const Reresolve& reresolve, metrics::Metrics* metrics);
 
 }  // namespace gte

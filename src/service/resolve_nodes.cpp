@@ -47,8 +47,8 @@ Resolved fromNodeObjects(const std::vector<wire::NodeItem>& items, PolicyConstSh
 
 // NodeNames mode: states from the cluster snapshot, loaded once for the whole request.
 Result<Resolved> fromSnapshot(const std::vector<std::string>& names, const ClusterBackend* cluster,
-                              bool groupFacts) {
-  auto loaded = syncedSnapshot(cluster);
+                              const ClusterSnapshotConstSharedPtr& given, bool groupFacts) {
+  auto loaded = syncedSnapshot(cluster, given);
   if (!loaded) return std::move(loaded).error();
   const ClusterSnapshotConstSharedPtr& snapshot = *loaded;
   Resolved out;
@@ -67,12 +67,16 @@ Result<Resolved> fromSnapshot(const std::vector<std::string>& names, const Clust
 }  // namespace
 
 Result<ClusterSnapshotConstSharedPtr> syncedSnapshot(const ClusterBackend* cluster) {
+  return syncedSnapshot(cluster, cluster != nullptr ? cluster->snapshot() : nullptr);
+}
+
+Result<ClusterSnapshotConstSharedPtr> syncedSnapshot(const ClusterBackend* cluster,
+                                                     ClusterSnapshotConstSharedPtr snapshot) {
   if (!cluster) {
     return Error{ErrorCode::kFailedPrecondition,
                  "NodeNames received but the extender runs without a cluster cache; start it with "
                  "--kubeconfig, --in-cluster or --cluster-file, or set nodeCacheCapable: false"};
   }
-  auto snapshot = cluster->snapshot();
   if (!snapshot || !snapshot->synced) {
     return Error{ErrorCode::kUnavailable, "cache not synced"};
   }
@@ -80,10 +84,11 @@ Result<ClusterSnapshotConstSharedPtr> syncedSnapshot(const ClusterBackend* clust
 }
 
 Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const ClusterBackend* cluster,
-                              const PolicySource& policySource, NodeStateCache& cache,
+                              const ClusterSnapshotConstSharedPtr& snapshot,
+                              PolicyConstSharedPtr policy, NodeStateCache& cache,
                               metrics::Metrics* metrics, bool groupFacts) {
-  if (args.nodes) return fromNodeObjects(*args.nodes, policySource(), cache, metrics);
-  return fromSnapshot(*args.nodeNames, cluster, groupFacts);
+  if (args.nodes) return fromNodeObjects(*args.nodes, std::move(policy), cache, metrics);
+  return fromSnapshot(*args.nodeNames, cluster, snapshot, groupFacts);
 }
 
 Result<Resolved> resolveAllNodes(const ClusterBackend* cluster) {

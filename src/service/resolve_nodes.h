@@ -39,9 +39,13 @@ struct Resolved {
 using PolicySource = std::function<std::shared_ptr<const Policy>()>;
 
 // Errors: kFailedPrecondition (NodeNames without a cluster cache), kUnavailable (cache not synced).
-// `groupFacts`: also collect each candidate's pod-group facts (a group member's request).
+// `snapshot` is the one the request loaded (null without a cluster): NodeNames are resolved in it,
+// never in a newer one, so every step of the request reads the same cluster. `policy` decides
+// full Node objects. `groupFacts`: also collect each candidate's pod-group facts (a group member's
+// request).
 Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const ClusterBackend* cluster,
-                              const PolicySource& policySource, NodeStateCache& cache,
+                              const ClusterSnapshotConstSharedPtr& snapshot,
+                              PolicyConstSharedPtr policy, NodeStateCache& cache,
                               metrics::Metrics* metrics, bool groupFacts = false);
 
 // The DRA objects pods are resolved against: the snapshot's (cache mode with --dra), else null.
@@ -52,6 +56,9 @@ inline const dra::DraObjects* draObjectsOf(const Resolved& resolved) {
 // The published snapshot, once it holds a full list (every verb that reads the cluster cache
 // loads it through this, once per request). Errors as above.
 Result<ClusterSnapshotConstSharedPtr> syncedSnapshot(const ClusterBackend* cluster);
+// The same check on a snapshot the request has loaded already (null: none was, or no cluster).
+Result<ClusterSnapshotConstSharedPtr> syncedSnapshot(const ClusterBackend* cluster,
+                                                     ClusterSnapshotConstSharedPtr loaded);
 
 // Every node of the cluster snapshot, sorted by name (explain of a pod by name), with their
 // pod-group facts. Errors as above.

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/claims_as_gpus.h"
+#include "core/compiled_pod.h"
 #include "core/pod_group.h"
 #include "policy/policy_yaml.h"
 #include "sim/live_group_plan.h"
@@ -44,6 +45,7 @@ std::string copyName(const std::string& base, std::int64_t i, std::int64_t count
 // nvidia.com/gpu resolve against as filter resolves them.
 Result<std::vector<sim::ReplayPod>> podsUnder(const WhatifRequest& request, const Policy& policy,
                                               const dra::DraObjects* dra,
+                                              const GroupSizeLookup* sizes,
                                               std::optional<PodDemand>& demandOut) {
   std::vector<sim::ReplayPod> pods;
   if (!request.pod) {
@@ -56,8 +58,11 @@ Result<std::vector<sim::ReplayPod>> podsUnder(const WhatifRequest& request, cons
     }
     return pods;
   }
-  auto demand = parsePodDemand(*request.pod, policy, dra);
-  if (!demand) return invalidArgument("pod: " + demand.error().message);
+  // Compiled as filter compiles it: a pod filter refuses on every node (an invalid resource,
+  // annotation or group annotation) is refused here with filter's message.
+  const CompiledPod compiled = compilePod(*request.pod, policy, dra, sizes);
+  if (const Error* error = compiled.ownError()) return invalidArgument("pod: " + error->message);
+  const Result<PodDemand>& demand = compiled.demand;
   if (demand->empty()) {
     return invalidArgument(
         "pod: asks for no GPU or MIG devices (nvidia.com/gpu, nvidia.com/mig-*) and no "
@@ -91,8 +96,8 @@ Result<std::vector<sim::ReplayPod>> podsUnder(const WhatifRequest& request, cons
 // The levels a group of the request's pod is planned by under `policy`: the pod's own
 // `<prefix>group-levels` modes when it names a group, else the policy's.
 Result<std::vector<GroupLevel>> groupLevels(const PodInfo& pod, const Policy& policy,
-                                            const Policy& running) {
-  auto ref = parsePodGroup(pod, policy, nullptr);
+                                            const Policy& running, const GroupSizeLookup* sizes) {
+  auto ref = parsePodGroup(pod, policy, sizes);
   if (!ref) return invalidArgument("pod: " + ref.error().message);
   std::vector<GroupLevel> levels = *ref ? (*ref)->levels : policy.groups.levels;
   // The snapshot's domain ids were interned under the running policy's level labels.
@@ -140,7 +145,8 @@ void planGroupRun(const WhatifRequest& request, const WhatifOutcome& outcome,
 
 Result<WhatifOutcome> runWhatif(const WhatifRequest& request,
                                 ClusterSnapshotConstSharedPtr snapshot,
-                                const std::function<bool()>& keepGoing) {
+                                const std::function<bool()>& keepGoing,
+                                const GroupSizeLookup* sizes) {
   WhatifOutcome out;
   out.csv = !request.pod.has_value();
   const PolicyConstSharedPtr running = snapshot->policy;
@@ -156,7 +162,7 @@ Result<WhatifOutcome> runWhatif(const WhatifRequest& request,
     WhatifPolicyRun run;
     run.name = name;
     run.policy = policy;
-    auto pods = podsUnder(request, *policy, snapshot->dra.get(), run.demand);
+    auto pods = podsUnder(request, *policy, snapshot->dra.get(), sizes, run.demand);
     if (!pods) return std::move(pods).error();
     podsPerPolicy.push_back(std::move(*pods));
     out.runs.push_back(std::move(run));
@@ -179,7 +185,7 @@ Result<WhatifOutcome> runWhatif(const WhatifRequest& request,
                             : GroupDomainIds{kNoDomain, kNoDomain, kNoDomain, kNoDomain});
     }
     for (WhatifPolicyRun& run : out.runs) {
-      auto levels = groupLevels(*request.pod, *run.policy, *running);
+      auto levels = groupLevels(*request.pod, *run.policy, *running, sizes);
       if (!levels) return std::move(levels).error();
       run.levels = std::move(*levels);
     }

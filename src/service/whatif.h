@@ -14,6 +14,7 @@
 #include "base/result.h"
 #include "core/group_plan.h"
 #include "core/pod_demand.h"
+#include "core/pod_group.h"
 #include "policy/policy.h"
 #include "service/whatif_request.h"
 #include "sim/live_replay.h"
@@ -42,12 +43,14 @@ struct WhatifOutcome {
   bool stopped = false;  // keepGoing said stop before every pod of every run was placed
 };
 
-// Errors (kInvalidArgument): the pod asks for no GPU or MIG devices, its annotations are invalid,
+// Errors (kInvalidArgument): the pod asks for no GPU or MIG devices, its annotations (group
+// annotations included, read with the owners' `sizes`, may be null) are invalid,
 // the proposed policy does not parse or changes how labels are read (labelPrefix, MIG products:
 // the snapshot's states were read under the running policy; for a group, the labels of its
 // levels: the snapshot's domains were read under the running levels).
 Result<WhatifOutcome> runWhatif(const WhatifRequest& request,
                                 ClusterSnapshotConstSharedPtr snapshot,
-                                const std::function<bool()>& keepGoing);
+                                const std::function<bool()>& keepGoing,
+                                const GroupSizeLookup* sizes = nullptr);
 
 }  // namespace gte

@@ -162,6 +162,9 @@ TEST_CASE("metrics: pod-group decisions, holds and placements") {
   Metrics m;
   // Before any group: the fixed series at zero, the policy's levels registered.
   m.setGroupLevels({"nvidia.com/gpu.clique"});
+  // The hold-release reasons are the group book's names, declared by the wiring at start-up
+  // (tests/cluster/hold_release_metrics_test.cpp checks the whole list against the docs).
+  m.declareHoldReleaseReasons({"claimed", "expired"});
   std::string text = m.serialize();
   CHECK(has(text, R"(gpu_topology_extender_group_decisions_total{outcome="planned"} 0)"));
   CHECK(has(text, R"(gpu_topology_extender_group_holds_released_total{reason="expired"} 0)"));

@@ -95,3 +95,22 @@ TEST_CASE("explain table: other documents are errors") {
   CHECK_FALSE(explainTable(R"({"Error":"gpu-topology: cache not synced"})", 0).ok());
   CHECK_FALSE(explainTable(R"({"nodes":{}})", 0).ok());
 }
+
+// A pod explained by name that is already bound (or reserved) says where, before the table.
+TEST_CASE("explain table: a bound pod's node and GPUs head the table") {
+  const std::string bound =
+      R"({"namespace":"ml","name":"p","uid":"u","demand":{"gpus":2,"mig":[],"minLink":null,)"
+      R"("singleNuma":false,"strategy":"binpack"},"error":"","boundTo":{"node":"gfd",)"
+      R"("reserved":false,"gpus":[0,1],"mig":[],"devices":[]}})";
+  const std::string doc = R"({"pod":)" + bound + R"(,"mode":"cluster","nodes":[)" +
+                          node("gfd", "fit", 60, 10, "0,1", R"("phb")", "") + "]}";
+  auto table = explainTable(doc, 0);
+  REQUIRE(table.ok());
+  CHECK(table->find("\nbound to gfd (GPUs 0,1); its node is judged as if it were not there\n") !=
+        std::string::npos);
+  std::string reserved = doc;
+  reserved.replace(reserved.find(R"("reserved":false)"), 16, R"("reserved":true)");
+  auto held = explainTable(reserved, 0);
+  REQUIRE(held.ok());
+  CHECK(held->find("\nreserved on gfd (GPUs 0,1)") != std::string::npos);
+}
