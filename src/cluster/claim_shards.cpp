@@ -12,12 +12,23 @@ std::size_t ClaimShards::shardOf(std::string_view ns, std::string_view name) noe
   return h % kShardCount;
 }
 
+ClaimShards::Entry ClaimShards::entryOf(dra::ResourceClaimConstSharedPtr claim) const {
+  Entry entry;
+  if (!claim->allocated) {
+    // The id is the one resolveDraDemand compiles with, so messages and explain read the same.
+    entry.program = std::make_shared<const Result<dra::ClaimProgram>>(
+        dra::compileClaim(claim->spec, claim->ns + "/" + claim->name, *classes_));
+  }
+  entry.claim = std::move(claim);
+  return entry;
+}
+
 std::shared_ptr<const ClaimShards> ClaimShards::with(dra::ResourceClaimConstSharedPtr claim) const {
   auto next = std::make_shared<ClaimShards>(*this);
   const std::size_t s = shardOf(claim->ns, claim->name);
   auto shard = shards_[s] ? std::make_shared<Shard>(*shards_[s]) : std::make_shared<Shard>();
   Key key{claim->ns, claim->name};
-  const bool added = shard->insert_or_assign(std::move(key), std::move(claim)).second;
+  const bool added = shard->insert_or_assign(std::move(key), entryOf(std::move(claim))).second;
   next->size_ += added ? 1 : 0;
   next->shards_[s] = std::move(shard);
   return next;
@@ -38,7 +49,15 @@ std::shared_ptr<const ClaimShards> ClaimShards::without(std::string_view ns,
 std::shared_ptr<const ClaimShards> ClaimShards::withClasses(
     dra::ClassCatalogConstSharedPtr classes) const {
   auto next = std::make_shared<ClaimShards>(*this);
-  next->classes_ = std::move(classes);
+  next->classes_ = classes ? std::move(classes) : std::make_shared<const dra::ClassCatalog>();
+  // Programs name classes by their index in the catalog: every pending claim is compiled again.
+  for (auto& shard : next->shards_) {
+    if (!shard) continue;
+    auto rebuilt = std::make_shared<Shard>();
+    for (const auto& [key, entry] : *shard)
+      rebuilt->emplace(key, next->entryOf(entry.claim));
+    shard = std::move(rebuilt);
+  }
   return next;
 }
 
@@ -47,8 +66,10 @@ std::shared_ptr<const ClaimShards> ClaimShards::withClaims(
   std::array<std::shared_ptr<Shard>, kShardCount> building;
   for (auto& shard : building)
     shard = std::make_shared<Shard>();
-  for (const auto& claim : claims)
-    building[shardOf(claim->ns, claim->name)]->insert_or_assign(Key{claim->ns, claim->name}, claim);
+  for (const auto& claim : claims) {
+    building[shardOf(claim->ns, claim->name)]->insert_or_assign(Key{claim->ns, claim->name},
+                                                                 entryOf(claim));
+  }
   auto next = std::make_shared<ClaimShards>(classes_);
   for (std::size_t s = 0; s < kShardCount; ++s) {
     next->size_ += building[s]->size();
@@ -62,7 +83,15 @@ dra::ResourceClaimConstSharedPtr ClaimShards::claim(std::string_view ns,
   const auto& shard = shards_[shardOf(ns, name)];
   if (!shard) return nullptr;
   const auto it = shard->find(Key{std::string(ns), std::string(name)});
-  return it == shard->end() ? nullptr : it->second;
+  return it == shard->end() ? nullptr : it->second.claim;
+}
+
+dra::CachedClaim ClaimShards::cachedClaim(std::string_view ns, std::string_view name) const {
+  const auto& shard = shards_[shardOf(ns, name)];
+  if (!shard) return {};
+  const auto it = shard->find(Key{std::string(ns), std::string(name)});
+  if (it == shard->end()) return {};
+  return dra::CachedClaim{it->second.claim, it->second.program};
 }
 
 dra::ResourceClaimTemplateConstSharedPtr ClaimShards::claimTemplate(std::string_view,

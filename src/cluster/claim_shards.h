@@ -1,7 +1,10 @@
 #pragma once
 // The DraObjects a snapshot carries in cache mode: the DeviceClasses (compiled) and every
 // ResourceClaim, kept in 64 immutable shards by namespace and name, so a claim event copies one
-// shard (about 1/64 of the claims) and shares the rest with the previous snapshot. Templates are
+// shard (about 1/64 of the claims) and shares the rest with the previous snapshot. Each claim not
+// yet allocated is kept with its spec compiled against the classes (selectors, constraints:
+// dra::compileClaim) when it arrives, and every such claim again when the classes change, so a
+// request that resolves a pod's claims compiles no CEL. Templates are
 // not watched: the scheduler does not schedule a template pod before its claim exists
 // (docs/dra.md).
 #include <array>
@@ -21,7 +24,11 @@ class ClaimShards final : public dra::DraObjects {
  public:
   static constexpr std::size_t kShardCount = 64;
   using Key = std::pair<std::string, std::string>;  // namespace, name
-  using Shard = std::map<Key, dra::ResourceClaimConstSharedPtr, std::less<>>;
+  struct Entry {
+    dra::ResourceClaimConstSharedPtr claim;
+    dra::CompiledClaimConstSharedPtr program;  // null for an allocated claim (nothing to allocate)
+  };
+  using Shard = std::map<Key, Entry, std::less<>>;
 
   explicit ClaimShards(dra::ClassCatalogConstSharedPtr classes);
 
@@ -35,6 +42,7 @@ class ClaimShards final : public dra::DraObjects {
 
   const dra::ClassCatalogConstSharedPtr& classes() const override { return classes_; }
   dra::ResourceClaimConstSharedPtr claim(std::string_view ns, std::string_view name) const override;
+  dra::CachedClaim cachedClaim(std::string_view ns, std::string_view name) const override;
   // Null: templates are not cached.
   dra::ResourceClaimTemplateConstSharedPtr claimTemplate(std::string_view ns,
                                                          std::string_view name) const override;
@@ -42,6 +50,8 @@ class ClaimShards final : public dra::DraObjects {
 
  private:
   static std::size_t shardOf(std::string_view ns, std::string_view name) noexcept;
+  // The claim with its program compiled against `classes_`.
+  Entry entryOf(dra::ResourceClaimConstSharedPtr claim) const;
 
   dra::ClassCatalogConstSharedPtr classes_;
   std::array<std::shared_ptr<const Shard>, kShardCount> shards_;

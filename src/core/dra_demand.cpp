@@ -95,7 +95,8 @@ DraDemandConstSharedPtr resolveDraDemand(const PodInfo& pod, std::int64_t gpus,
       if (made != nullptr) claimName = *made;
     }
     if (!claimName.empty()) {
-      const dra::ResourceClaimConstSharedPtr claim = objects->claim(pod.ns, claimName);
+      const dra::CachedClaim cached = objects->cachedClaim(pod.ns, claimName);
+      const dra::ResourceClaimConstSharedPtr& claim = cached.claim;
       if (!claim) {
         return passThrough(DraPassThrough::kClaimNotCached,
                            "claim " + pod.ns + "/" + claimName + " is not in the cache yet");
@@ -104,8 +105,11 @@ DraDemandConstSharedPtr resolveDraDemand(const PodInfo& pod, std::int64_t gpus,
         ++demand->allocatedClaims;  // holds its devices already; nothing to allocate
         continue;
       }
+      // Compiled by the cache when the claim arrived; compiled here only for objects that keep
+      // no programs (a what-if's own maps, tests).
       Result<dra::ClaimProgram> program =
-          dra::compileClaim(claim->spec, pod.ns + "/" + claimName, classes);
+          cached.program ? *cached.program
+                         : dra::compileClaim(claim->spec, pod.ns + "/" + claimName, classes);
       if (!program.ok())
         return passThrough(DraPassThrough::kUninterpretable, program.error().message);
       demand->claims.push_back(std::move(program).value());

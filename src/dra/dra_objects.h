@@ -8,10 +8,21 @@
 #include <string_view>
 #include <utility>
 
+#include "base/result.h"
+#include "dra/claim_program.h"
 #include "dra/class_catalog.h"
 #include "dra/resource_claim.h"
 
 namespace gte::dra {
+
+using CompiledClaimConstSharedPtr = std::shared_ptr<const Result<ClaimProgram>>;
+
+// A cached claim and, when the cache compiled it ahead (as the claim or the classes arrived), its
+// spec compiled against the objects' classes (an error: the claim is uninterpretable).
+struct CachedClaim {
+  ResourceClaimConstSharedPtr claim;  // null: not cached
+  CompiledClaimConstSharedPtr program;  // null: not compiled ahead; the reader compiles it
+};
 
 class DraObjects {
  public:
@@ -22,6 +33,12 @@ class DraObjects {
   virtual ResourceClaimConstSharedPtr claim(std::string_view ns, std::string_view name) const = 0;
   virtual ResourceClaimTemplateConstSharedPtr claimTemplate(std::string_view ns,
                                                             std::string_view name) const = 0;
+  // The claim with its compiled program where the cache keeps one (the cluster cache does, so no
+  // request compiles the CEL selectors of a claim the watch has seen); the plain maps compile
+  // nothing ahead.
+  virtual CachedClaim cachedClaim(std::string_view ns, std::string_view name) const {
+    return CachedClaim{claim(ns, name), nullptr};
+  }
 };
 
 using DraObjectsConstSharedPtr = std::shared_ptr<const DraObjects>;

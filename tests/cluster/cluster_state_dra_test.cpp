@@ -128,6 +128,72 @@ TEST_CASE("DRA cache: claim pods resolve against the snapshot's claims and class
   CHECK(demand->dra->claims[0].id == "ml/train-0-gpus");
 }
 
+namespace {
+
+// The snapshot's objects, with the cached program of one claim replaced by a marked one: what a
+// resolution reads shows whether it compiled the claim again or took the cache's program.
+class MarkedPrograms final : public dra::DraObjects {
+ public:
+  explicit MarkedPrograms(const dra::DraObjects& inner) : inner_(inner) {}
+  const dra::ClassCatalogConstSharedPtr& classes() const override { return inner_.classes(); }
+  dra::ResourceClaimConstSharedPtr claim(std::string_view ns,
+                                         std::string_view name) const override {
+    return inner_.claim(ns, name);
+  }
+  dra::ResourceClaimTemplateConstSharedPtr claimTemplate(std::string_view ns,
+                                                         std::string_view name) const override {
+    return inner_.claimTemplate(ns, name);
+  }
+  dra::CachedClaim cachedClaim(std::string_view ns, std::string_view name) const override {
+    dra::CachedClaim cached = inner_.cachedClaim(ns, name);
+    if (cached.program && cached.program->ok()) {
+      dra::ClaimProgram marked = cached.program->value();
+      marked.id = "compiled by the cache";
+      cached.program = std::make_shared<const Result<dra::ClaimProgram>>(std::move(marked));
+    }
+    return cached;
+  }
+
+ private:
+  const dra::DraObjects& inner_;
+};
+
+}  // namespace
+
+// The request path compiles no CEL for a claim the watch has seen: the cache compiles a pending
+// claim's spec as it arrives (and every pending claim again when the classes change), and a pod's
+// resolution takes that program.
+TEST_CASE("DRA cache: claims are compiled as they arrive, not per request", "[cluster][dra]") {
+  DraState s;
+  s.state.upsertResourceClaim(draClaim("claim-2-gpus.json"));  // ml/train-0-gpus, pending
+  auto snapshot = s.state.snapshot();
+  const dra::CachedClaim cached = snapshot->dra->cachedClaim("ml", "train-0-gpus");
+  REQUIRE(cached.claim);
+  REQUIRE(cached.program);
+  REQUIRE(cached.program->ok());
+  CHECK(cached.program->value().id == "ml/train-0-gpus");
+
+  const PodInfo pod = makeClaimPod("train-0", "ml", {{"gpus", "train-0-gpus"}});
+  const MarkedPrograms marked(*snapshot->dra);
+  const auto demand = parsePodDemand(pod, *snapshot->policy, &marked);
+  REQUIRE(demand.ok());
+  REQUIRE(demand->dra);
+  REQUIRE(demand->dra->claims.size() == 1);
+  CHECK(demand->dra->claims[0].id == "compiled by the cache");
+
+  // New classes: the pending claim is compiled again against them (class indices may move).
+  s.state.replaceDeviceClasses(draClasses("nvidia-device-classes.json"));
+  snapshot = s.state.snapshot();
+  const dra::CachedClaim again = snapshot->dra->cachedClaim("ml", "train-0-gpus");
+  REQUIRE(again.program);
+  CHECK(again.program != cached.program);
+  CHECK(again.program->ok());
+  // An allocated claim has nothing left to allocate: nothing is compiled for it.
+  s.state.upsertResourceClaim(draClaim("claim-allocated.json"));
+  const dra::ResourceClaimConstSharedPtr allocated = draClaim("claim-allocated.json");
+  CHECK_FALSE(s.state.snapshot()->dra->cachedClaim(allocated->ns, allocated->name).program);
+}
+
 TEST_CASE("DRA cache: a deleted slice or class takes the node's DRA state with it",
           "[cluster][dra]") {
   DraState s;
