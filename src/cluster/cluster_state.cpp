@@ -154,6 +154,7 @@ void ClusterState::removeNode(std::string_view name) {
 void ClusterState::upsertPodLocked(ObservedPod observed, NameSet& dirty) {
   const std::string uid = podKey(observed.pod);
   const bool wasPending = pending_.erase(uid);
+  if (wasPending) groups_.touchMember(uid);
   if (observed.pod.terminal()) {
     // Succeeded/Failed pods hold no devices any more.
     erasePodLocked(uid, dirty);
@@ -319,6 +320,7 @@ void ClusterState::setPolicy(PolicyConstSharedPtr policy) {
     groups_.releaseAll(HoldRelease::kPolicy, dirty);
   }
   policy_ = policy;
+  reparseMembers_ = true;  // demands read annotations and tables under the policy
   builder_.setPolicy(std::move(policy));
   for (std::string& name : builder_.names()) {
     const std::int64_t generation = labelsGenerationLocked(name);
@@ -434,7 +436,7 @@ void ClusterState::markBoundLocked(const std::string& key) {
   record.allocation = held->allocation;
   record.counted = true;  // bound now: no labels written yet can cover it
   const std::string node = held->node;
-  pending_.erase(key);
+  if (pending_.erase(key)) groups_.touchMember(key);
   if (options_.onPodPlaced) newlyBound_.push_back(key);
   NameSet dirty{node};
   ledger_.putPod(key, std::move(record));
@@ -529,7 +531,10 @@ void ClusterState::changeDra(Update&& update) {
   if (!dra_) return;
   DraChange change;
   update(*dra_, change);
-  if (change.objects) builder_.setDraObjects(dra_->objects());
+  if (change.objects) {
+    builder_.setDraObjects(dra_->objects());
+    reparseDraMembers_ = true;  // a claim member's demand resolves against the objects
+  }
   if (change.everyNode) {
     builder_.draAllNodesChanged();
   } else {
@@ -636,6 +641,7 @@ void ClusterState::deliver(const Events& events) const {
 
 void ClusterState::publishLocked() {
   const auto started = std::chrono::steady_clock::now();
+  builder_.setGroupMembers(memberTableLocked());
   ClusterSnapshotConstSharedPtr next = builder_.build();
   if (options_.onSnapshotBuilt) {
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
@@ -647,14 +653,40 @@ void ClusterState::publishLocked() {
 
 // ---------------------------------------------------------------- pod groups
 
-GroupMembers ClusterState::groupMembers(std::string_view key) const {
-  std::lock_guard lock(mutex_);
-  GroupMembers members;
-  members.placedNodes = groups_.placedNodes(key);
-  for (const std::string& uid : groups_.waiting(key)) {
-    if (const PodInfo* pending = pending_.find(uid)) members.waiting.push_back(*pending);
+GroupMemberTableConstSharedPtr ClusterState::memberTableLocked() {
+  std::set<std::string> changed = groups_.takeMembersChanged();
+  if (members_ && (reparseMembers_ || reparseDraMembers_)) {
+    for (const auto& [key, view] : *members_) {
+      const bool readsDra =
+          std::any_of(view->waiting.begin(), view->waiting.end(),
+                      [](const WaitingMember& member) { return member.readsDra; });
+      if (reparseMembers_ || readsDra) changed.insert(key);
+    }
   }
-  return members;
+  reparseMembers_ = reparseDraMembers_ = false;
+  if (members_ && changed.empty()) return members_;
+  auto next = members_ ? std::make_shared<GroupMemberTable>(*members_)
+                       : std::make_shared<GroupMemberTable>();
+  for (const std::string& key : changed) {
+    GroupMemberView view;
+    view.placedNodes = groups_.placedNodes(key);
+    for (const std::string& uid : groups_.waiting(key)) {
+      const PodInfo* pending = pending_.find(uid);
+      if (pending == nullptr) continue;
+      WaitingMember member{pending->ns, pending->name, pending->uid, std::nullopt, false};
+      Result<PodDemand> demand = parsePodDemand(*pending, *policy_, draObjectsLocked());
+      member.readsDra = !pending->resourceClaims.empty() || (demand && demand->dra);
+      if (demand) member.demand = std::move(*demand);
+      view.waiting.push_back(std::move(member));
+    }
+    if (view.placedNodes.empty() && view.waiting.empty()) {
+      next->erase(key);
+    } else {
+      next->insert_or_assign(key, std::make_shared<const GroupMemberView>(std::move(view)));
+    }
+  }
+  members_ = std::move(next);
+  return members_;
 }
 
 Result<CommittedGroupPlanConstSharedPtr> ClusterState::commitGroupPlan(CommittedGroupPlan plan) {

@@ -156,7 +156,6 @@ class ClusterState final : public GroupPlanStore {
   std::size_t expireReservations();
 
   // --- Pod groups (GroupPlanStore; docs/groups.md).
-  GroupMembers groupMembers(std::string_view key) const override;
   Result<CommittedGroupPlanConstSharedPtr> commitGroupPlan(CommittedGroupPlan plan) override;
   std::size_t heldSlotCount() const;
   // kube-scheduler gave up on PodGroup `ns`/`name` (PodGroupInitiallyScheduled False,
@@ -220,6 +219,8 @@ class ClusterState final : public GroupPlanStore {
   // The placements of the pods newly seen bound (their devices predicted by now), and the pods
   // gone, since the last call.
   Events takeEventsLocked();
+  // The member table the next snapshot publishes, with the changed groups re-derived.
+  GroupMemberTableConstSharedPtr memberTableLocked();
   void deliver(const Events& events) const;
 
   const ClusterStateOptions options_;
@@ -233,6 +234,12 @@ class ClusterState final : public GroupPlanStore {
   std::unique_ptr<DraCache> dra_;        // GUARDED_BY(mutex_): null while DRA is off
   std::vector<std::string> newlyBound_;  // GUARDED_BY(mutex_): UIDs for the next Events
   std::vector<std::string> gone_;        // GUARDED_BY(mutex_)
+  // The pod groups' members as published (the snapshot's groupMembers), re-derived per changed
+  // group; every group with a member whose demand reads what changed (the policy, DRA objects)
+  // is parsed again.
+  GroupMemberTableConstSharedPtr members_;  // GUARDED_BY(mutex_)
+  bool reparseMembers_ = false;             // GUARDED_BY(mutex_): the policy changed
+  bool reparseDraMembers_ = false;          // GUARDED_BY(mutex_): DRA objects changed
 
   mutable std::mutex snapshotMutex_;       // guards only the pointer
   ClusterSnapshotConstSharedPtr current_;  // GUARDED_BY(snapshotMutex_)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <utility>
 
 #include "core/group_slots.h"
 #include "topology/pair_table.h"
@@ -90,7 +91,19 @@ void GroupBook::setPlan(Group& group, std::shared_ptr<CommittedGroupPlan> plan, 
   changed_ = true;
 }
 
+std::set<std::string> GroupBook::takeMembersChanged() {
+  return std::exchange(membersChanged_, {});
+}
+
+void GroupBook::touchMember(const std::string& uid) {
+  if (const auto key = keyOf_.find(uid); key != keyOf_.end()) membersChanged_.insert(key->second);
+}
+
 void GroupBook::memberPending(const std::string& uid, const std::string& key) {
+  if (const auto before = keyOf_.find(uid); before != keyOf_.end() && before->second != key) {
+    membersChanged_.insert(before->second);
+  }
+  membersChanged_.insert(key);
   keyOf_[uid] = key;
   Group& group = groups_[key];
   group.placed.erase(uid);
@@ -102,6 +115,7 @@ void GroupBook::memberPlaced(const std::string& uid, const std::string& key,
                              const PodDemand* demand, WallTime now, std::int64_t ttlMillis,
                              const std::function<GroupDomainIds(const std::string&)>& domainsOf,
                              NameSet& dirty) {
+  membersChanged_.insert(key);
   keyOf_[uid] = key;
   Group& group = groups_[key];
   group.pending.erase(uid);
@@ -150,6 +164,7 @@ void GroupBook::memberUnplaced(const std::string& uid, NameSet& dirty) {
   if (key == keyOf_.end()) return;
   Group* group = find(key->second);
   if (group == nullptr) return;
+  membersChanged_.insert(key->second);
   group->placed.erase(uid);
   group->pending.insert(uid);
   if (!group->plan) return;
@@ -166,6 +181,7 @@ void GroupBook::memberGone(const std::string& uid, NameSet& dirty) {
   if (key == keyOf_.end()) return;
   const std::string groupKey = key->second;
   keyOf_.erase(key);
+  membersChanged_.insert(groupKey);
   Group* group = find(groupKey);
   if (group == nullptr) return;
   const bool waited = group->pending.erase(uid) > 0;

@@ -80,6 +80,11 @@ class GroupBook {
 
   // --- plans.
   const CommittedGroupPlan* plan(std::string_view key) const;
+  // The keys of the groups whose members (waiting or placed) changed since the last call: what the
+  // published member table re-derives.
+  std::set<std::string> takeMembersChanged();
+  // The pod's group, if it is a member, has changed members (its pending object changed).
+  void touchMember(const std::string& uid);
   // Nodes of the group's placed members, and its waiting members' UIDs.
   std::vector<std::string> placedNodes(std::string_view key) const;
   std::vector<std::string> waiting(std::string_view key) const;
@@ -140,6 +145,7 @@ class GroupBook {
   std::unordered_map<std::string, std::string> keyOf_;  // member UID -> group key
   std::map<std::string, std::vector<SlotRef>> holds_;   // node -> its held slots
   std::uint64_t sequence_ = 0;
+  std::set<std::string> membersChanged_;  // group keys, since takeMembersChanged
   bool changed_ = true;
   GroupPlanTableConstSharedPtr published_;
 };

@@ -1,7 +1,7 @@
 #pragma once
-// What the service needs from a cluster cache to plan pod groups (docs/groups.md): the group's
-// members the cache knows, and the one write a request makes: committing a plan, which holds its
-// slots and publishes a snapshot. src/cluster's ClusterState implements it; a ClusterBackend hands
+// What the service needs from a cluster cache to plan pod groups (docs/groups.md) beyond the
+// snapshot (which publishes each group's plan and members): the one write a request makes,
+// committing a plan, which holds its slots and publishes a snapshot. src/cluster's ClusterState implements it; a ClusterBackend hands
 // it out (ClusterBackend::groupPlans), so every backend built on a ClusterState plans groups.
 #include <string>
 #include <string_view>
@@ -13,16 +13,9 @@
 
 namespace gte {
 
-struct GroupMembers {
-  std::vector<std::string> placedNodes;  // nodes of members bound or being bound
-  std::vector<std::string> placedUids;
-  std::vector<PodInfo> waiting;  // members the cache keeps that wait for a node (GPU pods only)
-};
-
 class GroupPlanStore {
  public:
   virtual ~GroupPlanStore() = default;
-  virtual GroupMembers groupMembers(std::string_view key) const = 0;
   // Commits `plan` unless its group has one, holding its slots, and publishes a snapshot with it.
   // Returns the group's committed plan: this one, or the one another request committed first.
   // Errors: kUnavailable when a slot's GPUs are no longer free in the newest snapshot (the caller

@@ -19,7 +19,7 @@ namespace {
 // member's pinned slot (group_requests.h, pinnedStates) needs no GPU victim.
 std::vector<GroupPreempt> insidePlan(const CommittedGroupPlan& plan,
                                      const ClusterSnapshot& snapshot, const PodInfo& pod,
-                                     const PodDemand& demand, const GroupPlanStore& store,
+                                     const PodDemand& demand,
                                      std::span<const PreemptCandidate> candidates) {
   std::vector<NodeCandidate> nodes;
   std::vector<const NodeGroupFacts*> facts;
@@ -27,7 +27,7 @@ std::vector<GroupPreempt> insidePlan(const CommittedGroupPlan& plan,
     nodes.push_back(NodeCandidate{c.node, c.state, {}, nullptr});
     facts.push_back(snapshot.nodes.groupFacts(c.node));
   }
-  const std::vector<const NodeState*> open = pinnedStates(plan, snapshot, pod, demand, store);
+  const std::vector<const NodeState*> open = pinnedStates(plan, snapshot, pod, demand);
   const GroupAnswers answers = memberAnswers(plan, nodes, facts, open, snapshot.groupDomains.get());
   std::vector<GroupPreempt> out;
   for (const GroupAnswers::Kind kind : answers.nodes) {
@@ -50,7 +50,7 @@ std::optional<std::vector<GroupPreempt>> groupPreemption(
   if (podGroup == nullptr || demand.empty() || store == nullptr) return Keep{};
   const PodGroupRef& ref = *podGroup;
   if (const CommittedGroupPlan* plan = snapshot.groupPlan(ref.key)) {
-    return Keep{insidePlan(*plan, snapshot, pod, demand, *store, candidates)};
+    return Keep{insidePlan(*plan, snapshot, pod, demand, candidates)};
   }
   if (!ref.size) return Keep{};
 
@@ -80,7 +80,9 @@ std::optional<std::vector<GroupPreempt>> groupPreemption(
   for (std::size_t i = 0; i < nodes.size(); ++i)
     nodes[i].facts = &facts[i];
 
-  const GroupMembers members = store->groupMembers(ref.key);
+  static const GroupMemberView kNone;
+  const GroupMemberView* found = snapshot.members(ref.key);
+  const GroupMemberView& members = found != nullptr ? *found : kNone;
   std::vector<GroupDomainIds> anchors;
   for (const std::string& node : members.placedNodes) {
     if (const NodeGroupFacts* f = snapshot.nodes.groupFacts(node)) anchors.push_back(f->domain);

@@ -21,14 +21,13 @@ CommittedGroupPlanConstSharedPtr committedPlan(const ClusterSnapshot& snapshot,
   return it == snapshot.groupPlans->end() ? nullptr : it->second;
 }
 
-bool samePod(const PodInfo& a, const PodInfo& b) {
+bool samePod(const WaitingMember& a, const PodInfo& b) {
   return a.uid.empty() || b.uid.empty() ? a.ns == b.ns && a.name == b.name : a.uid == b.uid;
 }
 
 GroupAnswers answersFrom(const CommittedGroupPlan& plan, const Resolved& resolved,
-                         const PodInfo& pod, const PodDemand& demand, const GroupPlanStore& store) {
-  const std::vector<const NodeState*> open =
-      pinnedStates(plan, *resolved.snapshot, pod, demand, store);
+                         const PodInfo& pod, const PodDemand& demand) {
+  const std::vector<const NodeState*> open = pinnedStates(plan, *resolved.snapshot, pod, demand);
   return memberAnswers(plan, resolved.candidates, resolved.groupFacts, open,
                        resolved.snapshot->groupDomains.get());
 }
@@ -39,13 +38,15 @@ struct PlanInputs {
   std::vector<std::string> anchorNodes;
 };
 
-// The members still to place: this pod, the members the cache holds waiting (their own demands),
-// and as many more like this pod as the size says; the members already placed anchor the plan.
+// The members still to place: this pod, the members the snapshot holds waiting (their own
+// demands, parsed when they changed), and as many more like this pod as the size says; the members
+// already placed anchor the plan.
 PlanInputs membersToPlace(const PodGroupRef& ref, const PodInfo& pod, const PodDemand& demand,
-                          const GroupPlanStore& store, const ClusterSnapshot& snapshot,
-                          const Policy& policy) {
+                          const ClusterSnapshot& snapshot) {
   PlanInputs in;
-  const GroupMembers known = store.groupMembers(ref.key);
+  static const GroupMemberView kNone;
+  const GroupMemberView* found = snapshot.members(ref.key);
+  const GroupMemberView& known = found != nullptr ? *found : kNone;
   for (const std::string& node : known.placedNodes) {
     in.anchorNodes.push_back(node);
     if (const NodeGroupFacts* facts = snapshot.nodes.groupFacts(node)) {
@@ -55,11 +56,10 @@ PlanInputs membersToPlace(const PodGroupRef& ref, const PodInfo& pod, const PodD
   const std::int64_t toPlace = *ref.size - static_cast<std::int64_t>(known.placedNodes.size());
   if (toPlace <= 0) return in;
   in.members.push_back(demand);
-  for (const PodInfo& other : known.waiting) {
+  for (const WaitingMember& other : known.waiting) {
     if (static_cast<std::int64_t>(in.members.size()) >= toPlace) break;
     if (samePod(other, pod)) continue;
-    Result<PodDemand> theirs = parsePodDemand(other, policy, snapshot.dra.get());
-    if (theirs && !theirs->empty()) in.members.push_back(std::move(*theirs));
+    if (other.demand && !other.demand->empty()) in.members.push_back(*other.demand);
   }
   while (static_cast<std::int64_t>(in.members.size()) < toPlace)
     in.members.push_back(demand);
@@ -120,13 +120,13 @@ metrics::GroupOutcome outcomeOf(GroupPlanStatus status) {
 
 std::vector<const NodeState*> pinnedStates(const CommittedGroupPlan& plan,
                                            const ClusterSnapshot& snapshot, const PodInfo& pod,
-                                           const PodDemand& demand, const GroupPlanStore& store) {
+                                           const PodDemand& demand) {
   std::vector<std::string> names;
-  const Policy& policy = *snapshot.policy;
-  for (const PodInfo& other : store.groupMembers(plan.key).waiting) {
-    if (samePod(other, pod)) continue;
-    const Result<PodDemand> theirs = parsePodDemand(other, policy, snapshot.dra.get());
-    if (theirs && sameShape(*theirs, demand)) names.push_back(other.name);
+  if (const GroupMemberView* members = snapshot.members(plan.key)) {
+    for (const WaitingMember& other : members->waiting) {
+      if (samePod(other, pod)) continue;
+      if (other.demand && sameShape(*other.demand, demand)) names.push_back(other.name);
+    }
   }
   std::vector<const NodeState*> out;
   if (const auto slot = pinnedSlot(plan, demand, pod.name, names)) {
@@ -158,7 +158,7 @@ GroupDecision decideGroup(const PodInfo& pod, const CompiledPod& compiled, Resol
   }
   for (int attempt = 0; attempt < kCommitAttempts; ++attempt) {
     if (auto committed = committedPlan(*resolved.snapshot, ref.key)) {
-      out.answers = answersFrom(*committed, resolved, pod, demand, *store);
+      out.answers = answersFrom(*committed, resolved, pod, demand);
       out.committed = std::move(committed);
       return out;
     }
@@ -169,7 +169,7 @@ GroupDecision decideGroup(const PodInfo& pod, const CompiledPod& compiled, Resol
     }
     const auto started = std::chrono::steady_clock::now();
     PlanInputs inputs =
-        membersToPlace(ref, pod, demand, *store, *resolved.snapshot, *resolved.policy);
+        membersToPlace(ref, pod, demand, *resolved.snapshot);
     if (inputs.members.empty()) {
       out.note = "every member of the group is placed already: placed pod by pod";
       return out;
@@ -196,7 +196,7 @@ GroupDecision decideGroup(const PodInfo& pod, const CompiledPod& compiled, Resol
     }
     CommittedGroupPlan candidate = committable(ref, std::move(inputs), std::move(plan));
     if (write == GroupWrite::kReadOnly) {
-      out.answers = answersFrom(candidate, resolved, pod, demand, *store);
+      out.answers = answersFrom(candidate, resolved, pod, demand);
       out.uncommitted = std::make_shared<const CommittedGroupPlan>(std::move(candidate));
       return out;
     }
@@ -208,7 +208,7 @@ GroupDecision decideGroup(const PodInfo& pod, const CompiledPod& compiled, Resol
         metrics->observeGroupPlanning(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
       }
-      out.answers = answersFrom(**committed, resolved, pod, demand, *store);
+      out.answers = answersFrom(**committed, resolved, pod, demand);
       out.committed = std::move(*committed);
       return out;
     }

@@ -47,13 +47,13 @@ enum class GroupWrite : std::uint8_t {
 };
 
 // The member's planned node: the state, in `snapshot`, of the node of the held slot it is pinned
-// to (core/member_pin.h; the group's waiting members come from `store`), or none when the plan
+// to (core/member_pin.h; the group's waiting members come from the snapshot), or none when the plan
 // holds no slot for it. Only that node answers kPlanned: keeping a member on every node where its
 // group holds a slot of its shape would let a gang cycle send two members to a node that holds
 // one.
 std::vector<const NodeState*> pinnedStates(const CommittedGroupPlan& plan,
                                            const ClusterSnapshot& snapshot, const PodInfo& pod,
-                                           const PodDemand& demand, const GroupPlanStore& store);
+                                           const PodDemand& demand);
 
 // Resolves again from the newest snapshot (a commit found its plan stale).
 using Reresolve = std::function<Result<Resolved>()>;

@@ -8,6 +8,7 @@
 
 #include "core/committed_group_plan.h"
 #include "core/group_domains.h"
+#include "core/group_members.h"
 #include "core/node_state.h"
 #include "dra/dra_objects.h"
 #include "policy/policy.h"
@@ -25,6 +26,9 @@ struct ClusterSnapshot {
   // (never null in a built snapshot).
   GroupDomainNamesConstSharedPtr groupDomains;
   GroupPlanTableConstSharedPtr groupPlans;
+  // ... and their members: placed members' nodes, waiting members with their parsed demands
+  // (never null in a built snapshot).
+  GroupMemberTableConstSharedPtr groupMembers;
   // DRA (docs/dra.md): the classes, claims and templates a request resolves a pod's claims
   // against (parsePodDemand); null when the cluster state does not watch DRA objects.
   dra::DraObjectsConstSharedPtr dra;
@@ -32,6 +36,12 @@ struct ClusterSnapshot {
 
   // nullptr when the node is not known.
   const NodeState* find(std::string_view name) const noexcept { return nodes.find(name); }
+  // A group's members; null when the cache knows none.
+  const GroupMemberView* members(std::string_view key) const noexcept {
+    if (!groupMembers) return nullptr;
+    const auto it = groupMembers->find(key);
+    return it == groupMembers->end() ? nullptr : it->second.get();
+  }
   // The committed plan of a group; null when it has none.
   const CommittedGroupPlan* groupPlan(std::string_view key) const noexcept {
     if (!groupPlans) return nullptr;

@@ -21,7 +21,8 @@ bool sameCharges(const NodeChargesConstSharedPtr& a, const NodeChargesConstShare
 ClusterSnapshotBuilder::ClusterSnapshotBuilder(PolicyConstSharedPtr policy, std::string poolLabel)
     : policy_(std::move(policy)),
       poolLabel_(std::move(poolLabel)),
-      groupPlans_(std::make_shared<const GroupPlanTable>()) {
+      groupPlans_(std::make_shared<const GroupPlanTable>()),
+      groupMembers_(std::make_shared<const GroupMemberTable>()) {
   if (policy_) domains_.setLevels(policy_->groups.levels);
 }
 
@@ -145,6 +146,13 @@ void ClusterSnapshotBuilder::setGroupPlans(GroupPlanTableConstSharedPtr plans) {
   metaChanged_ = true;
 }
 
+void ClusterSnapshotBuilder::setGroupMembers(GroupMemberTableConstSharedPtr members) {
+  if (!members) members = std::make_shared<const GroupMemberTable>();
+  if (members == groupMembers_ || (members->empty() && groupMembers_->empty())) return;
+  groupMembers_ = std::move(members);
+  metaChanged_ = true;
+}
+
 void ClusterSnapshotBuilder::setDra(const dra::SliceIndex* slices,
                                     const dra::AllocatedDevices* allocated,
                                     dra::DraObjectsConstSharedPtr objects) {
@@ -245,6 +253,7 @@ ClusterSnapshotConstSharedPtr ClusterSnapshotBuilder::build() {
   next->policy = policy_;
   next->synced = synced_;
   next->groupPlans = groupPlans_;
+  next->groupMembers = groupMembers_;
   next->dra = draObjects_;
   for (std::size_t shard = 0; shard < kShards; ++shard) {
     if (!current_ || dirty_.test(shard)) {

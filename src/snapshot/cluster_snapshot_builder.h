@@ -22,6 +22,7 @@
 #include "core/committed_group_plan.h"
 #include "core/dra_node_state.h"
 #include "core/group_domains.h"
+#include "core/group_members.h"
 #include "core/node_charges.h"
 #include "core/node_content.h"
 #include "core/node_health.h"
@@ -61,6 +62,8 @@ class ClusterSnapshotBuilder {
   void setSynced(bool synced);
   // The pod-group plans the next snapshot publishes (null: none).
   void setGroupPlans(GroupPlanTableConstSharedPtr plans);
+  // The pod groups' members the next snapshot publishes (null: none).
+  void setGroupMembers(GroupMemberTableConstSharedPtr members);
   // The node's pod-group domain per policy level, as of its current labels (every kNoDomain for an
   // unknown node).
   GroupDomainIds groupDomains(std::string_view name);
@@ -118,6 +121,7 @@ class ClusterSnapshotBuilder {
   std::string poolLabel_;
   GroupDomainInterner domains_;
   GroupPlanTableConstSharedPtr groupPlans_;
+  GroupMemberTableConstSharedPtr groupMembers_;
   bool synced_ = false;
   bool metaChanged_ = true;  // policy or synced flag changed since the last build
   std::uint64_t nextGeneration_ = 1;

@@ -167,7 +167,8 @@ TEST_CASE("Holds end when members bind, are deleted, or the TTL passes", "[group
     state.upsertPod(ObservedPod{member(uid, 4), std::nullopt});
   REQUIRE(state.commitGroupPlan(planNow(state, 4)).ok());
   CHECK(state.heldSlotCount() == 4);
-  CHECK(state.groupMembers(kKey).waiting.size() == 4);
+  REQUIRE(state.snapshot()->members(kKey) != nullptr);
+  CHECK(state.snapshot()->members(kKey)->waiting.size() == 4);
 
   // kube-scheduler binds m1 itself (no bind verb): the watch sees it bound on a.
   state.upsertPod(ObservedPod{member("m1", 4, "a"), clock.seconds()});
@@ -213,7 +214,8 @@ TEST_CASE("Members already bound anchor the group after a restart", "[groups]") 
   state.replacePods(
       {ObservedPod{member("m1", 4, "b"), 2000}, ObservedPod{member("m2", 4, "b"), 2000},
        ObservedPod{member("m3", 4), std::nullopt}, ObservedPod{member("m4", 4), std::nullopt}});
-  const gte::GroupMembers members = state.groupMembers(kKey);
+  REQUIRE(state.snapshot()->members(kKey) != nullptr);
+  const gte::GroupMemberView members = *state.snapshot()->members(kKey);
   CHECK(members.placedNodes == std::vector<std::string>{"b", "b"});
   CHECK(members.waiting.size() == 2);
   // Best fit alone would take clique x (one node, two slots, nothing left over); the members

@@ -239,3 +239,80 @@ TEST_CASE("preempt vetoes a node where no device can serve the pod's claims") {
   CHECK_FALSE(kept.contains("device-plugin"));
   CHECK(kept.contains("hgx-h100-a"));
 }
+
+namespace {
+
+// The cluster state's group store, counting the commits that reach it.
+class CountingStore final : public gte::GroupPlanStore {
+ public:
+  explicit CountingStore(gte::cluster::ClusterState& state) : state_(state) {}
+  gte::Result<gte::CommittedGroupPlanConstSharedPtr> commitGroupPlan(
+      gte::CommittedGroupPlan plan) override {
+    ++commits;
+    return state_.commitGroupPlan(std::move(plan));
+  }
+  int commits = 0;
+
+ private:
+  gte::cluster::ClusterState& state_;
+};
+
+gte::PodInfo groupMember(const std::string& name, const std::string& minLink = "nvlink") {
+  gte::PodInfo pod = gte::testing::makeGpuPod(name, 4,
+                                              {{"gputopo.dev/group", "job"},
+                                               {"gputopo.dev/group-size", "3"},
+                                               {"gputopo.dev/min-link", minLink}});
+  pod.uid = name + "-uid";
+  return pod;
+}
+
+}  // namespace
+
+// The waiting members of a group live in the snapshot with their demands parsed when they changed:
+// a member's request reads them from the snapshot it loaded, parses no other pod, and reaches the
+// cache's store only to commit the plan at the first member. Before, every member's request took
+// the cache's writer lock to copy the waiting pods and parsed each of them again.
+TEST_CASE("a group's waiting members are published with their demands; only the first commits") {
+  auto policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
+  gte::cluster::ClusterState state(policy);
+  state.replaceNodes({gte::testing::makeDgxH100(FixtureState().withName("a100")),
+                      gte::testing::makeDgxH100(FixtureState().withName("dgx1"))});
+  for (const char* name : {"m0", "m1", "m2"})
+    state.upsertPod(gte::cluster::ObservedPod{groupMember(name), std::nullopt});
+  state.setSynced(true);
+
+  const gte::GroupMemberView* members = state.snapshot()->members("default/annotation/job");
+  REQUIRE(members != nullptr);
+  REQUIRE(members->waiting.size() == 3);
+  for (const gte::WaitingMember& member : members->waiting) {
+    REQUIRE(member.demand);
+    CHECK(member.demand->gpus == 4);
+  }
+
+  CountingBackend backend(state);
+  CountingStore store(state);
+  backend.setGroupPlans(&store);
+  gte::ExtenderService service([policy] { return policy; }, &backend, nullptr);
+  const auto body = [](const gte::PodInfo& pod) {
+    return R"({"Pod":)" + gte::testing::podJson(pod) +
+           R"(,"Nodes":null,"NodeNames":["a100","dgx1"]})";
+  };
+  for (const char* name : {"m0", "m1", "m2"}) {
+    CAPTURE(name);
+    const json filtered = parsed(service.filter(body(groupMember(name))));
+    CHECK(filtered["NodeNames"].size() >= 1);
+    REQUIRE(service.prioritize(body(groupMember(name))).status == 200);
+  }
+  CHECK(store.commits == 1);
+
+  // A member whose annotation turns invalid is published without a demand: it holds no slot.
+  gte::PodInfo broken = groupMember("m2", "fast");
+  state.upsertPod(gte::cluster::ObservedPod{broken, std::nullopt});
+  members = state.snapshot()->members("default/annotation/job");
+  REQUIRE(members != nullptr);
+  std::size_t parsedDemands = 0;
+  for (const gte::WaitingMember& member : members->waiting)
+    parsedDemands += member.demand ? 1 : 0;
+  CHECK(members->waiting.size() == 3);
+  CHECK(parsedDemands == 2);
+}
