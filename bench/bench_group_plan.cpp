@@ -7,7 +7,10 @@
 //   - filter of the group's second member: answered from the committed plan,
 // then the planner alone, and what the per-node precompute costs (time and bytes per node).
 // Each group's holds are released (the TTL passed) before the next round, untimed, so every round
-// plans on the same cluster. Prints medians; see docs/performance.md.
+// plans on the same cluster. Then a gang's whole cycle as kube-scheduler's gang scheduling drives
+// it: every member of a group whose pods all wait in the cache, filtered and prioritized in turn
+// (the first member's filter plans and commits; the pod of no group's filter + prioritize is
+// alternated with it as the baseline). Prints medians; see docs/performance.md.
 //
 //   build/bin/bench_group_plan [cliques] [rounds] [members] [later]
 // With `later`, only a later member's filter is repeated, `rounds` times, after one plan: the form
@@ -26,6 +29,7 @@
 #include "cluster/static_cluster_backend.h"
 #include "core/group_plan.h"
 #include "core/node_state.h"
+#include "model/pod_info.h"
 #include "policy/default_policy.h"
 #include "service/extender_service.h"
 #include "snapshot/cluster_snapshot.h"
@@ -137,8 +141,18 @@ int main(int argc, char** argv) {
   gte::cluster::ClusterStateOptions options;
   options.now = [&now] { return std::chrono::system_clock::time_point(std::chrono::seconds(now)); };
   const auto built = Clock::now();
-  gte::cluster::StaticClusterBackend backend(gte::cluster::ClusterFileContents{nodes, {}, {}},
-                                             policy, options);
+  // The gangs of the cycle measurement wait in the cache, as a gang's pods do before its cycle.
+  std::vector<gte::cluster::FilePod> waiting;
+  for (int round = 0; round < rounds; ++round) {
+    for (int m = 0; m < members; ++m) {
+      auto pod = gte::parsePodJson(
+          podJson(numbered("c", round) + numbered("-", m), 4, numbered("c", round), members));
+      if (!pod) std::abort();
+      waiting.push_back(gte::cluster::FilePod{std::move(*pod), std::nullopt});
+    }
+  }
+  gte::cluster::StaticClusterBackend backend(
+      gte::cluster::ClusterFileContents{nodes, std::move(waiting), {}}, policy, options);
   const double buildMs = std::chrono::duration<double, std::milli>(Clock::now() - built).count();
   gte::ExtenderService service([policy] { return policy; }, &backend, nullptr);
   std::printf("%d nodes in %d cliques, groups of %d members x 4 GPUs, %d rounds\n", n, cliques,
@@ -181,6 +195,35 @@ int main(int argc, char** argv) {
   std::printf("%-48s %7.2f x (wall)   %7.2f x (cpu)\n", "second member / today",
               Sample::median(second.wall) / Sample::median(today.wall),
               Sample::median(second.cpu) / Sample::median(today.cpu));
+
+  // A gang's whole cycle: `members` filters and prioritizes of the members waiting in the cache.
+  Sample plainPair;
+  Sample cycle;
+  for (int round = 0; round < rounds; ++round) {
+    const std::string group = numbered("c", round);
+    std::vector<std::string> bodies;
+    for (int m = 0; m < members; ++m)
+      bodies.push_back(R"({"Pod":)" + podJson(group + numbered("-", m), 4, group, members) + names);
+    plainPair.time([&] {
+      (void)service.filter(plain);
+      (void)service.prioritize(plain);
+    });
+    cycle.time([&] {
+      for (const std::string& body : bodies)
+        (void)service.filter(body);
+      for (const std::string& body : bodies)
+        (void)service.prioritize(body);
+    });
+    if (backend.state().heldSlotCount() == 0) std::abort();
+    now += 3600;
+    backend.expireHolds();
+  }
+  plainPair.report("filter + prioritize, pod of no group");
+  std::printf("%-48s median %7.3f ms   cpu median %7.3f ms\n",
+              (std::to_string(members) + "-member gang cycle (filters + prioritizes)").c_str(),
+              Sample::median(cycle.wall), Sample::median(cycle.cpu));
+  std::printf("%-48s %7.3f ms (wall)   %7.3f ms (cpu)\n", "  per member (filter + prioritize)",
+              Sample::median(cycle.wall) / members, Sample::median(cycle.cpu) / members);
 
   // The planner alone, on every node of the snapshot.
   const auto snapshot = backend.snapshot();
