@@ -5,7 +5,9 @@
 // against the same nodes served by the device plugin), the snapshot build, a one-node change,
 // and filter + prioritize over all nodes for a 2-GPU claim pod, a 4-GPU claim pod with a
 // matchAttribute constraint and a plain `nvidia.com/gpu: 2` pod (the DRA-backed extended
-// resource, decided from the precomputed answers).
+// resource, decided from the precomputed answers); then the same two-GPU pods through the service
+// on a cluster cache fed as the watches feed it (compiling the pod, its claims resolved against the
+// cache's claims, filter and prioritize), alternated call by call.
 //
 //   build/bin/bench_dra [nodes] [iterations]
 #include <malloc.h>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "api_objects.h"
+#include "cluster/cluster_state.h"
 #include "core/pod_demand.h"
 #include "dra/dra_objects.h"
 #include "dra/resource_claim.h"
@@ -28,6 +31,8 @@
 #include "filter/filter_nodes.h"
 #include "policy/default_policy.h"
 #include "prioritize/prioritize_nodes.h"
+#include "service/cluster_backend.h"
+#include "service/extender_service.h"
 #include "snapshot/cluster_snapshot_builder.h"
 
 namespace {
@@ -122,6 +127,28 @@ std::vector<gte::NodeCandidate> candidates(const gte::ClusterSnapshot& snapshot,
   });
   return out;
 }
+
+// The cache's published snapshot, as the service reads it.
+class StateBackend final : public gte::ClusterBackend {
+ public:
+  explicit StateBackend(const gte::cluster::ClusterState& state) : state_(state) {}
+  std::shared_ptr<const gte::ClusterSnapshot> snapshot() const override {
+    return state_.snapshot();
+  }
+  bool ready() const override { return true; }
+  bool healthy(std::string*) const override { return true; }
+  gte::Status bind(const gte::BindRequest&) override {
+    return gte::Error{gte::ErrorCode::kInternal, "not in the benchmark"};
+  }
+  std::optional<gte::PodInfo> podByUid(const std::string&) const override { return std::nullopt; }
+  gte::Result<gte::PodInfo> podByName(const std::string&, const std::string&) const override {
+    return gte::Error{gte::ErrorCode::kNotFound, "no pods in the benchmark"};
+  }
+  std::vector<gte::PodInfo> podsOnNode(const std::string&) const override { return {}; }
+
+ private:
+  const gte::cluster::ClusterState& state_;
+};
 
 gte::dra::ResourceClaimConstSharedPtr claim(const std::string& name, const std::string& devices) {
   return gte::dra::parseResourceClaimJson(R"({"metadata":{"name":")" + name +
@@ -246,5 +273,63 @@ int main(int argc, char** argv) {
   plain.ns = "ml";
   plain.requests.set("nvidia.com/gpu", gte::Quantity::fromUnits(2));
   request("nvidia.com/gpu: 2 via DRA", plain);
+
+  // Through the service, on the cluster cache: the same slices (regenerated from the same seed),
+  // the NVIDIA classes and the 2-GPU claim, fed as the watches feed them.
+  gte::cluster::ClusterState state(policy);
+  state.enableDra();
+  std::vector<gte::NodeInfo> draNodes;
+  for (int i = 0; i < nodes; ++i)
+    draNodes.push_back(h100Node(i, false));
+  state.replaceNodes(std::move(draNodes));
+  std::vector<gte::dra::DeviceClassConstSharedPtr> classes;
+  for (const std::string& json : gte::bench::nvidiaDeviceClassJsons())
+    classes.push_back(gte::dra::parseDeviceClassJson(json).value());
+  state.replaceDeviceClasses(std::move(classes));
+  std::mt19937 again(42);
+  std::vector<gte::dra::ResourceSliceConstSharedPtr> parsed;
+  for (int i = 0; i < nodes; ++i)
+    parsed.push_back(gte::dra::parseResourceSliceJson(gte::bench::resourceSliceJson(i, again)).value());
+  state.replaceResourceSlices(std::move(parsed));
+  state.upsertResourceClaim(claim(
+      "two",
+      R"({"requests":[{"name":"gpus","exactly":{"deviceClassName":"gpu.nvidia.com","count":2}}]})"));
+  state.setSynced(true);
+  StateBackend backend(state);
+  gte::ExtenderService service([policy] { return policy; }, &backend, nullptr);
+  std::string nodeNames = R"(,"Nodes":null,"NodeNames":[)";
+  for (std::size_t i = 0; i < names.size(); ++i)
+    nodeNames += std::string(i ? "," : "") + "\"" + names[i] + "\"";
+  nodeNames += "]}";
+  const std::string claimBody =
+      R"({"Pod":{"metadata":{"name":"two","namespace":"ml","uid":"two-uid"},"spec":{)"
+      R"("containers":[{"name":"m"}],"resourceClaims":[{"name":"gpus","resourceClaimName":)"
+      R"("two"}]}})" +
+      nodeNames;
+  const std::string gpuBody =
+      R"({"Pod":{"metadata":{"name":"plain","namespace":"ml","uid":"plain-uid"},"spec":{)"
+      R"("containers":[{"name":"m","resources":{"limits":{"nvidia.com/gpu":"2"}}}]}})" +
+      nodeNames;
+  std::vector<double> claimTimes;
+  std::vector<double> gpuTimes;
+  for (int i = 0; i < iterations; ++i) {
+    for (const bool claimPod : {true, false}) {
+      const std::string& body = claimPod ? claimBody : gpuBody;
+      const double t0 = threadCpuMs();
+      if (service.filter(body).status != 200 || service.prioritize(body).status != 200) {
+        std::abort();
+      }
+      (claimPod ? claimTimes : gpuTimes).push_back(threadCpuMs() - t0);
+    }
+  }
+  std::sort(claimTimes.begin(), claimTimes.end());
+  std::sort(gpuTimes.begin(), gpuTimes.end());
+  const double claimMs = claimTimes[claimTimes.size() / 2];
+  const double gpuMs = gpuTimes[gpuTimes.size() / 2];
+  std::printf("service, filter + prioritize: 2-GPU claim   %8.3f ms (median CPU, alternated)\n",
+              claimMs);
+  std::printf("service, filter + prioritize: nvidia.com/gpu: 2 %6.3f ms (median CPU, alternated)\n",
+              gpuMs);
+  std::printf("service, claim / nvidia.com/gpu                %8.2f x\n", claimMs / gpuMs);
   return 0;
 }

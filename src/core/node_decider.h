@@ -51,7 +51,7 @@ class NodeDecider {
   // The fit check on a resolved candidate (`node.state` set).
   FitOutcome fit(const NodeCandidate& node) const {
     if (passedThrough()) return FitOutcome{};
-    if (claimsAsGpus(*node.state)) {
+    if (claimsAsGpus(node)) {
       return node.plain != nullptr && claimsAsGpusPlain_ > 0
                  ? node.plain->forGpus(claimsAsGpusPlain_).fit()
                  : checkFit(*claimsAsGpus_, *node.state, policy_);
@@ -69,7 +69,7 @@ class NodeDecider {
   // offers it no placement.
   ScoreTerms terms(const NodeCandidate& node) const {
     if (demand_.empty() || passedThrough()) return ScoreTerms{};
-    if (claimsAsGpus(*node.state)) {
+    if (claimsAsGpus(node)) {
       return node.plain != nullptr && claimsAsGpusPlain_ > 0
                  ? node.plain->forGpus(claimsAsGpusPlain_).terms(demand_.strategy)
                  : scoreTerms(*claimsAsGpus_, *node.state);
@@ -96,6 +96,10 @@ class NodeDecider {
       __builtin_prefetch(&node.plain->forGpus(plainGpus_));
       return;
     }
+    if (claimsAsGpusPlain_ > 0 && node.plain != nullptr) {
+      __builtin_prefetch(&node.plain->forGpus(claimsAsGpusPlain_));
+      return;
+    }
     if (node.state == nullptr) return;
     __builtin_prefetch(node.state);
     const auto k = static_cast<std::size_t>(demand_.gpus);
@@ -111,9 +115,16 @@ class NodeDecider {
 
   bool passedThrough() const noexcept { return demand_.dra && demand_.dra->passedThrough(); }
 
-  // The pod's claims are "N GPUs" of the class this DRA node hands nvidia.com/gpu out by.
-  bool claimsAsGpus(const NodeState& state) const noexcept {
-    return claimsAsGpus_ && readsClaimsAsGpus(*demand_.dra, state);
+  // The pod's claims are "N GPUs" of the class this DRA node hands nvidia.com/gpu out by: from
+  // the node's precomputed answer where it has one (the same line the decision reads next), else
+  // from its DRA state.
+  bool claimsAsGpus(const NodeCandidate& node) const noexcept {
+    if (!claimsAsGpus_) return false;
+    if (node.plain != nullptr && claimsAsGpusPlain_ > 0) {
+      return node.plain->forGpus(claimsAsGpusPlain_).draPlainClass == demand_.dra->plainClass &&
+             demand_.dra->plainClass >= 0;
+    }
+    return readsClaimsAsGpus(*demand_.dra, *node.state);
   }
 
   // Requests the device plugin serves on this node besides the claims: GPUs or MIG instances on

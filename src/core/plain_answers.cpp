@@ -9,6 +9,13 @@ namespace gte {
 
 PlainAnswers precomputePlainAnswers(const NodeState& state, const Policy& policy) {
   PlainAnswers answers;
+  // readsClaimsAsGpus's node side. The catalog it also compares is the snapshot's: a catalog change
+  // re-derives every DRA node before the snapshot that carries it is published.
+  std::int16_t draPlainClass = -1;
+  if (state.allocator == GpuAllocator::kDra && state.dra && !state.dra->plainUninterpretable &&
+      state.dra->plainClass >= 0 && state.dra->plainClass <= INT16_MAX) {
+    draPlainClass = static_cast<std::int16_t>(state.dra->plainClass);
+  }
   for (std::int64_t k = 1; k <= PlainAnswers::kMaxGpus; ++k) {
     PodDemand demand;
     demand.gpus = k;
@@ -26,6 +33,7 @@ PlainAnswers precomputePlainAnswers(const NodeState& state, const Policy& policy
     answer.packingBinpack = static_cast<std::int16_t>(binpack.packing);
     answer.packingSpread = static_cast<std::int16_t>(spread.packing);
     answer.set = setQualityOf(demand, state);
+    answer.draPlainClass = draPlainClass;
   }
   return answers;
 }

@@ -30,6 +30,11 @@ struct alignas(16) PlainAnswer {
   std::int16_t numaLocality = -1;
   std::int16_t packingBinpack = -1;  // the packing term under each strategy
   std::int16_t packingSpread = -1;
+  // The node's: on a DRA node, the class its plain order is (DraNodeState::plainClass) when
+  // claims of that class can be read as whole GPUs there; -1 elsewhere. Kept in every answer (the
+  // two bytes the answer has spare), so a claim pod read as N GPUs (core/claims_as_gpus.h) reads
+  // this one line per node, as a plain pod does, instead of the node's DRA state.
+  std::int16_t draPlainClass = -1;
 
   FitOutcome fit() const noexcept { return FitOutcome{verdict, reason, -1}; }
   // migFit stays -1: a plain demand asks for no MIG instance.

@@ -12,6 +12,7 @@
 
 #include "core/node_charges.h"
 #include "core/node_decider.h"
+#include "core/plain_answers.h"
 #include "core/pod_demand.h"
 #include "policy/default_policy.h"
 #include "support/charge_fixtures.h"
@@ -43,11 +44,14 @@ struct Decided {
   int score = 0;
 };
 
-Decided decide(const PodDemand& demand, const NodeState& state, const Policy& policy) {
+// `plain`: the node's precomputed answers, as a snapshot's candidate carries them (null: none).
+Decided decide(const PodDemand& demand, const NodeState& state, const Policy& policy,
+               const PlainAnswers* plain = nullptr) {
   NodeDecider decider(demand, policy);
   NodeCandidate candidate;
   candidate.name = state.name;
   candidate.state = &state;
+  candidate.plain = plain;
   Decided out;
   out.fit = decider.fit(candidate);
   out.terms = decider.terms(candidate);
@@ -304,7 +308,9 @@ TEST_CASE("claims of N GPUs decide from the precomputed picks exactly as the fir
       cluster.nodeState(draNode(testing::makeDgxH100, "hgx-h100-a"), policy),
       cluster.nodeState(draNode(testing::makeA100PcieBridged, "a100-nvlink-first"), policy),
       cluster.nodeState(draNode(testing::makeA100PcieBridged, "a100-pcie-first"), policy),
-      cluster.nodeState(draNode(testing::make4xPcieL40s, "l40s"), policy)};
+      cluster.nodeState(draNode(testing::make4xPcieL40s, "l40s"), policy),
+      // No slice serves it: a device-plugin node, where no claim reads as GPUs.
+      cluster.nodeState(testing::makeDgxH100(testing::FixtureState().withName("plugin")), policy)};
   for (int k = 1; k <= 9; ++k) {
     cluster.objects->add(testing::draGpuClaim("claim-" + std::to_string(k), k));
   }
@@ -326,6 +332,15 @@ TEST_CASE("claims of N GPUs decide from the precomputed picks exactly as the fir
         CHECK(shortcut.terms.linkQuality == terms.linkQuality);
         CHECK(shortcut.terms.numaLocality == terms.numaLocality);
         CHECK(shortcut.terms.packing == terms.packing);
+        // A snapshot's candidate carries the node's precomputed answers: whether the claims read
+        // as GPUs there comes from them (one line per node), with the same decision.
+        const PlainAnswers answers = precomputePlainAnswers(*state, policy);
+        const Decided fromAnswers = decide(*demand, *state, policy, &answers);
+        CHECK(fromAnswers.fit.verdict == shortcut.fit.verdict);
+        CHECK(fromAnswers.fit.reason == shortcut.fit.reason);
+        CHECK(fromAnswers.terms.linkQuality == shortcut.terms.linkQuality);
+        CHECK(fromAnswers.terms.numaLocality == shortcut.terms.numaLocality);
+        CHECK(fromAnswers.terms.packing == shortcut.terms.packing);
       }
     }
   }
