@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -124,19 +125,26 @@ int serve(const app::ServeOptions& options) {
   app::PolicyListeners listeners;
   auto initial = std::make_shared<const Policy>(defaultPolicy());
   std::unique_ptr<PolicyStore> store;
+  // The first read is the start's, not a reload: it neither logs "reload failed" nor counts a
+  // reload; its outcome is the start-up line below (or the refusal to start).
+  std::atomic<bool> started{false};
   if (!options.policyFile.empty()) {
-    store = std::make_unique<PolicyStore>(options.policyFile, initial,
-                                          [&metrics, &listeners](const PolicyReloadEvent& e) {
-                                            onPolicyEvent(metrics, e);
-                                            if (e.kind == PolicyReloadEvent::Kind::kLoaded) {
-                                              listeners.notify(e.policy);
-                                            }
-                                          });
+    store = std::make_unique<PolicyStore>(
+        options.policyFile, initial, [&metrics, &listeners, &started](const PolicyReloadEvent& e) {
+          if (started.load()) onPolicyEvent(metrics, e);
+          if (e.kind == PolicyReloadEvent::Kind::kLoaded) listeners.notify(e.policy);
+        });
     if (auto s = store->reload(); !s) {
+      log::error("policy file invalid; not starting", {{"file", options.policyFile},
+                                                       {"error", s.error().message}});
       std::fprintf(stderr, "gpu-topology-extender: cannot start: %s\n", s.error().message.c_str());
       return 2;
     }
-    metrics.setPolicyHash(policyHash(*store->current()));
+    const std::string hash = policyHash(*store->current());
+    metrics.setPolicyHash(hash);
+    metrics.countPolicyReload(metrics::ReloadResult::kOk);
+    log::info("policy loaded", {{"file", options.policyFile}, {"hash", hash}});
+    started.store(true);
     store->start(kPolicyPollInterval);
   } else {
     metrics.setPolicyHash(policyHash(*initial));

@@ -30,7 +30,11 @@ void readInto(NodeState& state, const NodeInfo& node, const Policy& policy) {
     state.topology = std::move(topology).value();
     return;
   }
-  state.status = labelsV1 ? TopologyStatus::kMalformed : TopologyStatus::kUnknown;
+  // Unreadable either way: malformed labels-v1, or (without them) a fallback count that does not
+  // read (GPU Feature Discovery's `nvidia.com/gpu.count: lots`, a negative allocatable). Both are
+  // kMalformed, so the cache logs and counts them; the node then has the fallback's counts (none
+  // when the fallback itself is what does not read).
+  state.status = TopologyStatus::kMalformed;
   state.topologyError = topology.error().message;
   Result<GpuTopology> fallback = readFallbackTopology(node);
   if (fallback.ok()) {

@@ -57,6 +57,11 @@ Status PolicyStore::reload() {
 
   Result<Policy> parsed =
       content.ok() ? parsePolicyYaml(*content) : Result<Policy>(content.error());
+  if (content.ok() && isBlankPolicy(*content)) {
+    parsed = invalidArgument(
+        "is empty (sets nothing): an emptied ConfigMap or a file caught half-written is not taken "
+        "as the built-in defaults; write {} to mean them, or start without --policy");
+  }
   if (!parsed.ok()) {
     Error error = parsed.error();
     if (content.ok()) {

@@ -1,7 +1,8 @@
 #pragma once
 // Holds the active policy and keeps it in step with a policy file. ConfigMap volumes update by
 // swapping a symlink, so the store compares file *content* (hash), not mtime. A bad file never
-// replaces the last good policy; every outcome is reported through the callback, never thrown.
+// replaces the last good policy, and neither does an empty one (isBlankPolicy); every outcome is
+// reported through the callback, never thrown.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>

@@ -126,6 +126,17 @@ class PolicyReader {
       fail(path, "must be a mapping");
       return false;
     }
+    // YAML leaves a key given twice to the reader, and yaml-cpp's lookup would take the first one
+    // silently: an admin who adds a key below an old one would see the old value win.
+    std::vector<std::string> seen;
+    for (const auto& entry : node) {
+      const std::string key = entry.first.Scalar();
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+        fail(child(path == "policy" ? "" : path, key), "given twice in the same mapping");
+        return false;
+      }
+      seen.push_back(key);
+    }
     return true;
   }
 
@@ -475,6 +486,14 @@ class PolicyReader {
 };
 
 }  // namespace
+
+bool isBlankPolicy(std::string_view text) {
+  try {
+    return YAML::Load(std::string(text)).IsNull();
+  } catch (const YAML::Exception&) {
+    return false;  // not blank: parsePolicyYaml reports the syntax error
+  }
+}
 
 Result<Policy> parsePolicyYaml(std::string_view text) {
   YAML::Node root;

@@ -9,6 +9,12 @@
 
 namespace gte {
 
+// A key given twice in one mapping is an error too ("weights.packing: given twice in the same
+// mapping"). An empty document (nothing, whitespace or comments) is the default policy.
 Result<Policy> parsePolicyYaml(std::string_view text);
+
+// The text is an empty YAML document: it sets nothing. The policy store refuses such a file (an
+// emptied ConfigMap, or a file caught half-written) rather than fall back to the defaults.
+bool isBlankPolicy(std::string_view text);
 
 }  // namespace gte

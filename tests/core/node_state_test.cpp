@@ -210,7 +210,8 @@ TEST_CASE("a negative allocatable GPU count yields a node without GPUs", "[snaps
   node.labels["nvidia.com/gpu.product"] = "NVIDIA-A10";
   node.allocatable.set("nvidia.com/gpu", Quantity::fromUnits(-2));
   const auto fallback = buildNodeState(node, {}, policy);
-  CHECK(fallback->status == TopologyStatus::kUnknown);
+  // Malformed, not merely unknown: the cache logs and counts a node whose GPU count does not read.
+  CHECK(fallback->status == TopologyStatus::kMalformed);
   CHECK_THAT(fallback->topologyError, ContainsSubstring("negative GPU count"));
   CHECK(fallback->gpuCount == 0);
   CHECK(fallback->freeCount == 0);
@@ -223,6 +224,22 @@ TEST_CASE("a negative allocatable GPU count yields a node without GPUs", "[snaps
   CHECK(malformed->status == TopologyStatus::kMalformed);
   CHECK(malformed->gpuCount == 0);
   CHECK(malformed->whole.size() == 1);
+}
+
+
+// A GPU Feature Discovery count that is no number made a node of 0 GPUs that nobody heard of.
+TEST_CASE("a GFD count that does not read makes the node malformed, with no GPUs",
+          "[snapshot][node-state]") {
+  const Policy policy = defaultPolicy();
+  NodeInfo node;
+  node.name = "gfd";
+  node.labels["nvidia.com/gpu.count"] = "lots";
+  node.labels["nvidia.com/gpu.product"] = "NVIDIA-A10";
+  node.allocatable.set("nvidia.com/gpu", Quantity::fromUnits(2));
+  const auto state = buildNodeState(node, {}, policy);
+  CHECK(state->status == TopologyStatus::kMalformed);
+  CHECK_THAT(state->topologyError, ContainsSubstring("nvidia.com/gpu.count: not a decimal count"));
+  CHECK(state->gpuCount == 0);
 }
 
 }  // namespace

@@ -108,6 +108,31 @@ TEST_CASE("reload applies a new policy and keeps the last good one on errors", "
   CHECK(recorder.last().kind == PolicyReloadEvent::Kind::kLoaded);
 }
 
+// An emptied ConfigMap (or a file read half-written) used to put the built-in defaults in force,
+// silently: an empty document parses as the defaults.
+TEST_CASE("an emptied policy file keeps the last good policy and says why", "[policy][store]") {
+  TempDir dir;
+  const fs::path file = dir.path() / "policy.yaml";
+  writeFile(file, "strategy: spread\n");
+  Recorder recorder;
+  PolicyStore store(file.string(), std::make_shared<const Policy>(defaultPolicy()),
+                    recorder.callback());
+  REQUIRE(store.reload().ok());
+  for (const char* blank : {"", "\n\n", "# strategy: binpack\n"}) {
+    CAPTURE(blank);
+    writeFile(file, blank);
+    const Status emptied = store.reload();
+    REQUIRE_FALSE(emptied.ok());
+    CHECK_THAT(emptied.error().message, ContainsSubstring("is empty (sets nothing)"));
+    CHECK(store.current()->defaultStrategy == Strategy::kSpread);
+    CHECK(recorder.last().kind == PolicyReloadEvent::Kind::kError);
+  }
+  // {} states "the defaults" on purpose.
+  writeFile(file, "{}\n");
+  REQUIRE(store.reload().ok());
+  CHECK(store.current()->defaultStrategy == Strategy::kBinpack);
+}
+
 TEST_CASE("the watcher picks up a ConfigMap-style symlink swap", "[policy][store]") {
   TempDir dir;
   // Kubernetes mounts: policy.yaml -> ..data/policy.yaml, ..data -> ..2026_v1; an update writes
