@@ -71,8 +71,11 @@ Status parseListen(std::string_view flag, std::string_view text, std::string& ou
   }
   auto port = parseUnsigned(flag, text.substr(colon + 1));
   if (!port) return std::move(port).error();
-  if (*port == 0 || *port > 65535) {
-    return invalidArgument(std::string(flag) + ": port must be 1-65535");
+  // --listen HOST:0 takes a free port (logged as the listening line's port); --metrics-listen's
+  // port 0 means off.
+  if (*port > 65535 || (*port == 0 && flag != "--listen")) {
+    return invalidArgument(std::string(flag) + (flag == "--listen" ? ": port must be 0-65535"
+                                                                    : ": port must be 1-65535"));
   }
   outHost = host.empty() ? "0.0.0.0" : std::string(host);  // ":8888": every interface
   outPort = static_cast<std::uint16_t>(*port);
@@ -695,7 +698,7 @@ std::string serveHelp() {
   return "Usage: gpu-topology-extender serve [flags]\n\n"
          "  --listen HOST:PORT        address to serve on (default 127.0.0.1:8888; the Helm "
          "chart\n"
-         "                            passes 0.0.0.0:PORT)\n"
+         "                            passes 0.0.0.0:PORT; port 0: a free port, logged)\n"
          "  --metrics-listen HOST:PORT  also serve /healthz, /readyz, /metrics and /version "
          "(only)\n"
          "                            on this plain-HTTP address, e.g. for probes when the main\n"

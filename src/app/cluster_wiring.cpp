@@ -219,9 +219,14 @@ Result<ClusterWiring> staticBackend(const ServeOptions& options, PolicyConstShar
   auto* raw = backend->get();
   raw->setGroupPlans(groups);
   listeners.add([raw](const PolicyConstSharedPtr& p) { raw->setPolicy(p); });
-  log::info("cluster state from file", {{"file", options.clusterFile},
-                                        {"nodes", std::to_string(raw->state().nodeCount())},
-                                        {"pods", std::to_string(raw->state().podCount())}});
+  // The file's pods, and how the cache keeps them: bound or reserved GPU pods it accounts,
+  // pending GPU pods it keeps for bind and groups (pods that hold no device are not kept).
+  log::info("cluster state from file",
+            {{"file", options.clusterFile},
+             {"nodes", std::to_string(raw->state().nodeCount())},
+             {"pods", std::to_string(raw->filePodCount())},
+             {"gpu_pods_placed", std::to_string(raw->state().podCount())},
+             {"gpu_pods_pending", std::to_string(raw->state().pendingCount())}});
   ClusterWiring wiring;
   wiring.counts = countsOf(raw);
   wiring.backend = std::move(*backend);

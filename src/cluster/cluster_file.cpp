@@ -1,6 +1,7 @@
 #include "cluster/cluster_file.h"
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "cluster/yaml_to_json.h"
@@ -88,7 +89,24 @@ class ItemCollector {
   std::vector<std::string_view> items_;
 };
 
-Status decodeItem(std::string_view item, std::size_t index, ClusterFileContents& out) {
+// Names already taken in the file, with the item that took them: a second object of the same
+// name would silently replace the first in the cache.
+struct SeenNames {
+  std::map<std::string, std::size_t> nodes;  // name -> item
+  std::map<std::string, std::size_t> pods;   // namespace/name or UID -> item
+
+  Status take(std::map<std::string, std::size_t>& names, const std::string& name,
+              std::size_t index, std::string_view what) {
+    const auto [it, added] = names.emplace(name, index);
+    if (added) return Ok{};
+    return invalidArgument("item " + std::to_string(index) + " (" + std::string(what) + "): " +
+                           name + " is item " + std::to_string(it->second) +
+                           " already: a second object of one name would replace the first");
+  }
+};
+
+Status decodeItem(std::string_view item, std::size_t index, ClusterFileContents& out,
+                  SeenNames& seen) {
   const std::string where = "item " + std::to_string(index);
   auto shape = readShape(item, where);
   if (!shape) return std::move(shape).error();
@@ -96,6 +114,7 @@ Status decodeItem(std::string_view item, std::size_t index, ClusterFileContents&
     auto node = parseNodeJson(item);
     if (!node) return invalidArgument(where + " (Node): " + node.error().message);
     if (node->name.empty()) return invalidArgument(where + " (Node): metadata.name is missing");
+    if (auto s = seen.take(seen.nodes, node->name, index, "Node"); !s) return s;
     out.nodes.push_back(std::move(*node));
     return Ok{};
   }
@@ -103,9 +122,14 @@ Status decodeItem(std::string_view item, std::size_t index, ClusterFileContents&
     auto pod = parsePodJson(item);
     if (!pod) return invalidArgument(where + " (Pod): " + pod.error().message);
     if (pod->name.empty()) return invalidArgument(where + " (Pod): metadata.name is missing");
+    const std::string named = (pod->ns.empty() ? "default" : pod->ns) + "/" + pod->name;
+    if (auto s = seen.take(seen.pods, named, index, "Pod"); !s) return s;
     if (pod->terminal()) return Ok{};
     // A cluster file has no API server to assign UIDs; the namespaced name stands in.
-    if (pod->uid.empty()) pod->uid = (pod->ns.empty() ? "default" : pod->ns) + "/" + pod->name;
+    if (pod->uid.empty()) pod->uid = named;
+    if (pod->uid != named) {
+      if (auto s = seen.take(seen.pods, "uid " + pod->uid, index, "Pod"); !s) return s;
+    }
     const std::optional<std::int64_t> boundAt = pod->boundAt;
     out.pods.push_back(FilePod{std::move(*pod), boundAt});
     return Ok{};
@@ -143,8 +167,9 @@ Result<ClusterFileContents> parseClusterDocument(std::string_view text) {
     }
   }
   ClusterFileContents out;
+  SeenNames seen;
   for (std::size_t i = 0; i < collector.items().size(); ++i) {
-    if (auto s = decodeItem(collector.items()[i], i, out); !s) return std::move(s).error();
+    if (auto s = decodeItem(collector.items()[i], i, out, seen); !s) return std::move(s).error();
   }
   return out;
 }

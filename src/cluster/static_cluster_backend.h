@@ -41,6 +41,8 @@ class StaticClusterBackend final : public ClusterBackend {
   // For the policy watcher's listener.
   void setPolicy(PolicyConstSharedPtr policy) { state_.setPolicy(std::move(policy)); }
   const ClusterState& state() const { return state_; }
+  // The file's pods that are not finished (Succeeded or Failed), whatever they request.
+  std::size_t filePodCount() const noexcept { return filePods_.size(); }
 
  private:
   ClusterState state_;

@@ -475,6 +475,8 @@ Status HttpServer::Impl::listen() {
     acceptor.reset();
     return Error{ErrorCode::kUnavailable, "cannot listen on " + where + ": " + ec.message()};
   }
+  // Port 0 asks the kernel for a free port: the one it gave is what is logged and reported.
+  if (options.port == 0) options.port = acceptor->local_endpoint(ec).port();
   acceptRetry.emplace(acceptor->get_executor());
   return Ok{};
 }
@@ -569,10 +571,15 @@ Status HttpServer::start() {
                           (o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host) +
                           ":" + std::to_string(o.port);
   log::info("listening", {{"url", url},
+                          {"port", std::to_string(o.port)},
                           {"max_body_bytes", std::to_string(o.maxBodyBytes)},
                           {"max_connections", std::to_string(o.maxConnections)},
                           {"client_certificates", o.tlsClientCaFile.empty() ? "off" : "required"}});
   return Ok{};
+}
+
+std::uint16_t HttpServer::port() const noexcept {
+  return impl_->options.port;
 }
 
 void HttpServer::drain() {

@@ -44,7 +44,10 @@ class HttpServer {
   HttpServer& operator=(const HttpServer&) = delete;
 
   // Binds and starts serving; an error (port in use, bad certificate) is returned, not thrown.
+  // Port 0 takes a free port the kernel picks (logged with the listening line; port()).
   Status start();
+  // The port it listens on (the kernel's pick for port 0), once started.
+  std::uint16_t port() const noexcept;
   // The drain period's start (SIGTERM): /readyz fails and every answer from now on carries
   // `Connection: close`, after which its connection closes, so clients move to another replica
   // one answered request at a time. New connections are still accepted and served the same way

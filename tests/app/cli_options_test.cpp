@@ -36,6 +36,11 @@ TEST_CASE("serve flags, with and without '='") {
   auto v6 = parseCommandLine({"serve", "--listen", "[::1]:8080"});
   REQUIRE(v6.ok());
   CHECK(v6->serve.host == "::1");
+  // Port 0: the kernel picks a free one (the listening line names it).
+  auto any = parseCommandLine({"serve", "--listen", "127.0.0.1:0"});
+  REQUIRE(any.ok());
+  CHECK(any->serve.port == 0);
+  CHECK_FALSE(parseCommandLine({"serve", "--metrics-listen", "127.0.0.1:0"}).ok());
 }
 
 TEST_CASE("transport limits, timeouts and the probe port") {

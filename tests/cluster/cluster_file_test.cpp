@@ -109,6 +109,24 @@ TEST_CASE("cluster file: errors name the item index") {
     REQUIRE_FALSE(contents.ok());
     CHECK(contents.error().message.find("item 0 (Node)") != std::string::npos);
   }
+  // Two objects of one name were collapsed into the later one, with nothing said.
+  SECTION("two Nodes of one name") {
+    auto contents = parseClusterDocument(std::string("[") + kNodeJson + "," + kNodeJson + "]");
+    REQUIRE_FALSE(contents.ok());
+    CHECK(contents.error().message.find("item 1 (Node): n1 is item 0 already") !=
+          std::string::npos);
+  }
+  SECTION("two Pods of one namespace and name, or one UID") {
+    auto named = parseClusterDocument(std::string("[") + kPodJson + "," + kPodJson + "]");
+    REQUIRE_FALSE(named.ok());
+    CHECK(named.error().message.find("item 1 (Pod): ml/p1 is item 0 already") !=
+          std::string::npos);
+    std::string other = kPodJson;
+    other.replace(other.find("\"p1\""), 4, "\"p2\"");
+    auto uid = parseClusterDocument(std::string("[") + kPodJson + "," + other + "]");
+    REQUIRE_FALSE(uid.ok());
+    CHECK(uid.error().message.find("item 1 (Pod): uid u1 is item 0 already") != std::string::npos);
+  }
   SECTION("YAML syntax") {
     auto contents = parseClusterDocument("kind: Node\nmetadata: [unclosed\n");
     REQUIRE_FALSE(contents.ok());

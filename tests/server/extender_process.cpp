@@ -58,8 +58,23 @@ ExtenderProcess::ExtenderProcess(std::vector<std::string> extraArgs) {
   // Over HTTPS a plain /healthz never answers: there, a listening port is the signal (the
   // certificate is loaded before the server listens).
   const bool tls = std::find(extraArgs.begin(), extraArgs.end(), "--tls-cert") != extraArgs.end();
+  // `--listen 127.0.0.1:0` among the extra flags: the kernel picks the port, and the extender's
+  // listening line says which.
+  const auto zero = std::find(extraArgs.begin(), extraArgs.end(), "127.0.0.1:0");
+  const bool kernelPort = zero != extraArgs.begin() && zero != extraArgs.end() &&
+                          *(zero - 1) == "--listen";
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   while (std::chrono::steady_clock::now() < deadline && running()) {
+    if (kernelPort) {
+      const std::string text = log();
+      const auto at = text.find("msg=listening");
+      const auto port = at == std::string::npos ? std::string::npos : text.find(" port=", at);
+      if (port == std::string::npos) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        continue;
+      }
+      port_ = static_cast<std::uint16_t>(std::stoi(text.substr(port + 6)));
+    }
     if (tls ? HttpConnection(port_).connected()
             : httpRequest(port_, "GET", "/healthz").status == 200) {
       return;

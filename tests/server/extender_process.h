@@ -11,8 +11,9 @@ namespace gte::testing {
 
 class ExtenderProcess {
  public:
-  // `extraArgs` follow `serve --listen 127.0.0.1:<port> --drain-period 0s` (a later flag wins).
-  // Waits until /healthz answers (or ~15 s).
+  // `extraArgs` follow `serve --listen 127.0.0.1:<port> --drain-period 0s` (a later flag wins;
+  // `--listen 127.0.0.1:0` takes the port the extender's listening line reports). Waits until
+  // /healthz answers (or ~15 s).
   explicit ExtenderProcess(std::vector<std::string> extraArgs);
   ~ExtenderProcess();
   ExtenderProcess(const ExtenderProcess&) = delete;

@@ -192,6 +192,15 @@ TEST_CASE("Keep-alive connections and concurrent clients are served") {
     CHECK(n == 25);
 }
 
+// `--listen 127.0.0.1:0` was refused ("port must be 1-65535"); the kernel's pick is now logged.
+TEST_CASE("serve with --listen HOST:0 takes a port the kernel picks and logs which") {
+  ExtenderProcess ext({"--listen", "127.0.0.1:0"});
+  REQUIRE(ext.running());
+  CHECK(ext.port() != 0);
+  CHECK(httpRequest(ext.port(), "GET", "/healthz").status == 200);
+  CHECK(contains(ext.log(), "url=http://127.0.0.1:" + std::to_string(ext.port())));
+}
+
 TEST_CASE("A broken policy file at start-up stops the binary with a message naming the key") {
   char path[] = "/tmp/gte-bad-policy-XXXXXX";
   const int fd = mkstemp(path);
@@ -202,6 +211,10 @@ TEST_CASE("A broken policy file at start-up stops the binary with a message nami
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   CHECK_FALSE(ext.running());
   CHECK(contains(ext.log(), "weights.linkQuality"));
+  // A start is no reload: nothing was "kept" (it first logged "reload failed; keeping the last
+  // good policy", then exited).
+  CHECK(contains(ext.log(), "policy file invalid; not starting"));
+  CHECK_FALSE(contains(ext.log(), "keeping the last good policy"));
   unlink(path);
 }
 
