@@ -34,6 +34,7 @@
 #include "service/cluster_backend.h"
 #include "service/extender_service.h"
 #include "snapshot/cluster_snapshot_builder.h"
+#include "support/snapshot_backend.h"
 
 namespace {
 
@@ -127,28 +128,6 @@ std::vector<gte::NodeCandidate> candidates(const gte::ClusterSnapshot& snapshot,
   });
   return out;
 }
-
-// The cache's published snapshot, as the service reads it.
-class StateBackend final : public gte::ClusterBackend {
- public:
-  explicit StateBackend(const gte::cluster::ClusterState& state) : state_(state) {}
-  std::shared_ptr<const gte::ClusterSnapshot> snapshot() const override {
-    return state_.snapshot();
-  }
-  bool ready() const override { return true; }
-  bool healthy(std::string*) const override { return true; }
-  gte::Status bind(const gte::BindRequest&) override {
-    return gte::Error{gte::ErrorCode::kInternal, "not in the benchmark"};
-  }
-  std::optional<gte::PodInfo> podByUid(const std::string&) const override { return std::nullopt; }
-  gte::Result<gte::PodInfo> podByName(const std::string&, const std::string&) const override {
-    return gte::Error{gte::ErrorCode::kNotFound, "no pods in the benchmark"};
-  }
-  std::vector<gte::PodInfo> podsOnNode(const std::string&) const override { return {}; }
-
- private:
-  const gte::cluster::ClusterState& state_;
-};
 
 gte::dra::ResourceClaimConstSharedPtr claim(const std::string& name, const std::string& devices) {
   return gte::dra::parseResourceClaimJson(R"({"metadata":{"name":")" + name +
@@ -289,13 +268,14 @@ int main(int argc, char** argv) {
   std::mt19937 again(42);
   std::vector<gte::dra::ResourceSliceConstSharedPtr> parsed;
   for (int i = 0; i < nodes; ++i)
-    parsed.push_back(gte::dra::parseResourceSliceJson(gte::bench::resourceSliceJson(i, again)).value());
+    parsed.push_back(
+        gte::dra::parseResourceSliceJson(gte::bench::resourceSliceJson(i, again)).value());
   state.replaceResourceSlices(std::move(parsed));
   state.upsertResourceClaim(claim(
       "two",
       R"({"requests":[{"name":"gpus","exactly":{"deviceClassName":"gpu.nvidia.com","count":2}}]})"));
   state.setSynced(true);
-  StateBackend backend(state);
+  auto backend = gte::testing::SnapshotBackend::of(state);
   gte::ExtenderService service([policy] { return policy; }, &backend, nullptr);
   std::string nodeNames = R"(,"Nodes":null,"NodeNames":[)";
   for (std::size_t i = 0; i < names.size(); ++i)

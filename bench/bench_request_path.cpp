@@ -27,6 +27,7 @@
 #include "service/extender_service.h"
 #include "service/placement_recorder.h"
 #include "snapshot/cluster_snapshot_builder.h"
+#include "support/snapshot_backend.h"
 #include "wire/extender_args.h"
 #include "wire/extender_results.h"
 
@@ -95,25 +96,6 @@ const std::string kCpuPod =
 const std::string kPod =
     R"({"metadata":{"name":"train-0","namespace":"ml","uid":"p1"},"spec":{"containers":[{"name":"m",)"
     R"("resources":{"limits":{"nvidia.com/gpu":"2"},"requests":{"nvidia.com/gpu":"2"}}}]}})";
-
-class SnapshotBackend final : public gte::ClusterBackend {
- public:
-  explicit SnapshotBackend(gte::ClusterSnapshotConstSharedPtr s) : snapshot_(std::move(s)) {}
-  std::shared_ptr<const gte::ClusterSnapshot> snapshot() const override { return snapshot_; }
-  bool ready() const override { return true; }
-  bool healthy(std::string*) const override { return true; }
-  gte::Status bind(const gte::BindRequest&) override {
-    return gte::Error{gte::ErrorCode::kInternal, "not in the benchmark"};
-  }
-  std::optional<gte::PodInfo> podByUid(const std::string&) const override { return std::nullopt; }
-  gte::Result<gte::PodInfo> podByName(const std::string&, const std::string&) const override {
-    return gte::Error{gte::ErrorCode::kNotFound, "no pods in the benchmark"};
-  }
-  std::vector<gte::PodInfo> podsOnNode(const std::string&) const override { return {}; }
-
- private:
-  gte::ClusterSnapshotConstSharedPtr snapshot_;
-};
 
 template <typename F>
 double millis(F&& f) {
@@ -264,7 +246,7 @@ int main(int argc, char** argv) {
   const double snapMs = millis([&] { snapshot = builder.build(); });
   std::printf("%-44s %8.2f ms (+ %.2f ms parsing nodes)\n", "snapshot build, all nodes", snapMs,
               buildMs);
-  SnapshotBackend backend(snapshot);
+  gte::testing::SnapshotBackend backend(snapshot);
   if (whatifOnly) {
     benchWhatif(backend, policy, iterations);
     return 0;
@@ -303,7 +285,7 @@ int main(int argc, char** argv) {
   for (const auto& node : nodes)
     offBuilder.upsertNode(*gte::parseNodeJson(node), {});
   offBuilder.setSynced(true);
-  SnapshotBackend offBackend(offBuilder.build());
+  gte::testing::SnapshotBackend offBackend(offBuilder.build());
   gte::PlacementRecorder offPlacements(nullptr);
   gte::ExtenderService draOff([policy] { return policy; }, &offBackend, nullptr, {},
                               &offPlacements);

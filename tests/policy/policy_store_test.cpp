@@ -63,13 +63,23 @@ struct Recorder {
   }
 };
 
-TEST_CASE("reload applies a new policy and keeps the last good one on errors", "[policy][store]") {
+// A store on policy.yaml in a directory of its own, the file first holding `text`, the defaults
+// active until the first reload.
+struct StoreOnFile {
   TempDir dir;
-  const fs::path file = dir.path() / "policy.yaml";
-  writeFile(file, "strategy: spread\n");
+  fs::path file = dir.path() / "policy.yaml";
   Recorder recorder;
-  PolicyStore store(file.string(), std::make_shared<const Policy>(defaultPolicy()),
-                    recorder.callback());
+  PolicyStore store;
+  explicit StoreOnFile(const std::string& text)
+      : store((writeFile(file, text), file.string()),
+              std::make_shared<const Policy>(defaultPolicy()), recorder.callback()) {}
+};
+
+TEST_CASE("reload applies a new policy and keeps the last good one on errors", "[policy][store]") {
+  StoreOnFile on("strategy: spread\n");
+  const fs::path& file = on.file;
+  Recorder& recorder = on.recorder;
+  PolicyStore& store = on.store;
   CHECK(store.current()->defaultStrategy == Strategy::kBinpack);
 
   REQUIRE(store.reload().ok());
@@ -111,12 +121,9 @@ TEST_CASE("reload applies a new policy and keeps the last good one on errors", "
 // An emptied ConfigMap (or a file read half-written) used to put the built-in defaults in force,
 // silently: an empty document parses as the defaults.
 TEST_CASE("an emptied policy file keeps the last good policy and says why", "[policy][store]") {
-  TempDir dir;
-  const fs::path file = dir.path() / "policy.yaml";
-  writeFile(file, "strategy: spread\n");
-  Recorder recorder;
-  PolicyStore store(file.string(), std::make_shared<const Policy>(defaultPolicy()),
-                    recorder.callback());
+  StoreOnFile on("strategy: spread\n");
+  const fs::path& file = on.file;
+  PolicyStore& store = on.store;
   REQUIRE(store.reload().ok());
   for (const char* blank : {"", "\n\n", "# strategy: binpack\n"}) {
     CAPTURE(blank);
@@ -125,7 +132,7 @@ TEST_CASE("an emptied policy file keeps the last good policy and says why", "[po
     REQUIRE_FALSE(emptied.ok());
     CHECK_THAT(emptied.error().message, ContainsSubstring("is empty (sets nothing)"));
     CHECK(store.current()->defaultStrategy == Strategy::kSpread);
-    CHECK(recorder.last().kind == PolicyReloadEvent::Kind::kError);
+    CHECK(on.recorder.last().kind == PolicyReloadEvent::Kind::kError);
   }
   // {} states "the defaults" on purpose.
   writeFile(file, "{}\n");

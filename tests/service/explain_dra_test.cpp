@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cluster/cluster_state.h"
+#include "dra_pair_cluster.h"
 #include "metrics/metrics.h"
 #include "policy/default_policy.h"
 #include "service/cluster_backend.h"
@@ -18,33 +19,12 @@
 #include "support/node_fixtures.h"
 #include "support/object_json.h"
 #include "support/pod_fixtures.h"
+#include "support/snapshot_backend.h"
 
 namespace {
 
 using gte::testing::FixtureState;
 using nlohmann::json;
-
-// The cluster state's snapshots, nothing else (explain reads no pod from the backend here).
-class StateBackend final : public gte::ClusterBackend {
- public:
-  explicit StateBackend(const gte::cluster::ClusterState& state) : state_(state) {}
-  std::shared_ptr<const gte::ClusterSnapshot> snapshot() const override {
-    return state_.snapshot();
-  }
-  bool ready() const override { return true; }
-  bool healthy(std::string*) const override { return true; }
-  gte::Status bind(const gte::BindRequest&) override {
-    return gte::Error{gte::ErrorCode::kInternal, "not in this test"};
-  }
-  std::optional<gte::PodInfo> podByUid(const std::string&) const override { return std::nullopt; }
-  gte::Result<gte::PodInfo> podByName(const std::string&, const std::string&) const override {
-    return gte::Error{gte::ErrorCode::kNotFound, "not in this test"};
-  }
-  std::vector<gte::PodInfo> podsOnNode(const std::string&) const override { return {}; }
-
- private:
-  const gte::cluster::ClusterState& state_;
-};
 
 // podJson writes no resourceClaims: the pod's part explain reads is added here.
 std::string claimPodBody() {
@@ -62,19 +42,9 @@ std::string claimPodBody() {
 }  // namespace
 
 TEST_CASE("Explain shows the DRA device set predicted for a claim pod") {
-  auto policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
-  gte::cluster::ClusterState state(policy);
-  state.enableDra();
-  state.replaceNodes(
-      {gte::testing::makeDgxH100(
-           FixtureState().withName("hgx-h100-a").withIdentities().withoutDevicePlugin()),
-       gte::testing::makeDgxH100(FixtureState().withName("device-plugin"))});
-  state.replaceDeviceClasses(gte::testing::draClasses("nvidia-device-classes.json"));
-  state.replaceResourceSlices({gte::testing::draSlice("hgx-h100-slice.json")});
-  state.upsertResourceClaim(gte::testing::draClaim("claim-2-gpus.json"));
-  state.setSynced(true);
-  StateBackend backend(state);
-  gte::ExtenderService service([policy] { return policy; }, &backend, nullptr);
+  gte::testing::DraPairCluster cluster;
+  auto backend = gte::testing::SnapshotBackend::of(cluster.state);
+  gte::ExtenderService service([p = cluster.policy] { return p; }, &backend, nullptr);
 
   const gte::Reply reply = service.explain(claimPodBody());
   REQUIRE(reply.status == 200);
@@ -116,7 +86,7 @@ TEST_CASE("Filter counts DRA pass-throughs by reason") {
   state.replaceDeviceClasses(gte::testing::draClasses("nvidia-device-classes.json"));
   state.replaceResourceSlices({gte::testing::draSlice("hgx-h100-slice.json")});
   state.setSynced(true);  // no claim: ml/train-0-gpus is not cached
-  StateBackend backend(state);
+  auto backend = gte::testing::SnapshotBackend::of(state);
   gte::metrics::Metrics metrics;
   gte::ExtenderService service([policy] { return policy; }, &backend, &metrics);
 

@@ -11,6 +11,7 @@
 
 #include "cluster/cluster_state.h"
 #include "cluster/static_cluster_backend.h"
+#include "dra_pair_cluster.h"
 #include "policy/default_policy.h"
 #include "service/cluster_backend.h"
 #include "service/extender_service.h"
@@ -19,6 +20,7 @@
 #include "support/node_fixtures.h"
 #include "support/object_json.h"
 #include "support/pod_fixtures.h"
+#include "support/snapshot_backend.h"
 
 namespace {
 
@@ -26,31 +28,6 @@ using gte::testing::FixtureState;
 using nlohmann::json;
 
 const std::string kClusterFile = std::string(GTE_SOURCE_DIR) + "/tests/golden/cluster.yaml";
-
-// A cluster state's snapshots, counting how often a request loads one.
-class CountingBackend final : public gte::ClusterBackend {
- public:
-  explicit CountingBackend(const gte::cluster::ClusterState& state) : state_(state) {}
-  std::shared_ptr<const gte::ClusterSnapshot> snapshot() const override {
-    ++loads;
-    return state_.snapshot();
-  }
-  bool ready() const override { return true; }
-  bool healthy(std::string*) const override { return true; }
-  gte::Status bind(const gte::BindRequest&) override {
-    return gte::Error{gte::ErrorCode::kInternal, "not in this test"};
-  }
-  std::optional<gte::PodInfo> podByUid(const std::string&) const override { return std::nullopt; }
-  gte::Result<gte::PodInfo> podByName(const std::string&, const std::string&) const override {
-    return gte::Error{gte::ErrorCode::kNotFound, "not in this test"};
-  }
-  std::vector<gte::PodInfo> podsOnNode(const std::string&) const override { return {}; }
-
-  mutable std::atomic<int> loads{0};
-
- private:
-  const gte::cluster::ClusterState& state_;
-};
 
 std::string podWith(int gpus, const std::string& annotations) {
   return R"({"metadata":{"name":"probe","namespace":"ml","uid":"probe-uid","annotations":)" +
@@ -123,7 +100,7 @@ TEST_CASE("filter, prioritize and explain load the snapshot once per request") {
   state.replaceNodes({gte::testing::makeDgxH100(FixtureState().withName("a100")),
                       gte::testing::makeDgxH100(FixtureState().withName("dgx1"))});
   state.setSynced(true);
-  CountingBackend backend(state);
+  auto backend = gte::testing::SnapshotBackend::of(state);
   gte::ExtenderService service([policy] { return policy; }, &backend, nullptr);
   for (const std::string& pod :
        {podWith(2, "{}"), podWith(0, "{}"), podWith(4, R"({"gputopo.dev/min-link":"nvlink"})"),
@@ -177,24 +154,6 @@ TEST_CASE("explain of a bound pod says where it is bound and judges its node wit
 
 namespace {
 
-// hgx-h100-a hands its GPUs out through DRA (the HGX H100 slice); device-plugin has no slice, so
-// no device there serves a claim.
-struct DraPair {
-  gte::PolicyConstSharedPtr policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
-  gte::cluster::ClusterState state{policy};
-  DraPair() {
-    state.enableDra();
-    state.replaceNodes(
-        {gte::testing::makeDgxH100(
-             FixtureState().withName("hgx-h100-a").withIdentities().withoutDevicePlugin()),
-         gte::testing::makeDgxH100(FixtureState().withName("device-plugin"))});
-    state.replaceDeviceClasses(gte::testing::draClasses("nvidia-device-classes.json"));
-    state.replaceResourceSlices({gte::testing::draSlice("hgx-h100-slice.json")});
-    state.upsertResourceClaim(gte::testing::draClaim("claim-2-gpus.json"));
-    state.setSynced(true);
-  }
-};
-
 gte::PodInfo claimPod() {
   gte::PodInfo pod = gte::testing::makeClaimPod("train-0", "ml", {{"gpus", "train-0-gpus"}});
   pod.uid = "uid-train-0";
@@ -207,7 +166,7 @@ gte::PodInfo claimPod() {
 // Before, it ran the device-plugin fit check, which a pod asking for no nvidia.com/gpu passes on
 // any node, so a claim pod was reserved where no device can serve its claim.
 TEST_CASE("bind's re-check of a claim pod is filter's first-fit") {
-  DraPair cluster;
+  gte::testing::DraPairCluster cluster;
   const auto refused = cluster.state.reserve(claimPod(), "device-plugin");
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().message.find("DRA") != std::string::npos);
@@ -217,8 +176,8 @@ TEST_CASE("bind's re-check of a claim pod is filter's first-fit") {
 // Preempt judges a claim pod by the first-fit over the devices the victims would free. Before, the
 // device-plugin fit check passed a claim pod everywhere, so preempt never vetoed a node for it.
 TEST_CASE("preempt vetoes a node where no device can serve the pod's claims") {
-  DraPair cluster;
-  CountingBackend backend(cluster.state);
+  gte::testing::DraPairCluster cluster;
+  auto backend = gte::testing::SnapshotBackend::of(cluster.state);
   gte::ExtenderService service([p = cluster.policy] { return p; }, &backend, nullptr);
   json pod = json::parse(gte::testing::podJson(claimPod()));
   pod["spec"]["resourceClaims"] =
@@ -289,7 +248,7 @@ TEST_CASE("a group's waiting members are published with their demands; only the 
     CHECK(member.demand->gpus == 4);
   }
 
-  CountingBackend backend(state);
+  auto backend = gte::testing::SnapshotBackend::of(state);
   CountingStore store(state);
   backend.setGroupPlans(&store);
   gte::ExtenderService service([policy] { return policy; }, &backend, nullptr);
