@@ -46,6 +46,15 @@ void findPlainForm(DraDemand& demand) {
 
 }  // namespace
 
+std::vector<std::string_view> draPassThroughNames() {
+  std::vector<std::string_view> out;
+  for (int i = static_cast<int>(DraPassThrough::kNone) + 1;
+       i < static_cast<int>(DraPassThrough::kCount); ++i) {
+    out.push_back(draPassThroughName(static_cast<DraPassThrough>(i)));
+  }
+  return out;
+}
+
 std::string_view draPassThroughName(DraPassThrough reason) noexcept {
   switch (reason) {
     case DraPassThrough::kOtherExtendedResource:

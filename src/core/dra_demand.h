@@ -32,6 +32,8 @@ enum class DraPassThrough : std::uint8_t {
 };
 // The metric label: other_extended_resource, claim_not_cached, template_entry, uninterpretable.
 std::string_view draPassThroughName(DraPassThrough reason) noexcept;
+// Every reason's name (kNone and kCount excepted), in the enum's order.
+std::vector<std::string_view> draPassThroughNames();
 
 struct DraDemand {
   std::vector<dra::ClaimProgram> claims;  // to allocate, in the scheduler's order

@@ -43,11 +43,38 @@ constexpr std::array<const char*, 9> kRejectReasons = {
     "body_too_large",   "header_too_large",   "malformed_json", "bad_request", "request_timeout",
     "connection_limit", "full_nodes_refused", "too_many_nodes", "other"};
 
+// A counter family whose label values are the feature's own names (declared once at start, each
+// series made at 0), so this library keeps no copy of another library's vocabulary. A value not
+// declared is not counted: the label keeps the declared set.
+class DeclaredCounters {
+ public:
+  DeclaredCounters(prometheus::Family<prometheus::Counter>& family, std::string label)
+      : family_(family), label_(std::move(label)) {}
+
+  void declare(const std::vector<std::string_view>& values) {
+    std::lock_guard lock(mutex_);
+    for (const std::string_view value : values) {
+      if (!series_.contains(value)) {
+        series_.emplace(std::string(value), &family_.Add({{label_, std::string(value)}}));
+      }
+    }
+  }
+
+  void count(std::string_view value, double n) {
+    std::lock_guard lock(mutex_);
+    if (const auto it = series_.find(value); it != series_.end()) it->second->Increment(n);
+  }
+
+ private:
+  prometheus::Family<prometheus::Counter>& family_;
+  const std::string label_;
+  std::mutex mutex_;  // guards series_ (declared at start; counted from several threads)
+  std::map<std::string, prometheus::Counter*, std::less<>> series_;
+};
+
 constexpr std::array<const char*, 9> kResourceNames = {
     "nodes",     "pods", "resourceslices", "deviceclasses",   "resourceclaims",
     "podgroups", "jobs", "jobsets",        "devicetaintrules"};
-constexpr std::array<const char*, 4> kDraPassThroughNames = {
-    "other_extended_resource", "claim_not_cached", "template_entry", "uninterpretable"};
 constexpr std::array<const char*, static_cast<std::size_t>(NvlinkSetClass::kCount)> kSetClassNames =
     {"1", "2", "3-4", "5-8", "9-16", "unknown"};
 
@@ -419,7 +446,7 @@ struct Metrics::Impl {
   std::array<prometheus::Counter*, kResourceNames.size()> watchListsBy{};
   std::array<prometheus::Counter*, kResourceNames.size()> watchFailuresBy{};
   std::array<prometheus::Counter*, kResourceNames.size()> watchSkippedBy{};
-  std::array<prometheus::Counter*, kDraPassThroughNames.size()> draPassThroughBy{};
+  DeclaredCounters draPassThroughBy{draPassThrough, "reason"};
   std::array<prometheus::Counter*, 3> draBindBy{};
   prometheus::Gauge* slicesGauge = nullptr;
   prometheus::Gauge* classesGauge = nullptr;
@@ -429,8 +456,7 @@ struct Metrics::Impl {
   prometheus::Histogram* labelAgeNow = nullptr;
   std::array<prometheus::Gauge*, kSetClassNames.size()> freeGpusBy{};
   std::array<prometheus::Counter*, kGroupOutcomes.size()> groupDecisionBy{};
-  std::mutex holdsMutex;  // guards holdsReleasedBy (a release is rare: off the request path)
-  std::map<std::string, prometheus::Counter*, std::less<>> holdsReleasedBy;
+  DeclaredCounters holdsReleasedBy{holdsReleased, "reason"};
   prometheus::Gauge* heldSlots = nullptr;
   prometheus::Gauge* holdingGroups = nullptr;
   std::array<prometheus::Histogram*, kRegretSizes.size()> regretBy{};
@@ -516,9 +542,6 @@ struct Metrics::Impl {
       watchListsBy[i] = &watchLists.Add({{"resource", kResourceNames[i]}});
       watchFailuresBy[i] = &watchFailures.Add({{"resource", kResourceNames[i]}});
       watchSkippedBy[i] = &watchSkipped.Add({{"resource", kResourceNames[i]}});
-    }
-    for (std::size_t i = 0; i < kDraPassThroughNames.size(); ++i) {
-      draPassThroughBy[i] = &draPassThrough.Add({{"reason", kDraPassThroughNames[i]}});
     }
     draBindBy = {&draBindPredictions.Add({{"result", "match"}}),
                  &draBindPredictions.Add({{"result", "mismatch"}}),
@@ -687,8 +710,12 @@ void Metrics::setCachedDraObjects(std::int64_t slices, std::int64_t classes, std
   impl_->taintRulesGauge->Set(static_cast<double>(taintRules));
 }
 
-void Metrics::countDraPassThrough(DraPassThroughReason reason) {
-  impl_->draPassThroughBy[static_cast<std::size_t>(reason)]->Increment();
+void Metrics::countDraPassThrough(std::string_view reason) {
+  impl_->draPassThroughBy.count(reason, 1);
+}
+
+void Metrics::declareDraPassThroughReasons(const std::vector<std::string_view>& reasons) {
+  impl_->draPassThroughBy.declare(reasons);
 }
 
 void Metrics::countDraBindPrediction(DraBindResult result) {
@@ -735,18 +762,11 @@ void Metrics::observeGroupFirstToLast(double seconds) {
 }
 
 void Metrics::countHoldsReleased(std::string_view reason, std::uint64_t n) {
-  std::lock_guard lock(impl_->holdsMutex);
-  const auto it = impl_->holdsReleasedBy.find(reason);
-  if (it != impl_->holdsReleasedBy.end()) it->second->Increment(static_cast<double>(n));
+  impl_->holdsReleasedBy.count(reason, static_cast<double>(n));
 }
 
 void Metrics::declareHoldReleaseReasons(const std::vector<std::string_view>& reasons) {
-  std::lock_guard lock(impl_->holdsMutex);
-  for (const std::string_view reason : reasons) {
-    if (impl_->holdsReleasedBy.contains(reason)) continue;
-    impl_->holdsReleasedBy.emplace(std::string(reason),
-                                   &impl_->holdsReleased.Add({{"reason", std::string(reason)}}));
-  }
+  impl_->holdsReleasedBy.declare(reasons);
 }
 
 void Metrics::setGroupHolds(std::int64_t slots, std::int64_t groups) {

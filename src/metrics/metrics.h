@@ -29,13 +29,6 @@ enum class WatchedResource {
   kJobSets,
   kDeviceTaintRules
 };
-// Why a DRA pod was passed through (core/dra_demand.h's DraPassThrough, in that order).
-enum class DraPassThroughReason {
-  kOtherExtendedResource,
-  kClaimNotCached,
-  kTemplateEntry,
-  kUninterpretable
-};
 // A claim pod's allocation at bind against the prediction (cluster/dra_bind_check.h, in order).
 enum class DraBindResult { kMatch, kMismatch, kUnknown };
 enum class BindAbandonReason { kCallerGone, kDeadline, kNotLeader };
@@ -144,8 +137,11 @@ class Metrics {
   // DRA objects in the cluster cache (--dra).
   void setCachedDraObjects(std::int64_t slices, std::int64_t classes, std::int64_t claims,
                            std::int64_t taintRules);
-  // A filter call for a pod whose DRA demand the extender passed through uninterpreted.
-  void countDraPassThrough(DraPassThroughReason reason);
+  // A filter call for a pod whose DRA demand the extender passed through uninterpreted; `reason`
+  // is core's name of it (draPassThroughName), declared by the service
+  // (declareDraPassThroughReasons with draPassThroughNames()); a name not declared is not counted.
+  void countDraPassThrough(std::string_view reason);
+  void declareDraPassThroughReasons(const std::vector<std::string_view>& reasons);
   // A claim pod's first bind: its claims' allocation against the prediction.
   void countDraBindPrediction(DraBindResult result);
   void setNodeLabelAges(const LabelAges& ages);

@@ -88,10 +88,7 @@ void countPassThrough(const Result<PodDemand>& demand, const PodInfo& pod,
   if (!demand || !demand->dra || !demand->dra->passedThrough()) return;
   log::debug("DRA demand passed through",
              {{"pod", pod.ns + "/" + pod.name}, {"reason", demand->dra->passThrough}});
-  if (!metrics) return;
-  // DraPassThrough's kinds after kNone, in the metrics enum's order.
-  metrics->countDraPassThrough(static_cast<metrics::DraPassThroughReason>(
-      static_cast<int>(demand->dra->passThroughKind) - 1));
+  if (metrics) metrics->countDraPassThrough(draPassThroughName(demand->dra->passThroughKind));
 }
 
 }  // namespace
@@ -104,7 +101,9 @@ ExtenderService::ExtenderService(PolicySource policy, ClusterBackend* cluster,
       metrics_(metrics),
       placements_(placements),
       nodeCache_(std::make_unique<NodeStateCache>()),
-      whatifLimits_(whatifLimits) {}
+      whatifLimits_(whatifLimits) {
+  if (metrics_) metrics_->declareDraPassThroughReasons(draPassThroughNames());
+}
 
 ExtenderService::~ExtenderService() = default;
 
