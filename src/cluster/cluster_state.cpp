@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "cluster/gpu_annotation.h"
-#include "core/fit.h"
+#include "core/compiled_pod.h"
 #include "core/node_charges.h"
 #include "core/node_decider.h"
 #include "core/node_state.h"
@@ -359,8 +359,11 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
   if (builder_.read(node) == nullptr) {
     return Error{ErrorCode::kNotFound, "node " + node + " is not in the cache"};
   }
-  Result<PodDemand> demand = parsePodDemand(pod, *policy_, draObjectsLocked());
-  if (!demand) return std::move(demand).error();
+  // Compiled as filter compiles it: an invalid request or annotation (group annotations included)
+  // is refused here as filter refuses it on every node.
+  const CompiledPod compiled = compilePod(pod, *policy_, draObjectsLocked(), groupSizes_);
+  if (const Error* error = compiled.ownError()) return *error;
+  const Result<PodDemand>& demand = compiled.demand;
   // The published snapshot is current for every node (each change publishes), except for what
   // this call itself freed above.
   refreshLocked(dirty);
@@ -652,6 +655,11 @@ void ClusterState::publishLocked() {
 }
 
 // ---------------------------------------------------------------- pod groups
+
+void ClusterState::setGroupSizes(const GroupSizeLookup* sizes) {
+  std::lock_guard lock(mutex_);
+  groupSizes_ = sizes;
+}
 
 GroupMemberTableConstSharedPtr ClusterState::memberTableLocked() {
   std::set<std::string> changed = groups_.takeMembersChanged();

@@ -38,6 +38,7 @@
 #include "cluster/pod_ledger.h"
 #include "core/allocation.h"
 #include "core/placement_regret.h"
+#include "core/pod_group.h"
 #include "model/node_info.h"
 #include "model/pod_info.h"
 #include "service/group_plan_store.h"
@@ -146,7 +147,12 @@ class ClusterState final : public GroupPlanStore {
   // already bound to or reserved on `node` returns its allocation. Errors: kNotFound (node
   // unknown), kFailedPrecondition (no room, or bound to another node), kInvalidArgument (bad
   // topology annotations).
+  // The pod is compiled as filter compiles it (compilePod, with the sizes of setGroupSizes): a
+  // pod filter refuses everywhere (an invalid annotation, group annotations included) is refused.
   Result<Allocation> reserve(const PodInfo& pod, const std::string& node);
+  // The pod-group owners' sizes the backend knows (thread-safe, outliving this state), read by
+  // bind's compile of the pod; null: none.
+  void setGroupSizes(const GroupSizeLookup* sizes);
   // The bind failed: free the reservation.
   void release(std::string_view uid);
   // No API server to confirm (cluster-file mode): the reservation becomes a bound pod.
@@ -237,9 +243,10 @@ class ClusterState final : public GroupPlanStore {
   // The pod groups' members as published (the snapshot's groupMembers), re-derived per changed
   // group; every group with a member whose demand reads what changed (the policy, DRA objects)
   // is parsed again.
-  GroupMemberTableConstSharedPtr members_;  // GUARDED_BY(mutex_)
-  bool reparseMembers_ = false;             // GUARDED_BY(mutex_): the policy changed
-  bool reparseDraMembers_ = false;          // GUARDED_BY(mutex_): DRA objects changed
+  GroupMemberTableConstSharedPtr members_;       // GUARDED_BY(mutex_)
+  const GroupSizeLookup* groupSizes_ = nullptr;  // GUARDED_BY(mutex_)
+  bool reparseMembers_ = false;                  // GUARDED_BY(mutex_): the policy changed
+  bool reparseDraMembers_ = false;               // GUARDED_BY(mutex_): DRA objects changed
 
   mutable std::mutex snapshotMutex_;       // guards only the pointer
   ClusterSnapshotConstSharedPtr current_;  // GUARDED_BY(snapshotMutex_)

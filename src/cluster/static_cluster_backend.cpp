@@ -16,6 +16,7 @@ StaticClusterBackend::StaticClusterBackend(ClusterFileContents contents,
   setGroupPlans(&state_);
   for (const GroupOwnerSize& owner : contents.groupOwners)
     groupOwners_.put(owner);
+  state_.setGroupSizes(&groupOwners_);
   std::vector<ObservedPod> pods;
   pods.reserve(contents.pods.size());
   for (FilePod& filePod : contents.pods) {

@@ -128,6 +128,7 @@ ApiServerBackend::ApiServerBackend(std::shared_ptr<kube::ApiTransport> transport
       },
       [listed] { listed->check(); });
   listed->owners = owners_;
+  state_->setGroupSizes(owners_->sizes());
   if (!options_.watchDra) return;
   const auto onListed = [listed](std::size_t kind) {
     return [listed, kind] { listed->listedDra(kind); };
