@@ -11,6 +11,7 @@
 // node's precomputed device order, then the same fit rules and score terms on the GPU set it
 // gives. A pod the extender passes through (pod_demand.h) fits every node with no score terms.
 // The decider then keeps first-fit scratch state: one request's loop uses it, on one thread.
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -80,6 +81,23 @@ class NodeDecider {
   }
 
   int score(const ScoreTerms& terms) const { return weightedScore(terms, policy_); }
+
+  // The GPUs and MIG instances the pod would get on a resolved candidate, by the route fit() and
+  // terms() take: claims that read as N GPUs, the node's first-fit pick of them; other claims, the
+  // DRA allocator's first-fit set; whole GPUs and MIG instances, the device plugin's pick.
+  // Incomplete where nothing is allocated.
+  Allocation allocation(const NodeCandidate& node) const {
+    if (claimsAsGpus(node)) return predictAllocation(*claimsAsGpus_, *node.state);
+    if (dra_) {
+      const DraPlacement placed = dra_->place(*node.state);
+      Allocation out;
+      out.complete = placed.outcome == DraOutcome::kPlaced;
+      for (GpuMask rest = placed.pick.gpus; rest != 0; rest &= rest - 1)
+        out.gpus.push_back(std::countr_zero(rest));
+      return out;
+    }
+    return predictAllocation(demand_, *node.state);
+  }
 
   // How well linked the whole GPUs are that the pod would get on a resolved candidate that fits:
   // what placement regret compares (unknown for fewer than two GPUs). From the same line of the

@@ -61,13 +61,12 @@ const MigProfile* migProfileOn(const EngineNode& node, const SimPod& pod) {
   return node.state->migProduct->findByName(pod.migProfile);
 }
 
+// What kube-scheduler alone sees of a node's GPUs (the baseline choosers; the extender's decides
+// through NodeDecider in place()).
 bool gpusFit(const EngineNode& node, const SimPod& pod, const PodDemand& demand,
-             const Policy& policy, Chooser chooser) {
+             const Policy& policy) {
   if (demand.empty()) {
     return true;
-  }
-  if (chooser == Chooser::kExtender) {
-    return checkFit(demand, *node.state, policy).fits();
   }
   if (!demand.mig.empty()) {
     // A MIG-naive scheduler sees the free instances per profile (the device plugin's counts,
@@ -181,24 +180,6 @@ bool takeDra(EngineNode& node, const SimPod& pod, const Policy& policy, SimDraCl
   return true;
 }
 
-// What a pod with DRA claims gets on a live node (the what-if; dra::FirstFit over the node's
-// published devices): claims that read as N GPUs there are the node's first-fit pick, which
-// respects the GPUs earlier pods of the replay took; other claims the first-fit set over the
-// devices as published. Incomplete when the allocator finds none.
-Allocation claimAllocation(const PodDemand& demand, const NodeState& state) {
-  if (const std::optional<PodDemand> gpus = claimsAsGpus(demand);
-      gpus && readsClaimsAsGpus(*demand.dra, state)) {
-    return predictAllocation(*gpus, state);
-  }
-  DraDecider decider(*demand.dra);
-  const DraPlacement placed = decider.place(state);
-  Allocation allocation;
-  allocation.complete = placed.outcome == DraOutcome::kPlaced;
-  for (GpuMask rest = placed.pick.gpus; rest != 0; rest &= rest - 1)
-    allocation.gpus.push_back(std::countr_zero(rest));
-  return allocation;
-}
-
 // False when the pod cannot run there: a MIG instance with no legal free placement on the node
 // (only a MIG-naive chooser picks such a node). Nothing is taken then.
 bool take(EngineNode& node, const SimPod& pod, const PodDemand& demand, const Policy& policy,
@@ -211,8 +192,12 @@ bool take(EngineNode& node, const SimPod& pod, const PodDemand& demand, const Po
   if (dra != nullptr && demand.mig.empty()) {
     return takeDra(node, pod, policy, *dra, dra->claim(form, pod.gpus), placement);
   }
-  const Allocation allocation = demand.draClaims() ? claimAllocation(demand, *node.state)
-                                                   : predictAllocation(demand, *node.state);
+  // What the pod gets there by the route filter decides it by (NodeDecider): on a live what-if a
+  // pod with claims gets the node's first-fit pick of claims that read as N GPUs (respecting the
+  // GPUs earlier pods of the replay took), else the first-fit set over the devices as published.
+  const Allocation allocation =
+      NodeDecider(demand, policy)
+          .allocation(NodeCandidate{node.name, node.state.get(), {}, nullptr});
   if (!allocation.complete) {
     return false;
   }
@@ -291,12 +276,11 @@ PodPlacement PlacementEngine::place(const SimPod& pod, const PodDemand& demand,
     claimDemand.dra = dra_->templateDemand(pod.gpus);
   }
   const PodDemand& asked = claimPod ? claimDemand : demand;
+  // The extender chooser decides every pod that asks for devices as filter decides it
+  // (NodeDecider: claims by the DRA first-fit, the rest by the device plugin's pick); the
+  // baselines by what kube-scheduler alone sees (gpusFit).
   std::optional<NodeDecider> decider;
-  // A live what-if's pod with claims (no simulated DRA cluster): decided as filter decides it.
-  const bool liveClaims = dra_ == nullptr && demand.draClaims();
-  if ((claimPod || liveClaims) && options_.chooser == Chooser::kExtender) {
-    decider.emplace(asked, policy_);
-  }
+  if (options_.chooser == Chooser::kExtender && !asked.empty()) decider.emplace(asked, policy_);
   const auto offerOn = [&](std::size_t i) -> const ClaimOffer& {
     ClaimOffer& offer = offers_[i][static_cast<std::size_t>(pod.gpus)];
     if (!offer.known) {
@@ -314,8 +298,7 @@ PodPlacement PlacementEngine::place(const SimPod& pod, const PodDemand& demand,
       continue;
     }
     const NodeCandidate candidate{node.name, node.state.get(), {}, nullptr};
-    if (decider ? !decider->fit(candidate).fits()
-                : !gpusFit(node, pod, demand, policy_, options_.chooser)) {
+    if (decider ? !decider->fit(candidate).fits() : !gpusFit(node, pod, demand, policy_)) {
       continue;
     }
     feasible_.push_back(i);
