@@ -82,6 +82,22 @@ class NodeDecider {
 
   int score(const ScoreTerms& terms) const { return weightedScore(terms, policy_); }
 
+  // Whether the pod's devices on this node come from kube-scheduler's DRA allocator: its claims,
+  // or its nvidia.com/gpu where the node hands that out through DRA.
+  bool allocatedByDra(const NodeState& state) const noexcept {
+    if (!demand_.dra || passedThrough()) return false;
+    return demand_.draClaims() || (demand_.gpus > 0 && state.allocator == GpuAllocator::kDra &&
+                                   demand_.dra->extendedClass >= 0);
+  }
+
+  // The devices the DRA allocator is predicted to take for the pod on a resolved candidate
+  // (explain shows them device by device); nullopt where its devices do not come from DRA.
+  std::optional<DraPlacement> draPlacement(const NodeCandidate& node) const {
+    if (!allocatedByDra(*node.state)) return std::nullopt;
+    DraDecider decider(*demand_.dra);
+    return decider.place(*node.state);
+  }
+
   // The GPUs and MIG instances the pod would get on a resolved candidate, by the route fit() and
   // terms() take: claims that read as N GPUs, the node's first-fit pick of them; other claims, the
   // DRA allocator's first-fit set; whole GPUs and MIG instances, the device plugin's pick.

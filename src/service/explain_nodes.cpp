@@ -2,6 +2,7 @@
 
 #include <bit>
 
+#include "core/node_decider.h"
 #include "core/predict_allocation.h"
 #include "filter/filter_nodes.h"
 #include "prioritize/prioritize_nodes.h"
@@ -18,22 +19,16 @@ std::optional<GpuPick> bestSet(std::int64_t k, const NodeState& state) {
   return best;
 }
 
-// The pod's devices come from DRA on this node: its claims, or its nvidia.com/gpu where the node
-// hands that out through DRA.
-bool allocatedByDra(const PodDemand& demand, const NodeState& state) {
-  if (!demand.dra || demand.dra->passedThrough()) return false;
-  return demand.draClaims() || (demand.gpus > 0 && state.allocator == GpuAllocator::kDra &&
-                                demand.dra->extendedClass >= 0);
-}
-
-void addDetails(const PodDemand& demand, NodeExplanation& node) {
+// What the pod would get on the node, by the route the decision takes there (NodeDecider): the
+// device plugin's pick, and where its devices come from DRA the allocator's predicted devices.
+void addDetails(const PodDemand& demand, const NodeDecider& decide, const NodeCandidate& candidate,
+                NodeExplanation& node) {
   const NodeState& state = *node.state;
   node.allocation = predictAllocation(demand, state);
   if (const GpuPick* pick = wholeGpuPick(demand, state)) node.pick = *pick;
   node.best = bestSet(demand.gpus + (demand.dra ? demand.dra->plainGpus : 0), state);
-  if (allocatedByDra(demand, state)) {
-    DraDecider decider(*demand.dra);
-    node.dra = decider.place(state);
+  node.dra = decide.draPlacement(candidate);
+  if (node.dra) {
     if (node.dra->outcome == DraOutcome::kPlaced && node.dra->pick.gpus != 0) {
       // The GPUs DRA takes, not the device plugin's pick.
       node.pick = node.dra->pick;
@@ -81,6 +76,8 @@ Explanation explainNodes(const Result<PodDemand>& demand, std::span<const NodeCa
       prioritizeNodes(pod, kept, policy, keptGroup ? &*keptGroup : nullptr);
   const HostScores scores = prioritizeNodes(pod, nodes, policy, group);
   std::size_t nextKept = 0;
+  std::optional<NodeDecider> decide;
+  if (pod != nullptr) decide.emplace(*pod, policy);
   Explanation out;
   out.nodes.reserve(nodes.size());
   for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -95,7 +92,7 @@ Explanation explainNodes(const Result<PodDemand>& demand, std::span<const NodeCa
     }
     node.score = scores[i].score;
     node.terms = scores[i].terms;
-    if (demand && node.state != nullptr) addDetails(*demand, node);
+    if (demand && node.state != nullptr) addDetails(*demand, *decide, nodes[i], node);
     out.nodes.push_back(std::move(node));
   }
   return out;
