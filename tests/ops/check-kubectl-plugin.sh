@@ -121,4 +121,33 @@ plugin -n gpu-system --service gte --port 9999 --via proxy --scheme https nodes 
 expect "kubectl calls" "--context prod -n gpu-system port-forward svc/gte :9999
 get --raw /api/v1/namespaces/gpu-system/services/https:gte:9999/proxy/nodes?format=table" \
   "$(cat "$FAKE_KUBECTL_LOG")"
+# Without -n and --service the chart's release is found by its Service's labels: its namespace,
+# name and port reach the port-forward.
+: >"$FAKE_KUBECTL_LOG"
+plugin nodes >/dev/null || fail "nodes with the release found by label"
+expect "release found by label" "get services --all-namespaces -l app.kubernetes.io/name=gpu-topology-extender,app.kubernetes.io/component=extender -o jsonpath={range .items[*]}{.metadata.namespace} {.metadata.name} {.spec.ports[0].port}{\"\\n\"}{end}
+-n gpu-system port-forward svc/gte-gpu-topology-extender :8888" "$(cat "$FAKE_KUBECTL_LOG")"
+# -n alone looks in that namespace only.
+: >"$FAKE_KUBECTL_LOG"
+plugin -n gpu-system nodes >/dev/null || fail "nodes with -n alone"
+grep -q '^get services -n gpu-system -l ' "$FAKE_KUBECTL_LOG" || fail "-n alone: $(cat "$FAKE_KUBECTL_LOG")"
+# None, or several: exit 1 saying what to pass.
+status=0
+err=$(FAKE_SERVICES="" plugin nodes 2>&1) || status=$?
+[[ $status == 1 ]] || fail "no release: want exit 1, got $status"
+[[ $err == *"no gpu-topology-extender Service found"*"--url"* ]] || fail "no release: $err"
+status=0
+err=$(FAKE_SERVICES="a gte-a 8888
+b gte-b 8888" plugin nodes 2>&1) || status=$?
+[[ $status == 1 ]] || fail "several releases: want exit 1, got $status"
+[[ $err == *"-n a --service gte-a"*"-n b --service gte-b"* ]] || fail "several releases: $err"
+# --url: straight to the extender, no kubectl call.
+: >"$FAKE_KUBECTL_LOG"
+direct=$(plugin --url "http://127.0.0.1:$port/" nodes --node pcie4) || fail "--url nodes failed"
+[[ $direct == *pcie4* ]] || fail "--url nodes: $direct"
+[[ ! -s $FAKE_KUBECTL_LOG ]] || fail "--url called kubectl: $(cat "$FAKE_KUBECTL_LOG")"
+status=0
+plugin --url ftp://x nodes 2>/dev/null || status=$?
+[[ $status == 2 ]] || fail "--url ftp://x: want exit 2, got $status"
+
 echo "kubectl plugin: nodes, explain and whatif through port-forward and the service proxy"

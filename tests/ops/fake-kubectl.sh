@@ -5,9 +5,11 @@
 #                                 port, then waits to be killed (as kubectl does)
 #   get --raw PATH                GET through the service proxy: PATH without its proxy prefix
 #   create --raw PATH -f FILE     POST of FILE, the same way
+#   get services ... -l ...       the chart's release found by its Service's labels: the lines of
+#                                 $FAKE_SERVICES ("NAMESPACE NAME PORT"; default one release)
 # Every call is appended to $FAKE_KUBECTL_LOG, so the test can check what the plugin asked for.
 set -eu
-echo "$*" >>"$FAKE_KUBECTL_LOG"
+printf '%s\n' "$*" >>"$FAKE_KUBECTL_LOG"  # printf: dash's echo would expand the \n of a jsonpath
 while [ $# -gt 0 ]; do
   case $1 in
     --context | -n) shift 2 ;;
@@ -20,6 +22,14 @@ case $1 in
     echo "Forwarding from [::1]:$FAKE_EXTENDER_PORT -> 8888"
     exec sleep 600
     ;;
+  get)
+    if [ "$2" = services ]; then
+      printf '%s\n' "${FAKE_SERVICES-gpu-system gte-gpu-topology-extender 8888}"
+      exit 0
+    fi
+    ;;
+esac
+case $1 in
   get | create)
     verb=$1
     raw=$3
