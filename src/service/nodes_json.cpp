@@ -1,5 +1,6 @@
 #include "service/nodes_json.h"
 
+#include <algorithm>
 #include <array>
 
 #include "json/json_writer.h"
@@ -37,6 +38,30 @@ void writeFreeSets(JsonWriter& w, const FreeSetCounts& sets) {
   w.endObject();
 }
 
+// The node's MIG capacity: GPUs in MIG mode, memory slices and those free, the profiles with a
+// legal free placement now, and (GPU Feature Discovery nodes) free MIG devices by resource; null
+// on a node without MIG.
+void writeMig(JsonWriter& w, const NodeState& state) {
+  const auto migGpus = std::count(state.migUsable.begin(), state.migUsable.end(), true);
+  if (migGpus == 0 && state.migTotalDevices.empty()) {
+    w.null();
+    return;
+  }
+  w.beginObject();
+  w.key("gpus").integer(static_cast<std::int64_t>(migGpus));
+  w.key("slices").integer(state.migSlicesTotal);
+  w.key("slicesFree").integer(state.migSlicesTotal - state.migSlicesInUse);
+  w.key("fitsNow").beginArray();
+  for (const MigProfileFit& fit : state.migFits) {
+    if (fit.gpu >= 0) w.element().string(fit.profile);
+  }
+  w.endArray();
+  w.key("freeDevices").beginObject();
+  for (const MigDeviceCount& free : state.migFreeDevices)
+    w.key(free.profile).integer(free.count);
+  w.endObject().endObject();
+}
+
 std::string writeNodeListing(std::span<const ListedNode> nodes, std::size_t cached) {
   std::string out;
   JsonWriter w(out);
@@ -60,6 +85,8 @@ std::string writeNodeListing(std::span<const ListedNode> nodes, std::size_t cach
     w.key("largestNvlinkSet").integer(state.linksKnown() ? state.largestNvlinkClique : 0);
     w.key("links");
     writeLinks(w, state.topology);
+    w.key("mig");
+    writeMig(w, state);
     w.endObject();
   }
   w.endArray();

@@ -34,8 +34,8 @@ $3"
 
 for via in port-forward proxy; do
   nodes=$(plugin --via "$via" nodes --node pcie4) || fail "$via: nodes failed"
-  expect "$via nodes" "NODE   TOPOLOGY  MODEL        USABLE  FREE  FREE GPUS  SETS 1/2/4/8  LARGEST  LINKS
-pcie4  known     NVIDIA-L40S  4       4     0,1,2,3    4/0/0/0       1        pix:2 sys:4
+  expect "$via nodes" "NODE   TOPOLOGY  MODEL        USABLE  FREE  FREE GPUS  SETS 1/2/4/8  LARGEST  LINKS        MIG
+pcie4  known     NVIDIA-L40S  4       4     0,1,2,3    4/0/0/0       1        pix:2 sys:4  -
 1 node: 4 free GPUs; free all-NVLink sets of 1/2/4/8 GPUs: 4/0/0/0
 (1 of the 5 nodes in the cache listed)" "$nodes"
 

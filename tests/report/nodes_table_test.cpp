@@ -18,6 +18,13 @@ const std::string kGfd =
     R"("freeGpus":0,"free":[],"freeSets":{"1":0,"2":0,"4":0,"8":0},"largestNvlinkSet":0,)"
     R"("links":{"unknown":1}})";
 
+const std::string kA100Mig =
+    R"({"name":"a100","topology":"known","model":"NVIDIA-A100-SXM4-80GB","fabric":"nvsw3",)"
+    R"("gpus":8,"usableGpus":6,"freeGpus":5,"free":[2,4,5,6,7],)"
+    R"("freeSets":{"1":5,"2":2,"4":1,"8":0},"largestNvlinkSet":5,"links":{"nvlink":28},)"
+    R"("mig":{"gpus":2,"slices":16,"slicesFree":11,"fitsNow":["1g.10gb","3g.40gb"],)"
+    R"("freeDevices":{}}})";
+
 // The table of `doc`, which must be a nodes document.
 std::string tableOf(const std::string& doc) {
   auto table = nodesTable(doc);
@@ -33,12 +40,23 @@ TEST_CASE("nodes table: a line per node and the totals") {
                           R"("freeSets":{"1":6,"2":3,"4":0,"8":0}})";
   CHECK(tableOf(doc) ==
         "NODE  TOPOLOGY  MODEL                 USABLE  FREE  FREE GPUS    SETS 1/2/4/8  LARGEST  "
-        "LINKS\n"
+        "LINKS             MIG\n"
         "dgx1  known     Tesla-V100-SXM2-16GB  8       6     0,1,3,4,6,7  6/3/0/0       3        "
-        "nvlink:16 sys:12\n"
+        "nvlink:16 sys:12  -\n"
         "gfd   unknown   -                     2       0     -            0/0/0/0       0        "
-        "unknown:1\n"
+        "unknown:1         -\n"
         "2 nodes: 6 free GPUs; free all-NVLink sets of 1/2/4/8 GPUs: 6/3/0/0\n");
+}
+
+// MIG capacity was nowhere in the table: a MIG user could not see where a profile fits.
+TEST_CASE("nodes table: a MIG node's free slices and the profiles that fit now") {
+  const std::string doc = R"({"nodes":[)" + kA100Mig + "," + kDgx1 +
+                          R"(],"listed":2,"cached":2,"freeGpus":11,)"
+                          R"("freeSets":{"1":11,"2":5,"4":1,"8":0}})";
+  const std::string table = tableOf(doc);
+  CHECK(table.find("MIG\n") != std::string::npos);
+  CHECK(table.find("nvlink:28         11/16 slices free: 1g.10gb,3g.40gb\n") != std::string::npos);
+  CHECK(table.find("nvlink:16 sys:12  -\n") != std::string::npos);
 }
 
 TEST_CASE("nodes table: a listing cut at its limit says so") {

@@ -116,12 +116,14 @@ TEST_CASE("the whatif and nodes commands print the tables an admin reads") {
 
   const auto [nodesStatus, nodes] = runShell(command("nodes", ext.port(), "--node pcie4"));
   REQUIRE(nodesStatus == 0);
-  CHECK(nodes ==
-        "NODE   TOPOLOGY  MODEL        USABLE  FREE  FREE GPUS  SETS 1/2/4/8  LARGEST  LINKS\n"
-        "pcie4  known     NVIDIA-L40S  4       4     0,1,2,3    4/0/0/0       1        pix:2 "
-        "sys:4\n"
-        "1 node: 4 free GPUs; free all-NVLink sets of 1/2/4/8 GPUs: 4/0/0/0\n"
-        "(1 of the 5 nodes in the cache listed)\n");
+  CHECK(
+      nodes ==
+      "NODE   TOPOLOGY  MODEL        USABLE  FREE  FREE GPUS  SETS 1/2/4/8  LARGEST  LINKS        "
+      "MIG\n"
+      "pcie4  known     NVIDIA-L40S  4       4     0,1,2,3    4/0/0/0       1        pix:2 "
+      "sys:4  -\n"
+      "1 node: 4 free GPUs; free all-NVLink sets of 1/2/4/8 GPUs: 4/0/0/0\n"
+      "(1 of the 5 nodes in the cache listed)\n");
 }
 
 TEST_CASE("a group what-if over HTTP and from the whatif command: each member's node and GPUs") {
