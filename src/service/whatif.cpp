@@ -1,11 +1,13 @@
 #include "service/whatif.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <utility>
 
 #include "core/claims_as_gpus.h"
 #include "core/compiled_pod.h"
+#include "core/node_decider.h"
 #include "core/pod_group.h"
 #include "policy/policy_yaml.h"
 #include "sim/live_group_plan.h"
@@ -143,6 +145,30 @@ void planGroupRun(const WhatifRequest& request, const WhatifOutcome& outcome,
 
 }  // namespace
 
+// Filter's refusals of `demand` on every node as it is now, most nodes first; empty when some node
+// fits it.
+std::string refusalsNow(const PodDemand& demand, std::span<const sim::LiveNode> nodes,
+                        const Policy& policy) {
+  const NodeDecider decide(demand, policy);
+  std::map<std::string, std::size_t> counts;
+  for (const sim::LiveNode& node : nodes) {
+    const FitOutcome fit = decide.fit(NodeCandidate{node.name, node.state.get(), {}, nullptr});
+    if (fit.fits()) return {};
+    ++counts[fitReasonText(fit, demand)];
+  }
+  std::vector<std::pair<std::size_t, std::string>> sorted;
+  for (auto& [text, n] : counts)
+    sorted.emplace_back(n, text);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string out;
+  for (const auto& [n, text] : sorted) {
+    if (!out.empty()) out.append("; ");
+    out.append(text).append(" (").append(std::to_string(n)).append(n == 1 ? " node)" : " nodes)");
+  }
+  return out;
+}
+
 Result<WhatifOutcome> runWhatif(const WhatifRequest& request,
                                 ClusterSnapshotConstSharedPtr snapshot,
                                 const std::function<bool()>& keepGoing,
@@ -206,6 +232,23 @@ Result<WhatifOutcome> runWhatif(const WhatifRequest& request,
     run.replay = sim::replayOnLiveStates(out.nodes, podsPerPolicy[i], *run.policy,
                                          run.policy != running, keepGoing);
     out.stopped = out.stopped || run.replay.steps.size() < podsPerPolicy[i].size();
+    run.noNodeFits.resize(run.replay.steps.size());
+    // Pods of one shape share the answer: it is asked once per shape.
+    std::vector<std::pair<const PodDemand*, std::string>> asked;
+    for (std::size_t step = 0; step < run.replay.steps.size(); ++step) {
+      const sim::ReplayStep& replayed = run.replay.steps[step];
+      if (!replayed.asksForGpus || replayed.placement.node >= 0) continue;
+      const PodDemand& demand = podsPerPolicy[i][step].demand;
+      const auto known = std::find_if(asked.begin(), asked.end(), [&](const auto& entry) {
+        return sameShape(*entry.first, demand);
+      });
+      if (known == asked.end()) {
+        asked.emplace_back(&demand, refusalsNow(demand, out.nodes, *run.policy));
+        run.noNodeFits[step] = asked.back().second;
+      } else {
+        run.noNodeFits[step] = known->second;
+      }
+    }
   }
   out.pods = std::move(podsPerPolicy.front());
   return out;

@@ -31,6 +31,11 @@ struct WhatifPolicyRun {
   // verdicts; replay.steps are its members) and the levels it planned by.
   std::optional<GroupPlan> group;
   std::vector<GroupLevel> levels;
+  // Per step of the replay: why no node fits that pod even on the cluster as it is now, from the
+  // per-node decision filter makes: its distinct refusals, most nodes first ("MIG profile 9g.99gb
+  // is not offered by this GPU model (3 nodes)"); empty for a placed pod, and for one some node
+  // fits now (an earlier pod of the run took the room).
+  std::vector<std::string> noNodeFits;
 };
 
 struct WhatifOutcome {

@@ -13,21 +13,22 @@ namespace {
 
 using json::JsonWriter;
 
-std::string_view unplacedReason(const sim::ReplayStep& step) {
+// Why a pod of the run has no node: it asks for no GPUs; a group member: the planner's reason; a
+// pod no node fits even now: filter's refusals; else the run's earlier pods took the room.
+std::string unplacedReason(const sim::ReplayStep& step, std::size_t index,
+                           const WhatifPolicyRun& run) {
   if (!step.asksForGpus) {
     return "asks for no GPUs: kube-scheduler places it without asking the extender";
   }
-  return "no node fits it now";
-}
-
-// Why a member of a group what-if has no node: the planner's reason.
-std::string_view unplacedReason(const sim::ReplayStep& step, const WhatifPolicyRun& run) {
-  if (run.group && step.placement.node < 0 && step.asksForGpus) return run.group->reason;
-  return unplacedReason(step);
+  if (run.group && step.placement.node < 0) return run.group->reason;
+  if (index < run.noNodeFits.size() && !run.noNodeFits[index].empty()) {
+    return "no node fits it: " + run.noNodeFits[index];
+  }
+  return "no node fits it now: the pods placed before it in this what-if took the room";
 }
 
 void writePlacement(JsonWriter& w, const sim::ReplayPod& pod, const sim::ReplayStep& step,
-                    const WhatifPolicyRun& run, const WhatifOutcome& outcome) {
+                    std::size_t index, const WhatifPolicyRun& run, const WhatifOutcome& outcome) {
   const sim::PodPlacement& p = step.placement;
   const bool placed = p.node >= 0;
   w.element().beginObject();
@@ -91,7 +92,7 @@ void writePlacement(JsonWriter& w, const sim::ReplayPod& pod, const sim::ReplayS
   }
   w.key("clusterFreeSetsAfter");
   writeFreeSets(w, step.clusterAfter);
-  w.key("reason").string(placed ? std::string_view() : unplacedReason(step, run));
+  w.key("reason").string(placed ? std::string() : unplacedReason(step, index, run));
   w.endObject();
 }
 
@@ -140,7 +141,7 @@ void writeRun(JsonWriter& w, const WhatifPolicyRun& run, const WhatifOutcome& ou
                                             : run.replay.steps.back().clusterAfter);
   w.key("placements").beginArray();
   for (std::size_t i = 0; i < run.replay.steps.size(); ++i) {
-    writePlacement(w, outcome.pods[i], run.replay.steps[i], run, outcome);
+    writePlacement(w, outcome.pods[i], run.replay.steps[i], i, run, outcome);
   }
   w.endArray().endObject();
 }

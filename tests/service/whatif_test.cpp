@@ -95,7 +95,9 @@ TEST_CASE("N pods land one after another; what each strands adds up") {
   for (const json& p : placements) {
     CAPTURE(p.dump());
     if (p["node"].is_null()) {
-      CHECK(p["reason"] == "no node fits it now");
+      // Six 2-GPU pods: some fit now; the pods placed before took the room.
+      CHECK(p["reason"] ==
+            "no node fits it now: the pods placed before it in this what-if took the room");
       CHECK(sets(p["clusterFreeSetsAfter"]) == cluster);
       continue;
     }
@@ -180,7 +182,10 @@ TEST_CASE("a CSV of pods replays row by row; rows without GPUs are not placed") 
   CHECK_FALSE(placements[1]["node"].is_null());  // CPU and memory are not modelled
   // No node has 8 free GPUs (dgx1 6, a100 5).
   CHECK(placements[2]["node"].is_null());
-  CHECK(placements[2]["reason"] == "no node fits it now");
+  // No node could take 8 GPUs even now: filter's refusals say why, node by node.
+  CHECK(placements[2]["reason"] ==
+        "no node fits it: node has fewer than 8 usable GPUs (4 nodes); insufficient free GPUs "
+        "(1 node)");
 }
 
 TEST_CASE("bad what-if input answers a clear error through the error table") {
@@ -351,4 +356,16 @@ TEST_CASE("one what-if at a time: a second one meanwhile is answered 503 at once
   CHECK(first.status == 200);
   // The slot is free again.
   CHECK(service.whatif(whatifBody(2, 1)).status == 200);
+}
+
+// A mistyped MIG profile was "no node fits it now", where filter says the profile is not offered.
+TEST_CASE("a what-if pod no node can take says why, in filter's words") {
+  Golden golden;
+  const std::string mig =
+      R"({"pod":{"metadata":{"name":"m","namespace":"ml"},"spec":{"containers":[{"name":"m",)"
+      R"("resources":{"limits":{"nvidia.com/mig-9g.99gb":"1"}}}]}}})";
+  const json run = whatif(*golden.service, mig)["policies"][0];
+  const std::string reason = run["placements"][0]["reason"];
+  CHECK(reason.starts_with("no node fits it: "));
+  CHECK(reason.find("9g.99gb") != std::string::npos);
 }
