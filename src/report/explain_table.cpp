@@ -104,6 +104,20 @@ std::string placementLine(const Placement& p) {
   return out.append("\n");
 }
 
+// A node's MIG placements ([{"gpu", "profile", "start", ...}]) as "1g.10gb on GPU 0 at 3": the
+// GPUS column of a MIG pod, which gets no whole GPUs.
+bool readMigPlacements(JsonReader& r, std::string& out) {
+  if (r.readNull()) return true;
+  if (!r.beginArray()) return false;
+  while (r.nextElement()) {
+    std::string gpu, profile, start;
+    if (!readObject(r, {{"gpu", &gpu}, {"profile", &profile}, {"start", &start}})) return false;
+    if (!out.empty()) out.append(", ");
+    out.append(profile).append(" on GPU ").append(gpu).append(" at ").append(start);
+  }
+  return r.ok();
+}
+
 bool readNode(JsonReader& r, Row& row) {
   return readObject(r,
                     {{"name", &row.name},
@@ -115,6 +129,8 @@ bool readNode(JsonReader& r, Row& row) {
                     [&](const std::string& key) {
                       if (key == "gpus") return readInts(r, row.gpus);
                       if (key == "score") return r.readInt64(row.score);
+                      // A MIG pod's placement stands in the GPUS column (it gets no whole GPU).
+                      if (key == "mig" && row.gpus.empty()) return readMigPlacements(r, row.gpus);
                       return false;
                     });
 }

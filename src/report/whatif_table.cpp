@@ -39,6 +39,15 @@ struct Document {
   std::vector<Run> runs;
 };
 
+// A MIG pod's placement ({"gpu", "start"}, or null) as "MIG on GPU 0 at 3".
+bool readMigPlacement(JsonReader& r, std::string& out) {
+  if (r.readNull()) return true;
+  std::string gpu, start;
+  if (!readObject(r, {{"gpu", &gpu}, {"start", &start}})) return false;
+  out.assign("MIG on GPU ").append(gpu).append(" at ").append(start);
+  return true;
+}
+
 bool readPlacement(JsonReader& r, Placement& p) {
   return readObject(r,
                     {{"pod", &p.pod},
@@ -51,6 +60,8 @@ bool readPlacement(JsonReader& r, Placement& p) {
                      {"reason", &p.reason}},
                     [&](const std::string& key) {
                       if (key == "gpus") return readInts(r, p.gpus);
+                      // A MIG pod gets no whole GPU: its instance stands in the GPUS column.
+                      if (key == "mig" && p.gpus.empty()) return readMigPlacement(r, p.gpus);
                       if (key == "nodeFreeSetsBefore") return readFreeSets(r, p.setsBefore);
                       if (key == "nodeFreeSetsAfter") return readFreeSets(r, p.setsAfter);
                       return key == "clusterFreeSetsAfter" && readFreeSets(r, p.clusterAfter);

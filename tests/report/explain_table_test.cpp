@@ -114,3 +114,14 @@ TEST_CASE("explain table: a bound pod's node and GPUs head the table") {
   REQUIRE(held.ok());
   CHECK(held->find("\nreserved on gfd (GPUs 0,1)") != std::string::npos);
 }
+
+// A MIG pod gets no whole GPU: its GPUS cell read "-", hiding the instance explain predicts.
+TEST_CASE("explain table: a MIG pod's predicted instance stands in the GPUS column") {
+  std::string a100 = node("a100", "fit", 91, 10, "", "null", "");
+  a100.replace(a100.find(R"("mig":[])"), 8,
+               R"("mig":[{"gpu":0,"profile":"1g.10gb","start":2,"createsInstance":false}])");
+  const std::string doc = R"({"pod":)" + kPod + R"(,"mode":"cluster","nodes":[)" + a100 + "]}";
+  auto table = explainTable(doc, 0);
+  REQUIRE(table.ok());
+  CHECK(table->find("a100  fit      91     10    1g.10gb on GPU 0 at 2") != std::string::npos);
+}

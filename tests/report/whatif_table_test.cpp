@@ -144,3 +144,16 @@ TEST_CASE("what-if table: a group's members, its plan and the verdict on each do
         "running: placed 1 of 2; the cluster's free all-NVLink sets of 1/2/4/8 GPUs: 12/5/1/0 -> "
         "10/4/0/0\n");
 }
+
+// A MIG pod gets no whole GPU: its GPUS cell read "-", hiding where its instance went.
+TEST_CASE("what-if table: a MIG pod's instance stands in the GPUS column") {
+  std::string migPlacement = placed("m-1", "a100", "", "null", 91, 10, sets(5, 2, 1, 0),
+                                    sets(5, 2, 1, 0), sets(21, 5, 1, 0));
+  migPlacement.replace(migPlacement.find(R"("mig":null)"), 10, R"("mig":{"gpu":0,"start":2})");
+  const std::string doc =
+      R"({"mode":"pod","pods":1,"nodes":5,"policies":[)" +
+      run("running", "82690db9ec84c867", "binpack", 1, migPlacement, sets(21, 5, 1, 0)) + "]}";
+  auto table = whatifTable(doc);
+  REQUIRE(table.ok());
+  CHECK(table->find("m-1  a100  MIG on GPU 0 at 2  -     91") != std::string::npos);
+}
