@@ -119,10 +119,11 @@ Result<std::vector<GroupLevel>> groupLevels(const PodInfo& pod, const Policy& po
 }
 
 // The request's group placed by the planner under `run`'s policy and levels: the run's steps are
-// its members.
+// its members. A group the planner leaves to per-pod placement (no domain holds it, or MIG or
+// non-GPU claim members) is placed as the extender would then place it: pod by pod.
 void planGroupRun(const WhatifRequest& request, const WhatifOutcome& outcome,
                   const std::vector<GroupDomainIds>& domains, std::span<const sim::ReplayPod> pods,
-                  WhatifPolicyRun& run) {
+                  WhatifPolicyRun& run, const std::function<bool()>& keepGoing) {
   std::vector<PodDemand> members;
   members.reserve(pods.size());
   for (const sim::ReplayPod& pod : pods)
@@ -138,8 +139,15 @@ void planGroupRun(const WhatifRequest& request, const WhatifOutcome& outcome,
   input.members = members;
   input.rebuild = run.policy != outcome.snapshot->policy;
   sim::LiveGroupPlan planned = sim::planGroupOnLiveStates(input, *run.policy);
-  run.replay.clusterBefore = planned.clusterBefore;
-  run.replay.steps = std::move(planned.steps);
+  const bool perPod = planned.plan.status == GroupPlanStatus::kUnplaced ||
+                      planned.plan.status == GroupPlanStatus::kUnsupported;
+  if (perPod) {
+    run.replay =
+        sim::replayOnLiveStates(outcome.nodes, pods, *run.policy, input.rebuild, keepGoing);
+  } else {
+    run.replay.clusterBefore = planned.clusterBefore;
+    run.replay.steps = std::move(planned.steps);
+  }
   run.group = std::move(planned.plan);
 }
 
@@ -221,7 +229,7 @@ Result<WhatifOutcome> runWhatif(const WhatifRequest& request,
         out.stopped = true;
         break;
       }
-      planGroupRun(request, out, domains, podsPerPolicy[i], out.runs[i]);
+      planGroupRun(request, out, domains, podsPerPolicy[i], out.runs[i], keepGoing);
     }
     out.stopped = out.stopped || !keepGoing();
     out.pods = std::move(podsPerPolicy.front());

@@ -198,3 +198,22 @@ TEST_CASE("group what-if input errors", "[groups]") {
   CHECK(stopped.status == 413);
   CHECK(stopped.body.find("ran past its deadline of 0 ms") != std::string::npos);
 }
+
+// A group the planner leaves to per-pod placement ("placed one by one") showed none placed: the
+// what-if now places its members as the extender then would, one after another.
+TEST_CASE("a group placed one by one is shown placed one by one", "[groups]") {
+  gte::testing::WhatifCluster golden(std::string(GTE_SOURCE_DIR) + "/tests/golden/cluster.yaml",
+                                     {});
+  const std::string mig =
+      R"({"metadata":{"name":"m","namespace":"ml"},"spec":{"containers":[{"name":"m",)"
+      R"("resources":{"limits":{"nvidia.com/mig-1g.10gb":"1"}}}]}})";
+  const json answer = whatif(*golden.service, R"({"pod":)" + mig + R"(,"groupSize":2})");
+  const json& run = answer["policies"][0];
+  CHECK(run["group"]["status"] == "unsupported");
+  CHECK(run["group"]["reason"].get<std::string>().find("placed one by one") != std::string::npos);
+  CHECK(run["placed"] == 2);
+  for (const json& placement : run["placements"]) {
+    CHECK(placement["node"] == "a100");
+    CHECK(placement["mig"].is_object());
+  }
+}
