@@ -75,7 +75,7 @@ Status parseListen(std::string_view flag, std::string_view text, std::string& ou
   // port 0 means off.
   if (*port > 65535 || (*port == 0 && flag != "--listen")) {
     return invalidArgument(std::string(flag) + (flag == "--listen" ? ": port must be 0-65535"
-                                                                    : ": port must be 1-65535"));
+                                                                   : ": port must be 1-65535"));
   }
   outHost = host.empty() ? "0.0.0.0" : std::string(host);  // ":8888": every interface
   outPort = static_cast<std::uint16_t>(*port);

@@ -135,8 +135,8 @@ int serve(const app::ServeOptions& options) {
           if (e.kind == PolicyReloadEvent::Kind::kLoaded) listeners.notify(e.policy);
         });
     if (auto s = store->reload(); !s) {
-      log::error("policy file invalid; not starting", {{"file", options.policyFile},
-                                                       {"error", s.error().message}});
+      log::error("policy file invalid; not starting",
+                 {{"file", options.policyFile}, {"error", s.error().message}});
       std::fprintf(stderr, "gpu-topology-extender: cannot start: %s\n", s.error().message.c_str());
       return 2;
     }

@@ -68,7 +68,7 @@ std::shared_ptr<const ClaimShards> ClaimShards::withClaims(
     shard = std::make_shared<Shard>();
   for (const auto& claim : claims) {
     building[shardOf(claim->ns, claim->name)]->insert_or_assign(Key{claim->ns, claim->name},
-                                                                 entryOf(claim));
+                                                                entryOf(claim));
   }
   auto next = std::make_shared<ClaimShards>(classes_);
   for (std::size_t s = 0; s < kShardCount; ++s) {

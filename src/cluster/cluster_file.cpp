@@ -95,12 +95,12 @@ struct SeenNames {
   std::map<std::string, std::size_t> nodes;  // name -> item
   std::map<std::string, std::size_t> pods;   // namespace/name or UID -> item
 
-  Status take(std::map<std::string, std::size_t>& names, const std::string& name,
-              std::size_t index, std::string_view what) {
+  Status take(std::map<std::string, std::size_t>& names, const std::string& name, std::size_t index,
+              std::string_view what) {
     const auto [it, added] = names.emplace(name, index);
     if (added) return Ok{};
-    return invalidArgument("item " + std::to_string(index) + " (" + std::string(what) + "): " +
-                           name + " is item " + std::to_string(it->second) +
+    return invalidArgument("item " + std::to_string(index) + " (" + std::string(what) +
+                           "): " + name + " is item " + std::to_string(it->second) +
                            " already: a second object of one name would replace the first");
   }
 };

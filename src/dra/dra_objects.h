@@ -20,7 +20,7 @@ using CompiledClaimConstSharedPtr = std::shared_ptr<const Result<ClaimProgram>>;
 // A cached claim and, when the cache compiled it ahead (as the claim or the classes arrived), its
 // spec compiled against the objects' classes (an error: the claim is uninterpretable).
 struct CachedClaim {
-  ResourceClaimConstSharedPtr claim;  // null: not cached
+  ResourceClaimConstSharedPtr claim;    // null: not cached
   CompiledClaimConstSharedPtr program;  // null: not compiled ahead; the reader compiles it
 };
 

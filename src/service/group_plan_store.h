@@ -1,8 +1,9 @@
 #pragma once
 // What the service needs from a cluster cache to plan pod groups (docs/groups.md) beyond the
 // snapshot (which publishes each group's plan and members): the one write a request makes,
-// committing a plan, which holds its slots and publishes a snapshot. src/cluster's ClusterState implements it; a ClusterBackend hands
-// it out (ClusterBackend::groupPlans), so every backend built on a ClusterState plans groups.
+// committing a plan, which holds its slots and publishes a snapshot. src/cluster's ClusterState
+// implements it; a ClusterBackend hands it out (ClusterBackend::groupPlans), so every backend built
+// on a ClusterState plans groups.
 #include <string>
 #include <string_view>
 #include <vector>

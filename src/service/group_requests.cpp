@@ -168,8 +168,7 @@ GroupDecision decideGroup(const PodInfo& pod, const CompiledPod& compiled, Resol
       return out;
     }
     const auto started = std::chrono::steady_clock::now();
-    PlanInputs inputs =
-        membersToPlace(ref, pod, demand, *resolved.snapshot);
+    PlanInputs inputs = membersToPlace(ref, pod, demand, *resolved.snapshot);
     if (inputs.members.empty()) {
       out.note = "every member of the group is placed already: placed pod by pod";
       return out;

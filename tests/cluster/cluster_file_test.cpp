@@ -119,8 +119,7 @@ TEST_CASE("cluster file: errors name the item index") {
   SECTION("two Pods of one namespace and name, or one UID") {
     auto named = parseClusterDocument(std::string("[") + kPodJson + "," + kPodJson + "]");
     REQUIRE_FALSE(named.ok());
-    CHECK(named.error().message.find("item 1 (Pod): ml/p1 is item 0 already") !=
-          std::string::npos);
+    CHECK(named.error().message.find("item 1 (Pod): ml/p1 is item 0 already") != std::string::npos);
     std::string other = kPodJson;
     other.replace(other.find("\"p1\""), 4, "\"p2\"");
     auto uid = parseClusterDocument(std::string("[") + kPodJson + "," + other + "]");

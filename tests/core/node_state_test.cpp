@@ -226,7 +226,6 @@ TEST_CASE("a negative allocatable GPU count yields a node without GPUs", "[snaps
   CHECK(malformed->whole.size() == 1);
 }
 
-
 // A GPU Feature Discovery count that is no number made a node of 0 GPUs that nobody heard of.
 TEST_CASE("a GFD count that does not read makes the node malformed, with no GPUs",
           "[snapshot][node-state]") {

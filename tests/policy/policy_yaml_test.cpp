@@ -184,14 +184,12 @@ TEST_CASE("the policy hash is stable and content-based", "[policy][hash]") {
   CHECK(policyHash(changed) != a);
 }
 
-
 // YAML leaves duplicate keys to the reader; yaml-cpp's lookup takes the first one, so an admin who
 // appended a key below an older one saw the older value win, silently.
 TEST_CASE("a key given twice in one mapping is an error naming it", "[policy][yaml]") {
   const Result<Policy> top = parsePolicyYaml("strategy: spread\nstrategy: binpack\n");
   REQUIRE_FALSE(top.ok());
-  CHECK(top.error().message.find("strategy: given twice in the same mapping") !=
-        std::string::npos);
+  CHECK(top.error().message.find("strategy: given twice in the same mapping") != std::string::npos);
   const Result<Policy> nested =
       parsePolicyYaml("weights:\n  packing: 10\n  linkQuality: 5\n  packing: 900\n");
   REQUIRE_FALSE(nested.ok());

@@ -61,8 +61,8 @@ ExtenderProcess::ExtenderProcess(std::vector<std::string> extraArgs) {
   // `--listen 127.0.0.1:0` among the extra flags: the kernel picks the port, and the extender's
   // listening line says which.
   const auto zero = std::find(extraArgs.begin(), extraArgs.end(), "127.0.0.1:0");
-  const bool kernelPort = zero != extraArgs.begin() && zero != extraArgs.end() &&
-                          *(zero - 1) == "--listen";
+  const bool kernelPort =
+      zero != extraArgs.begin() && zero != extraArgs.end() && *(zero - 1) == "--listen";
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   while (std::chrono::steady_clock::now() < deadline && running()) {
     if (kernelPort) {
