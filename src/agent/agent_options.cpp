@@ -111,7 +111,25 @@ Result<AgentInvocation> parseDiscover(ArgReader& in) {
       out.generation = *gen;
       continue;
     }
+    if (flag == "-o" || flag == "--output") {
+      auto v = in.value(flag, arg);
+      if (!v.ok()) return v.error();
+      if (*v != "labels" && *v != "node") {
+        return usage("discover: " + flag + ": labels or node, got '" + *v + "'");
+      }
+      out.output = *v;
+      continue;
+    }
+    if (flag == "--node-name") {
+      auto v = in.value(flag, arg);
+      if (!v.ok()) return v.error();
+      out.nodeName = *v;
+      continue;
+    }
     return usage("discover: unknown flag " + flag);
+  }
+  if (out.output == "node" && out.nodeName.empty()) {
+    return usage("discover: -o node needs --node-name NAME (the Node's metadata.name)");
   }
   if (auto status = finishSource(out.source); !status.ok()) {
     return status.error();
@@ -257,8 +275,10 @@ std::string agentHelp() {
 
 Commands:
   discover [--nvml | --topo-file F [--topo-mp-file F] [--mig-file F]] [--model M] [--used BITS]
-           [--gen UNIX_SECONDS] [--nvml-lib PATH] [--label-prefix P]
-      Prints the labels it would write, one key=value per line, sorted by key. Exit codes: 0 ok,
+           [--gen UNIX_SECONDS] [--nvml-lib PATH] [--label-prefix P] [-o labels|node --node-name N]
+      Prints the labels it would write, one key=value per line, sorted by key; with -o node a
+      v1 Node (YAML) named N with those labels and the allocatable GPUs and MIG devices the device
+      plugin would advertise, ready for a cluster file (serve --cluster-file). Exit codes: 0 ok,
       1 discovery failed (no NVML, NVML error, labels the extender would reject), 2 a capture it
       cannot read (one line: file:line: what), 64 bad flags.
   run --node NAME [--kubeconfig F | --in-cluster] [--interval 30s] [--min-interval 10s]

@@ -50,6 +50,10 @@ struct AgentInvocation {
   SourceOptions source;
   RunOptions run;
   std::optional<std::int64_t> generation;  // discover --gen: fixed `gen` for reproducible output
+  // discover -o: "labels" (key=value lines) or "node" (a v1 Node named `nodeName`, for a cluster
+  // file or kubectl apply)
+  std::string output = "labels";
+  std::string nodeName;
   std::string helpText;
 };
 

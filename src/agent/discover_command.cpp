@@ -1,12 +1,15 @@
 #include "agent/discover_command.h"
 
 #include <chrono>
+#include <map>
 #include <ostream>
+#include <string>
 
 #include "agent/nvml_discovery.h"
 #include "agent/publishable_labels.h"
 #include "agent/text_discovery.h"
 #include "agent/usage.h"
+#include "model/gpu_request.h"
 #include "policy/default_policy.h"
 #include "topology/topology_labels_writer.h"
 
@@ -36,6 +39,54 @@ Result<TextCaptures> loadCaptures(const SourceOptions& source) {
     captures.mig = std::move(mig).value();
   }
   return captures;
+}
+
+// A YAML double-quoted scalar: label values and names are printable ASCII (Kubernetes' rules),
+// so quoting and backslash are all that need escaping.
+std::string quoted(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
+// What the NVIDIA device plugin advertises for the discovered GPUs: whole GPUs not in MIG mode as
+// nvidia.com/gpu, MIG instances as nvidia.com/mig-<profile> (the mixed strategy).
+std::map<std::string, std::int64_t> allocatable(const GpuTopology& topology,
+                                                const Policy& policy) {
+  std::map<std::string, std::int64_t> out;
+  std::int64_t whole = 0;
+  const MigProduct* product = findMigProduct(policy.migProducts, topology.model);
+  for (int gpu = 0; gpu < topology.gpuCount; ++gpu) {
+    const auto at = static_cast<std::size_t>(gpu);
+    const bool mig = at < topology.migMode.size() && topology.migMode[at] == MigMode::kEnabled;
+    if (!mig) {
+      ++whole;
+      continue;
+    }
+    if (product == nullptr || at >= topology.migInstances.size()) continue;
+    for (const MigInstance& instance : topology.migInstances[at]) {
+      if (const MigProfile* profile = product->findByCode(instance.profileCode)) {
+        ++out[std::string(kMigResourcePrefix) + migResourceSuffix(profile->name)];
+      }
+    }
+  }
+  out["nvidia.com/gpu"] = whole;
+  return out;
+}
+
+void writeNodeYaml(const std::string& name, const StringMap& labels, const Discovery& discovery,
+                   const Policy& policy, std::ostream& out) {
+  out << "apiVersion: v1\nkind: Node\nmetadata:\n  name: " << quoted(name) << "\n  labels:\n";
+  out << "    kubernetes.io/hostname: " << quoted(name) << '\n';
+  for (const auto& [key, value] : labels)
+    out << "    " << key << ": " << quoted(value) << '\n';
+  out << "status:\n  allocatable:\n";
+  for (const auto& [resource, count] : allocatable(discovery.topology, policy))
+    out << "    " << resource << ": " << quoted(std::to_string(count)) << '\n';
 }
 
 std::int64_t unixNow() {
@@ -93,6 +144,10 @@ int runDiscover(const AgentInvocation& invocation, std::ostream& out, std::ostre
   if (!labels.ok()) {
     err << labels.error().message << '\n';
     return kExitFailed;
+  }
+  if (invocation.output == "node") {
+    writeNodeYaml(invocation.nodeName, *labels, *discovery, policy, out);
+    return kExitOk;
   }
   for (const auto& [key, value] : *labels) {  // StringMap is sorted by key
     out << key << '=' << value << '\n';

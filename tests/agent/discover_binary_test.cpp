@@ -125,3 +125,35 @@ TEST_CASE("run --once without the kubelet socket fails the pass", "[agent][binar
 
 }  // namespace
 }  // namespace gte::agent
+
+namespace gte::agent {
+namespace {
+
+// `-o node` prints a Node a cluster file (serve --cluster-file) or kubectl can take: the labels,
+// and what the device plugin would advertise (whole GPUs not in MIG mode, MIG instances by
+// profile). The ops check tests/ops/check-discover-node.sh serves it as a cluster file.
+TEST_CASE("discover -o node prints a Node with the labels and the advertised devices",
+          "[agent][binary]") {
+  const Outcome out =
+      runAgent("", "discover --topo-file " + kTopologies + "hgx-a100-nvswitch.topo --mig-file " +
+                       kAgentData + "dgx-a100-mig.txt --model 'NVIDIA A100-SXM4-80GB' --gen 7" +
+                       " -o node --node-name a100-0");
+  CHECK(out.exitCode == 0);
+  CHECK_THAT(out.output, ContainsSubstring("apiVersion: v1\nkind: Node\nmetadata:\n"
+                                           "  name: \"a100-0\"\n  labels:\n"
+                                           "    kubernetes.io/hostname: \"a100-0\"\n"));
+  CHECK_THAT(out.output, ContainsSubstring("    gputopo.dev/mig: \"11000000\"\n"));
+  CHECK_THAT(out.output, ContainsSubstring("status:\n  allocatable:\n"
+                                           "    nvidia.com/gpu: \"6\"\n"
+                                           "    nvidia.com/mig-1g.10gb: \"9\"\n"
+                                           "    nvidia.com/mig-2g.20gb: \"1\"\n"
+                                           "    nvidia.com/mig-3g.40gb: \"1\"\n"));
+  // A Node needs a name.
+  CHECK(runAgent("", "discover --topo-file " + kTopologies + "g6e-l40sx4-node.topo -o node")
+            .exitCode == 64);
+  CHECK(runAgent("", "discover --topo-file " + kTopologies + "g6e-l40sx4-node.topo -o yaml")
+            .exitCode == 64);
+}
+
+}  // namespace
+}  // namespace gte::agent
