@@ -1,4 +1,5 @@
 #include "kube/api_discovery.h"
+#include "kube/api_status.h"
 
 #include <algorithm>
 
@@ -69,13 +70,7 @@ Result<bool> servesResource(ApiTransport& transport, const ResourceType& type) {
   auto response = transport.send("GET", path);
   if (!response) return std::move(response).error();
   if (response->status == 404) return false;
-  if (!response->success()) {
-    constexpr std::size_t kMaxBody = 300;
-    const ErrorCode code =
-        response->status >= 500 ? ErrorCode::kUnavailable : ErrorCode::kFailedPrecondition;
-    return Error{code, "GET " + path + ": HTTP " + std::to_string(response->status) + ": " +
-                           response->body.substr(0, kMaxBody)};
-  }
+  if (!response->success()) return statusError("GET " + path, *response);
   auto names = parseApiResourceNames(response->body);
   if (!names)
     return Error{ErrorCode::kInvalidArgument, "GET " + path + ": " + names.error().message};

@@ -1,4 +1,5 @@
 #include "kube/reflector.h"
+#include "kube/api_status.h"
 
 #include <condition_variable>
 #include <future>
@@ -22,12 +23,6 @@ using Clock = std::chrono::steady_clock;
 std::int64_t nowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
       .count();
-}
-
-// The first part of an error body, for log lines (a Status JSON is short; HTML pages are not).
-std::string excerpt(const std::string& body) {
-  constexpr std::size_t kMax = 300;
-  return body.size() <= kMax ? body : body.substr(0, kMax) + "...";
 }
 
 std::string seconds(std::chrono::milliseconds d) {
@@ -161,8 +156,7 @@ Reflector::Loop::Outcome Reflector::Loop::listAll() {
       return Outcome::kFailed;
     }
     if (!response->success()) {
-      markFailure("list: HTTP " + std::to_string(response->status) + ": " +
-                  excerpt(response->body));
+      markFailure(statusError("list", *response).message);
       return Outcome::kFailed;  // includes 410 on an expired continue token: list again
     }
     const auto skip = [&](const Error& error) {
@@ -279,7 +273,7 @@ Reflector::Loop::Outcome Reflector::Loop::watchOnce() {
   }
   if (response->status == 410) return Outcome::kGone;
   if (!response->success()) {
-    markFailure("watch: HTTP " + std::to_string(response->status) + ": " + excerpt(response->body));
+    markFailure(statusError("watch", *response).message);
     return Outcome::kFailed;
   }
   if (splitter.overflowed()) {
