@@ -36,6 +36,10 @@ class JsonReader {
   bool readInt64(std::int64_t& out) noexcept;
   bool readBool(bool& out) noexcept;
   bool readNull() noexcept;  // consumes a null if next; false (no error) otherwise
+  // A string or an integer, or null, which leaves `out` as it was (what Kubernetes writes for an
+  // unset optional field); false on any other value, as readString and readInt64.
+  bool readStringOrNull(std::string& out) { return readNull() || readString(out); }
+  bool readInt64OrNull(std::int64_t& out) noexcept { return readNull() || readInt64(out); }
   // Skips (and validates) the next value; returns its exact byte span.
   bool skipValue(std::string_view* span = nullptr);
   // Only whitespace may remain.

@@ -16,27 +16,17 @@ Error leaseError(const JsonReader& reader, std::string_view field) {
   return invalidArgument("lease: " + std::string(field) + ": " + reader.error());
 }
 
-bool readStringOrNull(JsonReader& reader, std::string& out) {
-  if (reader.readNull()) return true;
-  return reader.readString(out);
-}
-
-bool readIntOrNull(JsonReader& reader, std::int64_t& out) {
-  if (reader.readNull()) return true;
-  return reader.readInt64(out);
-}
-
 Status readMetadata(JsonReader& reader, Lease& lease) {
   if (!reader.beginObject()) return leaseError(reader, "metadata");
   std::string key;
   while (reader.nextKey(key)) {
     bool good = true;
     if (key == "name") {
-      good = readStringOrNull(reader, lease.name);
+      good = reader.readStringOrNull(lease.name);
     } else if (key == "namespace") {
-      good = readStringOrNull(reader, lease.ns);
+      good = reader.readStringOrNull(lease.ns);
     } else if (key == "resourceVersion") {
-      good = readStringOrNull(reader, lease.resourceVersion);
+      good = reader.readStringOrNull(lease.resourceVersion);
     } else {
       good = reader.skipValue();
     }
@@ -53,15 +43,15 @@ Status readSpec(JsonReader& reader, LeaseSpec& spec) {
   while (reader.nextKey(key)) {
     bool good = true;
     if (key == "holderIdentity") {
-      good = readStringOrNull(reader, spec.holderIdentity);
+      good = reader.readStringOrNull(spec.holderIdentity);
     } else if (key == "leaseDurationSeconds") {
-      good = readIntOrNull(reader, spec.leaseDurationSeconds);
+      good = reader.readInt64OrNull(spec.leaseDurationSeconds);
     } else if (key == "acquireTime") {
-      good = readStringOrNull(reader, spec.acquireTime);
+      good = reader.readStringOrNull(spec.acquireTime);
     } else if (key == "renewTime") {
-      good = readStringOrNull(reader, spec.renewTime);
+      good = reader.readStringOrNull(spec.renewTime);
     } else if (key == "leaseTransitions") {
-      good = readIntOrNull(reader, spec.leaseTransitions);
+      good = reader.readInt64OrNull(spec.leaseTransitions);
     } else {
       good = reader.skipValue();
     }

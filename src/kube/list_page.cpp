@@ -11,11 +11,6 @@ Error decodeError(const JsonReader& reader, std::string_view what) {
   return invalidArgument("list response: " + std::string(what) + ": " + reader.error());
 }
 
-bool readStringOrNull(JsonReader& reader, std::string& out) {
-  if (reader.readNull()) return true;
-  return reader.readString(out);
-}
-
 bool readListMeta(JsonReader& reader, ListPage& page) {
   if (reader.readNull()) return true;
   if (!reader.beginObject()) return false;
@@ -23,9 +18,9 @@ bool readListMeta(JsonReader& reader, ListPage& page) {
   while (reader.nextKey(key)) {
     bool good = true;
     if (key == "resourceVersion") {
-      good = readStringOrNull(reader, page.resourceVersion);
+      good = reader.readStringOrNull(page.resourceVersion);
     } else if (key == "continue") {
-      good = readStringOrNull(reader, page.continueToken);
+      good = reader.readStringOrNull(page.continueToken);
     } else {
       good = reader.skipValue();
     }

@@ -33,18 +33,13 @@ bool readAlike(WatchEventType readFor, WatchEventType type) {
   return changesObject(readFor) ? changesObject(type) : readFor == type;
 }
 
-bool readStringOrNull(JsonReader& reader, std::string& out) {
-  if (reader.readNull()) return true;
-  return reader.readString(out);
-}
-
 // metadata.resourceVersion, skipping everything else in the metadata object.
 bool readResourceVersion(JsonReader& reader, std::string& out) {
   if (reader.readNull()) return true;
   if (!reader.beginObject()) return false;
   std::string key;
   while (reader.nextKey(key)) {
-    const bool good = key == "resourceVersion" ? readStringOrNull(reader, out) : reader.skipValue();
+    const bool good = key == "resourceVersion" ? reader.readStringOrNull(out) : reader.skipValue();
     if (!good) return false;
   }
   return reader.ok();
@@ -62,9 +57,9 @@ Status readObjectHeader(JsonReader& reader, WatchEvent& event) {
     } else if (event.type == WatchEventType::kError && key == "code") {
       good = reader.readInt64(event.statusCode);
     } else if (event.type == WatchEventType::kError && key == "reason") {
-      good = readStringOrNull(reader, event.statusReason);
+      good = reader.readStringOrNull(event.statusReason);
     } else if (event.type == WatchEventType::kError && key == "message") {
-      good = readStringOrNull(reader, event.statusMessage);
+      good = reader.readStringOrNull(event.statusMessage);
     } else {
       good = reader.skipValue();
     }

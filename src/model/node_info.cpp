@@ -9,11 +9,6 @@ namespace {
 using json::JsonReader;
 
 // Reads a string field, tolerating null (Go encodes nothing else for these fields).
-bool readOptionalString(JsonReader& r, std::string& out) {
-  if (r.readNull()) return true;
-  return r.readString(out);
-}
-
 Status readMetadata(JsonReader& r, NodeInfo& node) {
   if (r.readNull()) return Ok{};
   if (!r.beginObject()) return readerError(r, "node metadata");
@@ -21,11 +16,11 @@ Status readMetadata(JsonReader& r, NodeInfo& node) {
   while (r.nextKey(key)) {
     bool good = true;
     if (key == "name") {
-      good = readOptionalString(r, node.name);
+      good = r.readStringOrNull(node.name);
     } else if (key == "uid") {
-      good = readOptionalString(r, node.uid);
+      good = r.readStringOrNull(node.uid);
     } else if (key == "resourceVersion") {
-      good = readOptionalString(r, node.resourceVersion);
+      good = r.readStringOrNull(node.resourceVersion);
     } else if (key == "labels") {
       if (auto s = readStringMap(r, "metadata.labels", node.labels); !s)
         return std::move(s).error();

@@ -28,11 +28,6 @@ struct ContainerResources {
   }
 };
 
-bool readOptionalString(JsonReader& r, std::string& out) {
-  if (r.readNull()) return true;
-  return r.readString(out);
-}
-
 Status readResources(JsonReader& r, ContainerResources& c, const std::string& where) {
   if (r.readNull()) return Ok{};
   if (!r.beginObject()) return readerError(r, where + ".resources");
@@ -65,7 +60,7 @@ Status readContainers(JsonReader& r, std::vector<ContainerResources>& out, const
       if (key == "resources") {
         if (auto s = readResources(r, c, where); !s) return s;
       } else if (key == "restartPolicy") {
-        if (!readOptionalString(r, policy)) return readerError(r, where + ".restartPolicy");
+        if (!r.readStringOrNull(policy)) return readerError(r, where + ".restartPolicy");
         c.restartable = policy == "Always";
       } else if (!r.skipValue()) {
         return readerError(r, where);
@@ -131,7 +126,7 @@ Status readStringObjects(JsonReader& r, const std::string& where, std::vector<It
     if (!r.beginObject()) return readerError(r, at);
     while (r.nextKey(key)) {
       std::string* target = field(item, key);
-      const bool good = target != nullptr ? readOptionalString(r, *target) : r.skipValue();
+      const bool good = target != nullptr ? r.readStringOrNull(*target) : r.skipValue();
       if (!good) return readerError(r, at + "." + key);
     }
     if (!r.ok()) return readerError(r, at);
@@ -220,13 +215,13 @@ Status readMetadata(JsonReader& r, PodInfo& pod, BindTimes& times) {
   while (r.nextKey(key)) {
     bool good = true;
     if (key == "name") {
-      good = readOptionalString(r, pod.name);
+      good = r.readStringOrNull(pod.name);
     } else if (key == "namespace") {
-      good = readOptionalString(r, pod.ns);
+      good = r.readStringOrNull(pod.ns);
     } else if (key == "uid") {
-      good = readOptionalString(r, pod.uid);
+      good = r.readStringOrNull(pod.uid);
     } else if (key == "resourceVersion") {
-      good = readOptionalString(r, pod.resourceVersion);
+      good = r.readStringOrNull(pod.resourceVersion);
     } else if (key == "deletionTimestamp") {
       pod.deleting = r.peek() != Kind::kNull;
       good = r.skipValue();
@@ -251,8 +246,7 @@ Status readSchedulingGroup(JsonReader& r, PodInfo& pod) {
   if (!r.beginObject()) return readerError(r, "pod spec.schedulingGroup");
   std::string key;
   while (r.nextKey(key)) {
-    const bool good =
-        key == "podGroupName" ? readOptionalString(r, pod.podGroupName) : r.skipValue();
+    const bool good = key == "podGroupName" ? r.readStringOrNull(pod.podGroupName) : r.skipValue();
     if (!good) return readerError(r, "pod spec.schedulingGroup." + key);
   }
   if (!r.ok()) return readerError(r, "pod spec.schedulingGroup");
@@ -273,7 +267,7 @@ Status readSpec(JsonReader& r, PodInfo& pod, PodSpecParts& parts) {
     } else if (key == "overhead") {
       s = readResourceList(r, "spec.overhead", parts.overhead);
     } else if (key == "nodeName") {
-      good = readOptionalString(r, pod.nodeName);
+      good = r.readStringOrNull(pod.nodeName);
     } else if (key == "priority") {
       good = r.readNull() || r.readInt64(pod.priority);
     } else if (key == "schedulingGroup") {
@@ -303,9 +297,8 @@ bool readExtendedResourceClaim(JsonReader& r, PodInfo& pod) {
   if (!r.beginObject()) return false;
   std::string key;
   while (r.nextKey(key)) {
-    const bool good = key == "resourceClaimName"
-                          ? readOptionalString(r, pod.extendedResourceClaimName)
-                          : r.skipValue();
+    const bool good = key == "resourceClaimName" ? r.readStringOrNull(pod.extendedResourceClaimName)
+                                                 : r.skipValue();
     if (!good) return false;
   }
   return r.ok();
@@ -318,9 +311,9 @@ Status readStatus(JsonReader& r, PodInfo& pod, BindTimes& times) {
   while (r.nextKey(key)) {
     bool good = true;
     if (key == "phase") {
-      good = readOptionalString(r, pod.phase);
+      good = r.readStringOrNull(pod.phase);
     } else if (key == "nominatedNodeName") {
-      good = readOptionalString(r, pod.nominatedNodeName);
+      good = r.readStringOrNull(pod.nominatedNodeName);
     } else if (key == "resourceClaimStatuses") {
       Status s = readStringObjects(
           r, "status.resourceClaimStatuses", pod.resourceClaimStatuses,
