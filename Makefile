@@ -6,7 +6,7 @@ LISTEN ?= 127.0.0.1:8888
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 BIN := $(BUILD_DIR)/bin/gpu-topology-extender
 
-.PHONY: all deps fuzz-deps configure build run test unit e2e e2e-failover e2e-control asan tsan fuzz bench bench-e2e soak image image-test format format-check clean
+.PHONY: all deps fuzz-deps configure build run demo test unit e2e e2e-failover e2e-control asan tsan fuzz bench bench-e2e soak image image-test format format-check clean
 
 all: build
 
@@ -21,6 +21,17 @@ build: configure
 
 run: build
 	$(BIN) serve --listen $(LISTEN) --policy config/scheduler-policy.yaml
+
+# A local cluster to try the extender on (docs/getting-started.md): a real kube-apiserver and
+# kube-scheduler (built from the upstream Go modules once, cached in build/e2e-bin), four GPU nodes
+# the node agent makes from real captures, and a short story: a 4-GPU NVLink job, a MIG pod, a pod
+# group, a pod that cannot fit, each with its node, GPUs and explanation. The cluster stays up
+# until Ctrl-C (DEMO_ARGS=--once: it stops after the story).
+DEMO_ARGS ?=
+demo: build
+	@PATH="$$PATH:/usr/local/go/bin" tests/e2e/hack/build-control-plane.sh
+	@cd tests/e2e && PATH="$$PATH:/usr/local/go/bin" GOFLAGS="-mod=mod -buildvcs=false" \
+	  go run ./cmd/demo $(DEMO_ARGS)
 
 # Unit, golden wire and HTTP tests, then the end-to-end suite against a real kube-scheduler.
 test: build

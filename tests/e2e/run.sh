@@ -61,6 +61,20 @@ scenarios_failed=$failed
 if ((rc != 0 && failed == 0)); then
   failed=1
 fi
+# `make demo`'s story (tests/e2e/internal/demo), after the scenarios: it starts a control plane of
+# its own, so it does not run beside them. One more result; not with a control extender or a
+# scenario filter (-run).
+if [[ -z $control && " $* " != *" -run "* && $* != *-run=* ]]; then
+  if GTE_DEMO_TEST=1 go test -count=1 -v -timeout 10m -run '^TestStory$' ./internal/demo/ 2>&1 |
+    tee "$out.demo" | grep -E '^(---|ok|FAIL|PASS)'; then :; fi
+  if grep -q -- '--- PASS: TestStory' "$out.demo"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    sed -n '1,200p' "$out.demo"
+  fi
+  rm -f "$out.demo"
+fi
 echo "E2E: $passed passed, $failed failed"
 if [[ -n $control ]]; then
   # Inverted: a placement scenario that passes against the blind control could pass by luck.
