@@ -19,15 +19,7 @@ echo "---" >>"$work/cluster.yaml"
   --model Tesla-V100-SXM2-16GB -o node --node-name dgx1v-0 >>"$work/cluster.yaml" ||
   fail "discover -o node (DGX-1V) failed"
 
-port=$(free_port)
-"$extender" serve --listen "127.0.0.1:$port" --drain-period 0s --cluster-file "$work/cluster.yaml" \
-  >"$work/extender.log" 2>&1 &
-pid=$!
-for _ in $(seq 1 100); do
-  curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
-  kill -0 "$pid" 2>/dev/null || fail "the extender exited: $(tail -n 5 "$work/extender.log")"
-  sleep 0.1
-done
+serve_cluster_file "$extender" "$work/cluster.yaml"
 table=$(curl -fsS "http://127.0.0.1:$port/scheduler/nodes?format=table") || fail "GET /nodes failed"
 grep -Eq '^a100-0 +known +NVIDIA-A100-SXM4-80GB +6 +6 .* slices free: [0-9a-z.,]+$' <<<"$table" ||
   fail "the A100 node as listed: $table"

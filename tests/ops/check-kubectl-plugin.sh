@@ -13,15 +13,7 @@ need curl
 shell=$(command -v dash || command -v sh)
 plugin="$repo_root/tools/kubectl-gpu_topology"
 
-port=$(free_port)
-"$binary" serve --listen "127.0.0.1:$port" --cluster-file "$repo_root/tests/golden/cluster.yaml" \
-  --log-level warn >"$work/extender.log" 2>&1 &
-pid=$!
-for _ in $(seq 1 100); do
-  curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
-  kill -0 "$pid" 2>/dev/null || fail "the extender exited: $(tail -n 5 "$work/extender.log")"
-  sleep 0.1
-done
+serve_cluster_file "$binary" "$repo_root/tests/golden/cluster.yaml" --log-level warn
 export FAKE_EXTENDER_PORT=$port FAKE_KUBECTL_LOG="$work/kubectl.log" KUBECTL="$ops_dir/fake-kubectl.sh"
 
 plugin() { "$shell" "$plugin" "$@"; }

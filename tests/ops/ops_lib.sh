@@ -28,7 +28,24 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-# A free loopback port (the extender's --listen takes no port 0).
+# A free loopback port.
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+# serve_cluster_file BINARY FILE [ARGS...]: the extender on a free loopback port ($port) serving
+# FILE, in the background ($pid, stopped by the cleanup), its log in $work/extender.log; returns
+# once /readyz answers, fails the check when it exits first.
+serve_cluster_file() {
+  local binary=$1 file=$2
+  shift 2
+  port=$(free_port)
+  "$binary" serve --listen "127.0.0.1:$port" --drain-period 0s --cluster-file "$file" "$@" \
+    >"$work/extender.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 100); do
+    curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && return 0
+    kill -0 "$pid" 2>/dev/null || fail "the extender exited: $(tail -n 5 "$work/extender.log")"
+    sleep 0.1
+  done
+  fail "the extender did not become ready on port $port"
 }
