@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every kubectl command in the docs and the chart README names objects the chart creates: each
+# Every kubectl command in the docs, the chart README and the chart's NOTES (as `helm install`
+# prints them, for each layout) names objects the chart creates: each
 # `deploy/NAME`, `svc/NAME`, `ds/NAME`, `cm/NAME` (and their long forms) resolves, for the release
 # `gte` in namespace gpu-system that the docs install, in the default (sidecar) layout, or in the
 # standalone layout where the line says so; `-n`/`--namespace` on such a line is gpu-system; `-c CONTAINER` names a container of that
@@ -35,8 +36,17 @@ PY
 }
 objects "$work/sidecar.yaml" >"$work/sidecar.objects"
 objects "$work/standalone.yaml" >"$work/standalone.objects"
+# NOTES.txt as helm install prints it, per layout (no cluster needed: --dry-run=client).
+notes() {
+  "$helm_bin" install gte "$chart" --namespace gpu-system --dry-run=client "$@" |
+    sed -n '/^NOTES:/,$p'
+}
+notes >"$work/sidecar.notes" || fail "helm install --dry-run (sidecar) failed"
+notes --set layout=standalone >"$work/standalone.notes" || fail "helm install --dry-run (standalone) failed"
+[[ -s $work/sidecar.notes && -s $work/standalone.notes ]] || fail "helm install printed no NOTES"
 
-python3 - "$work/sidecar.objects" "$work/standalone.objects" "$repo_root" <<'PY' || fail "a doc command names an object the chart does not create (above)"
+python3 - "$work/sidecar.objects" "$work/standalone.objects" "$repo_root" \
+  "$work/sidecar.notes" "$work/standalone.notes" <<'PY' || fail "a doc command names an object the chart does not create (above)"
 import glob, os, re, sys
 sidecar = set(open(sys.argv[1]).read().split())
 standalone = set(open(sys.argv[2]).read().split())
@@ -48,8 +58,10 @@ ref = re.compile(r"\b(deploy|deployment|svc|service|ds|daemonset|cm|configmap)/(
 bad = []
 files = glob.glob(os.path.join(root, "docs", "*.md")) + [
     os.path.join(root, "README.md"), os.path.join(root, "charts/gpu-topology-extender/README.md")]
+# The NOTES of each layout are checked against that layout's objects.
+notes = {sys.argv[4]: "sidecar", sys.argv[5]: "standalone"}
 checked = 0
-for path in files:
+for path in files + list(notes):
     for number, line in enumerate(open(path), 1):
         if "kubectl" not in line:
             continue
@@ -57,9 +69,10 @@ for path in files:
             if re.search(r"[A-Z<>{}…]", name):
                 continue  # a placeholder
             kind = kinds[short]
-            where = f"{os.path.relpath(path, root)}:{number}"
+            where = (f"NOTES ({notes[path]} layout):{number}" if path in notes
+                     else f"{os.path.relpath(path, root)}:{number}")
             checked += 1
-            layout = "standalone" if "standalone" in line else "sidecar"
+            layout = notes.get(path) or ("standalone" if "standalone" in line else "sidecar")
             objects = standalone if layout == "standalone" else sidecar
             if f"{kind}/{name}" not in objects:
                 bad.append(f"{where}: {short}/{name} is no {kind} of the chart "
