@@ -182,10 +182,9 @@ cluster::ClusterStateOptions stateOptions(const ServeOptions& options, metrics::
   }
   state.healthPoolLabel = options.healthPoolLabel;
   if (metrics != nullptr) {
+    metrics->declareDraBindResults(cluster::draBindCheckNames());
     state.onDraBindChecked = [metrics](cluster::DraBindCheck check) {
-      // DraBindCheck's kinds after kNotApplicable, in the metrics enum's order.
-      metrics->countDraBindPrediction(
-          static_cast<metrics::DraBindResult>(static_cast<int>(check) - 1));
+      metrics->countDraBindPrediction(cluster::draBindCheckName(check));
     };
   }
   return state;

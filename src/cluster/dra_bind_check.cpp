@@ -37,6 +37,25 @@ std::vector<dra::ResourceClaimConstSharedPtr> podClaims(const PodInfo& pod,
 
 }  // namespace
 
+std::string_view draBindCheckName(DraBindCheck check) noexcept {
+  switch (check) {
+    case DraBindCheck::kMatch:
+      return "match";
+    case DraBindCheck::kMismatch:
+      return "mismatch";
+    case DraBindCheck::kUnknown:
+      return "unknown";
+    case DraBindCheck::kNotApplicable:
+      break;
+  }
+  return "";
+}
+
+std::vector<std::string_view> draBindCheckNames() {
+  return {draBindCheckName(DraBindCheck::kMatch), draBindCheckName(DraBindCheck::kMismatch),
+          draBindCheckName(DraBindCheck::kUnknown)};
+}
+
 DraBindCheck checkDraBind(const PodInfo& pod, const NodeState& state,
                           const dra::DraObjects& objects, const Policy& policy) {
   if (pod.resourceClaims.empty()) return DraBindCheck::kNotApplicable;

@@ -4,6 +4,8 @@
 // replica predicts for that node (the node as if the pod's own claims held nothing) measures the
 // prediction the placement rests on (docs/dra.md, "Explain and metrics"). Pure.
 #include <cstdint>
+#include <string_view>
+#include <vector>
 
 #include "core/node_state.h"
 #include "dra/dra_objects.h"
@@ -18,6 +20,11 @@ enum class DraBindCheck : std::uint8_t {
   kMismatch,       // they differ (or the replica predicted no allocation there)
   kUnknown,        // a claim not cached or not yet allocated in the cache, or uninterpretable
 };
+
+// The `result` label of gpu_topology_extender_dra_bind_predictions_total: match, mismatch, unknown
+// (kNotApplicable is never counted: ""); every counted result's name, in the enum's order.
+std::string_view draBindCheckName(DraBindCheck check) noexcept;
+std::vector<std::string_view> draBindCheckNames();
 
 DraBindCheck checkDraBind(const PodInfo& pod, const NodeState& state,
                           const dra::DraObjects& objects, const Policy& policy);

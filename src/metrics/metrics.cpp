@@ -447,7 +447,7 @@ struct Metrics::Impl {
   std::array<prometheus::Counter*, kResourceNames.size()> watchFailuresBy{};
   std::array<prometheus::Counter*, kResourceNames.size()> watchSkippedBy{};
   DeclaredCounters draPassThroughBy{draPassThrough, "reason"};
-  std::array<prometheus::Counter*, 3> draBindBy{};
+  DeclaredCounters draBindBy{draBindPredictions, "result"};
   prometheus::Gauge* slicesGauge = nullptr;
   prometheus::Gauge* classesGauge = nullptr;
   prometheus::Gauge* claimsGauge = nullptr;
@@ -543,9 +543,6 @@ struct Metrics::Impl {
       watchFailuresBy[i] = &watchFailures.Add({{"resource", kResourceNames[i]}});
       watchSkippedBy[i] = &watchSkipped.Add({{"resource", kResourceNames[i]}});
     }
-    draBindBy = {&draBindPredictions.Add({{"result", "match"}}),
-                 &draBindPredictions.Add({{"result", "mismatch"}}),
-                 &draBindPredictions.Add({{"result", "unknown"}})};
     slicesGauge = &cached.Add({{"kind", "resourceslice"}});
     classesGauge = &cached.Add({{"kind", "deviceclass"}});
     claimsGauge = &cached.Add({{"kind", "resourceclaim"}});
@@ -718,8 +715,12 @@ void Metrics::declareDraPassThroughReasons(const std::vector<std::string_view>& 
   impl_->draPassThroughBy.declare(reasons);
 }
 
-void Metrics::countDraBindPrediction(DraBindResult result) {
-  impl_->draBindBy[static_cast<std::size_t>(result)]->Increment();
+void Metrics::countDraBindPrediction(std::string_view result) {
+  impl_->draBindBy.count(result, 1);
+}
+
+void Metrics::declareDraBindResults(const std::vector<std::string_view>& results) {
+  impl_->draBindBy.declare(results);
 }
 
 void Metrics::setNodeLabelAges(const LabelAges& ages) {

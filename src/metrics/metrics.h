@@ -29,8 +29,6 @@ enum class WatchedResource {
   kJobSets,
   kDeviceTaintRules
 };
-// A claim pod's allocation at bind against the prediction (cluster/dra_bind_check.h, in order).
-enum class DraBindResult { kMatch, kMismatch, kUnknown };
 enum class BindAbandonReason { kCallerGone, kDeadline, kNotLeader };
 // What a pod-group member's request decided about its group (docs/groups.md#metrics).
 enum class GroupOutcome {
@@ -143,7 +141,10 @@ class Metrics {
   void countDraPassThrough(std::string_view reason);
   void declareDraPassThroughReasons(const std::vector<std::string_view>& reasons);
   // A claim pod's first bind: its claims' allocation against the prediction.
-  void countDraBindPrediction(DraBindResult result);
+  // `result` is the bind check's own name of it (cluster::draBindCheckName), declared by the
+  // wiring (declareDraBindResults with cluster::draBindCheckNames()).
+  void countDraBindPrediction(std::string_view result);
+  void declareDraBindResults(const std::vector<std::string_view>& results);
   void setNodeLabelAges(const LabelAges& ages);
 
   // --- Pod groups.

@@ -1,6 +1,7 @@
 // Label values of the metrics whose vocabulary belongs to a feature are that feature's own names
-// (cluster::holdReleaseName, draPassThroughName), declared at start, and every value the docs
-// promise is emitted. Before, the metrics library kept copies of the names by position:
+// (cluster::holdReleaseName, draPassThroughName, cluster::draBindCheckName), declared at start,
+// and every value the docs promise is emitted. Before, the metrics library kept copies of the
+// names by position:
 // "unschedulable" (a gang cycle that gave up) was never emitted, and a reason added to core's enum
 // would have been counted under its neighbour's name.
 #include <catch2/catch_test_macros.hpp>
@@ -10,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "cluster/dra_bind_check.h"
 #include "cluster/group_book.h"
 #include "core/dra_demand.h"
 #include "metrics/metrics.h"
@@ -91,4 +93,21 @@ TEST_CASE("every DRA pass-through reason the docs promise is emitted under core'
   const std::string after = metrics.serialize();
   CHECK(after.find(family + R"({reason="template_entry"} 1)") != std::string::npos);
   CHECK(after.find("not a reason") == std::string::npos);
+}
+
+TEST_CASE("every DRA bind-prediction result the docs promise is emitted under the check's name") {
+  const std::string family = "gpu_topology_extender_dra_bind_predictions_total";
+  const std::set<std::string> documented = documentedValues("docs/operations.md", family, "result");
+  CHECK(asSet(gte::cluster::draBindCheckNames()) == documented);
+
+  gte::metrics::Metrics metrics;
+  metrics.declareDraBindResults(gte::cluster::draBindCheckNames());
+  const std::string before = metrics.serialize();
+  for (const std::string& result : documented) {
+    CAPTURE(result);
+    CHECK(exposedAtZero(before, family, "result", result));
+  }
+  metrics.countDraBindPrediction(
+      gte::cluster::draBindCheckName(gte::cluster::DraBindCheck::kMismatch));
+  CHECK(metrics.serialize().find(family + R"({result="mismatch"} 1)") != std::string::npos);
 }
