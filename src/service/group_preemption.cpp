@@ -80,9 +80,7 @@ std::optional<std::vector<GroupPreempt>> groupPreemption(
   for (std::size_t i = 0; i < nodes.size(); ++i)
     nodes[i].facts = &facts[i];
 
-  static const GroupMemberView kNone;
-  const GroupMemberView* found = snapshot.members(ref.key);
-  const GroupMemberView& members = found != nullptr ? *found : kNone;
+  const GroupMemberView& members = snapshot.membersOrNone(ref.key);
   std::vector<GroupDomainIds> anchors;
   for (const std::string& node : members.placedNodes) {
     if (const NodeGroupFacts* f = snapshot.nodes.groupFacts(node)) anchors.push_back(f->domain);

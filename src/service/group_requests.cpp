@@ -44,9 +44,7 @@ struct PlanInputs {
 PlanInputs membersToPlace(const PodGroupRef& ref, const PodInfo& pod, const PodDemand& demand,
                           const ClusterSnapshot& snapshot) {
   PlanInputs in;
-  static const GroupMemberView kNone;
-  const GroupMemberView* found = snapshot.members(ref.key);
-  const GroupMemberView& known = found != nullptr ? *found : kNone;
+  const GroupMemberView& known = snapshot.membersOrNone(ref.key);
   for (const std::string& node : known.placedNodes) {
     in.anchorNodes.push_back(node);
     if (const NodeGroupFacts* facts = snapshot.nodes.groupFacts(node)) {

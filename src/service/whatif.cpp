@@ -42,13 +42,14 @@ std::string copyName(const std::string& base, std::int64_t i, std::int64_t count
   return count == 1 ? name : name + "-" + std::to_string(i + 1);
 }
 
-// The pods as the replay under `policy` takes them.
-// `dra`: the snapshot's DRA objects (with --dra), which the pod's claims and DRA-backed
-// nvidia.com/gpu resolve against as filter resolves them.
-Result<std::vector<sim::ReplayPod>> podsUnder(const WhatifRequest& request, const Policy& policy,
+// The pods as the replay under `run`'s policy takes them; sets the run's demand and the levels a
+// group of the pod is planned by (the pod's own `<prefix>group-levels` modes when it names a
+// group, else the policy's). `dra`: the snapshot's DRA objects (with --dra), which the pod's claims
+// and DRA-backed nvidia.com/gpu resolve against as filter resolves them.
+Result<std::vector<sim::ReplayPod>> podsUnder(const WhatifRequest& request,
                                               const dra::DraObjects* dra,
-                                              const GroupSizeLookup* sizes,
-                                              std::optional<PodDemand>& demandOut) {
+                                              const GroupSizeLookup* sizes, WhatifPolicyRun& run) {
+  const Policy& policy = *run.policy;
   std::vector<sim::ReplayPod> pods;
   if (!request.pod) {
     pods.reserve(request.csvPods.size());
@@ -83,7 +84,8 @@ Result<std::vector<sim::ReplayPod>> podsUnder(const WhatifRequest& request, cons
         "pod: its ResourceClaims are not N GPUs of one class (selectors, constraints or "
         "firstAvailable): a what-if places one such pod (count 1), not several");
   }
-  demandOut = *demand;
+  run.demand = *demand;
+  run.levels = compiled.grouped() ? compiled.groupRef()->levels : policy.groups.levels;
   pods.reserve(static_cast<std::size_t>(count));
   for (std::int64_t i = 0; i < count; ++i) {
     sim::ReplayPod pod;
@@ -95,14 +97,9 @@ Result<std::vector<sim::ReplayPod>> podsUnder(const WhatifRequest& request, cons
   return pods;
 }
 
-// The levels a group of the request's pod is planned by under `policy`: the pod's own
-// `<prefix>group-levels` modes when it names a group, else the policy's.
-Result<std::vector<GroupLevel>> groupLevels(const PodInfo& pod, const Policy& policy,
-                                            const Policy& running, const GroupSizeLookup* sizes) {
-  auto ref = parsePodGroup(pod, policy, sizes);
-  if (!ref) return invalidArgument("pod: " + ref.error().message);
-  std::vector<GroupLevel> levels = *ref ? (*ref)->levels : policy.groups.levels;
-  // The snapshot's domain ids were interned under the running policy's level labels.
+// A group what-if under `policy` compares modes and scoring, not level labels: the snapshot's
+// domain ids were interned under the running policy's.
+Status sameLevelLabels(const Policy& policy, const Policy& running) {
   const auto labels = [](const std::vector<GroupLevel>& of) {
     std::vector<std::string> out;
     for (const GroupLevel& level : of)
@@ -115,7 +112,7 @@ Result<std::vector<GroupLevel>> groupLevels(const PodInfo& pod, const Policy& po
         "domains were read with the running ones, so a group what-if can compare modes and "
         "scoring, not other levels");
   }
-  return levels;
+  return Ok{};
 }
 
 // The request's group placed by the planner under `run`'s policy and levels: the run's steps are
@@ -151,8 +148,6 @@ void planGroupRun(const WhatifRequest& request, const WhatifOutcome& outcome,
   run.group = std::move(planned.plan);
 }
 
-}  // namespace
-
 // Filter's refusals of `demand` on every node as it is now, most nodes first; empty when some node
 // fits it.
 std::string refusalsNow(const PodDemand& demand, std::span<const sim::LiveNode> nodes,
@@ -177,6 +172,8 @@ std::string refusalsNow(const PodDemand& demand, std::span<const sim::LiveNode> 
   return out;
 }
 
+}  // namespace
+
 Result<WhatifOutcome> runWhatif(const WhatifRequest& request,
                                 ClusterSnapshotConstSharedPtr snapshot,
                                 const std::function<bool()>& keepGoing,
@@ -196,7 +193,7 @@ Result<WhatifOutcome> runWhatif(const WhatifRequest& request,
     WhatifPolicyRun run;
     run.name = name;
     run.policy = policy;
-    auto pods = podsUnder(request, *policy, snapshot->dra.get(), sizes, run.demand);
+    auto pods = podsUnder(request, snapshot->dra.get(), sizes, run);
     if (!pods) return std::move(pods).error();
     podsPerPolicy.push_back(std::move(*pods));
     out.runs.push_back(std::move(run));
@@ -218,10 +215,9 @@ Result<WhatifOutcome> runWhatif(const WhatifRequest& request,
                             ? facts->domain
                             : GroupDomainIds{kNoDomain, kNoDomain, kNoDomain, kNoDomain});
     }
-    for (WhatifPolicyRun& run : out.runs) {
-      auto levels = groupLevels(*request.pod, *run.policy, *running, sizes);
-      if (!levels) return std::move(levels).error();
-      run.levels = std::move(*levels);
+    for (const WhatifPolicyRun& run : out.runs) {
+      auto same = sameLevelLabels(*run.policy, *running);
+      if (!same) return std::move(same).error();
     }
     for (std::size_t i = 0; i < out.runs.size(); ++i) {
       // The planner runs once per policy, whole: the deadline is checked between the runs.

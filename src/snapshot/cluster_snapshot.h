@@ -42,6 +42,12 @@ struct ClusterSnapshot {
     const auto it = groupMembers->find(key);
     return it == groupMembers->end() ? nullptr : it->second.get();
   }
+  // A group's members; an empty view when the cache knows none.
+  const GroupMemberView& membersOrNone(std::string_view key) const noexcept {
+    static const GroupMemberView kNone;
+    const GroupMemberView* found = members(key);
+    return found != nullptr ? *found : kNone;
+  }
   // The committed plan of a group; null when it has none.
   const CommittedGroupPlan* groupPlan(std::string_view key) const noexcept {
     if (!groupPlans) return nullptr;
