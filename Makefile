@@ -6,7 +6,7 @@ LISTEN ?= 127.0.0.1:8888
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 BIN := $(BUILD_DIR)/bin/gpu-topology-extender
 
-.PHONY: all deps fuzz-deps configure build run demo test unit e2e e2e-failover e2e-control asan tsan fuzz bench bench-e2e soak image image-test format format-check clean
+.PHONY: all deps fuzz-deps configure build run demo test unit e2e e2e-matrix e2e-failover e2e-control asan tsan fuzz thread-safety bench bench-e2e soak image image-test format format-check clean
 
 all: build
 
@@ -43,6 +43,14 @@ unit: build
 e2e: build
 	@tests/e2e/run.sh
 
+# The end-to-end suite against the control plane of every Kubernetes release of the support table
+# (README.md, "Kubernetes versions"; each built once from the upstream Go modules, about 4 minutes,
+# cached in build/e2e-matrix/). One line per release at the end; about as long as `make e2e` per
+# release. E2E_MATRIX picks releases: make e2e-matrix E2E_MATRIX="v1.34.4 v1.37.2".
+E2E_MATRIX ?=
+e2e-matrix: build
+	@PATH="$$PATH:/usr/local/go/bin" tests/e2e/hack/run-matrix.sh $(E2E_MATRIX)
+
 # Failover figures for docs/operations.md: the ha modes' scenarios (standalone and sidecar layout)
 # with FAILOVER_KILLS bursts of 500 GPU pods each (one kill of the leader per burst), printing the
 # time without an answering leader, p50 and max, per signal (about 30 s per kill). `make e2e` runs
@@ -72,6 +80,11 @@ tsan: deps
 
 # libFuzzer (clang, ASan + UBSan) over every parser that takes outside input, FUZZ_SECONDS per target
 # (default 60); fails on any finding. docs/testing.md, "Fuzzing".
+# Clang's thread-safety analysis (-Wthread-safety) over every file of src/, from the build's
+# compile commands; nothing is built (docs/testing.md, "Thread safety"). About 75 s on two cores.
+thread-safety: configure
+	@scripts/check-thread-safety.sh $(BUILD_DIR)
+
 fuzz-deps: deps
 	@$(SUDO) scripts/install-fuzz-deps.sh
 

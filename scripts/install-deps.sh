@@ -16,7 +16,7 @@ PROM_PREFIX=${PROM_PREFIX:-/usr/local}
 BUILD_PACKAGES=(build-essential cmake ninja-build pkg-config ca-certificates
   libcpprest-dev libssl-dev nlohmann-json3-dev libboost-dev libboost-graph-dev libyaml-cpp-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler)
-TEST_PACKAGES=(git curl openssl clang-format prometheus python3 python3-yaml)
+TEST_PACKAGES=(git curl openssl clang-format clang-16 prometheus python3 python3-yaml)
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }
 

@@ -59,6 +59,29 @@ else
   fi
 fi
 
+# The oldest Kubernetes release of the version matrix: the placement, DRA and HA scenarios again,
+# against its control plane (docs/testing.md, "Version matrix"; `make e2e-matrix` runs the whole
+# suite on every release). GTE_SKIP_E2E_OLDEST=1 leaves it out.
+if [ "${GTE_SKIP_E2E:-0}" != "1" ] && [ "${GTE_SKIP_E2E_OLDEST:-0}" != "1" ]; then
+  # shellcheck source=../tests/e2e/hack/k8s-release.sh
+  source tests/e2e/hack/k8s-release.sh
+  read -r oldest _ <<<"$(matrix_releases)"
+  e2e_log=$(mktemp)
+  echo "run-tests: the placement, DRA and HA scenarios on Kubernetes $oldest"
+  GTE_E2E_MODES=nodes,cache,ha E2E_K8S_VERSION=$oldest \
+    tests/e2e/run.sh -run "$(oldest_release_scenarios)" 2>&1 | tee "$e2e_log"
+  oldest_rc=${PIPESTATUS[0]}
+  line=$(grep -E '^E2E: [0-9]+ passed, [0-9]+ failed' "$e2e_log" | tail -n1)
+  rm -f "$e2e_log"
+  if [ -n "$line" ]; then
+    e2e_passed=$((e2e_passed + $(sed -E 's/^E2E: ([0-9]+) passed.*/\1/' <<<"$line")))
+    e2e_failed=$((e2e_failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
+  elif [ "$oldest_rc" -ne 0 ]; then
+    e2e_failed=$((e2e_failed + 1))
+  fi
+  [ "$oldest_rc" -eq 0 ] || e2e_rc=$oldest_rc
+fi
+
 passed=$((unit_total - unit_failed + e2e_passed))
 failed=$((unit_failed + e2e_failed))
 echo "${passed} passed, ${failed} failed"

@@ -9,13 +9,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/mutex.h"
 #include "metrics/metrics.h"
 
 namespace gte {
@@ -31,6 +31,9 @@ struct WatchTotals {
   std::uint64_t lists = 0;
   std::uint64_t failures = 0;
   std::uint64_t skipped = 0;
+  // Whether the API server serves the resource; empty while unknown or not watched at all (the
+  // DRA kinds without --dra).
+  std::optional<bool> served;
 };
 
 // Leader election as the backend reports it (an API-server backend with --leader-elect or
@@ -88,35 +91,37 @@ class ClusterObserver {
 
  private:
   void run(std::chrono::milliseconds interval);
-  void observeWatches(const CacheCounts& counts);
-  void observeLeadership(const LeadershipCounts& leadership);
-  void observeNodes(const ClusterSnapshot& snapshot);
+  void observeWatches(const CacheCounts& counts) GTE_REQUIRES(observing_);
+  void observeLeadership(const LeadershipCounts& leadership) GTE_REQUIRES(observing_);
+  void observeNodes(const ClusterSnapshot& snapshot) GTE_REQUIRES(observing_);
   // Slots held for pod groups, and the groups holding them.
-  void observeGroups(const ClusterSnapshot& snapshot);
+  void observeGroups(const ClusterSnapshot& snapshot) GTE_REQUIRES(observing_);
 
   const ClusterBackend& backend_;
   std::function<CacheCounts()> counts_;
   metrics::Metrics& metrics_;
   std::function<std::int64_t()> now_;
   const PlacementRecorder* placements_;
-  // What the last observation saw: every member below up to `fragments_` is GUARDED_BY(observing_).
-  std::mutex observing_;
-  std::uint64_t lastGeneration_ = 0;
-  std::array<WatchTotals, kWatchedResources> lastWatches_{};
-  std::uint64_t lastStartedLeading_ = 0;
-  std::unordered_map<std::string, std::string> malformed_;  // node -> error already reported
-  std::unordered_set<std::string> approximate_;  // nodes whose approximate pick was reported
+  // What the last observation saw, each under observing_ (held for a whole observation).
+  Mutex observing_;
+  std::uint64_t lastGeneration_ GTE_GUARDED_BY(observing_) = 0;
+  std::array<WatchTotals, kWatchedResources> lastWatches_ GTE_GUARDED_BY(observing_){};
+  std::uint64_t lastStartedLeading_ GTE_GUARDED_BY(observing_) = 0;
+  // node -> error already reported
+  std::unordered_map<std::string, std::string> malformed_ GTE_GUARDED_BY(observing_);
+  // nodes whose approximate pick was reported
+  std::unordered_set<std::string> approximate_ GTE_GUARDED_BY(observing_);
   // node -> its state last observed and that state's free GPUs by NVLink set size (recomputed only
   // for nodes whose state changed).
   struct NodeFragments {
     std::shared_ptr<const NodeState> state;
     metrics::FreeGpusByNvlinkSet freeGpus{};
   };
-  std::unordered_map<std::string, NodeFragments> fragments_;
+  std::unordered_map<std::string, NodeFragments> fragments_ GTE_GUARDED_BY(observing_);
 
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
+  Mutex mutex_;
+  std::condition_variable_any wake_;
+  bool stopping_ GTE_GUARDED_BY(mutex_) = false;
   std::thread thread_;
 };
 

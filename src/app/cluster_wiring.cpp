@@ -64,7 +64,9 @@ std::function<CacheCounts()> countsOf(const cluster::ApiServerBackend* backend) 
     counts.watched = true;
     const cluster::WatchCounts nodes = backend->nodeWatch();
     const cluster::WatchCounts pods = backend->podWatch();
-    const auto totals = [](const auto& w) { return WatchTotals{w.lists, w.failures, w.skipped}; };
+    const auto totals = [](const auto& w) {
+      return WatchTotals{w.lists, w.failures, w.skipped, w.served};
+    };
     counts.watches[0] = totals(nodes);
     counts.watches[1] = totals(pods);
     if (backend->draEnabled()) {

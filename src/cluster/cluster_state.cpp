@@ -57,14 +57,14 @@ ClusterState::ClusterState(PolicyConstSharedPtr policy, ClusterStateOptions opti
       builder_(std::move(policy), options_.healthPoolLabel),
       groups_(options_.groupObserver) {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     publishLocked();
   }
   if (options_.attachGroupPlans) options_.attachGroupPlans(this);
 }
 
 ClusterSnapshotConstSharedPtr ClusterState::snapshot() const {
-  std::lock_guard lock(snapshotMutex_);
+  MutexLock lock(snapshotMutex_);
   return current_;
 }
 
@@ -74,7 +74,7 @@ std::int64_t ClusterState::nowSeconds() const {
 }
 
 PodInfo ClusterState::compact(PodInfo pod) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return trimmedLocked(std::move(pod));
 }
 
@@ -82,8 +82,9 @@ PodInfo ClusterState::trimmedLocked(PodInfo pod) const {
   // Only the extender's own annotations, the keys naming a pod group and its size, and the device
   // requests matter; the rest (kubectl's last-applied-configuration can be kilobytes) would
   // dominate the cache's memory.
-  std::erase_if(pod.annotations, [this](const auto& entry) {
-    return entry.first.rfind(policy_->labelPrefix, 0) != 0 && !isGroupAnnotation(entry.first);
+  const std::string& prefix = policy_->labelPrefix;
+  std::erase_if(pod.annotations, [&prefix](const auto& entry) {
+    return entry.first.rfind(prefix, 0) != 0 && !isGroupAnnotation(entry.first);
   });
   std::erase_if(pod.labels, [](const auto& entry) { return !isGroupLabel(entry.first); });
   ResourceList devices;
@@ -120,7 +121,7 @@ void ClusterState::setNodeLocked(NodeInfo node, NameSet& dirty) {
 }
 
 void ClusterState::replaceNodes(std::vector<NodeInfo> nodes) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   NameSet dirty;
   NameSet listed;
   for (NodeInfo& node : nodes) {
@@ -137,14 +138,14 @@ void ClusterState::replaceNodes(std::vector<NodeInfo> nodes) {
 }
 
 void ClusterState::upsertNode(NodeInfo node) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   NameSet dirty;
   setNodeLocked(std::move(node), dirty);
   refreshLocked(dirty);
 }
 
 void ClusterState::removeNode(std::string_view name) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   builder_.removeNode(name);
   refreshLocked(NameSet{std::string(name)});
 }
@@ -234,7 +235,8 @@ void ClusterState::groupMemberPlacedLocked(const std::string& uid, const PodInfo
   groups_.memberPlaced(
       uid, *key, node, allocation, demand ? &*demand : nullptr, options_.now(),
       policy_->groups.holdTtlMillis,
-      [this](const std::string& name) { return builder_.groupDomains(name); }, dirty);
+      [this](const std::string& name) GTE_REQUIRES(mutex_) { return builder_.groupDomains(name); },
+      dirty);
 }
 
 void ClusterState::erasePodLocked(const std::string& uid, NameSet& dirty) {
@@ -248,7 +250,7 @@ void ClusterState::eraseReservationLocked(const std::string& uid, NameSet& dirty
 void ClusterState::replacePods(std::vector<ObservedPod> pods) {
   Events events;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     replacePodsLocked(std::move(pods));
     events = takeEventsLocked();
   }
@@ -268,7 +270,9 @@ void ClusterState::replacePodsLocked(std::vector<ObservedPod> pods) {
     groups_.memberGone(uid, dirty);
     if (options_.onPodGone) gone_.push_back(uid);
   }
-  pending_.keepOnly([&](const std::string& uid) {
+  // keepOnly, a template, calls the lambda in place with mutex_ held; clang cannot carry the lock
+  // into a lambda a template calls, so the lambda alone is not analysed.
+  pending_.keepOnly([&](const std::string& uid) GTE_NO_THREAD_SAFETY_ANALYSIS {
     if (listed.count(uid) != 0) return true;
     groups_.memberGone(uid, dirty);
     return false;
@@ -279,7 +283,7 @@ void ClusterState::replacePodsLocked(std::vector<ObservedPod> pods) {
 void ClusterState::upsertPod(ObservedPod pod) {
   Events events;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     NameSet dirty;
     upsertPodLocked(std::move(pod), dirty);
     refreshLocked(dirty);
@@ -291,7 +295,7 @@ void ClusterState::upsertPod(ObservedPod pod) {
 void ClusterState::removePod(std::string_view uid) {
   Events events;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     NameSet dirty;
     const std::string key(uid);
     erasePodLocked(key, dirty);
@@ -306,13 +310,13 @@ void ClusterState::removePod(std::string_view uid) {
 }
 
 void ClusterState::setSynced(bool synced) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   builder_.setSynced(synced);
   publishLocked();
 }
 
 void ClusterState::setPolicy(PolicyConstSharedPtr policy) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   NameSet dirty;
   if (policy->groups.levels != policy_->groups.levels ||
       policy->labelPrefix != policy_->labelPrefix) {
@@ -334,7 +338,7 @@ void ClusterState::setPolicy(PolicyConstSharedPtr policy) {
 // ---------------------------------------------------------------- bind
 
 Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& node) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   NameSet dirty;
   expireLocked(dirty);
   const std::string uid = podKey(pod);
@@ -412,7 +416,7 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
 }
 
 void ClusterState::release(std::string_view uid) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   NameSet dirty;
   if (ledger_.reservation(uid) != nullptr) groups_.memberUnplaced(std::string(uid), dirty);
   eraseReservationLocked(std::string(uid), dirty);
@@ -422,7 +426,7 @@ void ClusterState::release(std::string_view uid) {
 void ClusterState::markBound(std::string_view uid) {
   Events events;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     markBoundLocked(std::string(uid));
     events = takeEventsLocked();
   }
@@ -461,11 +465,13 @@ std::size_t ClusterState::expireLocked(NameSet& dirty) {
 }
 
 std::size_t ClusterState::releasePodGroupHolds(std::string_view ns, std::string_view name) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::set<std::string> keys;
   keys.insert(std::string(ns) + "/" + std::string(groupSourceName(GroupSource::kPodGroup)) + "/" +
               std::string(name));
-  pending_.forEach([&](const std::string& /*uid*/, const PodInfo& pod) {
+  // forEach, a template, calls the lambda in place with mutex_ held; clang cannot carry the lock
+  // into a lambda a template calls, so the lambda alone is not analysed.
+  pending_.forEach([&](const std::string&, const PodInfo& pod) GTE_NO_THREAD_SAFETY_ANALYSIS {
     if (pod.ns != ns || pod.podGroupName != name) return;
     if (auto key = groupKeyLocked(pod)) keys.insert(std::move(*key));
   });
@@ -478,7 +484,7 @@ std::size_t ClusterState::releasePodGroupHolds(std::string_view ns, std::string_
 }
 
 std::size_t ClusterState::expireReservations() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   NameSet dirty;
   const std::size_t expired = expireLocked(dirty);
   refreshLocked(dirty);
@@ -521,7 +527,7 @@ const dra::DraObjects* ClusterState::draObjectsLocked() const {
 }
 
 void ClusterState::enableDra() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (dra_) return;
   dra_ = std::make_unique<DraCache>();
   builder_.setDra(&dra_->slices(), &dra_->allocated(), dra_->objects());
@@ -530,7 +536,7 @@ void ClusterState::enableDra() {
 
 template <typename Update>
 void ClusterState::changeDra(Update&& update) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (!dra_) return;
   DraChange change;
   update(*dra_, change);
@@ -585,7 +591,7 @@ void ClusterState::removeResourceClaim(std::string_view ns, std::string_view nam
 }
 
 DraCounts ClusterState::draCounts() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return dra_ ? dra_->counts() : DraCounts{};
 }
 
@@ -650,14 +656,14 @@ void ClusterState::publishLocked() {
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
     options_.onSnapshotBuilt(took.count());
   }
-  std::lock_guard lock(snapshotMutex_);
+  MutexLock lock(snapshotMutex_);
   current_ = std::move(next);
 }
 
 // ---------------------------------------------------------------- pod groups
 
 void ClusterState::setGroupSizes(const GroupSizeLookup* sizes) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   groupSizes_ = sizes;
 }
 
@@ -698,11 +704,11 @@ GroupMemberTableConstSharedPtr ClusterState::memberTableLocked() {
 }
 
 Result<CommittedGroupPlanConstSharedPtr> ClusterState::commitGroupPlan(CommittedGroupPlan plan) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   NameSet dirty;
   expireLocked(dirty);
   const std::string key = plan.key;
-  const auto published = [this, &key]() -> CommittedGroupPlanConstSharedPtr {
+  const auto published = [this, &key]() GTE_REQUIRES(mutex_) -> CommittedGroupPlanConstSharedPtr {
     const GroupPlanTableConstSharedPtr table = groups_.table();
     const auto it = table->find(key);
     return it == table->end() ? nullptr : it->second;
@@ -741,21 +747,21 @@ Result<CommittedGroupPlanConstSharedPtr> ClusterState::commitGroupPlan(Committed
 }
 
 std::size_t ClusterState::heldSlotCount() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return groups_.heldSlots();
 }
 
 // ---------------------------------------------------------------- queries
 
 std::optional<PodInfo> ClusterState::podToBind(std::string_view uid) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (const PodInfo* pending = pending_.find(uid)) return *pending;
   if (const LedgerPod* pod = ledger_.pod(uid)) return pod->pod;
   return std::nullopt;
 }
 
 std::optional<PodInfo> ClusterState::podByUid(std::string_view uid) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (const LedgerPod* pod = ledger_.pod(uid)) return pod->pod;
   if (const LedgerReservation* held = ledger_.reservation(uid)) {
     PodInfo pod = held->pod;
@@ -766,32 +772,32 @@ std::optional<PodInfo> ClusterState::podByUid(std::string_view uid) const {
 }
 
 std::vector<PodInfo> ClusterState::podsOnNode(std::string_view node) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return ledger_.podsOn(node);
 }
 
 std::size_t ClusterState::nodeCount() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return builder_.nodeCount();
 }
 
 std::size_t ClusterState::podCount() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return ledger_.podCount();
 }
 
 std::size_t ClusterState::pendingCount() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return pending_.size();
 }
 
 PendingByGpus ClusterState::pendingByGpus() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return pending_.byGpus();
 }
 
 std::size_t ClusterState::reservationCount() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return ledger_.reservationCount();
 }
 

@@ -22,7 +22,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +29,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/result.h"
 #include "cluster/dra_bind_check.h"
 #include "cluster/dra_cache.h"
@@ -193,63 +193,65 @@ class ClusterState final : public GroupPlanStore {
   };
 
   std::int64_t nowSeconds() const;
-  PodInfo trimmedLocked(PodInfo pod) const;
+  PodInfo trimmedLocked(PodInfo pod) const GTE_REQUIRES(mutex_);
   // The *Locked mutators add the nodes whose charges may have changed to `dirty`; refreshLocked()
   // then predicts what needs predicting on those, hands their charges to the builder and
   // publishes once.
-  void setNodeLocked(NodeInfo node, NameSet& dirty);
-  void upsertPodLocked(ObservedPod observed, NameSet& dirty);
-  void replacePodsLocked(std::vector<ObservedPod> pods);
-  void markBoundLocked(const std::string& uid);
-  void erasePodLocked(const std::string& uid, NameSet& dirty);
-  void eraseReservationLocked(const std::string& uid, NameSet& dirty);
-  std::size_t expireLocked(NameSet& dirty);
+  void setNodeLocked(NodeInfo node, NameSet& dirty) GTE_REQUIRES(mutex_);
+  void upsertPodLocked(ObservedPod observed, NameSet& dirty) GTE_REQUIRES(mutex_);
+  void replacePodsLocked(std::vector<ObservedPod> pods) GTE_REQUIRES(mutex_);
+  void markBoundLocked(const std::string& uid) GTE_REQUIRES(mutex_);
+  void erasePodLocked(const std::string& uid, NameSet& dirty) GTE_REQUIRES(mutex_);
+  void eraseReservationLocked(const std::string& uid, NameSet& dirty) GTE_REQUIRES(mutex_);
+  std::size_t expireLocked(NameSet& dirty) GTE_REQUIRES(mutex_);
   // The pod's group key under the current policy, if it names one.
-  std::optional<std::string> groupKeyLocked(const PodInfo& pod) const;
+  std::optional<std::string> groupKeyLocked(const PodInfo& pod) const GTE_REQUIRES(mutex_);
   void groupMemberPlacedLocked(const std::string& uid, const PodInfo& pod, const std::string& node,
-                               const Allocation* allocation, NameSet& dirty);
+                               const Allocation* allocation, NameSet& dirty) GTE_REQUIRES(mutex_);
   // labels-v1 `gen` of the node's current labels when they read cleanly, else 0.
-  std::int64_t labelsGenerationLocked(const std::string& node);
+  std::int64_t labelsGenerationLocked(const std::string& node) GTE_REQUIRES(mutex_);
+  // Reads no guarded member (only the options), so it carries no GTE_REQUIRES: the ledger's
+  // recount, a template, calls it from a lambda that clang cannot see holding the lock.
   bool countedLocked(std::int64_t labelsGeneration, std::int64_t boundAt) const;
-  void predictLocked(const std::string& node);
+  void predictLocked(const std::string& node) GTE_REQUIRES(mutex_);
   // `checked`: nodes whose holds were just validated against the published state (a commit);
   // their holds are not checked again.
-  void refreshLocked(const NameSet& dirty, const NameSet& checked = {});
+  void refreshLocked(const NameSet& dirty, const NameSet& checked = {}) GTE_REQUIRES(mutex_);
   // Applies a DraCache change to the builder and publishes. `update` runs under the lock; nothing
   // happens while DRA is off.
   template <typename Update>
   void changeDra(Update&& update);
   // The DRA objects pods are resolved against (null while DRA is off).
-  const dra::DraObjects* draObjectsLocked() const;
-  void publishLocked();
+  const dra::DraObjects* draObjectsLocked() const GTE_REQUIRES(mutex_);
+  void publishLocked() GTE_REQUIRES(mutex_);
   // The placements of the pods newly seen bound (their devices predicted by now), and the pods
   // gone, since the last call.
-  Events takeEventsLocked();
+  Events takeEventsLocked() GTE_REQUIRES(mutex_);
   // The member table the next snapshot publishes, with the changed groups re-derived.
-  GroupMemberTableConstSharedPtr memberTableLocked();
+  GroupMemberTableConstSharedPtr memberTableLocked() GTE_REQUIRES(mutex_);
   void deliver(const Events& events) const;
 
   const ClusterStateOptions options_;
 
-  mutable std::mutex mutex_;             // the writer lock: guards everything below except current_
-  PolicyConstSharedPtr policy_;          // GUARDED_BY(mutex_)
-  ClusterSnapshotBuilder builder_;       // GUARDED_BY(mutex_): the node records
-  PodLedger ledger_;                     // GUARDED_BY(mutex_): pods, reservations, per-node charges
-  PendingPods pending_;                  // GUARDED_BY(mutex_): by UID, trimmed
-  GroupBook groups_;                     // GUARDED_BY(mutex_): pod groups, their plans and holds
-  std::unique_ptr<DraCache> dra_;        // GUARDED_BY(mutex_): null while DRA is off
-  std::vector<std::string> newlyBound_;  // GUARDED_BY(mutex_): UIDs for the next Events
-  std::vector<std::string> gone_;        // GUARDED_BY(mutex_)
+  mutable Mutex mutex_;  // the writer lock: guards everything below except current_
+  PolicyConstSharedPtr policy_ GTE_GUARDED_BY(mutex_);
+  ClusterSnapshotBuilder builder_ GTE_GUARDED_BY(mutex_);  // the node records
+  PodLedger ledger_ GTE_GUARDED_BY(mutex_);                // pods, reservations, per-node charges
+  PendingPods pending_ GTE_GUARDED_BY(mutex_);             // by UID, trimmed
+  GroupBook groups_ GTE_GUARDED_BY(mutex_);                // pod groups, their plans and holds
+  std::unique_ptr<DraCache> dra_ GTE_GUARDED_BY(mutex_);   // null while DRA is off
+  std::vector<std::string> newlyBound_ GTE_GUARDED_BY(mutex_);  // UIDs for the next Events
+  std::vector<std::string> gone_ GTE_GUARDED_BY(mutex_);
   // The pod groups' members as published (the snapshot's groupMembers), re-derived per changed
   // group; every group with a member whose demand reads what changed (the policy, DRA objects)
   // is parsed again.
-  GroupMemberTableConstSharedPtr members_;       // GUARDED_BY(mutex_)
-  const GroupSizeLookup* groupSizes_ = nullptr;  // GUARDED_BY(mutex_)
-  bool reparseMembers_ = false;                  // GUARDED_BY(mutex_): the policy changed
-  bool reparseDraMembers_ = false;               // GUARDED_BY(mutex_): DRA objects changed
+  GroupMemberTableConstSharedPtr members_ GTE_GUARDED_BY(mutex_);
+  const GroupSizeLookup* groupSizes_ GTE_GUARDED_BY(mutex_) = nullptr;
+  bool reparseMembers_ GTE_GUARDED_BY(mutex_) = false;     // the policy changed
+  bool reparseDraMembers_ GTE_GUARDED_BY(mutex_) = false;  // DRA objects changed
 
-  mutable std::mutex snapshotMutex_;       // guards only the pointer
-  ClusterSnapshotConstSharedPtr current_;  // GUARDED_BY(snapshotMutex_)
+  mutable Mutex snapshotMutex_;  // guards only the pointer
+  ClusterSnapshotConstSharedPtr current_ GTE_GUARDED_BY(snapshotMutex_);
 };
 
 }  // namespace gte::cluster

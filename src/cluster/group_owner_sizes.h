@@ -6,13 +6,13 @@
 // those objects fill the same table. Thread-safe: requests look sizes up while a watch updates it.
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/result.h"
 #include "core/pod_group.h"
 
@@ -54,8 +54,8 @@ class GroupOwnerSizes final : public GroupSizeLookup {
 
  private:
   using Key = std::tuple<GroupOwnerKind, std::string, std::string>;
-  mutable std::mutex mutex_;
-  std::map<Key, std::optional<std::int64_t>> sizes_;  // GUARDED_BY(mutex_)
+  mutable Mutex mutex_;
+  std::map<Key, std::optional<std::int64_t>> sizes_ GTE_GUARDED_BY(mutex_);
 };
 
 }  // namespace gte::cluster

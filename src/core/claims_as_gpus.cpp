@@ -4,13 +4,15 @@
 
 namespace gte {
 
-std::optional<PodDemand> claimsAsGpus(const PodDemand& demand) {
-  if (!demand.draClaims() || demand.dra->plainGpus <= 0 || !demand.mig.empty()) {
-    return std::nullopt;
-  }
+bool claimsAreGpus(const PodDemand& demand) noexcept {
+  if (!demand.draClaims() || demand.dra->plainGpus <= 0 || !demand.mig.empty()) return false;
   // The pod's own nvidia.com/gpu is a last claim of the class backing it: of the same class, it
   // simply continues the first-fit down the same order.
-  if (demand.gpus != 0 && demand.dra->extendedClass != demand.dra->plainClass) return std::nullopt;
+  return demand.gpus == 0 || demand.dra->extendedClass == demand.dra->plainClass;
+}
+
+std::optional<PodDemand> claimsAsGpus(const PodDemand& demand) {
+  if (!claimsAreGpus(demand)) return std::nullopt;
   PodDemand gpus = demand;
   gpus.dra = nullptr;
   gpus.gpus = demand.dra->plainGpus + demand.gpus;

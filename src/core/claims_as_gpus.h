@@ -15,8 +15,11 @@ namespace gte {
 
 struct NodeState;
 
-// The pod as whole GPUs (`dra` cleared), or nullopt when its claims are not of that form (or it
-// has none, or asks for MIG devices too).
+// Whether the pod's claims are of that form (it has claims, no MIG request, and its own
+// nvidia.com/gpu, if any, is backed by the claims' class).
+bool claimsAreGpus(const PodDemand& demand) noexcept;
+
+// The pod as whole GPUs (`dra` cleared), or nullopt when its claims are not of that form.
 std::optional<PodDemand> claimsAsGpus(const PodDemand& demand);
 
 // Whether `state` is a DRA node whose plain order is the class of the claims `demand` reads as

@@ -5,6 +5,7 @@
 
 #include "core/claims_as_gpus.h"
 #include "core/group_slots.h"
+#include "core/pod_route.h"
 
 namespace gte {
 namespace {
@@ -133,7 +134,7 @@ class Planner {
   int slotsOn(std::uint32_t n, std::size_t m, int limit) const {
     const GroupPlanNode& node = in_.nodes[n];
     const PodDemand& member = in_.members[m];
-    if (member.draClaims() && !readsClaimsAsGpus(*member.dra, *node.state)) return 0;
+    if (member.draClaims() && routeOn(member, *node.state) != PodRoute::kClaimsAsGpus) return 0;
     const PodDemand& demand = gpus_[m];
     if (chainCovers(demand)) {
       const auto k = static_cast<std::size_t>(demand.gpus - 1);

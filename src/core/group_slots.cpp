@@ -6,6 +6,7 @@
 #include "core/claims_as_gpus.h"
 #include "core/fit.h"
 #include "core/node_state.h"
+#include "core/pod_route.h"
 #include "core/predict_allocation.h"
 #include "topology/device_plugin_pick.h"
 #include "topology/pair_table.h"
@@ -119,9 +120,16 @@ bool chainCovers(const PodDemand& demand) noexcept {
 }
 
 std::optional<PodDemand> slotDemand(const PodDemand& demand, const NodeState& state) {
-  if (!demand.draClaims()) return demand;
-  if (!readsClaimsAsGpus(*demand.dra, state)) return std::nullopt;
-  return claimsAsGpus(demand);
+  switch (routeOn(demand, state)) {
+    case PodRoute::kDevicePlugin:
+      return demand;
+    case PodRoute::kClaimsAsGpus:
+      return claimsAsGpus(demand);
+    case PodRoute::kDraFirstFit:
+    case PodRoute::kPassedThrough:
+      break;
+  }
+  return std::nullopt;
 }
 
 int groupSlotCount(const PodDemand& member, const NodeState& state, const Policy& policy,

@@ -24,6 +24,7 @@
 #include "core/node_state.h"
 #include "core/plain_answers.h"
 #include "core/pod_demand.h"
+#include "core/pod_route.h"
 #include "core/predict_allocation.h"
 #include "core/score_node.h"
 #include "core/set_quality.h"
@@ -158,7 +159,7 @@ class NodeDecider {
       return node.plain->forGpus(claimsAsGpusPlain_).draPlainClass == demand_.dra->plainClass &&
              demand_.dra->plainClass >= 0;
     }
-    return readsClaimsAsGpus(*demand_.dra, *node.state);
+    return routeOn(demand_, *node.state) == PodRoute::kClaimsAsGpus;
   }
 
   // Requests the device plugin serves on this node besides the claims: GPUs or MIG instances on

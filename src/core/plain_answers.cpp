@@ -9,8 +9,9 @@ namespace gte {
 
 PlainAnswers precomputePlainAnswers(const NodeState& state, const Policy& policy) {
   PlainAnswers answers;
-  // readsClaimsAsGpus's node side. The catalog it also compares is the snapshot's: a catalog change
-  // re-derives every DRA node before the snapshot that carries it is published.
+  // The node side of routeOn's kClaimsAsGpus (readsClaimsAsGpus). The catalog it also compares is
+  // the snapshot's: a catalog change re-derives every DRA node before the snapshot that carries it
+  // is published.
   std::int16_t draPlainClass = -1;
   if (state.allocator == GpuAllocator::kDra && state.dra && !state.dra->plainUninterpretable &&
       state.dra->plainClass >= 0 && state.dra->plainClass <= INT16_MAX) {

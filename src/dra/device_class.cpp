@@ -55,7 +55,7 @@ Result<std::vector<DeviceClassConstSharedPtr>> parseDeviceClassListJson(std::str
     });
   });
   if (!s.ok()) return s.error();
-  if (!reader.finish()) return readerError(reader, "DeviceClassList");
+  if (!reader.finish()) return json::readerError(reader, "DeviceClassList");
   return items;
 }
 
@@ -63,7 +63,7 @@ Result<DeviceClassConstSharedPtr> parseDeviceClassJson(std::string_view json) {
   json::JsonReader reader(json);
   auto dc = readDeviceClass(reader);
   if (!dc.ok()) return dc;
-  if (!reader.finish()) return readerError(reader, "DeviceClass");
+  if (!reader.finish()) return json::readerError(reader, "DeviceClass");
   return dc;
 }
 

@@ -88,7 +88,7 @@ Result<DeviceTaintRuleConstSharedPtr> parseDeviceTaintRuleJson(std::string_view 
   JsonReader reader(json);
   auto rule = readDeviceTaintRule(reader);
   if (!rule.ok()) return rule;
-  if (!reader.finish()) return readerError(reader, "DeviceTaintRule");
+  if (!reader.finish()) return json::readerError(reader, "DeviceTaintRule");
   return rule;
 }
 

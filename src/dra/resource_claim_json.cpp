@@ -67,7 +67,7 @@ Status readShape(JsonReader& r, const std::string& at, DeviceRequestShape& shape
     }
     if (key == "derivedAttributes") {
       std::string_view raw;
-      if (!r.skipValue(&raw)) return readerError(r, field);
+      if (!r.skipValue(&raw)) return json::readerError(r, field);
       if (raw != "null" && raw != "[]") markUnsupported(shape, "derived attributes");
       return Ok{};
     }
@@ -295,7 +295,7 @@ Result<ResourceClaimConstSharedPtr> parseResourceClaimJson(std::string_view json
   JsonReader reader(json);
   auto claim = readResourceClaim(reader);
   if (!claim.ok()) return claim;
-  if (!reader.finish()) return readerError(reader, "ResourceClaim");
+  if (!reader.finish()) return json::readerError(reader, "ResourceClaim");
   return claim;
 }
 
@@ -303,7 +303,7 @@ Result<ResourceClaimTemplateConstSharedPtr> parseResourceClaimTemplateJson(std::
   JsonReader reader(json);
   auto tmpl = readResourceClaimTemplate(reader);
   if (!tmpl.ok()) return tmpl;
-  if (!reader.finish()) return readerError(reader, "ResourceClaimTemplate");
+  if (!reader.finish()) return json::readerError(reader, "ResourceClaimTemplate");
   return tmpl;
 }
 

@@ -217,10 +217,10 @@ class SliceReader {
       std::string_view raw;
       std::string text;
       if (r_.peek() == Kind::kString) {
-        if (!r_.readString(text)) return readerError(r_, field);
+        if (!r_.readString(text)) return json::readerError(r_, field);
         raw = text;
       } else if (r_.peek() == Kind::kNumber) {
-        if (!r_.skipValue(&raw)) return readerError(r_, field);
+        if (!r_.skipValue(&raw)) return json::readerError(r_, field);
       } else {
         return fieldError(field, "expected a quantity");
       }
@@ -334,7 +334,7 @@ Result<ResourceSliceConstSharedPtr> parseResourceSliceJson(std::string_view json
   JsonReader reader(json);
   auto slice = readResourceSlice(reader);
   if (!slice.ok()) return slice;
-  if (!reader.finish()) return readerError(reader, "ResourceSlice");
+  if (!reader.finish()) return json::readerError(reader, "ResourceSlice");
   return slice;
 }
 

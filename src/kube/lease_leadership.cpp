@@ -51,11 +51,13 @@ void LeaseLeadership::run() {
       std::uniform_int_distribution<std::int64_t> extra(0, period.count() / 5);
       period += std::chrono::milliseconds(extra(random_));
     }
-    std::unique_lock lock(wakeMutex_);
-    wake_.wait_for(lock, period, [this] { return stopping_ || nudged_; });
+    UniqueLock lock(wakeMutex_);
+    wake_.wait_for(lock, period,
+                   [this]() GTE_REQUIRES(wakeMutex_) { return stopping_ || nudged_; });
     // Nudges come with every bind a standby is asked for: at most one extra read per tenth of
     // the period, however many arrive.
-    wake_.wait_until(lock, started + options_.retryPeriod / 10, [this] { return stopping_; });
+    wake_.wait_until(lock, started + options_.retryPeriod / 10,
+                     [this]() GTE_REQUIRES(wakeMutex_) { return stopping_; });
     if (stopping_) return;
     nudged_ = false;
   }
@@ -63,7 +65,7 @@ void LeaseLeadership::run() {
 
 void LeaseLeadership::nudge() {
   {
-    std::lock_guard lock(wakeMutex_);
+    MutexLock lock(wakeMutex_);
     nudged_ = true;
   }
   wake_.notify_all();
@@ -71,24 +73,24 @@ void LeaseLeadership::nudge() {
 
 void LeaseLeadership::stop() {
   {
-    std::lock_guard lock(wakeMutex_);
+    MutexLock lock(wakeMutex_);
     if (stopping_) return;
     stopping_ = true;
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
-  std::lock_guard tick(tickMutex_);
+  MutexLock tick(tickMutex_);
   if (options_.role == LeaseRole::kHold) release();
   loseLeadership("stopping");
 }
 
 bool LeaseLeadership::holds(std::chrono::steady_clock::time_point now) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return leading_ && now < validUntil_;
 }
 
 LeadershipStatus LeaseLeadership::status() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   LeadershipStatus out;
   out.leading = leading_ && options_.now() < validUntil_;
   out.term = term_;
@@ -100,11 +102,11 @@ LeadershipStatus LeaseLeadership::status() const {
 }
 
 void LeaseLeadership::tick() {
-  std::lock_guard tick(tickMutex_);
+  MutexLock tick(tickMutex_);
   const TimePoint started = options_.now();
   {
     // Past the fence, leadership is over whatever this round finds: the listener hears it now.
-    std::unique_lock lock(mutex_);
+    UniqueLock lock(mutex_);
     if (leading_ && started >= validUntil_) {
       lock.unlock();
       loseLeadership("no renew confirmed within the renew deadline");
@@ -144,14 +146,14 @@ Result<std::optional<Lease>> LeaseLeadership::write(const Lease& lease, bool cre
 }
 
 void LeaseLeadership::observe(const Lease& lease, TimePoint readStarted) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (!last_ || last_->spec != lease.spec) lastChange_ = readStarted;
   last_ = lease;
 }
 
 void LeaseLeadership::fail(const std::string& what, const Error& error) {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     lastError_ = what + ": " + error.message;
   }
   log::warn("leader election: request failed",
@@ -161,7 +163,7 @@ void LeaseLeadership::fail(const std::string& what, const Error& error) {
 void LeaseLeadership::lead(TimePoint validUntil, bool newTerm) {
   std::uint64_t term = 0;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     validUntil_ = validUntil;
     if (leading_ && !newTerm) return;
     leading_ = true;
@@ -179,7 +181,7 @@ void LeaseLeadership::loseLeadership(const std::string& why) {
   std::uint64_t term = 0;
   std::string holder;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (!leading_) return;
     leading_ = false;
     term = term_;
@@ -198,7 +200,7 @@ void LeaseLeadership::tickHold(TimePoint started) {
       1, std::chrono::duration_cast<std::chrono::seconds>(options_.leaseDuration).count());
   std::optional<Lease> current;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (leading_ && last_ && last_->spec.holderIdentity == options_.identity) current = last_;
   }
   // While leading, renew straight from the Lease last written: one request a round. A 409 means
@@ -236,7 +238,7 @@ void LeaseLeadership::tickHold(TimePoint started) {
   if (!holder.empty() && holder != options_.identity) {
     TimePoint changed;
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       changed = *lastChange_;
     }
     const auto duration = lease.spec.leaseDurationSeconds > 0
@@ -254,7 +256,7 @@ void LeaseLeadership::tickHold(TimePoint started) {
   const bool alreadyOurs = holder == options_.identity;
   bool newTerm = false;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     newTerm = !leading_;
   }
   if (!alreadyOurs) {
@@ -284,7 +286,7 @@ void LeaseLeadership::tickFollow(TimePoint started) {
   std::int64_t durationSeconds = 0;
   std::optional<TimePoint> renewedAfter;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (*read) {
       const Lease& lease = **read;
       // A changed record was written after the previous successful read was sent (that read saw
@@ -321,13 +323,13 @@ void LeaseLeadership::tickFollow(TimePoint started) {
   }
   bool newTerm = false;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     newTerm = !leading_ || followedTerm_ != termKey;
     followedTerm_ = termKey;
   }
   if (newTerm) loseLeadership("the followed lease changed hands");
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     followedTerm_ = termKey;
   }
   lead(*renewedAfter + options_.renewDeadline, newTerm);
@@ -336,7 +338,7 @@ void LeaseLeadership::tickFollow(TimePoint started) {
 void LeaseLeadership::refuseFollowing(const std::string& why) {
   bool changed = false;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     changed = lastError_ != why;
     lastError_ = why;
   }
@@ -351,7 +353,7 @@ void LeaseLeadership::refuseFollowing(const std::string& why) {
 void LeaseLeadership::release() {
   std::optional<Lease> held;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (leading_ && last_ && last_->spec.holderIdentity == options_.identity) held = last_;
   }
   if (!held) return;

@@ -31,12 +31,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
 #include <thread>
 
+#include "base/mutex.h"
 #include "kube/api_transport.h"
 #include "kube/lease.h"
 
@@ -130,24 +130,26 @@ class LeaseLeadership {
   std::shared_ptr<ApiTransport> transport_;
   const LeaseLeadershipOptions options_;
   Listener listener_;
-  std::mutex tickMutex_;  // one tick at a time (the thread, stop(), a test)
+  Mutex tickMutex_;  // one tick at a time (the thread, stop(), a test)
 
-  mutable std::mutex mutex_;  // guards everything below but the thread's members
-  bool leading_ = false;
-  TimePoint validUntil_{};
-  std::uint64_t term_ = 0;
-  std::uint64_t startedLeading_ = 0;
-  std::optional<Lease> last_;  // the Lease as last read or written
-  std::optional<TimePoint> lastChange_;
-  std::optional<TimePoint> lastReadStarted_;  // kFollow: when the last successful read was sent
-  std::optional<TimePoint> renewedAfter_;     // kFollow: the latest renew happened after this
-  std::string followedTerm_;                  // kFollow: holder and transitions of this term
-  std::string lastError_;
+  mutable Mutex mutex_;  // guards everything below but the thread's members
+  bool leading_ GTE_GUARDED_BY(mutex_) = false;
+  TimePoint validUntil_ GTE_GUARDED_BY(mutex_){};
+  std::uint64_t term_ GTE_GUARDED_BY(mutex_) = 0;
+  std::uint64_t startedLeading_ GTE_GUARDED_BY(mutex_) = 0;
+  std::optional<Lease> last_ GTE_GUARDED_BY(mutex_);  // the Lease as last read or written
+  std::optional<TimePoint> lastChange_ GTE_GUARDED_BY(mutex_);
+  // kFollow: when the last successful read was sent
+  std::optional<TimePoint> lastReadStarted_ GTE_GUARDED_BY(mutex_);
+  // kFollow: the latest renew happened after this
+  std::optional<TimePoint> renewedAfter_ GTE_GUARDED_BY(mutex_);
+  std::string followedTerm_ GTE_GUARDED_BY(mutex_);  // kFollow: holder and transitions of this term
+  std::string lastError_ GTE_GUARDED_BY(mutex_);
 
-  std::mutex wakeMutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;  // GUARDED_BY(wakeMutex_)
-  bool nudged_ = false;    // GUARDED_BY(wakeMutex_)
+  Mutex wakeMutex_;
+  std::condition_variable_any wake_;
+  bool stopping_ GTE_GUARDED_BY(wakeMutex_) = false;
+  bool nudged_ GTE_GUARDED_BY(wakeMutex_) = false;
   std::mt19937_64 random_{std::random_device{}()};
   std::thread thread_;
 };

@@ -7,6 +7,7 @@
 #include <optional>
 #include <random>
 
+#include "base/mutex.h"
 #include "json/json_reader.h"
 #include "kube/line_splitter.h"
 #include "kube/list_page.h"
@@ -73,10 +74,10 @@ struct Reflector::Loop {
   // relist(): tickets handed out, and the highest one a delivered list covers.
   std::atomic<std::uint64_t> relistsRequested{0};
   std::atomic<std::uint64_t> relistsCovered{0};
-  std::mutex watchMutex;
-  Cancellation* currentWatch = nullptr;  // GUARDED_BY(watchMutex): the watch in flight
-  mutable std::mutex errorMutex;
-  std::string lastError;
+  Mutex watchMutex;
+  Cancellation* currentWatch GTE_GUARDED_BY(watchMutex) = nullptr;  // the watch in flight
+  mutable Mutex errorMutex;
+  std::string lastError GTE_GUARDED_BY(errorMutex);
 
   // Loop thread only.
   Backoff backoff;
@@ -95,7 +96,7 @@ void Reflector::Loop::markFailure(const std::string& message) {
   std::int64_t expected = 0;
   failingSinceNs.compare_exchange_strong(expected, nowNs());
   {
-    std::lock_guard lock(errorMutex);
+    MutexLock lock(errorMutex);
     lastError = message;
   }
 }
@@ -127,7 +128,7 @@ void Reflector::Loop::run() {
     if (outcome == Outcome::kFailed) {
       const auto delay = backoff.next();
       {
-        std::lock_guard lock(errorMutex);
+        MutexLock lock(errorMutex);
         log::warn(
             "watch: request failed",
             {{"resource", options.resource}, {"error", lastError}, {"retry_in", seconds(delay)}});
@@ -254,7 +255,7 @@ Reflector::Loop::Outcome Reflector::Loop::watchOnce() {
   Cancellation watchCancel;
   CancellationRegistration onStop(cancel, [&watchCancel] { watchCancel.cancel(); });
   {
-    std::lock_guard lock(watchMutex);
+    MutexLock lock(watchMutex);
     if (relistPending()) return Outcome::kRelist;
     currentWatch = &watchCancel;
   }
@@ -262,7 +263,7 @@ Reflector::Loop::Outcome Reflector::Loop::watchOnce() {
       watchPath(), [&](std::string_view chunk) { return splitter.feed(chunk, onLine); },
       watchCancel);
   {
-    std::lock_guard lock(watchMutex);
+    MutexLock lock(watchMutex);
     currentWatch = nullptr;
   }
   if (stopping()) return Outcome::kStopped;
@@ -334,7 +335,7 @@ std::uint64_t Reflector::lists() const {
 std::uint64_t Reflector::relist() {
   std::uint64_t ticket = 0;
   {
-    std::lock_guard lock(loop_->watchMutex);
+    MutexLock lock(loop_->watchMutex);
     ticket = ++loop_->relistsRequested;
     if (loop_->currentWatch != nullptr) loop_->currentWatch->cancel();
   }
@@ -359,7 +360,7 @@ bool Reflector::healthy(std::string* why) const {
   };
   if (failingSince != 0 && elapsed(failingSince) > loop_->options.failureGrace) {
     if (why) {
-      std::lock_guard lock(loop_->errorMutex);
+      MutexLock lock(loop_->errorMutex);
       *why = loop_->options.resource + " watch failing for " + seconds(elapsed(failingSince)) +
              ": " + loop_->lastError;
     }

@@ -13,6 +13,8 @@
 #include <sstream>
 #include <vector>
 
+#include "base/mutex.h"
+
 namespace gte::metrics {
 namespace {
 
@@ -52,7 +54,7 @@ class DeclaredCounters {
       : family_(family), label_(std::move(label)) {}
 
   void declare(const std::vector<std::string_view>& values) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     for (const std::string_view value : values) {
       if (!series_.contains(value)) {
         series_.emplace(std::string(value), &family_.Add({{label_, std::string(value)}}));
@@ -61,15 +63,16 @@ class DeclaredCounters {
   }
 
   void count(std::string_view value, double n) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (const auto it = series_.find(value); it != series_.end()) it->second->Increment(n);
   }
 
  private:
   prometheus::Family<prometheus::Counter>& family_;
   const std::string label_;
-  std::mutex mutex_;  // guards series_ (declared at start; counted from several threads)
-  std::map<std::string, prometheus::Counter*, std::less<>> series_;
+  Mutex mutex_;
+  // Declared at start; counted from several threads.
+  std::map<std::string, prometheus::Counter*, std::less<>> series_ GTE_GUARDED_BY(mutex_);
 };
 
 constexpr std::array<const char*, 9> kResourceNames = {
@@ -77,9 +80,6 @@ constexpr std::array<const char*, 9> kResourceNames = {
     "podgroups", "jobs", "jobsets",        "devicetaintrules"};
 constexpr std::array<const char*, static_cast<std::size_t>(NvlinkSetClass::kCount)> kSetClassNames =
     {"1", "2", "3-4", "5-8", "9-16", "unknown"};
-
-constexpr std::array<const char*, static_cast<std::size_t>(GroupOutcome::kCount)> kGroupOutcomes = {
-    "planned", "no_room", "never_fits", "unplaced", "unsupported", "size_unknown", "stale"};
 
 // Regret and pending labels: k = 2, 4, 8 and "other" for regret (a 1-GPU pod has no pair), k = 1,
 // 2, 4, 8, "other" for pending pods.
@@ -263,6 +263,13 @@ struct Metrics::Impl {
           .Help(
               "List items and watch events skipped per watched resource because the object did "
               "not read or was refused (each logged with the reason).")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& watchServed =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_watch_served")
+          .Help(
+              "1 while the API server serves the resource and it is watched, 0 while discovery "
+              "says it does not (an older Kubernetes; the features that need it are off).")
           .Register(*registry);
   prometheus::Family<prometheus::Counter>& draPassThrough =
       prometheus::BuildCounter()
@@ -452,10 +459,10 @@ struct Metrics::Impl {
   prometheus::Gauge* classesGauge = nullptr;
   prometheus::Gauge* claimsGauge = nullptr;
   prometheus::Gauge* taintRulesGauge = nullptr;
-  std::mutex labelAgeMutex;  // guards the replacement of the single label-age histogram
-  prometheus::Histogram* labelAgeNow = nullptr;
+  Mutex labelAgeMutex;  // guards the replacement of the single label-age histogram
+  prometheus::Histogram* labelAgeNow GTE_GUARDED_BY(labelAgeMutex) = nullptr;
   std::array<prometheus::Gauge*, kSetClassNames.size()> freeGpusBy{};
-  std::array<prometheus::Counter*, kGroupOutcomes.size()> groupDecisionBy{};
+  DeclaredCounters groupDecisionBy{groupDecisions, "outcome"};
   DeclaredCounters holdsReleasedBy{holdsReleased, "reason"};
   prometheus::Gauge* heldSlots = nullptr;
   prometheus::Gauge* holdingGroups = nullptr;
@@ -475,8 +482,8 @@ struct Metrics::Impl {
     prometheus::Gauge* expected = nullptr;
     prometheus::Gauge* free = nullptr;
   };
-  std::mutex poolsMutex;                    // guards the pool series
-  std::map<std::string, PoolSeries> pools;  // GUARDED_BY(poolsMutex)
+  Mutex poolsMutex;  // guards the pool series
+  std::map<std::string, PoolSeries> pools GTE_GUARDED_BY(poolsMutex);
 
   PoolSeries addPool(const std::string& pool) {
     PoolSeries series;
@@ -507,8 +514,8 @@ struct Metrics::Impl {
     poolFreeGpus.Remove(series.free);
   }
 
-  std::mutex policyMutex;                    // guards the single policy_info series
-  prometheus::Gauge* policyGauge = nullptr;  // GUARDED_BY(policyMutex)
+  Mutex policyMutex;  // guards the single policy_info series
+  prometheus::Gauge* policyGauge GTE_GUARDED_BY(policyMutex) = nullptr;
 
   Impl() {
     const prometheus::Histogram::BucketBoundaries buckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025,
@@ -550,9 +557,6 @@ struct Metrics::Impl {
     labelAgeNow = &labelAge.Add({}, labelAgeBuckets());
     for (std::size_t i = 0; i < kSetClassNames.size(); ++i) {
       freeGpusBy[i] = &freeGpus.Add({{"nvlink_set", kSetClassNames[i]}});
-    }
-    for (std::size_t i = 0; i < kGroupOutcomes.size(); ++i) {
-      groupDecisionBy[i] = &groupDecisions.Add({{"outcome", kGroupOutcomes[i]}});
     }
     heldSlots = &groupHolds.Add({{"kind", "slots"}});
     holdingGroups = &groupHolds.Add({{"kind", "groups"}});
@@ -606,7 +610,7 @@ void Metrics::countPolicyReload(ReloadResult result) {
 }
 
 void Metrics::setPolicyHash(std::string_view hash) {
-  std::lock_guard lock(impl_->policyMutex);
+  MutexLock lock(impl_->policyMutex);
   if (impl_->policyGauge) impl_->policyInfo.Remove(impl_->policyGauge);
   impl_->policyGauge = &impl_->policyInfo.Add({{"hash", std::string(hash)}});
   impl_->policyGauge->Set(1);
@@ -699,6 +703,13 @@ void Metrics::countWatchSkipped(WatchedResource resource, std::uint64_t n) {
   }
 }
 
+void Metrics::setWatchServed(WatchedResource resource, bool served) {
+  // Added on first use (prometheus-cpp's Add returns the existing series after that): a resource
+  // discovery has not answered for is not exported at all.
+  impl_->watchServed.Add({{"resource", kResourceNames[static_cast<std::size_t>(resource)]}})
+      .Set(served ? 1 : 0);
+}
+
 void Metrics::setCachedDraObjects(std::int64_t slices, std::int64_t classes, std::int64_t claims,
                                   std::int64_t taintRules) {
   impl_->slicesGauge->Set(static_cast<double>(slices));
@@ -727,7 +738,7 @@ void Metrics::setNodeLabelAges(const LabelAges& ages) {
   impl_->labelAgeMax.Set(static_cast<double>(ages.maxSeconds));
   // A distribution of the cluster now, not of events: a fresh histogram holds this observation.
   std::vector<double> increments(ages.perBucket.begin(), ages.perBucket.end());
-  std::lock_guard lock(impl_->labelAgeMutex);
+  MutexLock lock(impl_->labelAgeMutex);
   impl_->labelAge.Remove(impl_->labelAgeNow);
   impl_->labelAgeNow = &impl_->labelAge.Add({}, labelAgeBuckets());
   impl_->labelAgeNow->ObserveMultiple(increments, ages.sumSeconds);
@@ -739,8 +750,12 @@ void Metrics::setFreeGpusByNvlinkSet(const FreeGpusByNvlinkSet& counts) {
   }
 }
 
-void Metrics::countGroupDecision(GroupOutcome outcome) {
-  impl_->groupDecisionBy[static_cast<std::size_t>(outcome)]->Increment();
+void Metrics::countGroupDecision(std::string_view outcome) {
+  impl_->groupDecisionBy.count(outcome, 1);
+}
+
+void Metrics::declareGroupDecisionOutcomes(const std::vector<std::string_view>& outcomes) {
+  impl_->groupDecisionBy.declare(outcomes);
 }
 
 void Metrics::observeGroupPlanning(double seconds) {
@@ -779,7 +794,7 @@ void Metrics::setFragmentation(const std::vector<PoolFragmentation>& pools) {
   const auto set = [](prometheus::Gauge* gauge, auto value) {
     if (gauge != nullptr) gauge->Set(static_cast<double>(value));
   };
-  std::lock_guard lock(impl_->poolsMutex);
+  MutexLock lock(impl_->poolsMutex);
   std::map<std::string, Impl::PoolSeries> now;
   for (const PoolFragmentation& pool : pools) {
     auto known = impl_->pools.find(pool.pool);
@@ -832,8 +847,11 @@ void Metrics::setPlacementDecisions(std::int64_t tracked, std::int64_t bytes) {
 std::string Metrics::serialize() const {
   // The series replaced as a whole (the label-age histogram, the policy hash, the pools'
   // fragmentation series) are removed and added again under these locks: a scrape taken under
-  // them never falls between the two and misses a series.
-  std::scoped_lock replacing(impl_->labelAgeMutex, impl_->policyMutex, impl_->poolsMutex);
+  // them never falls between the two and misses a series. Taken in this order; nothing else
+  // holds two of them, so the fixed order cannot deadlock.
+  const MutexLock labelAgeLock(impl_->labelAgeMutex);
+  const MutexLock policyLock(impl_->policyMutex);
+  const MutexLock poolsLock(impl_->poolsMutex);
   const auto families = impl_->registry->Collect();
   return prometheus::TextSerializer().Serialize(families);
 }

@@ -30,18 +30,6 @@ enum class WatchedResource {
   kDeviceTaintRules
 };
 enum class BindAbandonReason { kCallerGone, kDeadline, kNotLeader };
-// What a pod-group member's request decided about its group (docs/groups.md#metrics).
-enum class GroupOutcome {
-  kPlanned,      // a plan was made and committed (the group's first member)
-  kNoRoom,       // a required level cannot hold the group now: members refused
-  kNeverFits,    // ... not even with every GPU free
-  kUnplaced,     // no level demands it and the candidates cannot hold the whole group: per pod
-  kUnsupported,  // MIG members: per pod
-  kSizeUnknown,  // the group's size is not known: per pod
-  kStale,        // a commit found its GPUs taken meanwhile and planned again
-  kCount
-};
-
 // Upper bounds (seconds) of the node-label-age buckets; a last bucket is +Inf.
 inline constexpr std::array<std::int64_t, 6> kLabelAgeBounds = {60, 300, 900, 3600, 21600, 86400};
 
@@ -132,6 +120,10 @@ class Metrics {
   void countWatchFailures(WatchedResource resource, std::uint64_t n);
   // List items and watch events skipped: the object did not read (each also logged).
   void countWatchSkipped(WatchedResource resource, std::uint64_t n);
+  // 1 while the API server serves the resource (and it is watched), 0 while discovery says it does
+  // not (an older Kubernetes): the features that need it are off. Exported per resource from the
+  // first answer on.
+  void setWatchServed(WatchedResource resource, bool served);
   // DRA objects in the cluster cache (--dra).
   void setCachedDraObjects(std::int64_t slices, std::int64_t classes, std::int64_t claims,
                            std::int64_t taintRules);
@@ -148,7 +140,10 @@ class Metrics {
   void setNodeLabelAges(const LabelAges& ages);
 
   // --- Pod groups.
-  void countGroupDecision(GroupOutcome outcome);
+  // `outcome` is the service's own name of it (groupOutcomeName), declared by the service
+  // (declareGroupDecisionOutcomes with groupOutcomeNames()); a name not declared is not counted.
+  void countGroupDecision(std::string_view outcome);
+  void declareGroupDecisionOutcomes(const std::vector<std::string_view>& outcomes);
   // A group's first member's planning and commit, in seconds.
   void observeGroupPlanning(double seconds);
   // Registers the placed-whole/split series of these level labels (the policy's), at 0.

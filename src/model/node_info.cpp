@@ -11,7 +11,7 @@ using json::JsonReader;
 // Reads a string field, tolerating null (Go encodes nothing else for these fields).
 Status readMetadata(JsonReader& r, NodeInfo& node) {
   if (r.readNull()) return Ok{};
-  if (!r.beginObject()) return readerError(r, "node metadata");
+  if (!r.beginObject()) return json::readerError(r, "node metadata");
   std::string key;
   while (r.nextKey(key)) {
     bool good = true;
@@ -27,15 +27,15 @@ Status readMetadata(JsonReader& r, NodeInfo& node) {
     } else {
       good = r.skipValue();
     }
-    if (!good) return readerError(r, "node metadata." + key);
+    if (!good) return json::readerError(r, "node metadata." + key);
   }
-  if (!r.ok()) return readerError(r, "node metadata");
+  if (!r.ok()) return json::readerError(r, "node metadata");
   return Ok{};
 }
 
 Status readStatus(JsonReader& r, NodeInfo& node) {
   if (r.readNull()) return Ok{};
-  if (!r.beginObject()) return readerError(r, "node status");
+  if (!r.beginObject()) return json::readerError(r, "node status");
   std::string key;
   while (r.nextKey(key)) {
     if (key == "allocatable") {
@@ -55,10 +55,10 @@ Status readStatus(JsonReader& r, NodeInfo& node) {
             node.declaresDraOptionalNodeOperations || feature == "DRAOptionalNodeOperations";
       }
     } else if (!r.skipValue()) {
-      return readerError(r, "node status." + key);
+      return json::readerError(r, "node status." + key);
     }
   }
-  if (!r.ok()) return readerError(r, "node status");
+  if (!r.ok()) return json::readerError(r, "node status");
   return Ok{};
 }
 
@@ -67,13 +67,13 @@ Status readStatus(JsonReader& r, NodeInfo& node) {
 Result<NodeInfo> parseNodeJson(std::string_view text) {
   JsonReader r(text);
   auto node = readNodeJson(r);
-  if (node && !r.finish()) return readerError(r, "node");
+  if (node && !r.finish()) return json::readerError(r, "node");
   return node;
 }
 
 Result<NodeInfo> readNodeJson(JsonReader& r) {
   NodeInfo node;
-  if (!r.beginObject()) return readerError(r, "node");
+  if (!r.beginObject()) return json::readerError(r, "node");
   std::string key;
   while (r.nextKey(key)) {
     Status s = Ok{};
@@ -82,11 +82,11 @@ Result<NodeInfo> readNodeJson(JsonReader& r) {
     } else if (key == "status") {
       s = readStatus(r, node);
     } else if (!r.skipValue()) {
-      return readerError(r, "node");
+      return json::readerError(r, "node");
     }
     if (!s) return std::move(s).error();
   }
-  if (!r.ok()) return readerError(r, "node");
+  if (!r.ok()) return json::readerError(r, "node");
   if (node.name.empty()) return invalidArgument("node without metadata.name");
   return node;
 }

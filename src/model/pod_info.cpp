@@ -30,7 +30,7 @@ struct ContainerResources {
 
 Status readResources(JsonReader& r, ContainerResources& c, const std::string& where) {
   if (r.readNull()) return Ok{};
-  if (!r.beginObject()) return readerError(r, where + ".resources");
+  if (!r.beginObject()) return json::readerError(r, where + ".resources");
   std::string key;
   while (r.nextKey(key)) {
     Status s = Ok{};
@@ -39,37 +39,37 @@ Status readResources(JsonReader& r, ContainerResources& c, const std::string& wh
     } else if (key == "limits") {
       s = readResourceList(r, where + ".resources.limits", c.limits);
     } else if (!r.skipValue()) {
-      return readerError(r, where);
+      return json::readerError(r, where);
     }
     if (!s) return s;
   }
-  if (!r.ok()) return readerError(r, where);
+  if (!r.ok()) return json::readerError(r, where);
   return Ok{};
 }
 
 Status readContainers(JsonReader& r, std::vector<ContainerResources>& out, const char* field) {
   if (r.readNull()) return Ok{};
-  if (!r.beginArray()) return readerError(r, std::string("spec.") + field);
+  if (!r.beginArray()) return json::readerError(r, std::string("spec.") + field);
   std::string key;
   std::string policy;
   while (r.nextElement()) {
     const std::string where = std::string("spec.") + field + "[" + std::to_string(out.size()) + "]";
     ContainerResources c;
-    if (!r.beginObject()) return readerError(r, where);
+    if (!r.beginObject()) return json::readerError(r, where);
     while (r.nextKey(key)) {
       if (key == "resources") {
         if (auto s = readResources(r, c, where); !s) return s;
       } else if (key == "restartPolicy") {
-        if (!r.readStringOrNull(policy)) return readerError(r, where + ".restartPolicy");
+        if (!r.readStringOrNull(policy)) return json::readerError(r, where + ".restartPolicy");
         c.restartable = policy == "Always";
       } else if (!r.skipValue()) {
-        return readerError(r, where);
+        return json::readerError(r, where);
       }
     }
-    if (!r.ok()) return readerError(r, where);
+    if (!r.ok()) return json::readerError(r, where);
     out.push_back(std::move(c));
   }
-  if (!r.ok()) return readerError(r, std::string("spec.") + field);
+  if (!r.ok()) return json::readerError(r, std::string("spec.") + field);
   return Ok{};
 }
 
@@ -118,21 +118,21 @@ template <typename Item, typename Field>
 Status readStringObjects(JsonReader& r, const std::string& where, std::vector<Item>& out,
                          Field field) {
   if (r.readNull()) return Ok{};
-  if (!r.beginArray()) return readerError(r, where);
+  if (!r.beginArray()) return json::readerError(r, where);
   std::string key;
   while (r.nextElement()) {
     const std::string at = where + "[" + std::to_string(out.size()) + "]";
     Item item;
-    if (!r.beginObject()) return readerError(r, at);
+    if (!r.beginObject()) return json::readerError(r, at);
     while (r.nextKey(key)) {
       std::string* target = field(item, key);
       const bool good = target != nullptr ? r.readStringOrNull(*target) : r.skipValue();
-      if (!good) return readerError(r, at + "." + key);
+      if (!good) return json::readerError(r, at + "." + key);
     }
-    if (!r.ok()) return readerError(r, at);
+    if (!r.ok()) return json::readerError(r, at);
     out.push_back(std::move(item));
   }
-  if (!r.ok()) return readerError(r, where);
+  if (!r.ok()) return json::readerError(r, where);
   return Ok{};
 }
 
@@ -210,7 +210,7 @@ bool readConditions(JsonReader& r, BindTimes& times) {
 
 Status readMetadata(JsonReader& r, PodInfo& pod, BindTimes& times) {
   if (r.readNull()) return Ok{};
-  if (!r.beginObject()) return readerError(r, "pod metadata");
+  if (!r.beginObject()) return json::readerError(r, "pod metadata");
   std::string key;
   while (r.nextKey(key)) {
     bool good = true;
@@ -234,28 +234,28 @@ Status readMetadata(JsonReader& r, PodInfo& pod, BindTimes& times) {
     } else {
       good = r.skipValue();
     }
-    if (!good) return readerError(r, "pod metadata." + key);
+    if (!good) return json::readerError(r, "pod metadata." + key);
   }
-  if (!r.ok()) return readerError(r, "pod metadata");
+  if (!r.ok()) return json::readerError(r, "pod metadata");
   return Ok{};
 }
 
 // spec.schedulingGroup: a one-of union whose only member today is podGroupName.
 Status readSchedulingGroup(JsonReader& r, PodInfo& pod) {
   if (r.readNull()) return Ok{};
-  if (!r.beginObject()) return readerError(r, "pod spec.schedulingGroup");
+  if (!r.beginObject()) return json::readerError(r, "pod spec.schedulingGroup");
   std::string key;
   while (r.nextKey(key)) {
     const bool good = key == "podGroupName" ? r.readStringOrNull(pod.podGroupName) : r.skipValue();
-    if (!good) return readerError(r, "pod spec.schedulingGroup." + key);
+    if (!good) return json::readerError(r, "pod spec.schedulingGroup." + key);
   }
-  if (!r.ok()) return readerError(r, "pod spec.schedulingGroup");
+  if (!r.ok()) return json::readerError(r, "pod spec.schedulingGroup");
   return Ok{};
 }
 
 Status readSpec(JsonReader& r, PodInfo& pod, PodSpecParts& parts) {
   if (r.readNull()) return Ok{};
-  if (!r.beginObject()) return readerError(r, "pod spec");
+  if (!r.beginObject()) return json::readerError(r, "pod spec");
   std::string key;
   while (r.nextKey(key)) {
     Status s = Ok{};
@@ -286,9 +286,9 @@ Status readSpec(JsonReader& r, PodInfo& pod, PodSpecParts& parts) {
       good = r.skipValue();
     }
     if (!s) return s;
-    if (!good) return readerError(r, "pod spec." + key);
+    if (!good) return json::readerError(r, "pod spec." + key);
   }
-  if (!r.ok()) return readerError(r, "pod spec");
+  if (!r.ok()) return json::readerError(r, "pod spec");
   return Ok{};
 }
 
@@ -306,7 +306,7 @@ bool readExtendedResourceClaim(JsonReader& r, PodInfo& pod) {
 
 Status readStatus(JsonReader& r, PodInfo& pod, BindTimes& times) {
   if (r.readNull()) return Ok{};
-  if (!r.beginObject()) return readerError(r, "pod status");
+  if (!r.beginObject()) return json::readerError(r, "pod status");
   std::string key;
   while (r.nextKey(key)) {
     bool good = true;
@@ -330,9 +330,9 @@ Status readStatus(JsonReader& r, PodInfo& pod, BindTimes& times) {
     } else {
       good = r.skipValue();
     }
-    if (!good) return readerError(r, "pod status." + key);
+    if (!good) return json::readerError(r, "pod status." + key);
   }
-  if (!r.ok()) return readerError(r, "pod status");
+  if (!r.ok()) return json::readerError(r, "pod status");
   return Ok{};
 }
 
@@ -341,7 +341,7 @@ Status readStatus(JsonReader& r, PodInfo& pod, BindTimes& times) {
 Result<PodInfo> parsePodJson(std::string_view text) {
   JsonReader r(text);
   auto pod = readPodJson(r);
-  if (pod && !r.finish()) return readerError(r, "pod");
+  if (pod && !r.finish()) return json::readerError(r, "pod");
   return pod;
 }
 
@@ -349,7 +349,7 @@ Result<PodInfo> readPodJson(JsonReader& r) {
   PodInfo pod;
   PodSpecParts parts;
   BindTimes times;
-  if (!r.beginObject()) return readerError(r, "pod");
+  if (!r.beginObject()) return json::readerError(r, "pod");
   std::string key;
   while (r.nextKey(key)) {
     Status s = Ok{};
@@ -360,11 +360,11 @@ Result<PodInfo> readPodJson(JsonReader& r) {
     } else if (key == "status") {
       s = readStatus(r, pod, times);
     } else if (!r.skipValue()) {
-      return readerError(r, "pod");
+      return json::readerError(r, "pod");
     }
     if (!s) return std::move(s).error();
   }
-  if (!r.ok()) return readerError(r, "pod");
+  if (!r.ok()) return json::readerError(r, "pod");
   pod.requests = effectivePodRequests(parts.containers, parts.initContainers, parts.overhead);
   pod.boundAt = times.boundAt();
   return pod;

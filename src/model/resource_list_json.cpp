@@ -6,13 +6,9 @@
 
 namespace gte {
 
-Error readerError(const json::JsonReader& reader, std::string_view what) {
-  return invalidArgument("malformed " + std::string(what) + ": " + reader.error());
-}
-
 Status readResourceList(json::JsonReader& reader, std::string_view where, ResourceList& out) {
   if (reader.readNull()) return Ok{};
-  if (!reader.beginObject()) return readerError(reader, where);
+  if (!reader.beginObject()) return json::readerError(reader, where);
   std::string name;
   std::string text;
   while (reader.nextKey(name)) {
@@ -36,13 +32,13 @@ Status readResourceList(json::JsonReader& reader, std::string_view where, Resour
     if (!q) return invalidArgument(std::string(where) + "[" + name + "]: " + q.error().message);
     out.set(name, *q);
   }
-  if (!reader.ok()) return readerError(reader, where);
+  if (!reader.ok()) return json::readerError(reader, where);
   return Ok{};
 }
 
 Status readStringMap(json::JsonReader& reader, std::string_view where, StringMap& out) {
   if (reader.readNull()) return Ok{};
-  if (!reader.beginObject()) return readerError(reader, where);
+  if (!reader.beginObject()) return json::readerError(reader, where);
   std::string key;
   std::string value;
   while (reader.nextKey(key)) {
@@ -54,7 +50,7 @@ Status readStringMap(json::JsonReader& reader, std::string_view where, StringMap
     if (!reader.readString(value)) break;
     out.insert_or_assign(key, value);
   }
-  if (!reader.ok()) return readerError(reader, where);
+  if (!reader.ok()) return json::readerError(reader, where);
   return Ok{};
 }
 

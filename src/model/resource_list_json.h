@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "base/result.h"
+#include "json/json_fields.h"
 #include "json/json_reader.h"
 #include "model/resource_list.h"
 #include "model/string_map.h"
@@ -15,8 +16,5 @@ Status readResourceList(json::JsonReader& reader, std::string_view where, Resour
 
 // Reads a JSON object of string values (labels, annotations); null values are skipped.
 Status readStringMap(json::JsonReader& reader, std::string_view where, StringMap& out);
-
-// Turns the reader's sticky error into an Error naming what was being read.
-Error readerError(const json::JsonReader& reader, std::string_view what);
 
 }  // namespace gte

@@ -30,7 +30,7 @@ PolicyStore::~PolicyStore() {
 }
 
 PolicyConstSharedPtr PolicyStore::current() const {
-  std::lock_guard lock(policyMutex_);
+  MutexLock lock(policyMutex_);
   return current_;
 }
 
@@ -41,7 +41,7 @@ void PolicyStore::publish(PolicyReloadEvent event) {
 }
 
 Status PolicyStore::reload() {
-  std::lock_guard reloadLock(reloadMutex_);
+  MutexLock reloadLock(reloadMutex_);
   Result<std::string> content = readPolicyFile(path_);
   // An unreadable file is reported every time it stays unreadable only once: remembering "no
   // content" as hash 0 keeps a missing file from flooding the log every poll.
@@ -75,7 +75,7 @@ Status PolicyStore::reload() {
 
   auto next = std::make_shared<const Policy>(std::move(parsed).value());
   {
-    std::lock_guard lock(policyMutex_);
+    MutexLock lock(policyMutex_);
     if (current_ && *current_ == *next) {
       return Ok{};  // same policy, different spelling: nothing changed for readers
     }
@@ -88,7 +88,7 @@ Status PolicyStore::reload() {
 void PolicyStore::start(std::chrono::milliseconds interval) {
   stop();
   {
-    std::lock_guard lock(stopMutex_);
+    MutexLock lock(stopMutex_);
     stopping_ = false;
   }
   watcher_ = std::thread([this, interval] { run(interval); });
@@ -96,7 +96,7 @@ void PolicyStore::start(std::chrono::milliseconds interval) {
 
 void PolicyStore::stop() {
   {
-    std::lock_guard lock(stopMutex_);
+    MutexLock lock(stopMutex_);
     stopping_ = true;
   }
   stopCv_.notify_all();
@@ -107,12 +107,13 @@ void PolicyStore::stop() {
 
 void PolicyStore::run(std::chrono::milliseconds interval) {
   // The first poll runs at once, so start() alone brings the file in.
-  std::unique_lock lock(stopMutex_);
+  UniqueLock lock(stopMutex_);
   do {
     lock.unlock();
     (void)reload();  // outcomes go to the callback
     lock.lock();
-  } while (!stopCv_.wait_for(lock, interval, [this] { return stopping_; }));
+  } while (
+      !stopCv_.wait_for(lock, interval, [this]() GTE_REQUIRES(stopMutex_) { return stopping_; }));
 }
 
 }  // namespace gte

@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 
+#include "base/mutex.h"
 #include "base/result.h"
 #include "policy/policy.h"
 
@@ -61,16 +61,17 @@ class PolicyStore {
   const std::string path_;
   const Callback callback_;
 
-  mutable std::mutex policyMutex_;
-  PolicyConstSharedPtr current_;  // GUARDED_BY(policyMutex_)
+  mutable Mutex policyMutex_;
+  PolicyConstSharedPtr current_ GTE_GUARDED_BY(policyMutex_);
 
-  std::mutex reloadMutex_;                        // serialises reload() against the watcher
-  std::optional<std::uint64_t> lastContentHash_;  // GUARDED_BY(reloadMutex_)
-  std::optional<Error> lastError_;  // GUARDED_BY(reloadMutex_): lastContentHash_'s error, if bad
+  Mutex reloadMutex_;  // serialises reload() against the watcher
+  std::optional<std::uint64_t> lastContentHash_ GTE_GUARDED_BY(reloadMutex_);
+  // lastContentHash_'s error, if bad
+  std::optional<Error> lastError_ GTE_GUARDED_BY(reloadMutex_);
 
-  std::mutex stopMutex_;
-  std::condition_variable stopCv_;
-  bool stopping_ = false;  // GUARDED_BY(stopMutex_)
+  Mutex stopMutex_;
+  std::condition_variable_any stopCv_;
+  bool stopping_ GTE_GUARDED_BY(stopMutex_) = false;
   std::thread watcher_;
 };
 

@@ -130,6 +130,12 @@ class PolicyReader {
     // silently: an admin who adds a key below an old one would see the old value win.
     std::vector<std::string> seen;
     for (const auto& entry : node) {
+      // Every policy key is a name: a sequence or mapping as a key (`? [a, b]`) names nothing,
+      // and would read as "" beside any other such key.
+      if (!entry.first.IsScalar()) {
+        fail(path == "policy" ? "" : path, "has a key that is a sequence or mapping, not a name");
+        return false;
+      }
       const std::string key = entry.first.Scalar();
       if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
         fail(child(path == "policy" ? "" : path, key), "given twice in the same mapping");

@@ -15,6 +15,7 @@ using json::JsonReader;
 
 struct Row {
   std::string name, verdict, reason, link, numa, gpus;
+  std::string mig;   // a MIG pod's predicted instances, shown where whole GPUs would be
   std::string wire;  // wireScoreAfterFilter: what kube-scheduler's prioritize call gets
   std::int64_t score = 0;
 };
@@ -119,20 +120,23 @@ bool readMigPlacements(JsonReader& r, std::string& out) {
 }
 
 bool readNode(JsonReader& r, Row& row) {
-  return readObject(r,
-                    {{"name", &row.name},
-                     {"verdict", &row.verdict},
-                     {"reason", &row.reason},
-                     {"weakestLink", &row.link},
-                     {"numaSpan", &row.numa},
-                     {"wireScoreAfterFilter", &row.wire}},
-                    [&](const std::string& key) {
-                      if (key == "gpus") return readInts(r, row.gpus);
-                      if (key == "score") return r.readInt64(row.score);
-                      // A MIG pod's placement stands in the GPUS column (it gets no whole GPU).
-                      if (key == "mig" && row.gpus.empty()) return readMigPlacements(r, row.gpus);
-                      return false;
-                    });
+  const bool ok = readObject(r,
+                             {{"name", &row.name},
+                              {"verdict", &row.verdict},
+                              {"reason", &row.reason},
+                              {"weakestLink", &row.link},
+                              {"numaSpan", &row.numa},
+                              {"wireScoreAfterFilter", &row.wire}},
+                             [&](const std::string& key) {
+                               if (key == "gpus") return readInts(r, row.gpus);
+                               if (key == "score") return r.readInt64(row.score);
+                               if (key == "mig") return readMigPlacements(r, row.mig);
+                               return false;
+                             });
+  // A MIG pod's placement stands in the GPUS column (it gets no whole GPU), whatever the order of
+  // the two keys.
+  if (row.gpus.empty()) row.gpus = row.mig;
+  return ok;
 }
 
 bool readPod(JsonReader& r, Document& doc) {

@@ -15,6 +15,7 @@ using json::JsonReader;
 struct Placement {
   std::string pod, node, gpus, link, score, wire, tied, stranded, setsBefore, setsAfter,
       clusterAfter, reason;
+  std::string mig;  // a MIG pod's instance, shown where whole GPUs would be
 };
 
 struct Verdict {
@@ -49,23 +50,26 @@ bool readMigPlacement(JsonReader& r, std::string& out) {
 }
 
 bool readPlacement(JsonReader& r, Placement& p) {
-  return readObject(r,
-                    {{"pod", &p.pod},
-                     {"node", &p.node},
-                     {"weakestLink", &p.link},
-                     {"score", &p.score},
-                     {"wireScore", &p.wire},
-                     {"tiedNodes", &p.tied},
-                     {"strandedGpus", &p.stranded},
-                     {"reason", &p.reason}},
-                    [&](const std::string& key) {
-                      if (key == "gpus") return readInts(r, p.gpus);
-                      // A MIG pod gets no whole GPU: its instance stands in the GPUS column.
-                      if (key == "mig" && p.gpus.empty()) return readMigPlacement(r, p.gpus);
-                      if (key == "nodeFreeSetsBefore") return readFreeSets(r, p.setsBefore);
-                      if (key == "nodeFreeSetsAfter") return readFreeSets(r, p.setsAfter);
-                      return key == "clusterFreeSetsAfter" && readFreeSets(r, p.clusterAfter);
-                    });
+  const bool ok =
+      readObject(r,
+                 {{"pod", &p.pod},
+                  {"node", &p.node},
+                  {"weakestLink", &p.link},
+                  {"score", &p.score},
+                  {"wireScore", &p.wire},
+                  {"tiedNodes", &p.tied},
+                  {"strandedGpus", &p.stranded},
+                  {"reason", &p.reason}},
+                 [&](const std::string& key) {
+                   if (key == "gpus") return readInts(r, p.gpus);
+                   if (key == "mig") return readMigPlacement(r, p.mig);
+                   if (key == "nodeFreeSetsBefore") return readFreeSets(r, p.setsBefore);
+                   if (key == "nodeFreeSetsAfter") return readFreeSets(r, p.setsAfter);
+                   return key == "clusterFreeSetsAfter" && readFreeSets(r, p.clusterAfter);
+                 });
+  // A MIG pod gets no whole GPU: its instance stands in the GPUS column, whatever the key order.
+  if (p.gpus.empty()) p.gpus = p.mig;
+  return ok;
 }
 
 bool readGroupPlan(JsonReader& r, GroupPlanText& g) {

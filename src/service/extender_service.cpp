@@ -14,6 +14,7 @@
 #include "prioritize/prioritize_nodes.h"
 #include "service/cluster_backend.h"
 #include "service/error_reply.h"
+#include "service/group_outcome.h"
 #include "service/group_requests.h"
 #include "service/node_state_cache.h"
 #include "service/placement_recorder.h"
@@ -102,7 +103,10 @@ ExtenderService::ExtenderService(PolicySource policy, ClusterBackend* cluster,
       placements_(placements),
       nodeCache_(std::make_unique<NodeStateCache>()),
       whatifLimits_(whatifLimits) {
-  if (metrics_) metrics_->declareDraPassThroughReasons(draPassThroughNames());
+  if (metrics_) {
+    metrics_->declareDraPassThroughReasons(draPassThroughNames());
+    metrics_->declareGroupDecisionOutcomes(groupOutcomeNames());
+  }
 }
 
 ExtenderService::~ExtenderService() = default;

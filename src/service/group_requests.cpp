@@ -6,6 +6,7 @@
 #include "core/member_pin.h"
 #include "metrics/metrics.h"
 #include "service/cluster_backend.h"
+#include "service/group_outcome.h"
 #include "snapshot/cluster_snapshot.h"
 
 namespace gte {
@@ -98,22 +99,6 @@ CommittedGroupPlan committable(const PodGroupRef& ref, PlanInputs inputs, GroupP
   return out;
 }
 
-metrics::GroupOutcome outcomeOf(GroupPlanStatus status) {
-  switch (status) {
-    case GroupPlanStatus::kPlanned:
-      return metrics::GroupOutcome::kPlanned;
-    case GroupPlanStatus::kNoRoom:
-      return metrics::GroupOutcome::kNoRoom;
-    case GroupPlanStatus::kNeverFits:
-      return metrics::GroupOutcome::kNeverFits;
-    case GroupPlanStatus::kUnplaced:
-      return metrics::GroupOutcome::kUnplaced;
-    case GroupPlanStatus::kUnsupported:
-      return metrics::GroupOutcome::kUnsupported;
-  }
-  return metrics::GroupOutcome::kUnplaced;
-}
-
 }  // namespace
 
 std::vector<const NodeState*> pinnedStates(const CommittedGroupPlan& plan,
@@ -162,7 +147,7 @@ GroupDecision decideGroup(const PodInfo& pod, const CompiledPod& compiled, Resol
     }
     if (!ref.size) {
       out.note = "group size unknown (" + ref.sizeFrom + "): placed pod by pod";
-      if (counting) metrics->countGroupDecision(metrics::GroupOutcome::kSizeUnknown);
+      if (counting) metrics->countGroupDecision(groupOutcomeName(GroupOutcome::kSizeUnknown));
       return out;
     }
     const auto started = std::chrono::steady_clock::now();
@@ -174,7 +159,7 @@ GroupDecision decideGroup(const PodInfo& pod, const CompiledPod& compiled, Resol
     GroupPlan plan = makePlan(ref, inputs, resolved);
     out.proposal = plan;
     if (counting && plan.status != GroupPlanStatus::kPlanned) {
-      metrics->countGroupDecision(outcomeOf(plan.status));
+      metrics->countGroupDecision(groupOutcomeName(groupOutcomeOf(plan.status)));
     }
     switch (plan.status) {
       case GroupPlanStatus::kNoRoom:
@@ -201,7 +186,7 @@ GroupDecision decideGroup(const PodInfo& pod, const CompiledPod& compiled, Resol
     if (committed && *committed) {
       out.committedHere = (*committed)->plan.slots == out.proposal->slots;
       if (counting && out.committedHere) {
-        metrics->countGroupDecision(metrics::GroupOutcome::kPlanned);
+        metrics->countGroupDecision(groupOutcomeName(GroupOutcome::kPlanned));
         metrics->observeGroupPlanning(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
       }
@@ -209,7 +194,7 @@ GroupDecision decideGroup(const PodInfo& pod, const CompiledPod& compiled, Resol
       out.committed = std::move(*committed);
       return out;
     }
-    if (counting) metrics->countGroupDecision(metrics::GroupOutcome::kStale);
+    if (counting) metrics->countGroupDecision(groupOutcomeName(GroupOutcome::kStale));
     if (!reresolve) break;
     auto again = reresolve();
     if (!again) break;

@@ -20,7 +20,7 @@ NodeStateCache::Lookup NodeStateCache::get(const NodeInfo& node,
   std::shared_ptr<const NodeInfo> readFrom;
   std::shared_ptr<const NodeState> cached;
   {
-    std::lock_guard lock(shard.mutex);
+    MutexLock lock(shard.mutex);
     auto it = shard.entries.find(node.name);
     if (it != shard.entries.end() && it->second.key.current(policy)) {
       if (it->second.key.policy != policy) {
@@ -35,7 +35,7 @@ NodeStateCache::Lookup NodeStateCache::get(const NodeInfo& node,
   // Built outside the lock: two racing requests may both build; the results are equal.
   auto state = buildNodeState(node, NodeUsage{}, *policy);
   auto read = std::make_shared<const NodeInfo>(node);
-  std::lock_guard lock(shard.mutex);
+  MutexLock lock(shard.mutex);
   if (shard.entries.size() >= maxEntries_ / kShards + 1 && !shard.entries.contains(node.name)) {
     shard.entries.erase(shard.entries.begin());  // bounded memory against churn of node names
   }
@@ -46,7 +46,7 @@ NodeStateCache::Lookup NodeStateCache::get(const NodeInfo& node,
 std::size_t NodeStateCache::size() const {
   std::size_t n = 0;
   for (const auto& s : shards_) {
-    std::lock_guard lock(s.mutex);
+    MutexLock lock(s.mutex);
     n += s.entries.size();
   }
   return n;

@@ -8,10 +8,10 @@
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 
+#include "base/mutex.h"
 #include "core/node_content.h"
 #include "model/node_info.h"
 #include "policy/policy.h"
@@ -39,8 +39,8 @@ class NodeStateCache {
     std::shared_ptr<const NodeState> state;
   };
   struct Shard {
-    mutable std::mutex mutex;
-    std::unordered_map<std::string, Entry> entries;  // GUARDED_BY(mutex)
+    mutable Mutex mutex;
+    std::unordered_map<std::string, Entry> entries GTE_GUARDED_BY(mutex);
   };
   static constexpr std::size_t kShards = 16;
 

@@ -49,7 +49,7 @@ void PlacementRecorder::evictLocked(Clock::time_point at) {
 
 void PlacementRecorder::decided(const std::string& uid, PlacementDecision decision) {
   const Clock::time_point at = now();
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (const auto known = by_.find(uid); known != by_.end()) {
     known->second->record = PlacementRecord{std::move(decision), false, {}, {}};
     touchLocked(known->second, at);
@@ -65,7 +65,7 @@ void PlacementRecorder::placed(const PodPlacement& placement) {
   std::optional<PlacementRecord> record;
   {
     const Clock::time_point at = now();
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     const auto known = by_.find(placement.uid);
     if (known != by_.end()) {
       PlacementRecord& kept = known->second->record;
@@ -99,7 +99,7 @@ void PlacementRecorder::report(const PlacementRecord& record) const {
 }
 
 void PlacementRecorder::forget(const std::string& uid) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const auto known = by_.find(uid);
   if (known == by_.end()) return;
   const Entries::iterator entry = known->second;
@@ -108,14 +108,14 @@ void PlacementRecorder::forget(const std::string& uid) {
 }
 
 std::optional<PlacementRecord> PlacementRecorder::find(std::string_view uid) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const auto known = by_.find(uid);
   if (known == by_.end()) return std::nullopt;
   return known->second->record;
 }
 
 std::size_t PlacementRecorder::size() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return entries_.size();
 }
 
@@ -125,7 +125,7 @@ std::size_t PlacementRecorder::bytes() const {
   constexpr std::size_t kListNode = sizeof(Entry) + 2 * sizeof(void*);
   constexpr std::size_t kIndexNode =
       sizeof(std::string_view) + sizeof(Entries::iterator) + sizeof(void*) + sizeof(std::size_t);
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::size_t total = by_.bucket_count() * sizeof(void*);
   for (const Entry& entry : entries_) {
     const PlacementRecord& r = entry.record;

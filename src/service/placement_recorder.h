@@ -13,12 +13,12 @@
 #include <cstddef>
 #include <functional>
 #include <list>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
+#include "base/mutex.h"
 #include "core/placement_regret.h"
 
 namespace gte {
@@ -70,15 +70,16 @@ class PlacementRecorder {
 
   Clock::time_point now() const;
   // Moves the entry to the front, stamped now.
-  void touchLocked(Entries::iterator entry, Clock::time_point at);
-  void evictLocked(Clock::time_point at);
+  void touchLocked(Entries::iterator entry, Clock::time_point at) GTE_REQUIRES(mutex_);
+  void evictLocked(Clock::time_point at) GTE_REQUIRES(mutex_);
   void report(const PlacementRecord& record) const;
 
   metrics::Metrics* metrics_;
   const Options options_;
-  mutable std::mutex mutex_;
-  Entries entries_;                                             // GUARDED_BY(mutex_)
-  std::unordered_map<std::string_view, Entries::iterator> by_;  // GUARDED_BY(mutex_): keys view uid
+  mutable Mutex mutex_;
+  Entries entries_ GTE_GUARDED_BY(mutex_);
+  // keys view uid
+  std::unordered_map<std::string_view, Entries::iterator> by_ GTE_GUARDED_BY(mutex_);
 };
 
 }  // namespace gte

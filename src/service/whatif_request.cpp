@@ -39,14 +39,14 @@ Error wrongKind(json::JsonReader& r, std::string message) {
   } else if (kind == json::Kind::kInvalid && r.ok()) {
     r.fail("unexpected character");
   }
-  if (!r.ok()) return readerError(r, "request body");
+  if (!r.ok()) return json::readerError(r, "request body");
   return invalidArgument(std::move(message));
 }
 
 Status readPod(json::JsonReader& r, WhatifRequest& out) {
   std::string_view span;
   if (r.peek() != json::Kind::kObject) return wrongKind(r, "pod: expected a v1.Pod object");
-  if (!r.skipValue(&span)) return readerError(r, "request body");
+  if (!r.skipValue(&span)) return json::readerError(r, "request body");
   auto pod = parsePodJson(span);
   if (!pod) return invalidArgument("pod: " + pod.error().message);
   out.pod = std::move(*pod);
@@ -101,7 +101,7 @@ Result<WhatifRequest> parseWhatifRequest(std::string_view body, std::size_t maxP
   json::JsonReader r(body);
   WhatifRequest out;
   bool sawCount = false;
-  if (!r.beginObject()) return readerError(r, "request body");
+  if (!r.beginObject()) return json::readerError(r, "request body");
   std::string key;
   while (r.nextKey(key)) {
     Status s = Ok{};
@@ -124,7 +124,7 @@ Result<WhatifRequest> parseWhatifRequest(std::string_view body, std::size_t maxP
     }
     if (!s) return std::move(s).error();
   }
-  if (!r.ok() || !r.finish()) return readerError(r, "request body");
+  if (!r.ok() || !r.finish()) return json::readerError(r, "request body");
   if (out.pod.has_value() == !out.csvPods.empty()) {
     return invalidArgument("give either \"pod\" (a v1.Pod, with an optional \"count\") or \"csv\"");
   }

@@ -18,7 +18,7 @@ using json::Kind;
 template <typename T, typename Parse>
 Result<T> readSpan(JsonReader& r, std::string_view what, Parse parse) {
   std::string_view span;
-  if (!r.skipValue(&span)) return readerError(r, what);
+  if (!r.skipValue(&span)) return json::readerError(r, what);
   return parse(span);
 }
 
@@ -27,7 +27,7 @@ Result<std::optional<PodInfo>> readPod(JsonReader& r) {
   const Kind kind = r.peek();
   if (kind == Kind::kEnd || kind == Kind::kInvalid) {
     r.skipValue();  // records where the body breaks off
-    return readerError(r, "request body");
+    return json::readerError(r, "request body");
   }
   if (kind != Kind::kObject) return invalidArgument("Pod: expected an object");
   auto pod = readSpan<PodInfo>(r, "Pod", parsePodJson);
@@ -37,7 +37,7 @@ Result<std::optional<PodInfo>> readPod(JsonReader& r) {
 
 Status readNodeItems(JsonReader& r, std::size_t maxNodes, std::vector<NodeItem>& out) {
   if (r.readNull()) return Ok{};
-  if (!r.beginArray()) return readerError(r, "Nodes.items");
+  if (!r.beginArray()) return json::readerError(r, "Nodes.items");
   while (r.nextElement()) {
     if (out.size() == maxNodes) return tooManyNodes(maxNodes);
     NodeItem item;
@@ -53,7 +53,7 @@ Status readNodeItems(JsonReader& r, std::size_t maxNodes, std::vector<NodeItem>&
       r.consumed(nodeReader.offset());
       item.name = item.info->name;
     } else {
-      if (!r.skipValue(&item.raw)) return readerError(r, "Nodes.items");
+      if (!r.skipValue(&item.raw)) return json::readerError(r, "Nodes.items");
       item.info = parseNodeJson(item.raw);  // the error as the node's own text places it
       // Still answerable if the name can be read: the node alone is rejected.
       JsonReader nameReader(item.raw);
@@ -65,7 +65,7 @@ Status readNodeItems(JsonReader& r, std::size_t maxNodes, std::vector<NodeItem>&
     }
     out.push_back(std::move(item));
   }
-  if (!r.ok()) return readerError(r, "Nodes.items");
+  if (!r.ok()) return json::readerError(r, "Nodes.items");
   return Ok{};
 }
 
@@ -74,24 +74,24 @@ Result<std::optional<std::vector<NodeItem>>> readNodeList(JsonReader& r, const A
   if (limits.nodeObjectsRefused) {
     return nodeObjectsRefused();
   }
-  if (!r.beginObject()) return readerError(r, "Nodes");
+  if (!r.beginObject()) return json::readerError(r, "Nodes");
   std::vector<NodeItem> items;
   std::string key;
   while (r.nextKey(key)) {
     if (keyIs(key, "items")) {
       if (auto s = readNodeItems(r, limits.maxNodes, items); !s) return std::move(s).error();
     } else if (!r.skipValue()) {
-      return readerError(r, "Nodes");
+      return json::readerError(r, "Nodes");
     }
   }
-  if (!r.ok()) return readerError(r, "Nodes");
+  if (!r.ok()) return json::readerError(r, "Nodes");
   return std::optional<std::vector<NodeItem>>(std::move(items));
 }
 
 Result<std::optional<std::vector<std::string>>> readStringList(JsonReader& r, std::string_view what,
                                                                std::size_t maxNodes) {
   if (r.readNull()) return std::optional<std::vector<std::string>>{};
-  if (!r.beginArray()) return readerError(r, what);
+  if (!r.beginArray()) return json::readerError(r, what);
   std::vector<std::string> names;
   std::string name;
   while (r.nextElement()) {
@@ -100,17 +100,20 @@ Result<std::optional<std::vector<std::string>>> readStringList(JsonReader& r, st
     if (!r.readString(name)) break;
     names.push_back(name);
   }
-  if (!r.ok()) return readerError(r, what);
+  if (!r.ok()) return json::readerError(r, what);
   return std::optional<std::vector<std::string>>(std::move(names));
 }
 
-Status readStringField(JsonReader& r, std::string_view what, std::string& out) {
+// A string field of kube-scheduler's request: a wrong type is named by its JSON kind ("Node:
+// expected a string, got number"), the wording of the extender protocol's answers
+// (tests/golden/cases/*-malformed), where json::readStringField names the reader's offset.
+Status readProtocolString(JsonReader& r, std::string_view what, std::string& out) {
   if (r.readNull()) return Ok{};
   if (r.peek() != Kind::kString) {
     return invalidArgument(std::string(what) + ": expected a string, got " +
                            json::kindName(r.peek()));
   }
-  if (!r.readString(out)) return readerError(r, what);
+  if (!r.readString(out)) return json::readerError(r, what);
   return Ok{};
 }
 
@@ -128,7 +131,7 @@ Error tooManyNodes(std::size_t limit) {
 }
 
 Result<std::string> parseNodeNameOnly(JsonReader& r) {
-  if (!r.beginObject()) return readerError(r, "node");
+  if (!r.beginObject()) return json::readerError(r, "node");
   std::string key;
   std::string name;
   while (r.nextKey(key)) {
@@ -152,7 +155,7 @@ Result<std::string> parseNodeNameOnly(JsonReader& r) {
 Result<ExtenderArgs> parseExtenderArgs(std::string_view body, const ArgsLimits& limits) {
   JsonReader r(body);
   if (r.peek() != Kind::kObject) return invalidArgument("request body: expected a JSON object");
-  if (!r.beginObject()) return readerError(r, "request body");
+  if (!r.beginObject()) return json::readerError(r, "request body");
   ExtenderArgs args;
   bool havePod = false;
   std::string key;
@@ -171,10 +174,10 @@ Result<ExtenderArgs> parseExtenderArgs(std::string_view body, const ArgsLimits& 
       if (!names) return std::move(names).error();
       args.nodeNames = std::move(*names);
     } else if (!r.skipValue()) {
-      return readerError(r, "request body");
+      return json::readerError(r, "request body");
     }
   }
-  if (!r.finish()) return readerError(r, "request body");
+  if (!r.finish()) return json::readerError(r, "request body");
   if (!havePod) return invalidArgument("request has no Pod");
   if (args.nodes && args.nodeNames) {
     return invalidArgument("request has both Nodes and NodeNames; exactly one is expected");
@@ -188,25 +191,25 @@ Result<ExtenderArgs> parseExtenderArgs(std::string_view body, const ArgsLimits& 
 Result<BindingArgs> parseBindingArgs(std::string_view body) {
   JsonReader r(body);
   if (r.peek() != Kind::kObject) return invalidArgument("request body: expected a JSON object");
-  if (!r.beginObject()) return readerError(r, "request body");
+  if (!r.beginObject()) return json::readerError(r, "request body");
   BindingArgs args;
   std::string key;
   while (r.nextKey(key)) {
     Status s = Ok{};
     if (keyIs(key, "PodName")) {
-      s = readStringField(r, "PodName", args.podName);
+      s = readProtocolString(r, "PodName", args.podName);
     } else if (keyIs(key, "PodNamespace")) {
-      s = readStringField(r, "PodNamespace", args.podNamespace);
+      s = readProtocolString(r, "PodNamespace", args.podNamespace);
     } else if (keyIs(key, "PodUID")) {
-      s = readStringField(r, "PodUID", args.podUid);
+      s = readProtocolString(r, "PodUID", args.podUid);
     } else if (keyIs(key, "Node")) {
-      s = readStringField(r, "Node", args.node);
+      s = readProtocolString(r, "Node", args.node);
     } else if (!r.skipValue()) {
-      return readerError(r, "request body");
+      return json::readerError(r, "request body");
     }
     if (!s) return std::move(s).error();
   }
-  if (!r.finish()) return readerError(r, "request body");
+  if (!r.finish()) return json::readerError(r, "request body");
   if (args.podName.empty() || args.podNamespace.empty() || args.node.empty()) {
     return invalidArgument("binding needs PodName, PodNamespace and Node");
   }
@@ -218,16 +221,16 @@ namespace {
 // {"Pods":[...],"NumPDBViolations":n}; `full` = Victims (full pods) rather than MetaVictims (UIDs).
 Status readVictims(JsonReader& r, bool full, NodeVictims& out) {
   if (r.readNull()) return Ok{};
-  if (!r.beginObject()) return readerError(r, "victims of " + out.node);
+  if (!r.beginObject()) return json::readerError(r, "victims of " + out.node);
   std::string key;
   while (r.nextKey(key)) {
     if (keyIs(key, "NumPDBViolations")) {
       if (!r.readNull() && !r.readInt64(out.numPdbViolations)) {
-        return readerError(r, "NumPDBViolations of " + out.node);
+        return json::readerError(r, "NumPDBViolations of " + out.node);
       }
     } else if (keyIs(key, "Pods")) {
       if (r.readNull()) continue;
-      if (!r.beginArray()) return readerError(r, "Pods of " + out.node);
+      if (!r.beginArray()) return json::readerError(r, "Pods of " + out.node);
       while (r.nextElement()) {
         Victim v;
         if (full) {
@@ -236,13 +239,13 @@ Status readVictims(JsonReader& r, bool full, NodeVictims& out) {
           v.uid = pod->uid;
           v.pod = std::move(*pod);
         } else {
-          if (!r.beginObject()) return readerError(r, "MetaPod of " + out.node);
+          if (!r.beginObject()) return json::readerError(r, "MetaPod of " + out.node);
           std::string k;
           while (r.nextKey(k)) {
             if (keyIs(k, "UID")) {
-              if (auto s = readStringField(r, "UID", v.uid); !s) return s;
+              if (auto s = readProtocolString(r, "UID", v.uid); !s) return s;
             } else if (!r.skipValue()) {
-              return readerError(r, "MetaPod");
+              return json::readerError(r, "MetaPod");
             }
           }
         }
@@ -250,16 +253,17 @@ Status readVictims(JsonReader& r, bool full, NodeVictims& out) {
         out.pods.push_back(std::move(v));
       }
     } else if (!r.skipValue()) {
-      return readerError(r, "victims of " + out.node);
+      return json::readerError(r, "victims of " + out.node);
     }
   }
-  if (!r.ok()) return readerError(r, "victims of " + out.node);
+  if (!r.ok()) return json::readerError(r, "victims of " + out.node);
   return Ok{};
 }
 
 Status readVictimMap(JsonReader& r, bool full, std::vector<NodeVictims>& out) {
   if (r.readNull()) return Ok{};
-  if (!r.beginObject()) return readerError(r, full ? "NodeNameToVictims" : "NodeNameToMetaVictims");
+  if (!r.beginObject())
+    return json::readerError(r, full ? "NodeNameToVictims" : "NodeNameToMetaVictims");
   std::string node;
   while (r.nextKey(node)) {
     NodeVictims nv;
@@ -267,7 +271,7 @@ Status readVictimMap(JsonReader& r, bool full, std::vector<NodeVictims>& out) {
     if (auto s = readVictims(r, full, nv); !s) return s;
     out.push_back(std::move(nv));
   }
-  if (!r.ok()) return readerError(r, "victim map");
+  if (!r.ok()) return json::readerError(r, "victim map");
   return Ok{};
 }
 
@@ -276,7 +280,7 @@ Status readVictimMap(JsonReader& r, bool full, std::vector<NodeVictims>& out) {
 Result<PreemptionArgs> parsePreemptionArgs(std::string_view body) {
   JsonReader r(body);
   if (r.peek() != Kind::kObject) return invalidArgument("request body: expected a JSON object");
-  if (!r.beginObject()) return readerError(r, "request body");
+  if (!r.beginObject()) return json::readerError(r, "request body");
   PreemptionArgs args;
   bool havePod = false;
   std::string key;
@@ -292,11 +296,11 @@ Result<PreemptionArgs> parsePreemptionArgs(std::string_view body) {
     } else if (keyIs(key, "NodeNameToMetaVictims")) {
       s = readVictimMap(r, false, args.candidates);
     } else if (!r.skipValue()) {
-      return readerError(r, "request body");
+      return json::readerError(r, "request body");
     }
     if (!s) return std::move(s).error();
   }
-  if (!r.finish()) return readerError(r, "request body");
+  if (!r.finish()) return json::readerError(r, "request body");
   if (!havePod) return invalidArgument("request has no Pod");
   return args;
 }

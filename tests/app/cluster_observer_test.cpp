@@ -5,6 +5,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <string>
 
@@ -129,32 +130,48 @@ TEST_CASE("observer: cache sync, label age and free GPUs by NVLink set size") {
         0);
 }
 
+namespace {
+
+// Counts a test changes between observations. The observer's own thread observes once at start,
+// at any point of a test: it reads them under the lock, and the results must come out the same
+// whatever the interleaving.
+struct SharedCounts {
+  std::mutex mutex;
+  CacheCounts counts;
+
+  std::function<CacheCounts()> reader() {
+    return [this] {
+      std::lock_guard lock(mutex);
+      return counts;
+    };
+  }
+  template <class Change>
+  void change(Change&& apply) {
+    std::lock_guard lock(mutex);
+    apply(counts);
+  }
+};
+
+}  // namespace
+
 TEST_CASE("observer: watch lists, failures and skipped objects become counter increments") {
   cluster::StaticClusterBackend backend(cluster::ClusterFileContents{},
                                         std::make_shared<const Policy>(defaultPolicy()));
   metrics::Metrics metrics;
-  // The observer's own thread observes once at start, at any point of this test: the counts are
-  // shared with it, and the increments must come out the same whatever the interleaving.
-  std::mutex countsMutex;
-  CacheCounts counts;
-  counts.watched = true;
-  counts.watches[0] = WatchTotals{1, 0, 0};  // nodes
-  counts.watches[1] = WatchTotals{1, 3, 0};  // pods
+  SharedCounts shared;
   const auto podGroups = static_cast<std::size_t>(metrics::WatchedResource::kPodGroups);
-  counts.watches[podGroups] = WatchTotals{1, 0, 1};  // one PodGroup did not read
-  ClusterObserver observer(
-      backend,
-      [&] {
-        std::lock_guard lock(countsMutex);
-        return counts;
-      },
-      metrics, std::chrono::hours(1));
+  shared.change([&](CacheCounts& counts) {
+    counts.watched = true;
+    counts.watches[0] = WatchTotals{1, 0, 0, true};          // nodes
+    counts.watches[1] = WatchTotals{1, 3, 0, true};          // pods
+    counts.watches[podGroups] = WatchTotals{1, 0, 1, true};  // one PodGroup did not read
+  });
+  ClusterObserver observer(backend, shared.reader(), metrics, std::chrono::hours(1));
   observer.observe();
-  {
-    std::lock_guard lock(countsMutex);
-    counts.watches[1] = WatchTotals{2, 5, 0};          // a re-list after two more failures
-    counts.watches[podGroups] = WatchTotals{1, 0, 3};  // two more bad PodGroups
-  }
+  shared.change([&](CacheCounts& counts) {
+    counts.watches[1] = WatchTotals{2, 5, 0, true};          // a re-list after two more failures
+    counts.watches[podGroups] = WatchTotals{1, 0, 3, true};  // two more bad PodGroups
+  });
   observer.observe();
   observer.observe();  // nothing new: no increment
   const std::string scrape = metrics.serialize();
@@ -165,6 +182,37 @@ TEST_CASE("observer: watch lists, failures and skipped objects become counter in
   CHECK(valueOf(scrape,
                 R"(gpu_topology_extender_watch_skipped_objects_total{resource="podgroups"})") == 3);
   CHECK(valueOf(scrape, R"(gpu_topology_extender_watch_lists_total{resource="jobsets"})") == 0);
+}
+
+TEST_CASE("observer: a resource the API server does not serve reads 0, one it serves 1") {
+  // An older control plane (no PodGroup API, no DeviceTaintRules): the admin's dashboard says which
+  // features are off, instead of an error loop or silence.
+  cluster::StaticClusterBackend backend(cluster::ClusterFileContents{},
+                                        std::make_shared<const Policy>(defaultPolicy()));
+  metrics::Metrics metrics;
+  const auto at = [](metrics::WatchedResource r) { return static_cast<std::size_t>(r); };
+  SharedCounts shared;
+  shared.change([&](CacheCounts& counts) {
+    counts.watched = true;
+    counts.watches[at(metrics::WatchedResource::kNodes)].served = true;
+    counts.watches[at(metrics::WatchedResource::kPodGroups)].served = false;
+    counts.watches[at(metrics::WatchedResource::kDeviceTaintRules)].served = false;
+    // kJobSets: discovery has not answered yet (no series at all).
+  });
+  ClusterObserver observer(backend, shared.reader(), metrics, std::chrono::hours(1));
+  observer.observe();
+  std::string scrape = metrics.serialize();
+  CHECK(valueOf(scrape, R"(gpu_topology_extender_watch_served{resource="nodes"})") == 1);
+  CHECK(valueOf(scrape, R"(gpu_topology_extender_watch_served{resource="podgroups"})") == 0);
+  CHECK(valueOf(scrape, R"(gpu_topology_extender_watch_served{resource="devicetaintrules"})") == 0);
+  CHECK(scrape.find(R"(gpu_topology_extender_watch_served{resource="jobsets"})") ==
+        std::string::npos);
+  shared.change([&](CacheCounts& counts) {  // the control plane was upgraded: PodGroups served
+    counts.watches[at(metrics::WatchedResource::kPodGroups)].served = true;
+  });
+  observer.observe();
+  scrape = metrics.serialize();
+  CHECK(valueOf(scrape, R"(gpu_topology_extender_watch_served{resource="podgroups"})") == 1);
 }
 
 }  // namespace gte::app

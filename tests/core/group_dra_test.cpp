@@ -16,6 +16,8 @@
 #include "core/group_plan.h"
 #include "core/group_slots.h"
 #include "core/node_charges.h"
+#include "core/node_decider.h"
+#include "core/pod_route.h"
 #include "policy/default_policy.h"
 #include "support/dra_fixtures.h"
 #include "support/node_fixtures.h"
@@ -231,6 +233,32 @@ TEST_CASE("claim members of N GPUs are planned as N GPUs on the DRA nodes that d
   CHECK(maskOf(plan.slots[0].allocation) == mask({0, 3}));
   CHECK(plan.slots[1].node == "dgx");
   CHECK(maskOf(plan.slots[1].allocation) == mask({2, 5}));
+}
+
+TEST_CASE("one route per pod and node: the planner's slots and the per-node decision agree",
+          "[core][group-plan][dra]") {
+  // routeOn is asked by NodeDecider (filter, bind, ...) and by the group planner: a claim pod of
+  // N GPUs is N whole GPUs on the DRA node that decides it so and nothing on a device-plugin node,
+  // for both.
+  const Policy policy = defaultPolicy();
+  DraDgx1 dgx("dgx", {0, 3, 5, 2, 1, 4, 6, 7});
+  dgx.cluster.objects->add(testing::draGpuClaim("a", 2));
+  const auto dra = dgx.state(policy);
+  const auto plugin =
+      buildNodeState(testing::makeDgx1Volta(FixtureState().withName("dp")), {}, policy);
+  auto claims = parsePodDemand(testing::makeClaimPod("p-a", "ml", {{"gpus", "a"}}), policy,
+                               dgx.cluster.objects.get());
+  REQUIRE(claims.ok());
+  CHECK(routeOn(*claims, *dra) == PodRoute::kClaimsAsGpus);
+  CHECK(routeOn(*claims, *plugin) == PodRoute::kDraFirstFit);
+  CHECK(routeOn(gpus(2), *plugin) == PodRoute::kDevicePlugin);
+  CHECK(routeOn(gpus(2), *dra) == PodRoute::kDevicePlugin);
+  // The two consumers, side by side.
+  NodeDecider decider(*claims, policy);
+  CHECK(decider.fit(NodeCandidate{"dgx", dra.get(), {}, nullptr}).fits());
+  CHECK(groupSlotCount(*claims, *dra, policy, 8) > 0);
+  CHECK_FALSE(decider.fit(NodeCandidate{"dp", plugin.get(), {}, nullptr}).fits());
+  CHECK(groupSlotCount(*claims, *plugin, policy, 8) == 0);
 }
 
 }  // namespace

@@ -56,6 +56,9 @@ func groupsGangOff(s *scenarioEnv) {
 		return
 	}
 	placeGroupsWhole(s, false)
+	// The group-size owners and DRA's optional kinds, as discovery serves them on this release
+	// (the version matrix runs this on releases without PodGroups or DeviceTaintRules).
+	s.expectWatchServed()
 }
 
 // groupsGangOn: a kube-scheduler with GenericWorkload on schedules PodGroups as gangs.
@@ -362,7 +365,7 @@ func (s *scenarioEnv) startGangScheduler() *cluster.Process {
 }
 
 // startExtraScheduler runs another kube-scheduler, its profile named schedulerName, with the
-// feature gates `gates`, calling the mode's extender (binding, preempting) for pods that ask for
+// feature gates `gates` (those its release knows), calling the mode's extender (binding, preempting) for pods that ask for
 // `managed` (nil: every pod); its log and config go to <mode>/<dirName>.
 func (s *scenarioEnv) startExtraScheduler(dirName, schedulerName string, managed []string, gates string) *cluster.Process {
 	s.t.Helper()
@@ -389,8 +392,11 @@ func (s *scenarioEnv) startExtraScheduler(dirName, schedulerName string, managed
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	sched, err := cluster.RunScheduler(ctx, filepath.Join(cfg.binDir, "kube-scheduler"), dir, nil, port,
-		"--config="+path, "--v=3", "--feature-gates="+gates)
+	args := []string{"--config=" + path, "--v=3"}
+	if known := cp.Release.KnownGates(gates, true); known != "" {
+		args = append(args, "--feature-gates="+known)
+	}
+	sched, err := cluster.RunScheduler(ctx, filepath.Join(cfg.binDir, "kube-scheduler"), dir, nil, port, args...)
 	if err != nil {
 		s.t.Fatalf("%s kube-scheduler: %v", schedulerName, err)
 	}

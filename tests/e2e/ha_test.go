@@ -17,9 +17,9 @@ import (
 // on haNodes DGX-1V nodes (512 GPUs) and, while it is being scheduled, takes the leading replica
 // away; every pod must still be bound, no GPU given twice.
 var haScenarios = []scenario{
-	{"failover-sigkill", func(s *scenarioEnv) { failoverDuringBurst(s, syscall.SIGKILL) }, 1},
-	{"failover-sigterm", func(s *scenarioEnv) { failoverDuringBurst(s, syscall.SIGTERM) }, 1},
-	{"rolling-upgrade", rollingUpgradeDuringBurst, 1},
+	{"failover-sigkill", func(s *scenarioEnv) { failoverDuringBurst(s, syscall.SIGKILL) }, 1, nil},
+	{"failover-sigterm", func(s *scenarioEnv) { failoverDuringBurst(s, syscall.SIGTERM) }, 1, nil},
+	{"rolling-upgrade", rollingUpgradeDuringBurst, 1, nil},
 }
 
 const (

@@ -306,9 +306,27 @@ func exposeThroughService(s *scenarioEnv, ip, addr string) string {
 	if _, err := client.DiscoveryV1().EndpointSlices(namespace).Create(ctx, slice, metav1.CreateOptions{}); err != nil {
 		s.t.Fatalf("endpointslice %s: %v", name, err)
 	}
+	// The API server's service proxy of v1.34 resolves the Service through its v1 Endpoints (v1.37
+	// through its EndpointSlices), which nothing mirrors here (no controller-manager): older
+	// releases get the Endpoints object too, as an admin's selector-less Service would have.
+	if !cp.Release.AtLeast(37) {
+		eps := &corev1.Endpoints{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace,
+				Labels: map[string]string{scenarioLabel: s.name}},
+			Subsets: []corev1.EndpointSubset{{
+				Addresses: []corev1.EndpointAddress{{IP: ip,
+					TargetRef: &corev1.ObjectReference{Kind: "Pod", Namespace: namespace, Name: pod.Name}}},
+				Ports: []corev1.EndpointPort{{Name: portName, Port: port, Protocol: protocol}},
+			}},
+		}
+		if _, err := client.CoreV1().Endpoints(namespace).Create(ctx, eps, metav1.CreateOptions{}); err != nil {
+			s.t.Fatalf("endpoints %s: %v", name, err)
+		}
+	}
 	s.t.Cleanup(func() {
 		ctx, cancel := apiContext()
 		defer cancel()
+		_ = client.CoreV1().Endpoints(namespace).Delete(ctx, name, metav1.DeleteOptions{})
 		_ = client.DiscoveryV1().EndpointSlices(namespace).Delete(ctx, name, metav1.DeleteOptions{})
 		_ = client.CoreV1().Services(namespace).Delete(ctx, name, metav1.DeleteOptions{})
 	})

@@ -9,7 +9,7 @@
 # Env: GTE_BINARY, GTE_POLICY, GTE_E2E_MODES (nodes,cache,chart-identity,chart-identity-standalone,ha,
 #      ha-sidecar),
 #      GTE_E2E_KEEP_LOGS=1, GTE_E2E_FAILOVER_KILLS (ha mode: kills per failover scenario, default 1),
-#      E2E_BIN_DIR, GTE_HELM, GTE_AGENT_BINARY, GTE_FAKE_NVML, E2E_KUBECTL (the kubectl plugin
+#      E2E_BIN_DIR, E2E_K8S_VERSION (another release's control plane, see below), GTE_HELM, GTE_AGENT_BINARY, GTE_FAKE_NVML, E2E_KUBECTL (the kubectl plugin
 #      scenario's kubectl; unset: hack/build-kubectl.sh builds one); extra arguments are passed to
 #      `go test` (e.g. -run 'TestE2E/nodes/').
 #
@@ -39,8 +39,15 @@ if [[ -z $control && ! -x $extender ]]; then
   exit 1
 fi
 
-"$e2e_dir/hack/build-control-plane.sh"
-"$e2e_dir/hack/build-kubectl.sh"
+# E2E_K8S_VERSION=v1.34.4: the control plane of that release instead of the pinned one (the version
+# matrix, `make e2e-matrix`); the suite and its client stay at the pinned release.
+if [[ -n ${E2E_K8S_VERSION:-} ]]; then
+  "$e2e_dir/hack/build-control-plane-at.sh" "$E2E_K8S_VERSION"
+  export E2E_BIN_DIR=${E2E_MATRIX_DIR:-$repo_root/build/e2e-matrix}/$E2E_K8S_VERSION/bin
+else
+  "$e2e_dir/hack/build-control-plane.sh"
+  "$e2e_dir/hack/build-kubectl.sh"
+fi
 
 out=$(mktemp "${TMPDIR:-/tmp}/gte-e2e-output.XXXXXX")
 trap 'rm -f "$out"' EXIT

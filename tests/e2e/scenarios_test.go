@@ -27,37 +27,41 @@ type scenario struct {
 	// 1: not a placement scenario (a safety check that any sane extender passes); the control mode
 	// skips these.
 	blindPass float64
+	// needs: what the control plane must serve for the scenario to mean anything (nil: every
+	// release of the version matrix). A scenario whose needs are not met is skipped with the
+	// reason, as the extender runs without the feature on that release.
+	needs *apiNeed
 }
 
 var scenarios = []scenario{
-	{"nvlink-beats-spread", nvlinkBeatsSpread, nvlinkBeatsSpreadOdds},
-	{"keep-nvlink-pair", keepNVLinkPair, keepNVLinkPairOdds},
-	{"mig-legal-placement", migLegalPlacement, 0},
-	{"too-few-free-gpus", tooFewFreeGPUs, 0},
-	{"malformed-labels", malformedLabels, malformedLabelsOdds},
-	{"burst-50", burst50, 1},
-	{"back-to-back-100", backToBack100, 1},
-	{"bind-annotated-atomically", bindAnnotatedAtomically, 1}, // bind_test.go
-	{"bind-wrong-uid-refused", bindWrongUIDRefused, 1},        // bind_test.go
-	{"preempt-on-full-node", preemptOnFullNode, 1},            // preempt_test.go
-	{"agent-labels-node", agentLabelsNode, 0.5},               // agent_test.go
-	{"chart-manifests-dry-run", chartManifestsDryRun, 1},      // chart_manifests_test.go
-	{"kubectl-plugin", kubectlPlugin, 1},                      // kubectl_plugin_test.go
-	{"regret-node-selector", regretNodeSelector, 1},           // topology_health_test.go
-	{"stranded-sets-move", strandedSetsMove, 1},               // topology_health_test.go
-	{"dra-first-fit-nvlink", draPlacement, draPlacementOdds},  // dra_test.go
-	{"dra-claim-templates", claimTemplateTiers, 0},            // dra_templates_test.go
-	{"dra-taint-rule", draTaintRule, draTaintRuleOdds},        // dra_taint_rules_test.go
+	{"nvlink-beats-spread", nvlinkBeatsSpread, nvlinkBeatsSpreadOdds, nil},
+	{"keep-nvlink-pair", keepNVLinkPair, keepNVLinkPairOdds, nil},
+	{"mig-legal-placement", migLegalPlacement, 0, nil},
+	{"too-few-free-gpus", tooFewFreeGPUs, 0, nil},
+	{"malformed-labels", malformedLabels, malformedLabelsOdds, nil},
+	{"burst-50", burst50, 1, nil},
+	{"back-to-back-100", backToBack100, 1, nil},
+	{"bind-annotated-atomically", bindAnnotatedAtomically, 1, nil},            // bind_test.go
+	{"bind-wrong-uid-refused", bindWrongUIDRefused, 1, nil},                   // bind_test.go
+	{"preempt-on-full-node", preemptOnFullNode, 1, nil},                       // preempt_test.go
+	{"agent-labels-node", agentLabelsNode, 0.5, nil},                          // agent_test.go
+	{"chart-manifests-dry-run", chartManifestsDryRun, 1, nil},                 // chart_manifests_test.go
+	{"kubectl-plugin", kubectlPlugin, 1, nil},                                 // kubectl_plugin_test.go
+	{"regret-node-selector", regretNodeSelector, 1, nil},                      // topology_health_test.go
+	{"stranded-sets-move", strandedSetsMove, 1, nil},                          // topology_health_test.go
+	{"dra-first-fit-nvlink", draPlacement, draPlacementOdds, nil},             // dra_test.go
+	{"dra-claim-templates", claimTemplateTiers, 0, nil},                       // dra_templates_test.go
+	{"dra-taint-rule", draTaintRule, draTaintRuleOdds, &needDeviceTaintRules}, // dra_taint_rules_test.go
 	// One node: the island is DRA's choice, a blind extender passes too (dra_companion_test.go).
-	{"dra-companion-island", draCompanionIsland, 1},
+	{"dra-companion-island", draCompanionIsland, 1, &needOptionalNodeOperations},
 	// Read the extender's metrics: skipped with the control, like the other scenarios that do.
-	{"groups-gang-off", groupsGangOff, 1},        // groups_test.go
-	{"groups-gang-on", groupsGangOn, 1},          // groups_test.go
-	{"dra-group-first-fit", draGroupFirstFit, 1}, // dra_groups_test.go
+	{"groups-gang-off", groupsGangOff, 1, nil},                             // groups_test.go
+	{"groups-gang-on", groupsGangOn, 1, &needPodGroups},                    // groups_test.go
+	{"dra-group-first-fit", draGroupFirstFit, 1, &needDRAExtendedResource}, // dra_groups_test.go
 	// The chart-identity mode's checks of the chart's RBAC, after everything else ran
 	// (chart_rbac_test.go).
-	{chartGrantsAllUsedName, chartGrantsAllUsed, 1},
-	{"chart-identities-never-forbidden", chartIdentitiesNeverForbidden, 1},
+	{chartGrantsAllUsedName, chartGrantsAllUsed, 1, nil},
+	{"chart-identities-never-forbidden", chartIdentitiesNeverForbidden, 1, nil},
 }
 
 // TestE2E runs every scenario in every selected mode. If a mode cannot start, its scenarios still
@@ -84,6 +88,9 @@ func TestE2E(t *testing.T) {
 				t.Run(sc.name, func(t *testing.T) {
 					if cfg.control != "" && sc.blindPass >= 1 {
 						t.Skipf("control mode: not a placement scenario")
+					}
+					if why := sc.needs.unmet(); why != "" {
+						t.Skipf("Kubernetes %s: %s", cp.Release.Version, why)
 					}
 					if env == nil {
 						t.Fatalf("mode %s did not start (see the error above)", m.name)

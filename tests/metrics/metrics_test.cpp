@@ -165,6 +165,8 @@ TEST_CASE("metrics: pod-group decisions, holds and placements") {
   // The hold-release reasons are the group book's names, declared by the wiring at start-up
   // (tests/cluster/hold_release_metrics_test.cpp checks the whole list against the docs).
   m.declareHoldReleaseReasons({"claimed", "expired"});
+  // The decisions are the service's names (groupDecisionNames), declared when it is made.
+  m.declareGroupDecisionOutcomes({"planned", "no_room"});
   std::string text = m.serialize();
   CHECK(has(text, R"(gpu_topology_extender_group_decisions_total{outcome="planned"} 0)"));
   CHECK(has(text, R"(gpu_topology_extender_group_holds_released_total{reason="expired"} 0)"));
@@ -172,9 +174,9 @@ TEST_CASE("metrics: pod-group decisions, holds and placements") {
   CHECK(has(
       text,
       R"(gpu_topology_extender_groups_placed_total{level="nvidia.com/gpu.clique",placement="split"} 0)"));
-  m.countGroupDecision(GroupOutcome::kPlanned);
-  m.countGroupDecision(GroupOutcome::kNoRoom);
-  m.countGroupDecision(GroupOutcome::kNoRoom);
+  m.countGroupDecision("planned");
+  m.countGroupDecision("no_room");
+  m.countGroupDecision("no_room");
   m.countHoldsReleased("claimed", 3);
   m.countHoldsReleased("expired", 1);
   m.countHoldsReleased("no-such-reason", 5);  // not one of the fixed reasons: not counted

@@ -152,4 +152,21 @@ done
 [ "$(grep -cx 'kind: Deployment' <<<"$standalone")" = 2 ] ||
   fail "layout=standalone must render the extender's and the scheduler's Deployments"
 grep -q -- '--follow-lease' <<<"$standalone" && fail "layout=standalone must not follow the scheduler's lease"
-echo "chart: lint --strict and template pass with default and all-on values"
+# The chart's kubeVersion is the support table's: it takes the oldest release the version matrix
+# tests (tests/e2e/hack/k8s-release.sh) and refuses the one before; the README's table lists every
+# release of the matrix.
+# shellcheck source=../e2e/hack/k8s-release.sh
+source "$repo_root/tests/e2e/hack/k8s-release.sh"
+read -r oldest _ <<<"$(matrix_releases)"
+oldest_minor=${oldest#v1.}
+oldest_minor=${oldest_minor%%.*}
+"$helm_bin" template gte "$chart" --kube-version "$oldest" >/dev/null ||
+  fail "the chart refuses Kubernetes $oldest, the oldest release the e2e matrix tests"
+"$helm_bin" template gte "$chart" --kube-version "v1.$((oldest_minor - 1)).0" >/dev/null 2>&1 &&
+  fail "the chart accepts Kubernetes 1.$((oldest_minor - 1)), older than any release the e2e matrix tests"
+for release in $(matrix_releases); do
+  minor=${release#v1.}
+  grep -qE "^\| 1\.${minor%%.*} \($release\) \|" "$repo_root/README.md" ||
+    fail "README.md's Kubernetes versions table has no row for $release (tests/e2e/hack/k8s-release.sh)"
+done
+echo "chart: lint --strict and template pass with default and all-on values; kubeVersion from $oldest"

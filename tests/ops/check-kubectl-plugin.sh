@@ -119,6 +119,15 @@ get --raw /api/v1/namespaces/gpu-system/services/https:gte:9999/proxy/nodes?form
 plugin nodes >/dev/null || fail "nodes with the release found by label"
 expect "release found by label" "get services --all-namespaces -l app.kubernetes.io/name=gpu-topology-extender,app.kubernetes.io/component=extender -o jsonpath={range .items[*]}{.metadata.namespace} {.metadata.name} {.spec.ports[0].port}{\"\\n\"}{end}
 -n gpu-system port-forward svc/gte-gpu-topology-extender :8888" "$(cat "$FAKE_KUBECTL_LOG")"
+# --service alone: the kubectl context's namespace, else default (as kubectl would).
+: >"$FAKE_KUBECTL_LOG"
+FAKE_CONTEXT_NAMESPACE=gpu-team plugin --service gte nodes >/dev/null || fail "--service alone"
+grep -q '^-n gpu-team port-forward svc/gte ' "$FAKE_KUBECTL_LOG" ||
+  fail "--service alone must use the context's namespace: $(cat "$FAKE_KUBECTL_LOG")"
+: >"$FAKE_KUBECTL_LOG"
+plugin --service gte nodes >/dev/null || fail "--service alone, no context namespace"
+grep -q '^-n default port-forward svc/gte ' "$FAKE_KUBECTL_LOG" ||
+  fail "--service alone without a context namespace must use default: $(cat "$FAKE_KUBECTL_LOG")"
 # -n alone looks in that namespace only.
 : >"$FAKE_KUBECTL_LOG"
 plugin -n gpu-system nodes >/dev/null || fail "nodes with -n alone"

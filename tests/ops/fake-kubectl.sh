@@ -7,6 +7,7 @@
 #   create --raw PATH -f FILE     POST of FILE, the same way
 #   get services ... -l ...       the chart's release found by its Service's labels: the lines of
 #                                 $FAKE_SERVICES ("NAMESPACE NAME PORT"; default one release)
+#   config view --minify ...      the context's namespace: $FAKE_CONTEXT_NAMESPACE (default none)
 # Every call is appended to $FAKE_KUBECTL_LOG, so the test can check what the plugin asked for.
 set -eu
 printf '%s\n' "$*" >>"$FAKE_KUBECTL_LOG"  # printf: dash's echo would expand the \n of a jsonpath
@@ -17,6 +18,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 case $1 in
+  config)
+    printf '%s' "${FAKE_CONTEXT_NAMESPACE-}"
+    exit 0
+    ;;
   port-forward)
     echo "Forwarding from 127.0.0.1:$FAKE_EXTENDER_PORT -> 8888"
     echo "Forwarding from [::1]:$FAKE_EXTENDER_PORT -> 8888"

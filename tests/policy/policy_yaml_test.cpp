@@ -196,6 +196,11 @@ TEST_CASE("a key given twice in one mapping is an error naming it", "[policy][ya
   CHECK(nested.error().message.find("weights.packing: given twice in the same mapping") !=
         std::string::npos);
   CHECK(parsePolicyYaml("weights: {packing: 10, linkQuality: 5}\n").ok());
+  // A key that is no name is refused as that, not as an unknown or repeated key.
+  const Result<Policy> complex = parsePolicyYaml("weights:\n  ? [packing, linkQuality]\n  : 10\n");
+  REQUIRE_FALSE(complex.ok());
+  CHECK(complex.error().message.find(
+            "weights: has a key that is a sequence or mapping, not a name") != std::string::npos);
 }
 
 TEST_CASE("a document of nothing, whitespace or comments is blank; {} is not", "[policy][yaml]") {

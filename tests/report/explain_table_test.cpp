@@ -124,4 +124,15 @@ TEST_CASE("explain table: a MIG pod's predicted instance stands in the GPUS colu
   auto table = explainTable(doc, 0);
   REQUIRE(table.ok());
   CHECK(table->find("a100  fit      91     10    1g.10gb on GPU 0 at 2") != std::string::npos);
+  // JSON objects are unordered: "mig" before "gpus" reads the same.
+  const std::string reordered =
+      R"({"name":"a100","verdict":"fit","reason":"","score":91,"wireScore":10,)"
+      R"("wireScoreAfterFilter":10,"terms":{},)"
+      R"("mig":[{"gpu":0,"profile":"1g.10gb","start":2,"createsInstance":false}],"gpus":[],)"
+      R"("weakestLink":null,"numaSpan":null,"best":null,"topology":"known","usableGpus":8,)"
+      R"("freeGpus":4})";
+  table =
+      explainTable(R"({"pod":)" + kPod + R"(,"mode":"cluster","nodes":[)" + reordered + "]}", 0);
+  REQUIRE(table.ok());
+  CHECK(table->find("a100  fit      91     10    1g.10gb on GPU 0 at 2") != std::string::npos);
 }

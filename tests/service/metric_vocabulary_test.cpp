@@ -17,6 +17,7 @@
 #include "metrics/metrics.h"
 #include "policy/default_policy.h"
 #include "service/extender_service.h"
+#include "service/group_outcome.h"
 
 namespace {
 
@@ -93,6 +94,30 @@ TEST_CASE("every DRA pass-through reason the docs promise is emitted under core'
   const std::string after = metrics.serialize();
   CHECK(after.find(family + R"({reason="template_entry"} 1)") != std::string::npos);
   CHECK(after.find("not a reason") == std::string::npos);
+}
+
+TEST_CASE("every group decision the docs promise is emitted under the service's own name") {
+  const std::string family = "gpu_topology_extender_group_decisions_total";
+  const std::set<std::string> documented = documentedValues("docs/groups.md", family, "outcome");
+  CHECK(asSet(gte::groupOutcomeNames()) == documented);
+
+  // The service declares them when it is made.
+  gte::metrics::Metrics metrics;
+  auto policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
+  const gte::ExtenderService service([policy] { return policy; }, nullptr, &metrics);
+  const std::string before = metrics.serialize();
+  for (const std::string& outcome : documented) {
+    CAPTURE(outcome);
+    CHECK(exposedAtZero(before, family, "outcome", outcome));
+  }
+  metrics.countGroupDecision(gte::groupOutcomeName(gte::GroupOutcome::kStale));
+  CHECK(metrics.serialize().find(family + R"({outcome="stale"} 1)") != std::string::npos);
+  // Each planner status is counted as its own decision.
+  CHECK(gte::groupOutcomeOf(gte::GroupPlanStatus::kPlanned) == gte::GroupOutcome::kPlanned);
+  CHECK(gte::groupOutcomeOf(gte::GroupPlanStatus::kUnplaced) == gte::GroupOutcome::kUnplaced);
+  CHECK(gte::groupOutcomeOf(gte::GroupPlanStatus::kNoRoom) == gte::GroupOutcome::kNoRoom);
+  CHECK(gte::groupOutcomeOf(gte::GroupPlanStatus::kNeverFits) == gte::GroupOutcome::kNeverFits);
+  CHECK(gte::groupOutcomeOf(gte::GroupPlanStatus::kUnsupported) == gte::GroupOutcome::kUnsupported);
 }
 
 TEST_CASE("every DRA bind-prediction result the docs promise is emitted under the check's name") {

@@ -3,6 +3,7 @@
 #include <array>
 #include <atomic>
 #include <future>
+#include <mutex>
 #include <type_traits>
 
 #include "cluster/apiserver/cache_sinks.h"
@@ -48,7 +49,7 @@ std::shared_ptr<LeaderGate> ApiServerBackend::makeLeaderGate() {
   gate.nudge = [this] { leadership_->nudge(); };
   gate.activated = [this](std::chrono::milliseconds) {
     {
-      std::lock_guard lock(housekeepingMutex_);
+      MutexLock lock(housekeepingMutex_);
       ++activations_;
     }
     housekeepingWake_.notify_all();
@@ -179,7 +180,7 @@ void ApiServerBackend::stop(std::chrono::milliseconds deadline) {
   stepDown();
   if (leader_) leader_->stop();
   {
-    std::lock_guard lock(housekeepingMutex_);
+    MutexLock lock(housekeepingMutex_);
     stopping_ = true;
   }
   housekeepingWake_.notify_all();
@@ -198,12 +199,14 @@ void ApiServerBackend::housekeeping() {
   warmConnections();
   bool discovered = discoverOptional();
   auto lastDiscovery = std::chrono::steady_clock::now();
-  std::unique_lock lock(housekeepingMutex_);
+  UniqueLock lock(housekeepingMutex_);
   std::uint64_t activationsSeen = 0;
   for (;;) {
     // A takeover completing wakes it early: the Service should follow the new leader at once.
     housekeepingWake_.wait_for(lock, options_.housekeepingInterval,
-                               [&] { return stopping_ || activations_ != activationsSeen; });
+                               [&]() GTE_REQUIRES(housekeepingMutex_) {
+                                 return stopping_ || activations_ != activationsSeen;
+                               });
     if (stopping_) return;
     const bool activated = activations_ != activationsSeen;
     activationsSeen = activations_;
@@ -282,7 +285,7 @@ void ApiServerBackend::warmConnections() {
 namespace {
 
 WatchCounts countsOf(const kube::Reflector& watch) {
-  return WatchCounts{watch.lists(), watch.failures(), watch.skipped()};
+  return WatchCounts{watch.lists(), watch.failures(), watch.skipped(), true};
 }
 
 }  // namespace
@@ -299,7 +302,7 @@ DraWatchCounts ApiServerBackend::draWatches() const {
   if (dra_.size() != 3) return {};
   const DiscoveredWatchCounts rules = taintRules_ ? taintRules_->counts() : DiscoveredWatchCounts{};
   return DraWatchCounts{countsOf(*dra_[0]), countsOf(*dra_[1]), countsOf(*dra_[2]),
-                        WatchCounts{rules.lists, rules.failures, rules.skipped}};
+                        WatchCounts{rules.lists, rules.failures, rules.skipped, rules.served}};
 }
 
 bool ApiServerBackend::ready() const {

@@ -19,11 +19,11 @@
 #include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/result.h"
 #include "cluster/apiserver/discovered_watch.h"
 #include "cluster/apiserver/group_owner_watches.h"
@@ -91,6 +91,9 @@ struct WatchCounts {
   std::uint64_t lists = 0;
   std::uint64_t failures = 0;
   std::uint64_t skipped = 0;  // objects that did not read or were refused (each logged)
+  // Whether the API server serves the resource (true for the required ones); empty until a
+  // discovered resource's discovery answered.
+  std::optional<bool> served = true;
 };
 
 // The DRA watches' counts (all zero when --dra is off; taint rules' while not served).
@@ -174,10 +177,10 @@ class ApiServerBackend final : public ClusterBackend {
   // --dra: DeviceTaintRules, watched where discovery lists them (Kubernetes 1.37+).
   std::shared_ptr<DiscoveredWatch> taintRules_;
   std::unique_ptr<kube::LeaseLeadership> leadership_;  // null without leader election
-  std::mutex housekeepingMutex_;
-  std::condition_variable housekeepingWake_;
-  bool stopping_ = false;          // GUARDED_BY(housekeepingMutex_)
-  std::uint64_t activations_ = 0;  // GUARDED_BY(housekeepingMutex_): takeovers completed
+  Mutex housekeepingMutex_;
+  std::condition_variable_any housekeepingWake_;
+  bool stopping_ GTE_GUARDED_BY(housekeepingMutex_) = false;
+  std::uint64_t activations_ GTE_GUARDED_BY(housekeepingMutex_) = 0;  // takeovers completed
   std::thread housekeeper_;
   // Housekeeping thread only: the endpoint needs writing (a takeover since, or a failed write).
   bool endpointStale_ = false;

@@ -9,26 +9,26 @@ namespace gte::cluster {
 BindGate::BindGate(std::size_t limit) : limit_(std::max<std::size_t>(1, limit)) {}
 
 void BindGate::submit(Task task) {
-  std::unique_lock lock(mutex_);
+  UniqueLock lock(mutex_);
   if (stopped_) {
     lock.unlock();
     task(true);
     return;
   }
   waiting_.push_back(std::move(task));
-  pump(lock);
+  pump();
 }
 
 void BindGate::release() {
-  std::unique_lock lock(mutex_);
+  MutexLock lock(mutex_);
   if (inFlight_ > 0) --inFlight_;
-  pump(lock);
+  pump();
 }
 
 void BindGate::stop() {
   std::deque<Task> cancelled;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     stopped_ = true;
     cancelled.swap(waiting_);
   }
@@ -56,26 +56,25 @@ class PumpingHere {
 };
 }  // namespace
 
-void BindGate::pump(std::unique_lock<std::mutex>& lock) {
+void BindGate::pump() {
   if (PumpingHere::active(this)) return;
   const PumpingHere here(this);
   while (!stopped_ && inFlight_ < limit_ && !waiting_.empty()) {
     Task task = std::move(waiting_.front());
     waiting_.pop_front();
     ++inFlight_;
-    lock.unlock();
+    const MutexUnlock unlocked(mutex_);
     task(false);
-    lock.lock();
   }
 }
 
 std::size_t BindGate::inFlight() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return inFlight_;
 }
 
 std::size_t BindGate::waiting() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return waiting_.size();
 }
 

@@ -6,7 +6,8 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
-#include <mutex>
+
+#include "base/mutex.h"
 
 namespace gte::cluster {
 
@@ -37,13 +38,14 @@ class BindGate {
   // take milliseconds when it opens a TLS connection, and one thread starting them all made a
   // burst's binds queue behind each other), but never re-entrantly: a task that releases its slot
   // before returning does not recurse, the loop already running on its thread picks up the next.
-  void pump(std::unique_lock<std::mutex>& lock);
+  // Called with mutex_ held; releases it while a task starts.
+  void pump() GTE_REQUIRES(mutex_);
 
   const std::size_t limit_;
-  mutable std::mutex mutex_;
-  std::deque<Task> waiting_;  // GUARDED_BY(mutex_)
-  std::size_t inFlight_ = 0;  // GUARDED_BY(mutex_)
-  bool stopped_ = false;      // GUARDED_BY(mutex_)
+  mutable Mutex mutex_;
+  std::deque<Task> waiting_ GTE_GUARDED_BY(mutex_);
+  std::size_t inFlight_ GTE_GUARDED_BY(mutex_) = 0;
+  bool stopped_ GTE_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace gte::cluster

@@ -20,7 +20,7 @@ DiscoveredWatch::~DiscoveredWatch() {
 
 bool DiscoveredWatch::discover() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (stopped_) return false;
     if (watch_) return true;
   }
@@ -43,9 +43,17 @@ bool DiscoveredWatch::discover() {
     });
   }
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (stopped_) return false;
     answered_ = true;
+    if (served && !*served && !saidNotServed_) {
+      // Once, not at every discovery: an older API server is a steady state, not an event.
+      saidNotServed_ = true;
+      log::info(
+          "discovery: the API server does not serve this resource; running without it until it "
+          "does",
+          {{"resource", resource}});
+    }
     if (watch) {
       log::info("watching", {{"resource", resource}});
       watch->start();
@@ -57,19 +65,19 @@ bool DiscoveredWatch::discover() {
 }
 
 bool DiscoveredWatch::synced() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return answered_ && (!watch_ || *listed_);
 }
 
 bool DiscoveredWatch::healthy(std::string* why) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return !watch_ || watch_->healthy(why);
 }
 
 void DiscoveredWatch::stop(std::chrono::milliseconds deadline) {
   kube::Reflector* watch = nullptr;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     stopped_ = true;
     watch = watch_.get();  // kept: its counts stay readable; only this thread resets watch_
   }
@@ -77,9 +85,13 @@ void DiscoveredWatch::stop(std::chrono::milliseconds deadline) {
 }
 
 DiscoveredWatchCounts DiscoveredWatch::counts() const {
-  std::lock_guard lock(mutex_);
-  if (!watch_) return {};
-  return DiscoveredWatchCounts{true, watch_->lists(), watch_->failures(), watch_->skipped()};
+  MutexLock lock(mutex_);
+  if (!watch_) {
+    DiscoveredWatchCounts counts;
+    if (answered_) counts.served = false;
+    return counts;
+  }
+  return DiscoveredWatchCounts{true, true, watch_->lists(), watch_->failures(), watch_->skipped()};
 }
 
 }  // namespace gte::cluster

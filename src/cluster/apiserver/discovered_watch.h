@@ -11,9 +11,10 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <string>
 
+#include "base/mutex.h"
 #include "kube/api_transport.h"
 #include "kube/reflector.h"
 #include "kube/resource_path.h"
@@ -22,6 +23,8 @@ namespace gte::cluster {
 
 struct DiscoveredWatchCounts {
   bool watched = false;  // discovery listed the resource and its watch was started
+  // Whether the API server serves the resource; empty until discovery answered.
+  std::optional<bool> served;
   std::uint64_t lists = 0;
   std::uint64_t failures = 0;
   std::uint64_t skipped = 0;
@@ -58,10 +61,11 @@ class DiscoveredWatch {
   std::function<void()> onListed_;
   // Set by the sink (shared with the watch thread, which may outlive this object).
   std::shared_ptr<std::atomic<bool>> listed_;
-  mutable std::mutex mutex_;
-  std::unique_ptr<kube::Reflector> watch_;  // GUARDED_BY(mutex_)
-  bool answered_ = false;                   // GUARDED_BY(mutex_)
-  bool stopped_ = false;                    // GUARDED_BY(mutex_)
+  mutable Mutex mutex_;
+  std::unique_ptr<kube::Reflector> watch_ GTE_GUARDED_BY(mutex_);
+  bool answered_ GTE_GUARDED_BY(mutex_) = false;
+  bool saidNotServed_ GTE_GUARDED_BY(mutex_) = false;  // logged once
+  bool stopped_ GTE_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace gte::cluster

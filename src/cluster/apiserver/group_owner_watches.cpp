@@ -51,7 +51,7 @@ bool GroupOwnerWatches::discover() {
   bool complete = true;
   for (std::size_t i = 0; i < kOwnerResources.size(); ++i) {
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       if (stopped_) return false;
       if (watches_[i]) continue;
     }
@@ -65,7 +65,18 @@ bool GroupOwnerWatches::discover() {
           {{"resource", qualified(owner.type)}, {"error", served.error().message}});
       continue;
     }
-    if (!*served) continue;
+    if (!*served) {
+      MutexLock lock(mutex_);
+      if (!notServed_[i]) {
+        // Once per kind: an older API server (or a cluster without JobSet) is a steady state.
+        notServed_[i] = true;
+        log::info(
+            "discovery: the API server does not serve this resource; running without it until it "
+            "does (group sizes from it)",
+            {{"resource", qualified(owner.type)}});
+      }
+      continue;
+    }
     auto sink = std::make_shared<GroupOwnerSink>(owner.kind, sizes_, state_,
                                                  [listed = listed_, i, onListed = onListed_] {
                                                    (*listed)[i] = true;
@@ -78,15 +89,16 @@ bool GroupOwnerWatches::discover() {
     auto watch = std::make_unique<kube::Reflector>(
         transport_, kube::reflectorSink<GroupOwnerSize>(std::move(read), std::move(sink)),
         optionsFor_(std::string(owner.type.resource), kube::collectionPath(owner.type)));
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (stopped_) return false;
+    notServed_[i] = false;
     log::info("watching group-size owners", {{"resource", qualified(owner.type)}});
     watch->start();
     watches_[i] = std::move(watch);
   }
   if (complete) {
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       discovered_ = true;
     }
     onListed_();
@@ -95,12 +107,12 @@ bool GroupOwnerWatches::discover() {
 }
 
 bool GroupOwnerWatches::discovered() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return discovered_;
 }
 
 bool GroupOwnerWatches::synced() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (!discovered_) return false;
   for (std::size_t i = 0; i < kKinds; ++i) {
     if (watches_[i] && !(*listed_)[i]) return false;
@@ -109,7 +121,7 @@ bool GroupOwnerWatches::synced() const {
 }
 
 bool GroupOwnerWatches::healthy(std::string* why) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   for (const auto& watch : watches_) {
     if (watch && !watch->healthy(why)) return false;
   }
@@ -119,7 +131,7 @@ bool GroupOwnerWatches::healthy(std::string* why) const {
 void GroupOwnerWatches::stop(std::chrono::milliseconds deadline) {
   std::array<std::unique_ptr<kube::Reflector>, kKinds> watches;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     stopped_ = true;
     watches.swap(watches_);
   }
@@ -127,15 +139,20 @@ void GroupOwnerWatches::stop(std::chrono::milliseconds deadline) {
     if (watch) watch->stop(deadline);
   }
   // Keep the stopped watches' counts readable: put them back.
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   watches_.swap(watches);
 }
 
 OwnerWatchCounts GroupOwnerWatches::counts(GroupOwnerKind kind) const {
-  std::lock_guard lock(mutex_);
-  const auto& watch = watches_[indexOf(kind)];
-  if (!watch) return {};
-  return OwnerWatchCounts{true, watch->lists(), watch->failures(), watch->skipped()};
+  MutexLock lock(mutex_);
+  const std::size_t i = indexOf(kind);
+  const auto& watch = watches_[i];
+  if (!watch) {
+    OwnerWatchCounts counts;
+    if (notServed_[i]) counts.served = false;
+    return counts;
+  }
+  return OwnerWatchCounts{true, true, watch->lists(), watch->failures(), watch->skipped()};
 }
 
 }  // namespace gte::cluster

@@ -15,9 +15,10 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <string>
 
+#include "base/mutex.h"
 #include "cluster/cluster_state.h"
 #include "cluster/group_owner_sizes.h"
 #include "kube/api_transport.h"
@@ -33,6 +34,8 @@ inline constexpr kube::ResourceType kJobSets{"jobset.x-k8s.io", "v1alpha2", "job
 // The watched totals of one kind (zeros while it is not watched).
 struct OwnerWatchCounts {
   bool watched = false;
+  // Whether the API server serves the kind; empty until discovery answered for it.
+  std::optional<bool> served;
   std::uint64_t lists = 0;
   std::uint64_t failures = 0;
   std::uint64_t skipped = 0;
@@ -79,10 +82,12 @@ class GroupOwnerWatches {
   // Per kind: its watch has delivered a full list (set by the sink, before the Reflector's own
   // synced flag; shared with the watch threads, which may outlive this object).
   std::shared_ptr<std::array<std::atomic<bool>, kKinds>> listed_;
-  mutable std::mutex mutex_;
-  std::array<std::unique_ptr<kube::Reflector>, kKinds> watches_;  // GUARDED_BY(mutex_)
-  bool discovered_ = false;                                       // GUARDED_BY(mutex_)
-  bool stopped_ = false;                                          // GUARDED_BY(mutex_)
+  mutable Mutex mutex_;
+  std::array<std::unique_ptr<kube::Reflector>, kKinds> watches_ GTE_GUARDED_BY(mutex_);
+  bool discovered_ GTE_GUARDED_BY(mutex_) = false;
+  // Per kind: discovery answered that the API server does not serve it (logged once).
+  std::array<bool, kKinds> notServed_ GTE_GUARDED_BY(mutex_){};
+  bool stopped_ GTE_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace gte::cluster

@@ -29,7 +29,7 @@ Error LeaderGate::standbyError() const {
 void LeaderGate::leadership(bool leading, std::uint64_t term) {
   std::vector<Waiter> refused;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (!leading) {
       role_ = Role::kStandby;
       if (!options_.waitWhileStandby) refused.swap(waiting_);
@@ -53,7 +53,7 @@ void LeaderGate::podsListed(std::uint64_t covered) {
   std::vector<Waiter> ready;
   std::chrono::milliseconds took{0};
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     listedThrough_ = std::max(listedThrough_, covered);
     if (role_ != Role::kTakingOver || listedThrough_ < ticket_) return;
     role_ = Role::kActive;
@@ -72,7 +72,7 @@ void LeaderGate::podsListed(std::uint64_t covered) {
 void LeaderGate::whenActive(Clock::time_point deadline, Then then) {
   bool nudge = false;
   {
-    std::unique_lock lock(mutex_);
+    UniqueLock lock(mutex_);
     if (stopped_) {
       lock.unlock();
       return then(Error{ErrorCode::kUnavailable, "the extender is shutting down"});
@@ -93,7 +93,7 @@ void LeaderGate::whenActive(Clock::time_point deadline, Then then) {
 
 Status LeaderGate::mayBind(Clock::time_point now) const {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (role_ != Role::kActive) return standbyError();
   }
   if (options_.holds && !options_.holds(now)) {
@@ -108,7 +108,7 @@ Status LeaderGate::mayBind(Clock::time_point now) const {
 std::size_t LeaderGate::expire(Clock::time_point now) {
   std::vector<Waiter> late;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     std::erase_if(waiting_, [&](Waiter& w) {
       if (w.deadline > now) return false;
       late.push_back(std::move(w));
@@ -126,7 +126,7 @@ std::size_t LeaderGate::expire(Clock::time_point now) {
 void LeaderGate::stop() {
   std::vector<Waiter> all;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     stopped_ = true;
     all.swap(waiting_);
   }
@@ -135,17 +135,17 @@ void LeaderGate::stop() {
 }
 
 LeaderGate::Role LeaderGate::role() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return role_;
 }
 
 bool LeaderGate::redirectsCallers() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return !options_.waitWhileStandby && role_ != Role::kActive;
 }
 
 std::optional<std::chrono::milliseconds> LeaderGate::lastTakeover() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return lastTakeover_;
 }
 

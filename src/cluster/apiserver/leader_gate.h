@@ -16,11 +16,11 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/result.h"
 
 namespace gte::cluster {
@@ -84,15 +84,15 @@ class LeaderGate {
   Error standbyError() const;
 
   const Options options_;
-  mutable std::mutex mutex_;
-  Role role_ = Role::kStandby;           // GUARDED_BY(mutex_)
-  std::uint64_t term_ = 0;               // GUARDED_BY(mutex_)
-  std::uint64_t ticket_ = 0;             // GUARDED_BY(mutex_): the list the takeover waits for
-  std::uint64_t listedThrough_ = 0;      // GUARDED_BY(mutex_)
-  Clock::time_point takeoverStarted_{};  // GUARDED_BY(mutex_)
-  std::optional<std::chrono::milliseconds> lastTakeover_;  // GUARDED_BY(mutex_)
-  std::vector<Waiter> waiting_;                            // GUARDED_BY(mutex_)
-  bool stopped_ = false;                                   // GUARDED_BY(mutex_)
+  mutable Mutex mutex_;
+  Role role_ GTE_GUARDED_BY(mutex_) = Role::kStandby;
+  std::uint64_t term_ GTE_GUARDED_BY(mutex_) = 0;
+  std::uint64_t ticket_ GTE_GUARDED_BY(mutex_) = 0;  // the list the takeover waits for
+  std::uint64_t listedThrough_ GTE_GUARDED_BY(mutex_) = 0;
+  Clock::time_point takeoverStarted_ GTE_GUARDED_BY(mutex_){};
+  std::optional<std::chrono::milliseconds> lastTakeover_ GTE_GUARDED_BY(mutex_);
+  std::vector<Waiter> waiting_ GTE_GUARDED_BY(mutex_);
+  bool stopped_ GTE_GUARDED_BY(mutex_) = false;
 };
 
 const char* leaderRoleName(LeaderGate::Role role) noexcept;

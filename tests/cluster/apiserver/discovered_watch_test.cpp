@@ -7,6 +7,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include <atomic>
+#include <optional>
 #include <thread>
 
 #include "cluster/apiserver/dra_sinks.h"
@@ -62,16 +63,19 @@ TEST_CASE("DiscoveredWatch: started once discovery lists the resource, synced af
   CHECK_FALSE(watch.discover());  // 503: cannot tell, ask again soon
   CHECK_FALSE(watch.synced());
   CHECK_FALSE(watch.counts().watched);
+  CHECK_FALSE(watch.counts().served.has_value());  // unknown: no metric series yet
 
   discovery = 1;
   CHECK(watch.discover());  // answered: not served
   CHECK(watch.synced());
   CHECK_FALSE(watch.counts().watched);
+  CHECK(watch.counts().served == std::optional<bool>(false));
   CHECK(state->draCounts().taintRules == 0);
 
   discovery = 2;  // the API server upgraded: the next discover() starts the watch
   CHECK(watch.discover());
   CHECK(watch.counts().watched);
+  CHECK(watch.counts().served == std::optional<bool>(true));
   const auto deadline = std::chrono::steady_clock::now() + milliseconds(3000);
   while (!watch.synced() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(milliseconds(5));

@@ -22,8 +22,11 @@ type ControlPlane struct {
 	Kubeconfig string // admin kubeconfig, for our client, the scheduler and the extender
 	// AuditLog holds one JSON line (audit.k8s.io/v1 Event, level Metadata) per request a service
 	// account made, and nothing else: the requests of the chart's identities (ReadAuditLog).
-	AuditLog  string
-	PKI       *PKI
+	AuditLog string
+	PKI      *PKI
+	// Release: the binaries' Kubernetes release and the gates they know (the version matrix runs
+	// older ones).
+	Release   *Release
 	etcd      *Process
 	apiserver *Process
 }
@@ -58,6 +61,9 @@ func (cp *ControlPlane) start(ctx context.Context, binDir string) error {
 		return err
 	}
 	var err error
+	if cp.Release, err = ProbeRelease(binDir); err != nil {
+		return err
+	}
 	if cp.PKI, err = NewPKI(cp.Dir); err != nil {
 		return err
 	}
@@ -108,43 +114,52 @@ func (cp *ControlPlane) startAPIServer(ctx context.Context, binDir, etcdURL stri
 	}
 	cp.URL = fmt.Sprintf("https://127.0.0.1:%d", port)
 	p := cp.PKI
+	args := []string{}
+	// The Workload / PodGroup API (scheduling.k8s.io/v1beta1, from v1.37) is served only with
+	// this gate and version on, both off by default. Pods then keep spec.schedulingGroup, and a
+	// kube-scheduler started with the same gate schedules each PodGroup as a gang
+	// (docs/groups.md); one without it schedules the same pods one by one. Older releases start
+	// with their defaults, as a cluster of that release runs: their PodGroup API is alpha at
+	// another version (v1alpha1, v1alpha2), which the extender does not read, and v1.36's API
+	// server with GenericWorkload on but that version not served never becomes ready (its own
+	// informers wait for v1alpha2 PodGroups).
+	if cp.Release.AtLeast(37) {
+		if gates := cp.Release.KnownGates(FeatureGates+","+APIServerOnlyFeatureGates, false); gates != "" {
+			args = append(args, "--feature-gates="+gates)
+		}
+		args = append(args, "--runtime-config=scheduling.k8s.io/v1beta1=true")
+	}
 	policy := filepath.Join(cp.Dir, "audit-policy.yaml")
 	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
 		return err
 	}
 	cp.apiserver, err = StartProcess("kube-apiserver", cp.LogDir, filepath.Join(binDir, "kube-apiserver"),
-		"--etcd-servers="+etcdURL,
-		"--bind-address=127.0.0.1",
-		"--advertise-address=127.0.0.1",
-		// The kubernetes Service endpoint reconciler refuses loopback addresses; nothing here
-		// needs that Service.
-		"--endpoint-reconciler-type=none",
-		"--secure-port="+strconv.Itoa(port),
-		"--cert-dir="+filepath.Join(cp.Dir, "apiserver-certs"),
-		"--tls-cert-file="+p.CertFile,
-		"--tls-private-key-file="+p.KeyFile,
-		"--token-auth-file="+p.TokenFile,
-		"--authorization-mode=RBAC",
-		"--service-account-issuer=https://kubernetes.default.svc",
-		"--service-account-key-file="+p.SAPubFile,
-		"--service-account-signing-key-file="+p.SAKeyFile,
-		"--service-cluster-ip-range=10.0.0.0/24",
-		"--audit-policy-file="+policy,
-		"--audit-log-path="+cp.AuditLog,
-		"--audit-log-format=json",
-		// Each event is written before the request returns, so a test reading the log after a
-		// request sees it.
-		"--audit-log-mode=blocking",
-		"--disable-admission-plugins="+disabledAdmission,
-		// The Workload / PodGroup API (scheduling.k8s.io/v1beta1) is served only with this gate
-		// and version on, both off by default in v1.37. Pods then keep spec.schedulingGroup, and
-		// a kube-scheduler started with the same gate schedules each PodGroup as a gang
-		// (docs/groups.md); one without it schedules the same pods one by one.
-		"--feature-gates="+FeatureGates+","+APIServerOnlyFeatureGates,
-		"--runtime-config=scheduling.k8s.io/v1beta1=true",
-		"--profiling=false",
-		"--v=1",
-	)
+		append([]string{"--etcd-servers=" + etcdURL,
+			"--bind-address=127.0.0.1",
+			"--advertise-address=127.0.0.1",
+			// The kubernetes Service endpoint reconciler refuses loopback addresses; nothing here
+			// needs that Service.
+			"--endpoint-reconciler-type=none",
+			"--secure-port=" + strconv.Itoa(port),
+			"--cert-dir=" + filepath.Join(cp.Dir, "apiserver-certs"),
+			"--tls-cert-file=" + p.CertFile,
+			"--tls-private-key-file=" + p.KeyFile,
+			"--token-auth-file=" + p.TokenFile,
+			"--authorization-mode=RBAC",
+			"--service-account-issuer=https://kubernetes.default.svc",
+			"--service-account-key-file=" + p.SAPubFile,
+			"--service-account-signing-key-file=" + p.SAKeyFile,
+			"--service-cluster-ip-range=10.0.0.0/24",
+			"--audit-policy-file=" + policy,
+			"--audit-log-path=" + cp.AuditLog,
+			"--audit-log-format=json",
+			// Each event is written before the request returns, so a test reading the log after a
+			// request sees it.
+			"--audit-log-mode=blocking",
+			"--disable-admission-plugins=" + disabledAdmission,
+			"--profiling=false",
+			"--v=1",
+		}, args...)...)
 	if err != nil {
 		return err
 	}
