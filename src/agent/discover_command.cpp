@@ -9,6 +9,7 @@
 #include "agent/publishable_labels.h"
 #include "agent/text_discovery.h"
 #include "agent/usage.h"
+#include "base/yaml_quoted.h"
 #include "model/gpu_request.h"
 #include "policy/default_policy.h"
 #include "topology/topology_labels_writer.h"
@@ -41,22 +42,9 @@ Result<TextCaptures> loadCaptures(const SourceOptions& source) {
   return captures;
 }
 
-// A YAML double-quoted scalar: label values and names are printable ASCII (Kubernetes' rules),
-// so quoting and backslash are all that need escaping.
-std::string quoted(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out.push_back('\\');
-    out.push_back(c);
-  }
-  out.push_back('"');
-  return out;
-}
-
 // What the NVIDIA device plugin advertises for the discovered GPUs: whole GPUs not in MIG mode as
 // nvidia.com/gpu, MIG instances as nvidia.com/mig-<profile> (the mixed strategy).
-std::map<std::string, std::int64_t> allocatable(const GpuTopology& topology,
-                                                const Policy& policy) {
+std::map<std::string, std::int64_t> allocatable(const GpuTopology& topology, const Policy& policy) {
   std::map<std::string, std::int64_t> out;
   std::int64_t whole = 0;
   const MigProduct* product = findMigProduct(policy.migProducts, topology.model);
@@ -80,13 +68,13 @@ std::map<std::string, std::int64_t> allocatable(const GpuTopology& topology,
 
 void writeNodeYaml(const std::string& name, const StringMap& labels, const Discovery& discovery,
                    const Policy& policy, std::ostream& out) {
-  out << "apiVersion: v1\nkind: Node\nmetadata:\n  name: " << quoted(name) << "\n  labels:\n";
-  out << "    kubernetes.io/hostname: " << quoted(name) << '\n';
+  out << "apiVersion: v1\nkind: Node\nmetadata:\n  name: " << yamlQuoted(name) << "\n  labels:\n";
+  out << "    kubernetes.io/hostname: " << yamlQuoted(name) << '\n';
   for (const auto& [key, value] : labels)
-    out << "    " << key << ": " << quoted(value) << '\n';
+    out << "    " << key << ": " << yamlQuoted(value) << '\n';
   out << "status:\n  allocatable:\n";
   for (const auto& [resource, count] : allocatable(discovery.topology, policy))
-    out << "    " << resource << ": " << quoted(std::to_string(count)) << '\n';
+    out << "    " << resource << ": " << yamlQuoted(std::to_string(count)) << '\n';
 }
 
 std::int64_t unixNow() {

@@ -402,6 +402,9 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
   if (!fit.fits()) {
     return Error{ErrorCode::kFailedPrecondition, fitReasonText(fit, *demand)};
   }
+  // The reservation holds what the device plugin hands out (whole GPUs, MIG instances): a claim's
+  // devices are the claim's own, allocated by kube-scheduler at PreBind and accounted from its
+  // allocation, so they are not reserved again here.
   Allocation allocation =
       demand->empty() ? Allocation{true, {}, {}} : predictAllocation(*demand, *state);
   if (!allocation.complete) {

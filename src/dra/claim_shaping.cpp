@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "base/yaml_quoted.h"
 #include "json/json_writer.h"
 
 namespace gte::dra {
@@ -48,17 +49,6 @@ DeviceRequestShape tier(const ShapedClaimOptions& options, std::string name) {
 
 std::string templateName(const ShapedClaimOptions& options) {
   return options.name.empty() ? "gpus-" + std::to_string(options.gpus) : options.name;
-}
-
-// YAML double-quoted scalar (CEL holds `!`, `'` and `[`, which plain scalars cannot start with).
-std::string yamlQuoted(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out.push_back('\\');
-    out.push_back(c);
-  }
-  out.push_back('"');
-  return out;
 }
 
 void shapeYaml(std::string& out, const DeviceRequestShape& shape, const std::string& indent) {

@@ -1,5 +1,4 @@
 #include "kube/reflector.h"
-#include "kube/api_status.h"
 
 #include <condition_variable>
 #include <future>
@@ -9,6 +8,7 @@
 
 #include "base/mutex.h"
 #include "json/json_reader.h"
+#include "kube/api_status.h"
 #include "kube/line_splitter.h"
 #include "kube/list_page.h"
 #include "kube/query_escape.h"

@@ -182,8 +182,10 @@ bool takeDra(EngineNode& node, const SimPod& pod, const Policy& policy, SimDraCl
 
 // False when the pod cannot run there: a MIG instance with no legal free placement on the node
 // (only a MIG-naive chooser picks such a node). Nothing is taken then.
+// `decided`: the decider the extender chooser filtered with (null for the baselines).
 bool take(EngineNode& node, const SimPod& pod, const PodDemand& demand, const Policy& policy,
-          SimDraCluster* dra, DraPodForm form, PodPlacement& placement) {
+          const NodeDecider* decided, SimDraCluster* dra, DraPodForm form,
+          PodPlacement& placement) {
   if (demand.empty()) {
     node.cpuRequested += pod.cpuMilli;
     node.memoryRequested += pod.memoryMib;
@@ -195,9 +197,10 @@ bool take(EngineNode& node, const SimPod& pod, const PodDemand& demand, const Po
   // What the pod gets there by the route filter decides it by (NodeDecider): on a live what-if a
   // pod with claims gets the node's first-fit pick of claims that read as N GPUs (respecting the
   // GPUs earlier pods of the replay took), else the first-fit set over the devices as published.
-  const Allocation allocation =
-      NodeDecider(demand, policy)
-          .allocation(NodeCandidate{node.name, node.state.get(), {}, nullptr});
+  const NodeCandidate candidate{node.name, node.state.get(), {}, nullptr};
+  const Allocation allocation = decided != nullptr
+                                    ? decided->allocation(candidate)
+                                    : NodeDecider(demand, policy).allocation(candidate);
   if (!allocation.complete) {
     return false;
   }
@@ -231,6 +234,8 @@ bool take(EngineNode& node, const SimPod& pod, const PodDemand& demand, const Po
 // and a legal free placement (the extender's fit check), on nodes whose CPU and memory fit.
 void noteMigOffer(std::span<const EngineNode> nodes, const SimPod& pod, const PodDemand& demand,
                   const Policy& policy, PodPlacement& placement) {
+  // Legal as filter judges it (NodeDecider), whichever chooser placed the pod.
+  const NodeDecider decider(demand, policy);
   for (const EngineNode& node : nodes) {
     if (!resourcesFit(node, pod) || (placement.migCountsFit && placement.migLegal)) {
       continue;
@@ -238,7 +243,9 @@ void noteMigOffer(std::span<const EngineNode> nodes, const SimPod& pod, const Po
     const MigProfile* profile = migProfileOn(node, pod);
     placement.migCountsFit = placement.migCountsFit || (policy.dynamicMig && profile != nullptr &&
                                                         sliceCountsFit(*node.state, *profile));
-    placement.migLegal = placement.migLegal || checkFit(demand, *node.state, policy).fits();
+    placement.migLegal =
+        placement.migLegal ||
+        decider.fit(NodeCandidate{node.name, node.state.get(), {}, nullptr}).fits();
   }
 }
 
@@ -350,7 +357,9 @@ PodPlacement PlacementEngine::place(const SimPod& pod, const PodDemand& demand,
     placement.wireScore = extender[chosen].wire;
   }
   const auto chosenNode = static_cast<std::size_t>(placement.node);
-  if (take(nodes_[chosenNode], pod, demand, policy_, dra_,
+  // The decider judged `asked`: the pod itself, except a claim pod, which takeDra places.
+  const NodeDecider* decided = decider && !claimPod ? &*decider : nullptr;
+  if (take(nodes_[chosenNode], pod, demand, policy_, decided, dra_,
            claimPod ? DraPodForm::kClaimTemplate : DraPodForm::kExtendedResource, placement)) {
     if (dra_ != nullptr) {
       offers_[chosenNode] = {};  // the node changed: its offers are recomputed when asked
