@@ -12,9 +12,11 @@
 // (the first member's filter plans and commits; the pod of no group's filter + prioritize is
 // alternated with it as the baseline). Prints medians; see docs/performance.md.
 //
-//   build/bin/bench_group_plan [cliques] [rounds] [members] [later]
+//   build/bin/bench_group_plan [cliques] [rounds] [members] [later|cycle]
 // With `later`, only a later member's filter is repeated, `rounds` times, after one plan: the form
-// to profile (`perf record -g build/bin/bench_group_plan 280 3000 16 later`).
+// to profile (`perf record -g build/bin/bench_group_plan 280 3000 16 later`). With `cycle`, only
+// the gang's whole cycle, `rounds` times (`perf record -g build/bin/bench_group_plan 280 300 16
+// cycle`).
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -167,6 +169,26 @@ int main(int argc, char** argv) {
     for (int round = 0; round < rounds; ++round)
       sample.time([&] { (void)service.filter(later); });
     sample.report("filter, a later member (from plan)");
+    return 0;
+  }
+  if (argc > 4 && std::string(argv[4]) == "cycle") {
+    Sample cycle;
+    for (int round = 0; round < rounds; ++round) {
+      const std::string group = numbered("c", round);
+      std::vector<std::string> bodies;
+      for (int m = 0; m < members; ++m)
+        bodies.push_back(R"({"Pod":)" + podJson(group + numbered("-", m), 4, group, members) +
+                         names);
+      cycle.time([&] {
+        for (const std::string& body : bodies)
+          (void)service.filter(body);
+        for (const std::string& body : bodies)
+          (void)service.prioritize(body);
+      });
+      now += 3600;
+      backend.expireHolds();
+    }
+    cycle.report("gang cycle (filters + prioritizes)");
     return 0;
   }
   Sample today;

@@ -262,6 +262,29 @@ int main(int argc, char** argv) {
            (void)namesMode.filter(namesBody);
            (void)namesMode.prioritize(namesBody);
          }));
+  // The lookups of a request's names are kept for the next request with the same names on the
+  // same snapshot (service/resolution_memo.h): every request above after the first finds them. A
+  // busy cluster publishes snapshots between pods, or between a pod's filter and prioritize: two
+  // snapshots of the same nodes, alternated pod by pod (the filter misses the memo, prioritize
+  // finds it) or request by request (every request misses and keeps its own lookups).
+  const gte::ClusterSnapshotConstSharedPtr other =
+      std::make_shared<const gte::ClusterSnapshot>(*snapshot);
+  bool odd = false;
+  gte::testing::SnapshotBackend changing(
+      gte::testing::SnapshotBackend::Source([&] { return odd ? other : snapshot; }));
+  gte::ExtenderService changingMode([policy] { return policy; }, &changing, nullptr, {},
+                                    &placements);
+  report("filter + prioritize, new snapshot per pod", repeat(iterations, [&] {
+           odd = !odd;
+           (void)changingMode.filter(namesBody);
+           (void)changingMode.prioritize(namesBody);
+         }));
+  report("filter + prioritize, new snapshot per request", repeat(iterations, [&] {
+           odd = !odd;
+           (void)changingMode.filter(namesBody);
+           odd = !odd;
+           (void)changingMode.prioritize(namesBody);
+         }));
   // What a pod without GPU demand costs when every pod is sent (extender.dra), alternated with
   // the 2-GPU pod's request so both see the same machine.
   const std::string cpuBody =

@@ -18,6 +18,7 @@
 #include "service/group_requests.h"
 #include "service/node_state_cache.h"
 #include "service/placement_recorder.h"
+#include "service/resolution_memo.h"
 #include "service/resolve_nodes.h"
 #include "snapshot/cluster_snapshot.h"
 #include "wire/extender_args.h"
@@ -102,6 +103,7 @@ ExtenderService::ExtenderService(PolicySource policy, ClusterBackend* cluster,
       metrics_(metrics),
       placements_(placements),
       nodeCache_(std::make_unique<NodeStateCache>()),
+      resolutions_(std::make_unique<ResolutionMemo>()),
       whatifLimits_(whatifLimits) {
   if (metrics_) {
     metrics_->declareDraPassThroughReasons(draPassThroughNames());
@@ -149,7 +151,7 @@ ExtenderService::Prepared ExtenderService::prepare(const PodInfo& pod) const {
 Result<Resolved> ExtenderService::resolve(const wire::ExtenderArgs& args,
                                           const Prepared& prepared) const {
   return resolveNodes(args, cluster_, prepared.snapshot, prepared.policy, *nodeCache_, metrics_,
-                      prepared.pod.grouped());
+                      prepared.pod.grouped(), resolutions_.get());
 }
 
 GroupDecision ExtenderService::group(const wire::ExtenderArgs& args, const Prepared& prepared,
@@ -158,7 +160,8 @@ GroupDecision ExtenderService::group(const wire::ExtenderArgs& args, const Prepa
   const Reresolve again = [&]() -> Result<Resolved> {
     auto newest = syncedSnapshot(cluster_);
     if (!newest) return std::move(newest).error();
-    return resolveNodes(args, cluster_, *newest, (*newest)->policy, *nodeCache_, metrics_, true);
+    return resolveNodes(args, cluster_, *newest, (*newest)->policy, *nodeCache_, metrics_, true,
+                        resolutions_.get());
   };
   GroupDecision decided =
       decideGroup(args.pod, prepared.pod, resolved, cluster_, write, again, metrics_);

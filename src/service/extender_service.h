@@ -35,6 +35,7 @@ class Metrics;
 struct Policy;
 
 class NodeStateCache;
+class ResolutionMemo;
 class PlacementRecorder;
 struct PlacementRecord;
 struct BoundPod;
@@ -128,7 +129,8 @@ class ExtenderService {
   ClusterBackend* cluster_;
   metrics::Metrics* metrics_;
   PlacementRecorder* placements_;
-  std::unique_ptr<NodeStateCache> nodeCache_;  // full-Node mode: NodeStates by label content
+  std::unique_ptr<NodeStateCache> nodeCache_;    // full-Node mode: NodeStates by label content
+  std::unique_ptr<ResolutionMemo> resolutions_;  // NodeNames mode: lookups of the last name lists
   WhatifLimits whatifLimits_;
   mutable std::atomic<bool> whatifRunning_{false};
 };

@@ -45,9 +45,19 @@ Resolved fromNodeObjects(const std::vector<wire::NodeItem>& items, PolicyConstSh
   return out;
 }
 
-// NodeNames mode: states from the cluster snapshot, loaded once for the whole request.
+// The candidate of name `name` from its lookup.
+void addFound(Resolved& out, std::string_view name, const NodeStateShard::Found& found,
+              bool groupFacts) {
+  out.candidates.push_back(
+      {name, found.state, found.state ? std::string_view() : kNotCached, found.plain});
+  if (groupFacts) out.groupFacts.push_back(found.group);
+}
+
+// NodeNames mode: states from the cluster snapshot, loaded once for the whole request; the
+// lookups from `memo` when an earlier request made them (the same names, the same snapshot).
 Result<Resolved> fromSnapshot(const std::vector<std::string>& names, const ClusterBackend* cluster,
-                              const ClusterSnapshotConstSharedPtr& given, bool groupFacts) {
+                              const ClusterSnapshotConstSharedPtr& given, bool groupFacts,
+                              ResolutionMemo* memo) {
   auto loaded = syncedSnapshot(cluster, given);
   if (!loaded) return std::move(loaded).error();
   const ClusterSnapshotConstSharedPtr& snapshot = *loaded;
@@ -56,11 +66,20 @@ Result<Resolved> fromSnapshot(const std::vector<std::string>& names, const Clust
   out.snapshot = snapshot;
   out.candidates.reserve(names.size());
   if (groupFacts) out.groupFacts.reserve(names.size());
-  snapshot->nodes.findAll(names, [&](std::size_t i, NodeStateShard::Found found) {
-    out.candidates.push_back(
-        {names[i], found.state, found.state ? std::string_view() : kNotCached, found.plain});
-    if (groupFacts) out.groupFacts.push_back(found.group);
+  if (memo != nullptr) {
+    if (const auto kept = memo->find(snapshot, names)) {
+      for (std::size_t i = 0; i < names.size(); ++i)
+        addFound(out, names[i], kept->found[i], groupFacts);
+      return out;
+    }
+  }
+  std::vector<NodeStateShard::Found> found;
+  if (memo != nullptr) found.reserve(names.size());
+  snapshot->nodes.findAll(names, [&](std::size_t i, NodeStateShard::Found lookup) {
+    addFound(out, names[i], lookup, groupFacts);
+    if (memo != nullptr) found.push_back(lookup);
   });
+  if (memo != nullptr) memo->keep(snapshot, names, std::move(found));
   return out;
 }
 
@@ -86,9 +105,9 @@ Result<ClusterSnapshotConstSharedPtr> syncedSnapshot(const ClusterBackend* clust
 Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const ClusterBackend* cluster,
                               const ClusterSnapshotConstSharedPtr& snapshot,
                               PolicyConstSharedPtr policy, NodeStateCache& cache,
-                              metrics::Metrics* metrics, bool groupFacts) {
+                              metrics::Metrics* metrics, bool groupFacts, ResolutionMemo* memo) {
   if (args.nodes) return fromNodeObjects(*args.nodes, std::move(policy), cache, metrics);
-  return fromSnapshot(*args.nodeNames, cluster, snapshot, groupFacts);
+  return fromSnapshot(*args.nodeNames, cluster, snapshot, groupFacts, memo);
 }
 
 Result<Resolved> resolveAllNodes(const ClusterBackend* cluster) {

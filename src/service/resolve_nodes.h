@@ -14,6 +14,7 @@
 #include "core/node_candidate.h"
 #include "core/node_state.h"
 #include "policy/policy.h"
+#include "service/resolution_memo.h"
 #include "snapshot/cluster_snapshot.h"
 #include "wire/extender_args.h"
 
@@ -42,11 +43,12 @@ using PolicySource = std::function<std::shared_ptr<const Policy>()>;
 // `snapshot` is the one the request loaded (null without a cluster): NodeNames are resolved in it,
 // never in a newer one, so every step of the request reads the same cluster. `policy` decides
 // full Node objects. `groupFacts`: also collect each candidate's pod-group facts (a group member's
-// request).
+// request). `memo` (may be null): NodeNames lookups kept between requests (resolution_memo.h).
 Result<Resolved> resolveNodes(const wire::ExtenderArgs& args, const ClusterBackend* cluster,
                               const ClusterSnapshotConstSharedPtr& snapshot,
                               PolicyConstSharedPtr policy, NodeStateCache& cache,
-                              metrics::Metrics* metrics, bool groupFacts = false);
+                              metrics::Metrics* metrics, bool groupFacts = false,
+                              ResolutionMemo* memo = nullptr);
 
 // The DRA objects pods are resolved against: the snapshot's (cache mode with --dra), else null.
 inline const dra::DraObjects* draObjectsOf(const Resolved& resolved) {
