@@ -396,9 +396,11 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
   // The decision filter made (claims by the DRA allocator's first-fit, the rest by the device
   // plugin's pick), now against everything placed since: a bind is refused exactly when filter
   // would refuse the node now, with filter's reason.
-  const NodeDecider decide(*demand, *now->policy);
+  const NodeDecider decider(*demand, *now->policy);
   const FitOutcome fit =
-      demand->empty() ? FitOutcome{} : decide.fit(NodeCandidate{node, state, {}, nullptr});
+      demand->empty()
+          ? FitOutcome{}
+          : decider.decide(NodeCandidate{node, state, {}, nullptr}, DecisionPart::kVerdict).fit;
   if (!fit.fits()) {
     return Error{ErrorCode::kFailedPrecondition, fitReasonText(fit, *demand)};
   }

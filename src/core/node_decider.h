@@ -1,11 +1,14 @@
 #pragma once
-// One pod decided on each node of a request: whether it fits (checkFit's verdict and reason) and
-// the terms and 0..100 score it gets there (scoreTerms, weightedScore). For a plain demand (k whole
-// GPUs, nothing else) on a node with precomputed answers the decision is read from them, which the
-// snapshot builder computed with the same two functions; any other demand, or a node without
-// answers, calls them. This is the one place that chooses: the loops in src/filter and
-// src/prioritize only iterate over the candidates and write what it decides. Pure, and inline: it
-// runs once per node of every request.
+// One pod decided on each node of a request: decide() answers, in one NodeDecision, whether it
+// fits (checkFit's verdict and reason), the terms and 0..100 score it gets there (scoreTerms,
+// weightedScore), how well linked its GPUs are, what it would get (the device plugin's pick or
+// the DRA allocator's first fit) and the route it takes (routeOn), with the answer of the pod's
+// group on the node as an input (core/group_answers.h). For a plain demand (k whole GPUs, nothing
+// else) on a node with precomputed answers the decision is read from them, which the snapshot
+// builder computed with the same functions; any other demand, or a node without answers, calls
+// them. This is the one place that decides: filter, prioritize, explain, bind's re-check,
+// preemption, what-if and the simulator call decide() and only iterate and write what it answers.
+// Pure, and inline: it runs once per node of every request.
 //
 // A pod with DRA claims (docs/dra.md) is decided by a DraDecider: the first-fit replica on the
 // node's precomputed device order, then the same fit rules and score terms on the GPU set it
@@ -21,6 +24,7 @@
 #include "core/fit.h"
 #include "core/fit_outcome.h"
 #include "core/node_candidate.h"
+#include "core/node_decision.h"
 #include "core/node_state.h"
 #include "core/plain_answers.h"
 #include "core/pod_demand.h"
@@ -37,11 +41,22 @@ namespace gte {
 // node comes.
 inline constexpr std::size_t kCandidatePrefetchAhead = 8;
 
+// The candidate index of a node decided outside a request's candidate list.
+inline constexpr std::size_t kNoCandidate = static_cast<std::size_t>(-1);
+
 class NodeDecider {
  public:
-  // Both must outlive the decider.
-  NodeDecider(const PodDemand& demand, const Policy& policy)
-      : demand_(demand), policy_(policy), plainGpus_(PlainAnswers::gpusOf(demand)) {
+  // `demand`, `policy` and `group` must outlive the decider. `group`: a pod group member's answers,
+  // one per candidate of the request, in its order (null: the pod is decided alone).
+  NodeDecider(const PodDemand& demand, const Policy& policy, const GroupAnswers* group = nullptr)
+      : demand_(demand),
+        policy_(policy),
+        group_(group),
+        plainGpus_(PlainAnswers::gpusOf(demand)),
+        routeByNode_(demand.draClaims() && !passedThrough()) {
+    if (!routeByNode_) {
+      route_ = passedThrough() ? PodRoute::kPassedThrough : PodRoute::kDevicePlugin;
+    }
     if (!demand.draClaims()) return;
     dra_.emplace(*demand.dra);
     // "N GPUs of one class": on nodes whose plain order is that class's, decide as N + the pod's
@@ -50,6 +65,75 @@ class NodeDecider {
     if (claimsAsGpus_) claimsAsGpusPlain_ = PlainAnswers::gpusOf(*claimsAsGpus_);
   }
 
+  // The pod on candidate `index` of the request (`node`), the parts `parts` asks for; with
+  // `placement`, also what the pod would get there.
+  // Inlined into each loop (it runs per node of every request), the rare placement kept apart.
+  [[gnu::always_inline]] NodeDecision decide(const NodeCandidate& node, std::size_t index,
+                                             DecisionPart parts = kWholeDecision,
+                                             NodePlacement* placement = nullptr) const {
+    NodeDecision out;
+    if (node.state == nullptr) {
+      out.resolved = false;
+      out.fit.verdict = Verdict::kUnresolvable;
+      return out;
+    }
+    // Without claims the route is the pod's, whatever the node (computed once).
+    out.route = routeByNode_ ? routeOn(demand_, *node.state) : route_;
+    if (group_ != nullptr && index < group_->nodes.size()) {
+      out.group = group_->nodes[index];
+      if (out.group == GroupAnswers::Kind::kRefused) {
+        out.groupRefusal = group_->refusal[index];
+        out.fit.verdict = group_->refusals[out.groupRefusal].verdict;
+      } else if (out.group == GroupAnswers::Kind::kPlanned) {
+        out.score = kMaxNodeScore;  // the held GPUs were kept for the member: fit, rank first
+      }
+    }
+    const bool decided = out.group == GroupAnswers::Kind::kDecide;
+    if (decided && asks(parts, DecisionPart::kVerdict)) out.fit = fit(node);
+    if (decided && asks(parts, DecisionPart::kScore | DecisionPart::kSet)) {
+      out.terms = terms(node);
+      out.score = weightedScore(out.terms, policy_);
+      if (asks(parts, DecisionPart::kSet) && out.terms.fits()) out.set = set(node);
+    }
+    if (placement != nullptr) place(node, *placement);
+    return out;
+  }
+
+  // The pod on a node outside a request's candidates (bind's re-check, preemption, what-if, the
+  // simulator): decided as a pod of no group.
+  NodeDecision decide(const NodeCandidate& node, DecisionPart parts = kWholeDecision,
+                      NodePlacement* placement = nullptr) const {
+    return decide(node, kNoCandidate, parts, placement);
+  }
+
+  // Whether the pod's devices on this node come from kube-scheduler's DRA allocator: its claims,
+  // or its nvidia.com/gpu where the node hands that out through DRA.
+  bool allocatedByDra(const NodeState& state) const noexcept {
+    if (!demand_.dra || passedThrough()) return false;
+    return demand_.draClaims() || (demand_.gpus > 0 && state.allocator == GpuAllocator::kDra &&
+                                   demand_.dra->extendedClass >= 0);
+  }
+
+  // Starts loading the cache lines fit() and terms() will read of `node`: its precomputed answer,
+  // or the state's first line and, for whole GPUs, its inline pick. Reads nothing itself.
+  void prefetch(const NodeCandidate& node) const noexcept {
+    if (usesAnswers(node)) {
+      __builtin_prefetch(&node.plain->forGpus(plainGpus_));
+      return;
+    }
+    if (claimsAsGpusPlain_ > 0 && node.plain != nullptr) {
+      __builtin_prefetch(&node.plain->forGpus(claimsAsGpusPlain_));
+      return;
+    }
+    if (node.state == nullptr) return;
+    __builtin_prefetch(node.state);
+    const auto k = static_cast<std::size_t>(demand_.gpus);
+    if (k > 0 && k < NodeState::kInlinePicks) {
+      __builtin_prefetch(&node.state->devicePluginPicks[k]);
+    }
+  }
+
+ private:
   // The fit check on a resolved candidate (`node.state` set).
   FitOutcome fit(const NodeCandidate& node) const {
     if (passedThrough()) return FitOutcome{};
@@ -81,14 +165,10 @@ class NodeDecider {
                              : scoreTerms(demand_, *node.state);
   }
 
-  int score(const ScoreTerms& terms) const { return weightedScore(terms, policy_); }
-
-  // Whether the pod's devices on this node come from kube-scheduler's DRA allocator: its claims,
-  // or its nvidia.com/gpu where the node hands that out through DRA.
-  bool allocatedByDra(const NodeState& state) const noexcept {
-    if (!demand_.dra || passedThrough()) return false;
-    return demand_.draClaims() || (demand_.gpus > 0 && state.allocator == GpuAllocator::kDra &&
-                                   demand_.dra->extendedClass >= 0);
+  [[gnu::noinline]] void place(const NodeCandidate& node, NodePlacement& placement) const {
+    placement.allocation = allocation(node);
+    placement.devicePluginPick = wholeGpuPick(demand_, *node.state);
+    placement.dra = draPlacement(node);
   }
 
   // The devices the DRA allocator is predicted to take for the pod on a resolved candidate
@@ -124,26 +204,6 @@ class NodeDecider {
                              : setQualityOf(demand_, *node.state);
   }
 
-  // Starts loading the cache lines fit() and terms() will read of `node`: its precomputed answer,
-  // or the state's first line and, for whole GPUs, its inline pick. Reads nothing itself.
-  void prefetch(const NodeCandidate& node) const noexcept {
-    if (usesAnswers(node)) {
-      __builtin_prefetch(&node.plain->forGpus(plainGpus_));
-      return;
-    }
-    if (claimsAsGpusPlain_ > 0 && node.plain != nullptr) {
-      __builtin_prefetch(&node.plain->forGpus(claimsAsGpusPlain_));
-      return;
-    }
-    if (node.state == nullptr) return;
-    __builtin_prefetch(node.state);
-    const auto k = static_cast<std::size_t>(demand_.gpus);
-    if (k > 0 && k < NodeState::kInlinePicks) {
-      __builtin_prefetch(&node.state->devicePluginPicks[k]);
-    }
-  }
-
- private:
   bool usesAnswers(const NodeCandidate& node) const noexcept {
     return plainGpus_ > 0 && node.plain != nullptr;
   }
@@ -171,9 +231,12 @@ class NodeDecider {
 
   const PodDemand& demand_;
   const Policy& policy_;
+  const GroupAnswers* group_;
   std::int64_t plainGpus_;
-  mutable std::optional<DraDecider> dra_;  // pods with claims: the first-fit's scratch
-  std::optional<PodDemand> claimsAsGpus_;  // the claims as N whole GPUs, when they are that
+  bool routeByNode_;                          // claims: the route depends on the node (routeOn)
+  PodRoute route_ = PodRoute::kDevicePlugin;  // otherwise, the pod's route on every node
+  mutable std::optional<DraDecider> dra_;     // pods with claims: the first-fit's scratch
+  std::optional<PodDemand> claimsAsGpus_;     // the claims as N whole GPUs, when they are that
   std::int64_t claimsAsGpusPlain_ = 0;
 };
 

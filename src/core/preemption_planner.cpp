@@ -11,7 +11,7 @@ namespace {
 FitOutcome fitWithout(const NodeDecider& decide, const std::vector<std::string>& gone,
                       const NodeState& state, const Policy& policy) {
   const NodeStateConstSharedPtr without = nodeStateWithout(state, gone, policy);
-  return decide.fit(NodeCandidate{{}, without.get(), {}, nullptr});
+  return decide.decide(NodeCandidate{{}, without.get(), {}, nullptr}, DecisionPart::kVerdict).fit;
 }
 
 }  // namespace

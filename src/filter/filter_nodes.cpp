@@ -58,7 +58,7 @@ FilterResult filterNodes(const Result<PodDemand>& demand, std::span<const NodeCa
     return result;
   }
   result.nodes.reserve(nodes.size());
-  const NodeDecider decide(*demand, policy);
+  const NodeDecider decider(*demand, policy, group);
   // A group's refusals, formatted once each (a member is refused on most nodes of a large
   // cluster, with one or two texts).
   std::vector<std::uint32_t> groupReasons;
@@ -68,25 +68,18 @@ FilterResult filterNodes(const Result<PodDemand>& demand, std::span<const NodeCa
   }
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (i + kCandidatePrefetchAhead < nodes.size()) {
-      decide.prefetch(nodes[i + kCandidatePrefetchAhead]);
+      decider.prefetch(nodes[i + kCandidatePrefetchAhead]);
     }
-    const NodeCandidate& node = nodes[i];
-    if (node.state == nullptr) {
-      result.nodes.push_back({Verdict::kUnresolvable, reasons.forText(node.missing)});
-      continue;
+    const NodeDecision decided = decider.decide(nodes[i], i, DecisionPart::kVerdict);
+    std::uint32_t reason = 0;
+    if (!decided.resolved) {
+      reason = reasons.forText(nodes[i].missing);
+    } else if (decided.group == GroupAnswers::Kind::kRefused) {
+      reason = groupReasons[decided.groupRefusal];
+    } else if (!decided.fit.fits()) {
+      reason = reasons.forOutcome(decided.fit, *demand);
     }
-    if (group != nullptr && group->nodes[i] != GroupAnswers::Kind::kDecide) {
-      if (group->nodes[i] == GroupAnswers::Kind::kPlanned) {
-        result.nodes.push_back({Verdict::kFit, 0});
-      } else {
-        const std::uint8_t refusal = group->refusal[i];
-        result.nodes.push_back({group->refusals[refusal].verdict, groupReasons[refusal]});
-      }
-      continue;
-    }
-    const FitOutcome outcome = decide.fit(node);
-    result.nodes.push_back(
-        {outcome.verdict, outcome.fits() ? 0 : reasons.forOutcome(outcome, *demand)});
+    result.nodes.push_back({decided.fit.verdict, reason});
   }
   return result;
 }

@@ -60,11 +60,13 @@ HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidat
   ranked.reserve(nodes.size());
   // A pod whose request did not parse scores 0 everywhere, as one that asks for nothing.
   static const PodDemand kNothing;
-  const NodeDecider decide(demand != nullptr ? *demand : kNothing, policy);
+  const NodeDecider decider(demand != nullptr ? *demand : kNothing, policy, group);
   // A member of a group with a plan is placed by the plan, not by this ranking: placement regret
   // is not measured for it.
   const bool planned = group != nullptr && group->anyPlanned();
   const bool regret = offer != nullptr && demand != nullptr && demand->gpus >= 2 && !planned;
+  const DecisionPart parts =
+      regret ? DecisionPart::kScore | DecisionPart::kSet : DecisionPart::kScore;
   std::vector<SetQuality> sets;
   std::optional<OfferBuilder> offered;
   if (regret) {
@@ -73,25 +75,19 @@ HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidat
   }
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (i + kCandidatePrefetchAhead < nodes.size()) {
-      decide.prefetch(nodes[i + kCandidatePrefetchAhead]);
+      decider.prefetch(nodes[i + kCandidatePrefetchAhead]);
     }
-    const NodeCandidate& node = nodes[i];
+    const NodeDecision decided = decider.decide(nodes[i], i, parts);
+    // A planned node is ranked apart below; an unresolved or refused one scores 0.
     RankedScore rank;
-    ScoreTerms terms;
-    const GroupAnswers::Kind kind = group ? group->nodes[i] : GroupAnswers::Kind::kDecide;
-    if (kind == GroupAnswers::Kind::kPlanned) {
-      rank.score = kMaxNodeScore;  // ranked apart below
-    } else if (node.state != nullptr && kind == GroupAnswers::Kind::kDecide) {
-      terms = decide.terms(node);
-      rank.fits = terms.fits();
-      rank.linkQuality = terms.linkQuality;
-      rank.score = decide.score(terms);
-      if (regret && rank.fits) {
-        sets[i] = decide.set(node);
-        offered->fits(node.name, sets[i]);
-      }
+    rank.fits = decided.terms.fits();
+    rank.linkQuality = decided.terms.linkQuality;
+    rank.score = decided.score;
+    if (regret && rank.fits) {
+      sets[i] = decided.set;
+      offered->fits(nodes[i].name, sets[i]);
     }
-    scores.push_back({node.name, rank.score, 0, terms});
+    scores.push_back({nodes[i].name, rank.score, 0, decided.terms});
     ranked.push_back(rank);
   }
   const std::vector<int> wire = wireScores(ranked, policy.linkFirst);

@@ -21,13 +21,12 @@ std::optional<GpuPick> bestSet(std::int64_t k, const NodeState& state) {
 
 // What the pod would get on the node, by the route the decision takes there (NodeDecider): the
 // device plugin's pick, and where its devices come from DRA the allocator's predicted devices.
-void addDetails(const PodDemand& demand, const NodeDecider& decide, const NodeCandidate& candidate,
-                NodeExplanation& node) {
+void addDetails(const PodDemand& demand, NodePlacement placed, NodeExplanation& node) {
   const NodeState& state = *node.state;
-  node.allocation = predictAllocation(demand, state);
-  if (const GpuPick* pick = wholeGpuPick(demand, state)) node.pick = *pick;
+  node.allocation = std::move(placed.allocation);
+  if (placed.devicePluginPick != nullptr) node.pick = *placed.devicePluginPick;
   node.best = bestSet(demand.gpus + (demand.dra ? demand.dra->plainGpus : 0), state);
-  node.dra = decide.draPlacement(candidate);
+  node.dra = std::move(placed.dra);
   if (node.dra) {
     if (node.dra->outcome == DraOutcome::kPlaced && node.dra->pick.gpus != 0) {
       // The GPUs DRA takes, not the device plugin's pick.
@@ -77,7 +76,7 @@ Explanation explainNodes(const Result<PodDemand>& demand, std::span<const NodeCa
   const HostScores scores = prioritizeNodes(pod, nodes, policy, group);
   std::size_t nextKept = 0;
   std::optional<NodeDecider> decide;
-  if (pod != nullptr) decide.emplace(*pod, policy);
+  if (pod != nullptr) decide.emplace(*pod, policy, group);
   Explanation out;
   out.nodes.reserve(nodes.size());
   for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -92,7 +91,11 @@ Explanation explainNodes(const Result<PodDemand>& demand, std::span<const NodeCa
     }
     node.score = scores[i].score;
     node.terms = scores[i].terms;
-    if (demand && node.state != nullptr) addDetails(*demand, *decide, nodes[i], node);
+    if (demand && node.state != nullptr) {
+      NodePlacement placed;
+      (void)decide->decide(nodes[i], i, DecisionPart{}, &placed);
+      addDetails(*demand, std::move(placed), node);
+    }
     out.nodes.push_back(std::move(node));
   }
   return out;

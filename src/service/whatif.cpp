@@ -152,10 +152,13 @@ void planGroupRun(const WhatifRequest& request, const WhatifOutcome& outcome,
 // fits it.
 std::string refusalsNow(const PodDemand& demand, std::span<const sim::LiveNode> nodes,
                         const Policy& policy) {
-  const NodeDecider decide(demand, policy);
+  const NodeDecider decider(demand, policy);
   std::map<std::string, std::size_t> counts;
   for (const sim::LiveNode& node : nodes) {
-    const FitOutcome fit = decide.fit(NodeCandidate{node.name, node.state.get(), {}, nullptr});
+    const FitOutcome fit =
+        decider
+            .decide(NodeCandidate{node.name, node.state.get(), {}, nullptr}, DecisionPart::kVerdict)
+            .fit;
     if (fit.fits()) return {};
     ++counts[fitReasonText(fit, demand)];
   }

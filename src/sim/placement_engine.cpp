@@ -198,9 +198,13 @@ bool take(EngineNode& node, const SimPod& pod, const PodDemand& demand, const Po
   // pod with claims gets the node's first-fit pick of claims that read as N GPUs (respecting the
   // GPUs earlier pods of the replay took), else the first-fit set over the devices as published.
   const NodeCandidate candidate{node.name, node.state.get(), {}, nullptr};
-  const Allocation allocation = decided != nullptr
-                                    ? decided->allocation(candidate)
-                                    : NodeDecider(demand, policy).allocation(candidate);
+  NodePlacement placed;
+  if (decided != nullptr) {
+    (void)decided->decide(candidate, DecisionPart{}, &placed);
+  } else {
+    (void)NodeDecider(demand, policy).decide(candidate, DecisionPart{}, &placed);
+  }
+  const Allocation& allocation = placed.allocation;
   if (!allocation.complete) {
     return false;
   }
@@ -245,7 +249,9 @@ void noteMigOffer(std::span<const EngineNode> nodes, const SimPod& pod, const Po
                                                         sliceCountsFit(*node.state, *profile));
     placement.migLegal =
         placement.migLegal ||
-        decider.fit(NodeCandidate{node.name, node.state.get(), {}, nullptr}).fits();
+        decider
+            .decide(NodeCandidate{node.name, node.state.get(), {}, nullptr}, DecisionPart::kVerdict)
+            .fit.fits();
   }
 }
 
@@ -305,7 +311,8 @@ PodPlacement PlacementEngine::place(const SimPod& pod, const PodDemand& demand,
       continue;
     }
     const NodeCandidate candidate{node.name, node.state.get(), {}, nullptr};
-    if (decider ? !decider->fit(candidate).fits() : !gpusFit(node, pod, demand, policy_)) {
+    if (decider ? !decider->decide(candidate, DecisionPart::kVerdict).fit.fits()
+                : !gpusFit(node, pod, demand, policy_)) {
       continue;
     }
     feasible_.push_back(i);

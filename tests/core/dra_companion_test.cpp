@@ -155,8 +155,8 @@ ScoreTerms terms(const Cluster& cluster, const NodeInfo& node, const std::string
   NodeCandidate candidate;
   candidate.name = node.name;
   candidate.state = state.get();
-  REQUIRE(decider.fit(candidate).fits());
-  return decider.terms(candidate);
+  REQUIRE(decider.decide(candidate, DecisionPart::kVerdict).fit.fits());
+  return decider.decide(candidate, DecisionPart::kScore).terms;
 }
 
 // The replica's run on the node's devices, for its step count.

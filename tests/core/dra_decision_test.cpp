@@ -52,10 +52,12 @@ Decided decide(const PodDemand& demand, const NodeState& state, const Policy& po
   candidate.name = state.name;
   candidate.state = &state;
   candidate.plain = plain;
+  const NodeDecision decided =
+      decider.decide(candidate, DecisionPart::kVerdict | DecisionPart::kScore);
   Decided out;
-  out.fit = decider.fit(candidate);
-  out.terms = decider.terms(candidate);
-  out.score = decider.score(out.terms);
+  out.fit = decided.fit;
+  out.terms = decided.terms;
+  out.score = decided.score;
   return out;
 }
 

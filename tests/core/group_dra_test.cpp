@@ -255,9 +255,11 @@ TEST_CASE("one route per pod and node: the planner's slots and the per-node deci
   CHECK(routeOn(gpus(2), *dra) == PodRoute::kDevicePlugin);
   // The two consumers, side by side.
   NodeDecider decider(*claims, policy);
-  CHECK(decider.fit(NodeCandidate{"dgx", dra.get(), {}, nullptr}).fits());
+  CHECK(decider.decide(NodeCandidate{"dgx", dra.get(), {}, nullptr}, DecisionPart::kVerdict)
+            .fit.fits());
   CHECK(groupSlotCount(*claims, *dra, policy, 8) > 0);
-  CHECK_FALSE(decider.fit(NodeCandidate{"dp", plugin.get(), {}, nullptr}).fits());
+  CHECK_FALSE(decider.decide(NodeCandidate{"dp", plugin.get(), {}, nullptr}, DecisionPart::kVerdict)
+                  .fit.fits());
   CHECK(groupSlotCount(*claims, *plugin, policy, 8) == 0);
 }
 

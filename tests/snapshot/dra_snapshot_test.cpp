@@ -81,10 +81,12 @@ TEST_CASE("plain nvidia.com/gpu pods: the precomputed answers follow DRA's pick"
   const NodeCandidate pcie = candidate(*snapshot, "a100-pcie-first");
   REQUIRE(nvlink.plain != nullptr);
   // The answers a request reads equal checkFit/scoreTerms on the state: GPUs 0+2 (NVLink) vs 0+1.
-  CHECK(decider.terms(nvlink).linkQuality == 1200);
-  CHECK(decider.terms(pcie).linkQuality == 400);
-  CHECK(decider.terms(nvlink).linkQuality == scoreTerms(*demand, *nvlink.state).linkQuality);
-  CHECK(decider.score(decider.terms(nvlink)) > decider.score(decider.terms(pcie)));
+  CHECK(decider.decide(nvlink, DecisionPart::kScore).terms.linkQuality == 1200);
+  CHECK(decider.decide(pcie, DecisionPart::kScore).terms.linkQuality == 400);
+  CHECK(decider.decide(nvlink, DecisionPart::kScore).terms.linkQuality ==
+        scoreTerms(*demand, *nvlink.state).linkQuality);
+  CHECK(decider.decide(nvlink, DecisionPart::kScore).score >
+        decider.decide(pcie, DecisionPart::kScore).score);
 }
 
 TEST_CASE("claim pods on the snapshot: the NVLink node wins, the device-plugin node cannot",
@@ -100,10 +102,11 @@ TEST_CASE("claim pods on the snapshot: the NVLink node wins, the device-plugin n
   const NodeCandidate nvlink = candidate(*snapshot, "a100-nvlink-first");
   const NodeCandidate pcie = candidate(*snapshot, "a100-pcie-first");
   const NodeCandidate plugin = candidate(*snapshot, "device-plugin");
-  CHECK(decider.fit(nvlink).fits());
-  CHECK(decider.fit(pcie).fits());
-  CHECK_FALSE(decider.fit(plugin).fits());
-  CHECK(decider.score(decider.terms(nvlink)) > decider.score(decider.terms(pcie)));
+  CHECK(decider.decide(nvlink, DecisionPart::kVerdict).fit.fits());
+  CHECK(decider.decide(pcie, DecisionPart::kVerdict).fit.fits());
+  CHECK_FALSE(decider.decide(plugin, DecisionPart::kVerdict).fit.fits());
+  CHECK(decider.decide(nvlink, DecisionPart::kScore).score >
+        decider.decide(pcie, DecisionPart::kScore).score);
 }
 
 TEST_CASE("an allocation re-derives its node only, and a release frees the GPUs",
@@ -148,7 +151,8 @@ TEST_CASE("new classes re-derive every DRA node; DRA off clears it", "[snapshot]
       parsePodDemand(testing::makeGpuPod("p", 1), *rebuilt->policy, rebuilt->dra.get());
   REQUIRE(demand.ok());
   NodeDecider decider(*demand, *rebuilt->policy);
-  CHECK(decider.fit(candidate(*rebuilt, "hgx-h100-a")).reason == FitReason::kNoGpus);
+  CHECK(decider.decide(candidate(*rebuilt, "hgx-h100-a"), DecisionPart::kVerdict).fit.reason ==
+        FitReason::kNoGpus);
   cluster.builder.setDra(nullptr, nullptr, nullptr);
   const auto off = cluster.builder.build();
   CHECK(off->dra == nullptr);
