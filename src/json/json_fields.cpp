@@ -44,6 +44,28 @@ Status readStringField(JsonReader& r, std::string_view where, std::string& out) 
   return Ok{};
 }
 
+Status skipField(JsonReader& r, std::string_view where, std::string_view field) {
+  if (!r.skipValue()) return readerError(r, dotted(where, field));
+  return Ok{};
+}
+
+Status readStringField(JsonReader& r, std::string_view where, std::string_view field,
+                       std::string& out) {
+  if (r.readNull()) {
+    out.clear();
+    return Ok{};
+  }
+  if (!r.readString(out)) return readerError(r, dotted(where, field));
+  return Ok{};
+}
+
+Status readIntField(JsonReader& r, std::string_view where, std::string_view field,
+                    std::int64_t& out) {
+  if (r.readNull()) return Ok{};
+  if (!r.readInt64(out)) return readerError(r, dotted(where, field));
+  return Ok{};
+}
+
 Status readIntField(JsonReader& r, std::string_view where, std::int64_t& out) {
   if (r.readNull()) return Ok{};
   if (!r.readInt64(out)) return readerError(r, where);

@@ -58,6 +58,14 @@ Status readIntField(JsonReader& r, std::string_view where, std::int64_t& out);
 Status readBoolField(JsonReader& r, std::string_view where, bool& out);
 Status readStringList(JsonReader& r, std::string_view where, std::vector<std::string>& out);
 
+// The same for the member `field` of the object at `where`, the path `where.field` built only for
+// an error (the readers on the request path, a pod's fields, allocate nothing per field).
+Status skipField(JsonReader& r, std::string_view where, std::string_view field);
+Status readStringField(JsonReader& r, std::string_view where, std::string_view field,
+                       std::string& out);
+Status readIntField(JsonReader& r, std::string_view where, std::string_view field,
+                    std::int64_t& out);
+
 // An error about a value that parsed but means nothing valid: "<where>: <what>".
 Error fieldError(std::string_view where, std::string_view what);
 

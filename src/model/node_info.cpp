@@ -1,5 +1,6 @@
 #include "model/node_info.h"
 
+#include "json/json_fields.h"
 #include "json/json_reader.h"
 #include "model/resource_list_json.h"
 
@@ -8,58 +9,44 @@ namespace {
 
 using json::JsonReader;
 
-// Reads a string field, tolerating null (Go encodes nothing else for these fields).
+constexpr std::string_view kMetadata = "node metadata";
+constexpr std::string_view kStatus = "node status";
+
+// String fields tolerate null (Go encodes nothing else for these fields).
 Status readMetadata(JsonReader& r, NodeInfo& node) {
-  if (r.readNull()) return Ok{};
-  if (!r.beginObject()) return json::readerError(r, "node metadata");
-  std::string key;
-  while (r.nextKey(key)) {
-    bool good = true;
-    if (key == "name") {
-      good = r.readStringOrNull(node.name);
-    } else if (key == "uid") {
-      good = r.readStringOrNull(node.uid);
-    } else if (key == "resourceVersion") {
-      good = r.readStringOrNull(node.resourceVersion);
-    } else if (key == "labels") {
-      if (auto s = readStringMap(r, "metadata.labels", node.labels); !s)
-        return std::move(s).error();
-    } else {
-      good = r.skipValue();
+  return json::forEachKey(r, kMetadata, [&](const std::string& key) -> Status {
+    if (key == "name") return json::readStringField(r, kMetadata, key, node.name);
+    if (key == "uid") return json::readStringField(r, kMetadata, key, node.uid);
+    if (key == "resourceVersion") {
+      return json::readStringField(r, kMetadata, key, node.resourceVersion);
     }
-    if (!good) return json::readerError(r, "node metadata." + key);
-  }
-  if (!r.ok()) return json::readerError(r, "node metadata");
-  return Ok{};
+    if (key == "labels") return readStringMap(r, "metadata.labels", node.labels);
+    return json::skipField(r, kMetadata, key);
+  });
+}
+
+// status.declaredFeatures: whether the node declares DRAOptionalNodeOperations. An element that
+// is not a string names no feature and is skipped (a newer kubelet may publish objects).
+Status readDeclaredFeatures(JsonReader& r, NodeInfo& node) {
+  if (r.peek() != json::Kind::kArray) return json::skipField(r, kStatus, "declaredFeatures");
+  std::string feature;
+  return json::forEachElement(r, "node status.declaredFeatures", [&](std::size_t) -> Status {
+    if (r.peek() != json::Kind::kString) return json::skipField(r, kStatus, "declaredFeatures");
+    if (Status s = json::readStringField(r, kStatus, "declaredFeatures", feature); !s) return s;
+    node.declaresDraOptionalNodeOperations =
+        node.declaresDraOptionalNodeOperations || feature == "DRAOptionalNodeOperations";
+    return Ok{};
+  });
 }
 
 Status readStatus(JsonReader& r, NodeInfo& node) {
-  if (r.readNull()) return Ok{};
-  if (!r.beginObject()) return json::readerError(r, "node status");
-  std::string key;
-  while (r.nextKey(key)) {
+  return json::forEachKey(r, kStatus, [&](const std::string& key) -> Status {
     if (key == "allocatable") {
-      if (auto s = readResourceList(r, "status.allocatable", node.allocatable); !s) {
-        return std::move(s).error();
-      }
-    } else if (key == "declaredFeatures" && r.peek() == json::Kind::kArray) {
-      r.beginArray();
-      std::string feature;
-      while (r.nextElement()) {
-        if (r.peek() != json::Kind::kString) {
-          if (!r.skipValue()) break;
-          continue;
-        }
-        if (!r.readString(feature)) break;
-        node.declaresDraOptionalNodeOperations =
-            node.declaresDraOptionalNodeOperations || feature == "DRAOptionalNodeOperations";
-      }
-    } else if (!r.skipValue()) {
-      return json::readerError(r, "node status." + key);
+      return readResourceList(r, "status.allocatable", node.allocatable);
     }
-  }
-  if (!r.ok()) return json::readerError(r, "node status");
-  return Ok{};
+    if (key == "declaredFeatures") return readDeclaredFeatures(r, node);
+    return json::skipField(r, kStatus, key);
+  });
 }
 
 }  // namespace
@@ -73,20 +60,17 @@ Result<NodeInfo> parseNodeJson(std::string_view text) {
 
 Result<NodeInfo> readNodeJson(JsonReader& r) {
   NodeInfo node;
-  if (!r.beginObject()) return json::readerError(r, "node");
-  std::string key;
-  while (r.nextKey(key)) {
-    Status s = Ok{};
-    if (key == "metadata") {
-      s = readMetadata(r, node);
-    } else if (key == "status") {
-      s = readStatus(r, node);
-    } else if (!r.skipValue()) {
-      return json::readerError(r, "node");
-    }
-    if (!s) return std::move(s).error();
+  if (r.peek() != json::Kind::kObject) {
+    r.beginObject();  // records the reader's error: "expected an object"
+    return json::readerError(r, "node");
   }
-  if (!r.ok()) return json::readerError(r, "node");
+  Status read = json::forEachKey(r, "node", [&](const std::string& key) -> Status {
+    if (key == "metadata") return readMetadata(r, node);
+    if (key == "status") return readStatus(r, node);
+    if (!r.skipValue()) return json::readerError(r, "node");
+    return Ok{};
+  });
+  if (!read) return std::move(read).error();
   if (node.name.empty()) return invalidArgument("node without metadata.name");
   return node;
 }

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "json/json_fields.h"
 #include "json/json_reader.h"
 #include "model/resource_list_json.h"
 #include "model/rfc3339.h"
@@ -29,48 +30,40 @@ struct ContainerResources {
 };
 
 Status readResources(JsonReader& r, ContainerResources& c, const std::string& where) {
-  if (r.readNull()) return Ok{};
-  if (!r.beginObject()) return json::readerError(r, where + ".resources");
-  std::string key;
-  while (r.nextKey(key)) {
-    Status s = Ok{};
-    if (key == "requests") {
-      s = readResourceList(r, where + ".resources.requests", c.requests);
-    } else if (key == "limits") {
-      s = readResourceList(r, where + ".resources.limits", c.limits);
-    } else if (!r.skipValue()) {
-      return json::readerError(r, where);
-    }
-    if (!s) return s;
+  const std::string resources = json::dotted(where, "resources");
+  return json::forEachKey(r, resources, [&](const std::string& key) -> Status {
+    if (key == "requests") return readResourceList(r, resources + ".requests", c.requests);
+    if (key == "limits") return readResourceList(r, resources + ".limits", c.limits);
+    return json::skipField(r, resources, key);
+  });
+}
+
+// A container's resources and restart policy; `where` names it in errors ("spec.containers[0]").
+Status readContainer(JsonReader& r, const std::string& where, ContainerResources& c) {
+  if (r.peek() != Kind::kObject) {
+    r.beginObject();  // records the reader's error: "expected an object"
+    return json::readerError(r, where);
   }
-  if (!r.ok()) return json::readerError(r, where);
-  return Ok{};
+  std::string policy;
+  return json::forEachKey(r, where, [&](const std::string& key) -> Status {
+    if (key == "resources") return readResources(r, c, where);
+    if (key == "restartPolicy") {
+      if (Status s = json::readStringField(r, where, key, policy); !s) return s;
+      c.restartable = policy == "Always";
+      return Ok{};
+    }
+    return json::skipField(r, where, key);
+  });
 }
 
 Status readContainers(JsonReader& r, std::vector<ContainerResources>& out, const char* field) {
-  if (r.readNull()) return Ok{};
-  if (!r.beginArray()) return json::readerError(r, std::string("spec.") + field);
-  std::string key;
-  std::string policy;
-  while (r.nextElement()) {
-    const std::string where = std::string("spec.") + field + "[" + std::to_string(out.size()) + "]";
+  const std::string where = json::dotted("spec", field);
+  return json::forEachElement(r, where, [&](std::size_t i) -> Status {
     ContainerResources c;
-    if (!r.beginObject()) return json::readerError(r, where);
-    while (r.nextKey(key)) {
-      if (key == "resources") {
-        if (auto s = readResources(r, c, where); !s) return s;
-      } else if (key == "restartPolicy") {
-        if (!r.readStringOrNull(policy)) return json::readerError(r, where + ".restartPolicy");
-        c.restartable = policy == "Always";
-      } else if (!r.skipValue()) {
-        return json::readerError(r, where);
-      }
-    }
-    if (!r.ok()) return json::readerError(r, where);
+    if (Status s = readContainer(r, json::indexed(where, i), c); !s) return s;
     out.push_back(std::move(c));
-  }
-  if (!r.ok()) return json::readerError(r, std::string("spec.") + field);
-  return Ok{};
+    return Ok{};
+  });
 }
 
 void maxInto(ResourceList& target, const ResourceList& other) {
@@ -115,25 +108,24 @@ ResourceList effectivePodRequests(const std::vector<ContainerResources>& contain
 // An array of objects with string fields (spec.resourceClaims, status.resourceClaimStatuses):
 // `field(item, key)` names the member a key fills, or nullptr to skip it.
 template <typename Item, typename Field>
-Status readStringObjects(JsonReader& r, const std::string& where, std::vector<Item>& out,
+Status readStringObjects(JsonReader& r, std::string_view where, std::vector<Item>& out,
                          Field field) {
-  if (r.readNull()) return Ok{};
-  if (!r.beginArray()) return json::readerError(r, where);
-  std::string key;
-  while (r.nextElement()) {
-    const std::string at = where + "[" + std::to_string(out.size()) + "]";
-    Item item;
-    if (!r.beginObject()) return json::readerError(r, at);
-    while (r.nextKey(key)) {
-      std::string* target = field(item, key);
-      const bool good = target != nullptr ? r.readStringOrNull(*target) : r.skipValue();
-      if (!good) return json::readerError(r, at + "." + key);
+  return json::forEachElement(r, where, [&](std::size_t i) -> Status {
+    const std::string at = json::indexed(where, i);
+    if (r.peek() != Kind::kObject) {
+      r.beginObject();  // records the reader's error: "expected an object"
+      return json::readerError(r, at);
     }
-    if (!r.ok()) return json::readerError(r, at);
+    Item item;
+    Status read = json::forEachKey(r, at, [&](const std::string& key) -> Status {
+      std::string* target = field(item, key);
+      return target != nullptr ? json::readStringField(r, at, key, *target)
+                               : json::skipField(r, at, key);
+    });
+    if (!read) return read;
     out.push_back(std::move(item));
-  }
-  if (!r.ok()) return json::readerError(r, where);
-  return Ok{};
+    return Ok{};
+  });
 }
 
 struct PodSpecParts {
@@ -208,132 +200,99 @@ bool readConditions(JsonReader& r, BindTimes& times) {
   return r.ok();
 }
 
-Status readMetadata(JsonReader& r, PodInfo& pod, BindTimes& times) {
-  if (r.readNull()) return Ok{};
-  if (!r.beginObject()) return json::readerError(r, "pod metadata");
-  std::string key;
-  while (r.nextKey(key)) {
-    bool good = true;
-    if (key == "name") {
-      good = r.readStringOrNull(pod.name);
-    } else if (key == "namespace") {
-      good = r.readStringOrNull(pod.ns);
-    } else if (key == "uid") {
-      good = r.readStringOrNull(pod.uid);
-    } else if (key == "resourceVersion") {
-      good = r.readStringOrNull(pod.resourceVersion);
-    } else if (key == "deletionTimestamp") {
-      pod.deleting = r.peek() != Kind::kNull;
-      good = r.skipValue();
-    } else if (key == "creationTimestamp") {
-      good = readTime(r, times.created, times);
-    } else if (key == "annotations") {
-      if (auto s = readStringMap(r, "metadata.annotations", pod.annotations); !s) return s;
-    } else if (key == "labels") {
-      if (auto s = readStringMap(r, "metadata.labels", pod.labels); !s) return s;
-    } else {
-      good = r.skipValue();
-    }
-    if (!good) return json::readerError(r, "pod metadata." + key);
-  }
-  if (!r.ok()) return json::readerError(r, "pod metadata");
+constexpr std::string_view kMetadata = "pod metadata";
+constexpr std::string_view kSpec = "pod spec";
+constexpr std::string_view kStatus = "pod status";
+
+// A field read leniently (bind times, deletionTimestamp): `good` false is the reader's own
+// error (the body is malformed there), which names the field.
+Status leniently(JsonReader& r, std::string_view where, std::string_view field, bool good) {
+  if (!good) return json::readerError(r, json::dotted(where, field));
   return Ok{};
+}
+
+Status readMetadata(JsonReader& r, PodInfo& pod, BindTimes& times) {
+  return json::forEachKey(r, kMetadata, [&](const std::string& key) -> Status {
+    if (key == "name") return json::readStringField(r, kMetadata, key, pod.name);
+    if (key == "namespace") return json::readStringField(r, kMetadata, key, pod.ns);
+    if (key == "uid") return json::readStringField(r, kMetadata, key, pod.uid);
+    if (key == "resourceVersion") {
+      return json::readStringField(r, kMetadata, key, pod.resourceVersion);
+    }
+    if (key == "deletionTimestamp") {
+      pod.deleting = r.peek() != Kind::kNull;
+      return json::skipField(r, kMetadata, key);
+    }
+    if (key == "creationTimestamp") {
+      return leniently(r, kMetadata, key, readTime(r, times.created, times));
+    }
+    if (key == "annotations") return readStringMap(r, "metadata.annotations", pod.annotations);
+    if (key == "labels") return readStringMap(r, "metadata.labels", pod.labels);
+    return json::skipField(r, kMetadata, key);
+  });
 }
 
 // spec.schedulingGroup: a one-of union whose only member today is podGroupName.
 Status readSchedulingGroup(JsonReader& r, PodInfo& pod) {
-  if (r.readNull()) return Ok{};
-  if (!r.beginObject()) return json::readerError(r, "pod spec.schedulingGroup");
-  std::string key;
-  while (r.nextKey(key)) {
-    const bool good = key == "podGroupName" ? r.readStringOrNull(pod.podGroupName) : r.skipValue();
-    if (!good) return json::readerError(r, "pod spec.schedulingGroup." + key);
-  }
-  if (!r.ok()) return json::readerError(r, "pod spec.schedulingGroup");
-  return Ok{};
+  constexpr std::string_view where = "pod spec.schedulingGroup";
+  return json::forEachKey(r, where, [&](const std::string& key) -> Status {
+    if (key == "podGroupName") return json::readStringField(r, where, key, pod.podGroupName);
+    return json::skipField(r, where, key);
+  });
 }
 
 Status readSpec(JsonReader& r, PodInfo& pod, PodSpecParts& parts) {
-  if (r.readNull()) return Ok{};
-  if (!r.beginObject()) return json::readerError(r, "pod spec");
-  std::string key;
-  while (r.nextKey(key)) {
-    Status s = Ok{};
-    bool good = true;
-    if (key == "containers") {
-      s = readContainers(r, parts.containers, "containers");
-    } else if (key == "initContainers") {
-      s = readContainers(r, parts.initContainers, "initContainers");
-    } else if (key == "overhead") {
-      s = readResourceList(r, "spec.overhead", parts.overhead);
-    } else if (key == "nodeName") {
-      good = r.readStringOrNull(pod.nodeName);
-    } else if (key == "priority") {
-      good = r.readNull() || r.readInt64(pod.priority);
-    } else if (key == "schedulingGroup") {
-      s = readSchedulingGroup(r, pod);
-    } else if (key == "resourceClaims") {
-      s = readStringObjects(r, "spec.resourceClaims", pod.resourceClaims,
-                            [](PodResourceClaim& c, const std::string& field) -> std::string* {
-                              if (field == "name") return &c.name;
-                              if (field == "resourceClaimName") return &c.resourceClaimName;
-                              if (field == "resourceClaimTemplateName") {
-                                return &c.resourceClaimTemplateName;
-                              }
-                              return nullptr;
-                            });
-    } else {
-      good = r.skipValue();
+  return json::forEachKey(r, kSpec, [&](const std::string& key) -> Status {
+    if (key == "containers") return readContainers(r, parts.containers, "containers");
+    if (key == "initContainers") return readContainers(r, parts.initContainers, "initContainers");
+    if (key == "overhead") return readResourceList(r, "spec.overhead", parts.overhead);
+    if (key == "nodeName") return json::readStringField(r, kSpec, key, pod.nodeName);
+    if (key == "priority") return json::readIntField(r, kSpec, key, pod.priority);
+    if (key == "schedulingGroup") return readSchedulingGroup(r, pod);
+    if (key == "resourceClaims") {
+      return readStringObjects(r, "spec.resourceClaims", pod.resourceClaims,
+                               [](PodResourceClaim& c, const std::string& field) -> std::string* {
+                                 if (field == "name") return &c.name;
+                                 if (field == "resourceClaimName") return &c.resourceClaimName;
+                                 if (field == "resourceClaimTemplateName") {
+                                   return &c.resourceClaimTemplateName;
+                                 }
+                                 return nullptr;
+                               });
     }
-    if (!s) return s;
-    if (!good) return json::readerError(r, "pod spec." + key);
-  }
-  if (!r.ok()) return json::readerError(r, "pod spec");
-  return Ok{};
+    return json::skipField(r, kSpec, key);
+  });
 }
 
-bool readExtendedResourceClaim(JsonReader& r, PodInfo& pod) {
-  if (r.readNull()) return true;
-  if (!r.beginObject()) return false;
-  std::string key;
-  while (r.nextKey(key)) {
-    const bool good = key == "resourceClaimName" ? r.readStringOrNull(pod.extendedResourceClaimName)
-                                                 : r.skipValue();
-    if (!good) return false;
-  }
-  return r.ok();
+Status readExtendedResourceClaim(JsonReader& r, PodInfo& pod) {
+  constexpr std::string_view where = "pod status.extendedResourceClaimStatus";
+  return json::forEachKey(r, where, [&](const std::string& key) -> Status {
+    if (key == "resourceClaimName") {
+      return json::readStringField(r, where, key, pod.extendedResourceClaimName);
+    }
+    return json::skipField(r, where, key);
+  });
 }
 
 Status readStatus(JsonReader& r, PodInfo& pod, BindTimes& times) {
-  if (r.readNull()) return Ok{};
-  if (!r.beginObject()) return json::readerError(r, "pod status");
-  std::string key;
-  while (r.nextKey(key)) {
-    bool good = true;
-    if (key == "phase") {
-      good = r.readStringOrNull(pod.phase);
-    } else if (key == "nominatedNodeName") {
-      good = r.readStringOrNull(pod.nominatedNodeName);
-    } else if (key == "resourceClaimStatuses") {
-      Status s = readStringObjects(
+  return json::forEachKey(r, kStatus, [&](const std::string& key) -> Status {
+    if (key == "phase") return json::readStringField(r, kStatus, key, pod.phase);
+    if (key == "nominatedNodeName") {
+      return json::readStringField(r, kStatus, key, pod.nominatedNodeName);
+    }
+    if (key == "resourceClaimStatuses") {
+      return readStringObjects(
           r, "status.resourceClaimStatuses", pod.resourceClaimStatuses,
           [](PodResourceClaimStatus& c, const std::string& field) -> std::string* {
             if (field == "name") return &c.name;
             if (field == "resourceClaimName") return &c.resourceClaimName;
             return nullptr;
           });
-      if (!s) return s;
-    } else if (key == "extendedResourceClaimStatus") {
-      good = readExtendedResourceClaim(r, pod);
-    } else if (key == "conditions") {
-      good = readConditions(r, times);
-    } else {
-      good = r.skipValue();
     }
-    if (!good) return json::readerError(r, "pod status." + key);
-  }
-  if (!r.ok()) return json::readerError(r, "pod status");
-  return Ok{};
+    if (key == "extendedResourceClaimStatus") return readExtendedResourceClaim(r, pod);
+    if (key == "conditions") return leniently(r, kStatus, key, readConditions(r, times));
+    return json::skipField(r, kStatus, key);
+  });
 }
 
 }  // namespace
@@ -349,22 +308,18 @@ Result<PodInfo> readPodJson(JsonReader& r) {
   PodInfo pod;
   PodSpecParts parts;
   BindTimes times;
-  if (!r.beginObject()) return json::readerError(r, "pod");
-  std::string key;
-  while (r.nextKey(key)) {
-    Status s = Ok{};
-    if (key == "metadata") {
-      s = readMetadata(r, pod, times);
-    } else if (key == "spec") {
-      s = readSpec(r, pod, parts);
-    } else if (key == "status") {
-      s = readStatus(r, pod, times);
-    } else if (!r.skipValue()) {
-      return json::readerError(r, "pod");
-    }
-    if (!s) return std::move(s).error();
+  if (r.peek() != Kind::kObject) {
+    r.beginObject();  // records the reader's error: "expected an object"
+    return json::readerError(r, "pod");
   }
-  if (!r.ok()) return json::readerError(r, "pod");
+  Status read = json::forEachKey(r, "pod", [&](const std::string& key) -> Status {
+    if (key == "metadata") return readMetadata(r, pod, times);
+    if (key == "spec") return readSpec(r, pod, parts);
+    if (key == "status") return readStatus(r, pod, times);
+    if (!r.skipValue()) return json::readerError(r, "pod");
+    return Ok{};
+  });
+  if (!read) return std::move(read).error();
   pod.requests = effectivePodRequests(parts.containers, parts.initContainers, parts.overhead);
   pod.boundAt = times.boundAt();
   return pod;
