@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "core/node_health.h"
+#include "health/node_health.h"
 #include "policy/default_policy.h"
 #include "service/placement_recorder.h"
 #include "snapshot/cluster_health.h"

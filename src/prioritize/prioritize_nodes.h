@@ -8,9 +8,9 @@
 
 #include "core/group_answers.h"
 #include "core/node_candidate.h"
-#include "core/placement_regret.h"
 #include "core/pod_demand.h"
 #include "core/score_node.h"
+#include "health/placement_regret.h"
 #include "policy/policy.h"
 
 namespace gte {
@@ -28,7 +28,7 @@ using HostScores = std::vector<HostScore>;
 // group member's answers, one per candidate), its held slots score 100 and 10 on the wire, the
 // other nodes' wire scores are scaled into 0..8 below them, and refused nodes score 0.
 // With `offer`, a pod of two or more whole GPUs also gets what placement regret compares with
-// (core/placement_regret.h): the best set the fitting candidates offer and the worst set among
+// (health/placement_regret.h): the best set the fitting candidates offer and the worst set among
 // those ranked top (left empty for other pods, when nothing fits, and for a group member whose
 // group has a plan: the plan, not this ranking, places it). The names view `nodes`.
 HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidate> nodes,

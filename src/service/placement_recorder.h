@@ -19,7 +19,7 @@
 #include <unordered_map>
 
 #include "base/mutex.h"
-#include "core/placement_regret.h"
+#include "health/placement_regret.h"
 
 namespace gte {
 namespace metrics {

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/node_health.h"
+#include "health/node_health.h"
 #include "model/node_info.h"
 
 namespace gte {

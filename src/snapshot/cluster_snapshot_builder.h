@@ -7,7 +7,7 @@
 // The builder is the one owner of node records: it holds each node's NodeInfo and the state read
 // from its labels (read once per label change), and the charges (pods and their devices) the
 // cluster cache hands it.
-// Each build also sums the nodes' topology-health figures (core/node_health.h): a node's figures
+// Each build also sums the nodes' topology-health figures (health/node_health.h): a node's figures
 // are computed with its state, each changed shard's pool totals are summed again, and the 64
 // shards' totals are merged into the snapshot's ClusterHealth.
 // Not thread-safe: one owner (the cluster-state thread) feeds it and publishes the result.
@@ -25,8 +25,8 @@
 #include "core/group_members.h"
 #include "core/node_charges.h"
 #include "core/node_content.h"
-#include "core/node_health.h"
 #include "core/plain_answers.h"
+#include "health/node_health.h"
 #include "model/node_info.h"
 #include "snapshot/cluster_snapshot.h"
 

@@ -1,4 +1,4 @@
-#include "core/placement_regret.h"
+#include "health/placement_regret.h"
 
 #include <algorithm>
 #include <bit>

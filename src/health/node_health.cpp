@@ -1,4 +1,4 @@
-#include "core/node_health.h"
+#include "health/node_health.h"
 
 #include <algorithm>
 #include <bit>

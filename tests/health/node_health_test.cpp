@@ -4,7 +4,7 @@
 
 #include <array>
 
-#include "core/node_health.h"
+#include "health/node_health.h"
 #include "policy/default_policy.h"
 #include "support/node_fixtures.h"
 

@@ -3,7 +3,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
 
-#include "core/placement_regret.h"
+#include "health/placement_regret.h"
 
 namespace gte {
 namespace {
