@@ -114,8 +114,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   checkState(*rebuilt);
   check(rebuilt->status == built->status && rebuilt->freeMask == built->freeMask &&
             rebuilt->usableMask == built->usableMask &&
-            rebuilt->migSlicesInUse == built->migSlicesInUse,
+            rebuilt->migSlicesInUse == built->migSlicesInUse && rebuilt->sharing == built->sharing,
         "the cached path builds the same state as the direct one");
+  // Sharing labels that do not read make the node shared, never exclusive (docs/sharing.md).
+  check(built->sharing.unreadable.empty() || built->sharing.shared(),
+        "unreadable sharing labels read as shared");
 
   // Preempt's what-if: releasing what the usage took never leaves fewer GPUs free.
   const auto released = gte::rebuildNodeState(*built, {}, policy, usage);

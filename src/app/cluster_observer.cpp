@@ -185,6 +185,7 @@ void ClusterObserver::observeNodes(const ClusterSnapshot& snapshot) {
   metrics::FreeGpusByNvlinkSet freeGpus{};
   std::unordered_map<std::string, std::string> now;
   std::unordered_set<std::string> approximate;
+  std::unordered_set<std::string> unreadableSharing;
   // forEach, a template, calls the lambda in place with observing_ held; clang cannot carry the
   // lock into a lambda a template calls, so the lambda alone is not analysed.
   snapshot.nodes.forEach([&](const std::string& name,
@@ -204,6 +205,13 @@ void ClusterObserver::observeNodes(const ClusterSnapshot& snapshot) {
       }
       approximate.insert(name);
     }
+    if (!state->sharing.unreadable.empty()) {
+      if (!unreadableSharing_.contains(name)) {
+        log::warn("node GPU sharing labels unreadable; its GPUs are treated as shared",
+                  {{"node", name}, {"labels", state->sharing.unreadable}});
+      }
+      unreadableSharing.insert(name);
+    }
     if (state->status != TopologyStatus::kMalformed) return;
     auto it = malformed_.find(name);
     if (it == malformed_.end() || it->second != state->topologyError) {
@@ -218,6 +226,7 @@ void ClusterObserver::observeNodes(const ClusterSnapshot& snapshot) {
   }
   malformed_ = std::move(now);
   approximate_ = std::move(approximate);
+  unreadableSharing_ = std::move(unreadableSharing);
   metrics_.setMalformedNodes(static_cast<std::int64_t>(malformed_.size()));
   fragments_ = std::move(fragments);
   metrics_.setFreeGpusByNvlinkSet(freeGpus);

@@ -111,6 +111,8 @@ class ClusterObserver {
   std::unordered_map<std::string, std::string> malformed_ GTE_GUARDED_BY(observing_);
   // nodes whose approximate pick was reported
   std::unordered_set<std::string> approximate_ GTE_GUARDED_BY(observing_);
+  // nodes whose GPU sharing labels do not read (treated as shared), as reported
+  std::unordered_set<std::string> unreadableSharing_ GTE_GUARDED_BY(observing_);
   // node -> its state last observed and that state's free GPUs by NVLink set size (recomputed only
   // for nodes whose state changed).
   struct NodeFragments {

@@ -101,6 +101,7 @@ FitOutcome filterMig(const PodDemand& demand, const NodeState& state) {
 }  // namespace
 
 FitOutcome checkFit(const PodDemand& demand, const NodeState& state, const Policy& policy) {
+  if (const auto refused = sharingRefusal(demand, state)) return *refused;
   if (demand.gpus > 0) {
     if (const FitOutcome outcome = filterWholeGpus(demand, state, policy); !outcome.fits()) {
       return outcome;

@@ -5,6 +5,8 @@
 // what-if calls it on the node with the victims released. A pure function of the pod's demand, the
 // node's precomputed state and the policy: no I/O, clock, locks or globals; the common cases are
 // table lookups.
+#include <optional>
+
 #include "core/fit_outcome.h"
 #include "core/node_state.h"
 #include "core/pod_demand.h"
@@ -13,5 +15,23 @@
 namespace gte {
 
 FitOutcome checkFit(const PodDemand& demand, const NodeState& state, const Policy& policy);
+
+// The refusal of a pod that asks for exclusive whole GPUs (`isolation: exclusive`) on a node whose
+// device plugin shares its GPUs among pods (core/gpu_sharing.h), or nullopt. checkFit starts with
+// it; the per-node decision asks it before reading a precomputed answer (which is the same for
+// every isolation), so the two paths agree. Unresolvable: emptying the node shares its GPUs still.
+inline std::optional<FitOutcome> sharingRefusal(const PodDemand& demand,
+                                                const NodeState& state) noexcept {
+  if (demand.isolation != Isolation::kExclusive || demand.gpus <= 0 || !state.sharing.shared() ||
+      state.allocator != GpuAllocator::kDevicePlugin) {
+    return std::nullopt;
+  }
+  FitOutcome out;
+  out.verdict = Verdict::kUnresolvable;
+  out.reason = FitReason::kGpusShared;
+  out.sharing = state.sharing.strategy;
+  out.replicas = state.sharing.replicas;
+  return out;
+}
 
 }  // namespace gte

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/gpu_sharing.h"
 #include "core/pod_demand.h"
 
 namespace gte {
@@ -31,12 +32,16 @@ enum class FitReason : std::uint8_t {
   kMigProfileUnknown,        // the product does not offer the requested profile
   kMigNoPlacement,           // no free instance or legal free placement for the profile
   kDraNoAllocation,          // the DRA allocator finds no devices for the pod's claims
+  kGpusShared,               // exclusive GPUs asked, the device plugin shares the node's GPUs
 };
 
 struct FitOutcome {
   Verdict verdict = Verdict::kFit;
   FitReason reason = FitReason::kNone;
   int migRequest = -1;  // index into PodDemand::mig for MIG reasons
+  // kGpusShared: how the node shares its GPUs, named in the reason.
+  SharingStrategy sharing = SharingStrategy::kNone;
+  std::uint16_t replicas = 0;  // 0: not known
 
   bool fits() const noexcept { return verdict == Verdict::kFit; }
 };

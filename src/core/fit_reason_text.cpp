@@ -64,6 +64,14 @@ std::string fitReasonText(const FitOutcome& outcome, const PodDemand& demand) {
       return "MIG profile " + migProfile(outcome, demand) + " is not offered by this GPU model";
     case FitReason::kMigNoPlacement:
       return "MIG profile " + migProfile(outcome, demand) + " has no free placement";
+    case FitReason::kGpusShared: {
+      std::string how = outcome.sharing == SharingStrategy::kUnknown
+                            ? std::string("shared (sharing unreadable or unnamed)")
+                            : "shared by " + std::string(sharingStrategyName(outcome.sharing));
+      if (outcome.replicas > 0)
+        how += ", " + std::to_string(outcome.replicas) + " replicas per GPU";
+      return "GPUs " + how + "; the pod asks for exclusive GPUs";
+    }
     case FitReason::kDraNoAllocation:
       return "the pod's DRA claims cannot be allocated from the node's free devices";
   }

@@ -115,8 +115,9 @@ GroupSlots countGroupSlots(const NodeState& state, const Policy& policy) {
 }
 
 bool chainCovers(const PodDemand& demand) noexcept {
-  return demand.mig.empty() && !demand.singleNuma && demand.gpus >= 1 &&
-         demand.gpus <= kGroupChainSizes;
+  // An exclusive member goes through the rebuilt states, whose checkFit refuses shared GPUs.
+  return demand.mig.empty() && !demand.singleNuma && demand.isolation != Isolation::kExclusive &&
+         demand.gpus >= 1 && demand.gpus <= kGroupChainSizes;
 }
 
 std::optional<PodDemand> slotDemand(const PodDemand& demand, const NodeState& state) {

@@ -71,7 +71,8 @@ GroupChain computeGroupChain(const PairTable& table, GpuMask free, bool linksKno
 GroupSlots countGroupSlots(const NodeState& state, const Policy& policy);
 
 // Whether a member's slots can be read from the precomputed chain: k whole GPUs (1..8), no MIG,
-// no NUMA demand (any min-link). Other members go through groupSlotSets' rebuilt states.
+// no NUMA demand (any min-link), not exclusive. Other members go through groupSlotSets' rebuilt
+// states.
 bool chainCovers(const PodDemand& demand) noexcept;
 
 // The member as the node's slots count it: itself, or for a member with DRA claims the whole

@@ -137,6 +137,11 @@ class NodeDecider {
   // The fit check on a resolved candidate (`node.state` set).
   FitOutcome fit(const NodeCandidate& node) const {
     if (passedThrough()) return FitOutcome{};
+    // Asked before the precomputed answer, which is every isolation's (it reads the node's
+    // state: only pods that ask for exclusive GPUs pay for the line).
+    if (exclusive_) {
+      if (const auto refused = sharingRefusal(demand_, *node.state)) return *refused;
+    }
     if (claimsAsGpus(node)) {
       return node.plain != nullptr && claimsAsGpusPlain_ > 0
                  ? node.plain->forGpus(claimsAsGpusPlain_).fit()
@@ -155,6 +160,7 @@ class NodeDecider {
   // offers it no placement.
   ScoreTerms terms(const NodeCandidate& node) const {
     if (demand_.empty() || passedThrough()) return ScoreTerms{};
+    if (exclusive_ && sharingRefusal(demand_, *node.state)) return ScoreTerms{};
     if (claimsAsGpus(node)) {
       return node.plain != nullptr && claimsAsGpusPlain_ > 0
                  ? node.plain->forGpus(claimsAsGpusPlain_).terms(demand_.strategy)
@@ -235,8 +241,10 @@ class NodeDecider {
   std::int64_t plainGpus_;
   bool routeByNode_;                          // claims: the route depends on the node (routeOn)
   PodRoute route_ = PodRoute::kDevicePlugin;  // otherwise, the pod's route on every node
-  mutable std::optional<DraDecider> dra_;     // pods with claims: the first-fit's scratch
-  std::optional<PodDemand> claimsAsGpus_;     // the claims as N whole GPUs, when they are that
+  // Exclusive whole GPUs asked: shared nodes refuse the pod (sharingRefusal).
+  bool exclusive_ = demand_.isolation == Isolation::kExclusive && demand_.gpus > 0;
+  mutable std::optional<DraDecider> dra_;  // pods with claims: the first-fit's scratch
+  std::optional<PodDemand> claimsAsGpus_;  // the claims as N whole GPUs, when they are that
   std::int64_t claimsAsGpusPlain_ = 0;
 };
 

@@ -500,11 +500,29 @@ const MigProfileFit* NodeState::migFit(std::string_view resource) const noexcept
 
 namespace {
 
+// The node's sharing of nvidia.com/gpu against the GPUs its topology has (core/gpu_sharing.h).
+GpuSharing sharingOf(const NodeInfo& node, const NodeState& state) {
+  const GpuTopology& topology = state.topology;
+  int whole = 0;
+  bool migMode = false;
+  for (int gpu = 0; gpu < topology.gpuCount; ++gpu) {
+    const auto at = static_cast<std::size_t>(gpu);
+    const bool mig =
+        (at < topology.migMode.size() && (topology.migMode[at] == MigMode::kEnabled ||
+                                          topology.migMode[at] == MigMode::kPending)) ||
+        (at < topology.used.size() && topology.used[at] == GpuUse::kMigMode);
+    migMode = migMode || mig;
+    if (!mig) ++whole;
+  }
+  return readGpuSharing(node, whole, migMode, state.allocatableGpus);
+}
+
 std::shared_ptr<NodeState> readState(const NodeInfo& node, const Policy& policy) {
   auto state = std::make_shared<NodeState>();
   state->name = node.name;
   state->allocatableGpus = allocatableGpus(node);
   readInto(*state, node, policy);
+  state->sharing = sharingOf(node, *state);
   return state;
 }
 
@@ -516,6 +534,7 @@ std::shared_ptr<NodeState> copyRead(const NodeState& sameLabels) {
   state->topologyError = sameLabels.topologyError;
   state->topology = sameLabels.topology;
   state->allocatableGpus = sameLabels.allocatableGpus;
+  state->sharing = sameLabels.sharing;
   state->dra = sameLabels.dra;
   return state;
 }

@@ -10,8 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/group_slots.h"
 #include "core/dra_node_state.h"
+#include "core/gpu_sharing.h"
+#include "core/group_slots.h"
 #include "core/node_usage.h"
 #include "model/node_info.h"
 #include "policy/policy.h"
@@ -116,6 +117,9 @@ struct NodeState {
   // without switch-hierarchy structure) and is the best partition found, not proven upstream's.
   bool devicePluginApproximate = false;
   std::int64_t allocatableGpus = -1;  // status.allocatable nvidia.com/gpu; -1 when absent
+  // Whether the device plugin shares each GPU among pods (time-slicing, MPS; core/gpu_sharing.h):
+  // a pod asking for exclusive GPUs is refused here.
+  GpuSharing sharing;
 
   // MIG (labels-v1 nodes with a product table entry).
   std::optional<MigProduct> migProduct;

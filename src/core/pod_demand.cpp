@@ -36,6 +36,7 @@ Result<PodDemand> parsePodDemand(const PodInfo& pod, const Policy& policy,
   demand.gpus = request->gpus;
   demand.mig = std::move(request).value().mig;
   demand.strategy = policy.defaultStrategy;
+  demand.isolation = policy.sharing.defaultIsolation;
   demand.dra = resolveDraDemand(pod, demand.gpus, dra);
 
   if (const std::string* value = annotation(pod, policy, kMinLinkAnnotation)) {
@@ -59,6 +60,13 @@ Result<PodDemand> parsePodDemand(const PodInfo& pod, const Policy& policy,
       return badAnnotation(policy, kStrategyAnnotation, "binpack or spread", *value);
     }
     demand.strategy = *strategy;
+  }
+  if (const std::string* value = annotation(pod, policy, kIsolationAnnotation)) {
+    const auto isolation = isolationFromName(*value);
+    if (!isolation) {
+      return badAnnotation(policy, kIsolationAnnotation, "exclusive or shared", *value);
+    }
+    demand.isolation = *isolation;
   }
   return demand;
 }

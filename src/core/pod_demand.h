@@ -21,6 +21,8 @@ struct PodDemand {
   std::optional<LinkClass> minLink;
   bool singleNuma = false;  // all GPUs in one NUMA node
   Strategy strategy = Strategy::kBinpack;
+  // kExclusive: whole GPUs the device plugin shares among pods (core/gpu_sharing.h) do not do.
+  Isolation isolation = Isolation::kShared;
   // Its DRA claims and DRA-backed nvidia.com/gpu (core/dra_demand.h); null: no DRA part.
   DraDemandConstSharedPtr dra;
 
@@ -36,12 +38,13 @@ struct PodDemand {
 // strategy only ranks nodes).
 inline bool sameShape(const PodDemand& a, const PodDemand& b) {
   return a.gpus == b.gpus && a.mig == b.mig && a.minLink == b.minLink &&
-         a.singleNuma == b.singleNuma;
+         a.singleNuma == b.singleNuma && a.isolation == b.isolation;
 }
 
 inline constexpr std::string_view kMinLinkAnnotation = "min-link";
 inline constexpr std::string_view kNumaAnnotation = "numa";
 inline constexpr std::string_view kStrategyAnnotation = "strategy";
+inline constexpr std::string_view kIsolationAnnotation = "isolation";
 
 // Errors name the annotation: "annotation gputopo.dev/min-link: want one of nvlink, pix, pxb,
 // phb, node, sys; got 'fast'". The caller rejects every node with that message. `dra`, when the

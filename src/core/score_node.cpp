@@ -1,5 +1,7 @@
 #include "core/score_node.h"
 
+#include "core/fit.h"
+
 #include <algorithm>
 #include <array>
 #include <cassert>
@@ -104,6 +106,7 @@ int migDevicePackingTerm(const PodDemand& demand, int inUse, int taken, int tota
 
 ScoreTerms scoreTerms(const PodDemand& demand, const NodeState& state) {
   ScoreTerms terms;
+  if (sharingRefusal(demand, state)) return ScoreTerms{};  // shared GPUs, exclusive asked
   if (state.allocator == GpuAllocator::kDra && state.dra && state.dra->plainUninterpretable &&
       demand.gpus > 0) {
     return ScoreTerms{};  // the DRA allocator's pick cannot be told: no claim about the node

@@ -22,7 +22,8 @@ class ReasonTable {
   std::uint32_t forOutcome(const FitOutcome& outcome, const PodDemand& demand) {
     for (std::size_t i = 0; i < formatted_.size(); ++i) {
       if (formatted_[i].reason == outcome.reason &&
-          formatted_[i].migRequest == outcome.migRequest) {
+          formatted_[i].migRequest == outcome.migRequest &&
+          formatted_[i].sharing == outcome.sharing && formatted_[i].replicas == outcome.replicas) {
         return indices_[i];
       }
     }

@@ -43,6 +43,21 @@ enum class Strategy : std::uint8_t {
 std::string_view strategyName(Strategy strategy) noexcept;
 std::optional<Strategy> strategyFromName(std::string_view name) noexcept;
 
+// Whether a pod may take replicas of GPUs the device plugin shares among pods (time-slicing, MPS;
+// docs/sharing.md).
+enum class Isolation : std::uint8_t {
+  kShared,     // any GPU, shared or not (what the device plugin gives)
+  kExclusive,  // whole GPUs only: nodes whose GPUs are shared refuse the pod
+};
+std::string_view isolationName(Isolation isolation) noexcept;
+std::optional<Isolation> isolationFromName(std::string_view name) noexcept;
+
+// Shared GPUs: the isolation of pods without a `<prefix>isolation` annotation.
+struct SharingPolicy {
+  Isolation defaultIsolation = Isolation::kShared;
+  friend bool operator==(const SharingPolicy&, const SharingPolicy&) = default;
+};
+
 // Build one with defaultPolicy() or parsePolicyYaml(): a value-initialised Policy has an empty
 // MIG product table.
 struct Policy {
@@ -63,6 +78,7 @@ struct Policy {
   std::vector<MigProduct> migProducts;
   // Pod groups: hold time of planned capacity and the topology levels (docs/groups.md).
   GroupsPolicy groups;
+  SharingPolicy sharing;
 
   friend bool operator==(const Policy&, const Policy&) = default;
 };

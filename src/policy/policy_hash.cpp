@@ -40,10 +40,15 @@ std::string canonicalPolicyText(const Policy& policy) {
     }
   }
   out << "groups.holdTtlMillis=" << policy.groups.holdTtlMillis << '\n';
+  // Written only when set, so the hash of every policy written before the key existed stays the
+  // same across the upgrade that added it.
+  if (policy.sharing.defaultIsolation != Isolation::kShared) {
+    out << "sharing.defaultIsolation=" << isolationName(policy.sharing.defaultIsolation) << '\n';
+  }
   for (std::size_t i = 0; i < policy.groups.levels.size(); ++i) {
     const GroupLevel& level = policy.groups.levels[i];
-    out << "groups.levels[" << i << "]=" << level.label << ','
-        << groupLevelModeName(level.mode) << '\n';
+    out << "groups.levels[" << i << "]=" << level.label << ',' << groupLevelModeName(level.mode)
+        << '\n';
   }
   return out.str();
 }

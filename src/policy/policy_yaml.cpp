@@ -75,7 +75,7 @@ class PolicyReader {
     }
     allowKeys(root, "",
               {"labelPrefix", "strategy", "linkScores", "weights", "unknownTopology", "wireScale",
-               "mig", "groups"});
+               "mig", "groups", "sharing"});
     if (const YAML::Node n = root["labelPrefix"]) {
       readLabelPrefix(n, policy.labelPrefix);
     }
@@ -106,6 +106,14 @@ class PolicyReader {
     }
     if (const YAML::Node n = root["groups"]) {
       readGroups(n, "groups", policy.groups);
+    }
+    if (const YAML::Node n = root["sharing"]) {
+      if (isMap(n, "sharing")) {
+        allowKeys(n, "sharing", {"defaultIsolation"});
+        if (const YAML::Node isolation = n["defaultIsolation"]) {
+          readIsolation(isolation, "sharing.defaultIsolation", policy.sharing.defaultIsolation);
+        }
+      }
     }
     if (error_) {
       return *error_;
@@ -241,6 +249,18 @@ class PolicyReader {
       out = *strategy;
     } else {
       fail(path, "must be binpack or spread");
+    }
+  }
+
+  void readIsolation(const YAML::Node& node, const std::string& path, Isolation& out) {
+    const auto text = scalar(node, path);
+    if (!text) {
+      return;
+    }
+    if (const auto isolation = isolationFromName(*text)) {
+      out = *isolation;
+    } else {
+      fail(path, "must be exclusive or shared");
     }
   }
 

@@ -23,6 +23,16 @@ done
 if "$helm_bin" template gte "$chart" --set extender.thredas=2 >/dev/null 2>&1; then
   fail "helm template accepted the unknown value extender.thredas"
 fi
+# Every policy section an admin may set in values reaches the policy ConfigMap (the schema once
+# refused groups), and a value the extender would refuse is refused at install.
+policy_out=$("$helm_bin" template gte "$chart" \
+  --set-json 'policy.groups={"holdTtl":"90s","levels":[{"label":"cloud.example.com/rack","mode":"required"}]}' \
+  --set policy.sharing.defaultIsolation=exclusive) || fail "policy.groups and policy.sharing must render"
+grep -q 'label: cloud.example.com/rack' <<<"$policy_out" || fail "policy.groups.levels not in the ConfigMap"
+grep -q 'defaultIsolation: exclusive' <<<"$policy_out" || fail "policy.sharing not in the ConfigMap"
+if "$helm_bin" template gte "$chart" --set policy.sharing.defaultIsolation=private >/dev/null 2>&1; then
+  fail "schema accepted policy.sharing.defaultIsolation=private"
+fi
 if "$helm_bin" template gte "$chart" --set extender.port=notaport >/dev/null 2>&1; then
   fail "helm template accepted extender.port=notaport"
 fi

@@ -85,6 +85,9 @@ TEST_CASE("validation errors name the key path", "[policy][yaml]") {
       {"weights: {speed: 3}", "weights.speed: unknown key"},
       {"colour: blue", "colour: unknown key"},
       {"strategy: random", "strategy: must be binpack or spread"},
+      {"sharing: {defaultIsolation: private}",
+       "sharing.defaultIsolation: must be exclusive or shared"},
+      {"sharing: {isolation: exclusive}", "sharing.isolation: unknown key"},
       {"labelPrefix: gputopo.dev", "labelPrefix: must be a DNS subdomain followed by '/'"},
       {"labelPrefix: Bad_Prefix/", "labelPrefix: must be a DNS subdomain"},
       {"linkScores: {pix: 70}", "linkScores.pix: must not exceed linkScores.sameBoard"},
@@ -142,6 +145,19 @@ TEST_CASE("validation errors name the key path", "[policy][yaml]") {
     CHECK(parsed.error().code == ErrorCode::kInvalidArgument);
     CHECK_THAT(parsed.error().message, ContainsSubstring(c.message));
   }
+}
+
+TEST_CASE("the sharing section sets the isolation of pods without the annotation",
+          "[policy][yaml]") {
+  const Result<Policy> parsed = parsePolicyYaml("sharing: {defaultIsolation: exclusive}");
+  REQUIRE(parsed.ok());
+  CHECK(parsed->sharing.defaultIsolation == Isolation::kExclusive);
+  CHECK(policyHash(*parsed) != policyHash(defaultPolicy()));
+  // The default is today's behaviour: any GPU, shared or not; written out, it hashes as omitted.
+  CHECK(defaultPolicy().sharing.defaultIsolation == Isolation::kShared);
+  const Result<Policy> shared = parsePolicyYaml("sharing: {defaultIsolation: shared}");
+  REQUIRE(shared.ok());
+  CHECK(policyHash(*shared) == policyHash(defaultPolicy()));
 }
 
 TEST_CASE("the groups section sets the hold time and replaces the levels", "[policy][yaml]") {

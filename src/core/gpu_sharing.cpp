@@ -1,0 +1,97 @@
+#include "core/gpu_sharing.h"
+
+#include <charconv>
+#include <limits>
+
+namespace gte {
+namespace {
+
+const std::string* label(const NodeInfo& node, std::string_view key) {
+  const auto it = node.labels.find(std::string(key));
+  return it == node.labels.end() ? nullptr : &it->second;
+}
+
+// GFD writes `none` for a resource nobody replicates; anything else it writes is one of two names.
+bool strategyFrom(std::string_view value, SharingStrategy& out) {
+  if (value == "none") {
+    out = SharingStrategy::kNone;
+  } else if (value == "time-slicing") {
+    out = SharingStrategy::kTimeSlicing;
+  } else if (value == "mps") {
+    out = SharingStrategy::kMps;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool replicasFrom(std::string_view value, std::uint16_t& out) {
+  unsigned parsed = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+  if (error != std::errc() || end != value.data() + value.size() ||
+      parsed > std::numeric_limits<std::uint16_t>::max()) {
+    return false;
+  }
+  out = static_cast<std::uint16_t>(parsed);
+  return true;
+}
+
+GpuSharing unreadable(std::string what) {
+  GpuSharing out;
+  out.strategy = SharingStrategy::kUnknown;
+  out.unreadable = std::move(what);
+  return out;
+}
+
+}  // namespace
+
+std::string_view sharingStrategyName(SharingStrategy strategy) noexcept {
+  switch (strategy) {
+    case SharingStrategy::kNone:
+      return "none";
+    case SharingStrategy::kTimeSlicing:
+      return "time-slicing";
+    case SharingStrategy::kMps:
+      return "mps";
+    case SharingStrategy::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+GpuSharing readGpuSharing(const NodeInfo& node, int wholeGpus, bool migModeGpus,
+                          std::int64_t allocatable) {
+  const std::string* strategy = label(node, kSharingStrategyLabel);
+  const std::string* replicas = label(node, kSharingReplicasLabel);
+  if (strategy != nullptr || replicas != nullptr) {
+    GpuSharing out;
+    if (strategy != nullptr && !strategyFrom(*strategy, out.strategy)) {
+      return unreadable(std::string(kSharingStrategyLabel) + "=" + *strategy);
+    }
+    if (replicas != nullptr && !replicasFrom(*replicas, out.replicas)) {
+      return unreadable(std::string(kSharingReplicasLabel) + "=" + *replicas);
+    }
+    // GFD names a strategy exactly when a resource has more than one replica. Releases before the
+    // strategy label wrote only the replicas (time-slicing then): more than one is sharing by a
+    // strategy not named. A strategy of `none` with replicas is not what any release writes.
+    if (strategy == nullptr) {
+      out.strategy = out.replicas > 1 ? SharingStrategy::kUnknown : SharingStrategy::kNone;
+    } else if (out.strategy == SharingStrategy::kNone && out.replicas > 1) {
+      return unreadable(std::string(kSharingStrategyLabel) + "=" + *strategy + " with " +
+                        std::string(kSharingReplicasLabel) + "=" + *replicas);
+    }
+    if (!out.shared()) out.replicas = 0;
+    return out;
+  }
+  GpuSharing out;
+  if (!migModeGpus && wholeGpus > 0 && allocatable > wholeGpus) {
+    out.strategy = SharingStrategy::kUnknown;
+    if (allocatable % wholeGpus == 0 &&
+        allocatable / wholeGpus <= std::numeric_limits<std::uint16_t>::max()) {
+      out.replicas = static_cast<std::uint16_t>(allocatable / wholeGpus);
+    }
+  }
+  return out;
+}
+
+}  // namespace gte

@@ -1,0 +1,49 @@
+#pragma once
+// Whether a node's whole GPUs are shared among pods by the NVIDIA device plugin, read from what the
+// plugin and GPU Feature Discovery publish (docs/sharing.md). With time-slicing or MPS the plugin
+// advertises each physical GPU `replicas` times (allocatable nvidia.com/gpu = GPUs x replicas), and
+// GFD labels the node `nvidia.com/gpu.sharing-strategy` (none | time-slicing | mps) and
+// `nvidia.com/gpu.replicas`. A pod that asks for exclusive GPUs (`<prefix>isolation: exclusive`)
+// must not land on such a node: its "GPUs" would be replicas beside other tenants, with no memory
+// or fault isolation under time-slicing. A node whose sharing cannot be read is treated as shared,
+// never as exclusive. Pure.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "model/node_info.h"
+
+namespace gte {
+
+enum class SharingStrategy : std::uint8_t {
+  kNone,         // each nvidia.com/gpu is a whole GPU
+  kTimeSlicing,  // replicas share memory and faults
+  kMps,          // replicas share a fault domain; memory and compute limited per client
+  kUnknown,      // shared by a means the labels do not name, or labels that do not read
+};
+
+std::string_view sharingStrategyName(SharingStrategy strategy) noexcept;
+
+struct GpuSharing {
+  SharingStrategy strategy = SharingStrategy::kNone;
+  std::uint16_t replicas = 0;  // per physical GPU; 0: not known
+  // Set when the labels do not read (the node is then treated as shared): what was read, for the
+  // log and the refusal's reason.
+  std::string unreadable;
+
+  bool shared() const noexcept { return strategy != SharingStrategy::kNone; }
+  friend bool operator==(const GpuSharing&, const GpuSharing&) = default;
+};
+
+inline constexpr std::string_view kSharingStrategyLabel = "nvidia.com/gpu.sharing-strategy";
+inline constexpr std::string_view kSharingReplicasLabel = "nvidia.com/gpu.replicas";
+
+// The node's sharing of nvidia.com/gpu: from GFD's labels where they are present; without them,
+// from its allocatable against its physical GPUs (`wholeGpus`, the GPUs not in MIG mode;
+// `allocatable` -1 when absent): more nvidia.com/gpu than GPUs is replication by an unknown
+// strategy. A node with MIG-mode GPUs and no GFD labels is read as not shared: under the plugin's
+// `single` MIG strategy nvidia.com/gpu counts MIG devices, which are isolated.
+GpuSharing readGpuSharing(const NodeInfo& node, int wholeGpus, bool migModeGpus,
+                          std::int64_t allocatable);
+
+}  // namespace gte

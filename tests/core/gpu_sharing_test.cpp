@@ -1,0 +1,146 @@
+// Shared GPUs (core/gpu_sharing.h, docs/sharing.md): how a node's sharing is read from GPU Feature
+// Discovery's labels or, without them, from its allocatable; and the fit rule it feeds: a pod
+// asking for exclusive GPUs is refused on a shared node, by checkFit and by the per-node decision
+// on the precomputed answers alike, with a reason naming the strategy and replicas.
+#include <catch2/catch_test_macros.hpp>
+#include <string>
+
+#include "core/fit.h"
+#include "core/gpu_sharing.h"
+#include "core/node_decider.h"
+#include "core/plain_answers.h"
+#include "core/pod_demand.h"
+#include "model/gpu_request.h"
+#include "policy/default_policy.h"
+#include "support/node_fixtures.h"
+#include "support/pod_fixtures.h"
+
+namespace gte {
+namespace {
+
+using testing::FixtureState;
+
+NodeInfo withLabels(NodeInfo node, const std::string& strategy, const std::string& replicas) {
+  if (!strategy.empty()) node.labels[std::string(kSharingStrategyLabel)] = strategy;
+  if (!replicas.empty()) node.labels[std::string(kSharingReplicasLabel)] = replicas;
+  return node;
+}
+
+NodeInfo withAllocatable(NodeInfo node, std::int64_t gpus) {
+  node.allocatable.set(std::string(kGpuResource), Quantity::fromUnits(gpus));
+  return node;
+}
+
+GpuSharing sharingOf(const NodeInfo& node) {
+  return buildNodeState(node, {}, defaultPolicy())->sharing;
+}
+
+TEST_CASE("a node's sharing is read from GFD's labels, else from its allocatable", "[core]") {
+  const NodeInfo h100 = testing::makeDgxH100(FixtureState().withName("h100"));
+  SECTION("no sharing labels, one nvidia.com/gpu per GPU: not shared") {
+    CHECK_FALSE(sharingOf(withAllocatable(h100, 8)).shared());
+    CHECK_FALSE(sharingOf(h100).shared());
+  }
+  SECTION("GFD's labels name the strategy and replicas") {
+    const GpuSharing sliced = sharingOf(withLabels(h100, "time-slicing", "4"));
+    CHECK(sliced.strategy == SharingStrategy::kTimeSlicing);
+    CHECK(sliced.replicas == 4);
+    CHECK(sharingOf(withLabels(h100, "mps", "2")).strategy == SharingStrategy::kMps);
+    // What GFD writes for a resource nobody replicates (1) or with sharing off (0).
+    CHECK_FALSE(sharingOf(withLabels(h100, "none", "1")).shared());
+    CHECK_FALSE(sharingOf(withLabels(h100, "none", "0")).shared());
+  }
+  SECTION("releases before the strategy label wrote the replicas alone") {
+    const GpuSharing old = sharingOf(withLabels(h100, "", "4"));
+    CHECK(old.strategy == SharingStrategy::kUnknown);
+    CHECK(old.replicas == 4);
+    CHECK_FALSE(sharingOf(withLabels(h100, "", "1")).shared());
+  }
+  SECTION("labels that do not read are shared, never exclusive") {
+    for (const auto& [strategy, replicas] :
+         {std::pair<std::string, std::string>{"round-robin", "4"},
+          {"time-slicing", "four"},
+          {"time-slicing", "-1"},
+          {"none", "4"},
+          {"mps", "99999999"}}) {
+      const GpuSharing read = sharingOf(withLabels(h100, strategy, replicas));
+      CHECK(read.shared());
+      CHECK(read.strategy == SharingStrategy::kUnknown);
+      CHECK_FALSE(read.unreadable.empty());
+    }
+  }
+  SECTION("without GFD, more nvidia.com/gpu than GPUs is replication") {
+    const GpuSharing replicated = sharingOf(withAllocatable(h100, 32));
+    CHECK(replicated.strategy == SharingStrategy::kUnknown);
+    CHECK(replicated.replicas == 4);
+    CHECK(sharingOf(withAllocatable(h100, 30)).replicas == 0);  // not a whole multiple
+  }
+  SECTION("MIG-mode GPUs without GFD labels: nvidia.com/gpu may count MIG devices") {
+    const NodeInfo a100 = testing::makeDgxA100(FixtureState().withName("a100").withMig("11000000"));
+    CHECK_FALSE(sharingOf(withAllocatable(a100, 20)).shared());
+  }
+}
+
+TEST_CASE("a pod asking for exclusive GPUs is refused on a shared node", "[core]") {
+  const Policy policy = defaultPolicy();
+  const NodeStateConstSharedPtr shared = buildNodeState(
+      withLabels(testing::makeDgxH100(FixtureState().withName("sliced")), "time-slicing", "4"), {},
+      policy);
+  const NodeStateConstSharedPtr whole =
+      buildNodeState(testing::makeDgxH100(FixtureState().withName("whole")), {}, policy);
+  const PlainAnswers sharedAnswers = precomputePlainAnswers(*shared, policy);
+
+  const Result<PodDemand> exclusive =
+      parsePodDemand(testing::makeGpuPod("p", 2, {{"gputopo.dev/isolation", "exclusive"}}), policy);
+  const Result<PodDemand> any = parsePodDemand(testing::makeGpuPod("p", 2), policy);
+  REQUIRE(exclusive);
+  REQUIRE(any);
+  CHECK(exclusive->isolation == Isolation::kExclusive);
+  CHECK(any->isolation == Isolation::kShared);  // the policy's default
+
+  const FitOutcome refused = checkFit(*exclusive, *shared, policy);
+  CHECK(refused.verdict == Verdict::kUnresolvable);
+  CHECK(refused.reason == FitReason::kGpusShared);
+  CHECK(fitReasonText(refused, *exclusive) ==
+        "GPUs shared by time-slicing, 4 replicas per GPU; the pod asks for exclusive GPUs");
+  CHECK(scoreTerms(*exclusive, *shared).packing == -1);
+  CHECK(checkFit(*exclusive, *whole, policy).fits());
+  CHECK(checkFit(*any, *shared, policy).fits());
+
+  // The decision on the node's precomputed answers (which are every isolation's) agrees.
+  const NodeCandidate candidate{"sliced", shared.get(), {}, &sharedAnswers};
+  const NodeDecision decided = NodeDecider(*exclusive, policy).decide(candidate);
+  CHECK(decided.fit.reason == FitReason::kGpusShared);
+  CHECK(decided.fit.replicas == 4);
+  CHECK(decided.score == 0);
+  CHECK(NodeDecider(*any, policy).decide(candidate).fit.fits());
+
+  // The policy's default applies to pods without the annotation; the annotation wins.
+  Policy strict = defaultPolicy();
+  strict.sharing.defaultIsolation = Isolation::kExclusive;
+  CHECK(parsePodDemand(testing::makeGpuPod("p", 2), strict)->isolation == Isolation::kExclusive);
+  CHECK(parsePodDemand(testing::makeGpuPod("p", 2, {{"gputopo.dev/isolation", "shared"}}), strict)
+            ->isolation == Isolation::kShared);
+  const Result<PodDemand> bad =
+      parsePodDemand(testing::makeGpuPod("p", 2, {{"gputopo.dev/isolation", "private"}}), policy);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message ==
+        "annotation gputopo.dev/isolation: want exclusive or shared; got 'private'");
+}
+
+TEST_CASE("an unreadable sharing label refuses exclusive pods with what was read", "[core]") {
+  const Policy policy = defaultPolicy();
+  const NodeStateConstSharedPtr state = buildNodeState(
+      withLabels(testing::makeDgxH100(FixtureState().withName("odd")), "round-robin", "4"), {},
+      policy);
+  const Result<PodDemand> exclusive =
+      parsePodDemand(testing::makeGpuPod("p", 1, {{"gputopo.dev/isolation", "exclusive"}}), policy);
+  REQUIRE(exclusive);
+  const FitOutcome refused = checkFit(*exclusive, *state, policy);
+  CHECK(refused.reason == FitReason::kGpusShared);
+  CHECK(fitReasonText(refused, *exclusive) ==
+        "GPUs shared (sharing unreadable or unnamed); the pod asks for exclusive GPUs");
+}
+
+}  // namespace
+}  // namespace gte

@@ -1,0 +1,81 @@
+// Shared GPUs through the verbs (docs/sharing.md): a pod asking for exclusive GPUs is kept off a
+// node whose device plugin time-slices its GPUs, with a reason naming how they are shared; filter
+// (on the snapshot's precomputed answers), explain and what-if agree; a pod that accepts shared
+// GPUs is placed there as before.
+#include <catch2/catch_test_macros.hpp>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cluster/static_cluster_backend.h"
+#include "core/gpu_sharing.h"
+#include "policy/default_policy.h"
+#include "service/extender_service.h"
+#include "support/node_fixtures.h"
+#include "support/object_json.h"
+#include "support/pod_fixtures.h"
+
+namespace {
+
+using gte::testing::FixtureState;
+using nlohmann::json;
+
+gte::NodeInfo timeSliced() {
+  gte::NodeInfo node = gte::testing::makeDgxH100(FixtureState().withName("sliced"));
+  const std::string strategy(gte::kSharingStrategyLabel);
+  const std::string replicas(gte::kSharingReplicasLabel);
+  node.labels.insert_or_assign(strategy, std::string("time-slicing"));
+  node.labels.insert_or_assign(replicas, std::string("4"));
+  return node;
+}
+
+struct Fixture {
+  gte::PolicyConstSharedPtr policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
+  gte::cluster::StaticClusterBackend cluster{
+      gte::cluster::ClusterFileContents{
+          {timeSliced(), gte::testing::makeDgx1Volta(FixtureState().withName("whole"))}, {}, {}},
+      policy,
+      {}};
+  gte::ExtenderService service{[p = policy] { return p; }, &cluster, nullptr};
+
+  static std::string namesBody(const gte::PodInfo& pod) {
+    json body;
+    body["Pod"] = json::parse(gte::testing::podJson(pod));
+    body["Nodes"] = nullptr;
+    body["NodeNames"] = {"sliced", "whole"};
+    return body.dump();
+  }
+};
+
+constexpr const char* kRefusal =
+    "gpu-topology: GPUs shared by time-slicing, 4 replicas per GPU; the pod asks for exclusive "
+    "GPUs";
+
+}  // namespace
+
+TEST_CASE("filter and explain keep a pod asking for exclusive GPUs off time-sliced GPUs") {
+  Fixture f;
+  const gte::PodInfo exclusive =
+      gte::testing::makeGpuPod("infer", 1, {{"gputopo.dev/isolation", "exclusive"}});
+  const json kept = json::parse(f.service.filter(Fixture::namesBody(exclusive)).body);
+  CHECK(kept["NodeNames"] == json({"whole"}));
+  REQUIRE(kept["FailedAndUnresolvableNodes"].contains("sliced"));
+  CHECK(kept["FailedAndUnresolvableNodes"]["sliced"] == kRefusal);
+
+  const gte::Reply explained = f.service.explain(Fixture::namesBody(exclusive));
+  REQUIRE(explained.status == 200);
+  const json nodes = json::parse(explained.body)["nodes"];
+  bool seen = false;
+  for (const json& node : nodes) {
+    if (node["name"] != "sliced") continue;
+    seen = true;
+    CHECK(node["verdict"] == "unresolvable");
+    CHECK(node["reason"] == kRefusal);
+  }
+  CHECK(seen);
+
+  // A pod that accepts shared GPUs (the default) may land on either.
+  const json any =
+      json::parse(f.service.filter(Fixture::namesBody(gte::testing::makeGpuPod("web", 1))).body);
+  CHECK(any["NodeNames"] == json({"sliced", "whole"}));
+}
