@@ -19,6 +19,10 @@ const (
 	// instance of that profile, nor, with dynamic MIG, a legal start over unpartitioned slices).
 	reasonMIGPlacement = "MIG"
 
+	// reasonGPUsShared: a pod asking for exclusive GPUs on a node whose device plugin shares its
+	// GPUs (time-slicing, MPS; docs/sharing.md).
+	reasonGPUsShared = "GPUs shared by time-slicing"
+
 	// logMalformedLabels: the extender logs a line containing this and the node's name for a node
 	// whose labels-v1 values are malformed.
 	logMalformedLabels = "malformed"
