@@ -16,22 +16,34 @@ namespace gte {
 
 FitOutcome checkFit(const PodDemand& demand, const NodeState& state, const Policy& policy);
 
-// The refusal of a pod that asks for exclusive whole GPUs (`isolation: exclusive`) on a node whose
-// device plugin shares its GPUs among pods (core/gpu_sharing.h), or nullopt. checkFit starts with
-// it; the per-node decision asks it before reading a precomputed answer (which is the same for
-// every isolation), so the two paths agree. Unresolvable: emptying the node shares its GPUs still.
+// The refusal of a pod's whole GPUs on a node whose device plugin shares its GPUs among pods
+// (core/gpu_sharing.h, docs/sharing.md), or nullopt:
+//   - a pod that asks for exclusive GPUs (`isolation: exclusive`) is refused;
+//   - a pod that requires a link class between its GPUs (`min-link`, two or more GPUs) or one NUMA
+//     node is refused: the plugin hands out replicas by how many tenants each GPU has, not by
+//     links or NUMA, and two of them may be one GPU, so no set can be promised.
+// checkFit starts with it; the per-node decision asks it before reading a precomputed answer
+// (which is every isolation's; plain demands carry no link or NUMA demand), so the two paths
+// agree. Unresolvable: emptying the node shares its GPUs still.
 inline std::optional<FitOutcome> sharingRefusal(const PodDemand& demand,
                                                 const NodeState& state) noexcept {
-  if (demand.isolation != Isolation::kExclusive || demand.gpus <= 0 || !state.sharing.shared() ||
+  if (demand.gpus <= 0 || !state.sharing.shared() ||
       state.allocator != GpuAllocator::kDevicePlugin) {
     return std::nullopt;
   }
   FitOutcome out;
   out.verdict = Verdict::kUnresolvable;
-  out.reason = FitReason::kGpusShared;
   out.sharing = state.sharing.strategy;
   out.replicas = state.sharing.replicas;
-  return out;
+  if (demand.isolation == Isolation::kExclusive) {
+    out.reason = FitReason::kGpusShared;
+    return out;
+  }
+  if ((demand.minLink && demand.gpus > 1) || demand.singleNuma) {
+    out.reason = FitReason::kGpusSharedSetUnknown;
+    return out;
+  }
+  return std::nullopt;
 }
 
 }  // namespace gte

@@ -33,13 +33,14 @@ enum class FitReason : std::uint8_t {
   kMigNoPlacement,           // no free instance or legal free placement for the profile
   kDraNoAllocation,          // the DRA allocator finds no devices for the pod's claims
   kGpusShared,               // exclusive GPUs asked, the device plugin shares the node's GPUs
+  kGpusSharedSetUnknown,     // min-link or one NUMA node asked of replicas the plugin places
 };
 
 struct FitOutcome {
   Verdict verdict = Verdict::kFit;
   FitReason reason = FitReason::kNone;
   int migRequest = -1;  // index into PodDemand::mig for MIG reasons
-  // kGpusShared: how the node shares its GPUs, named in the reason.
+  // kGpusShared, kGpusSharedSetUnknown: how the node shares its GPUs, named in the reason.
   SharingStrategy sharing = SharingStrategy::kNone;
   std::uint16_t replicas = 0;  // 0: not known
 

@@ -29,6 +29,15 @@ std::string migProfile(const FitOutcome& outcome, const PodDemand& demand) {
   return demand.mig[static_cast<std::size_t>(outcome.migRequest)].profile;
 }
 
+// "shared by time-slicing, 4 replicas per GPU".
+std::string sharedHow(const FitOutcome& outcome) {
+  std::string how = outcome.sharing == SharingStrategy::kUnknown
+                        ? std::string("shared (sharing unreadable or unnamed)")
+                        : "shared by " + std::string(sharingStrategyName(outcome.sharing));
+  if (outcome.replicas > 0) how += ", " + std::to_string(outcome.replicas) + " replicas per GPU";
+  return how;
+}
+
 }  // namespace
 
 std::string fitReasonText(const FitOutcome& outcome, const PodDemand& demand) {
@@ -64,14 +73,13 @@ std::string fitReasonText(const FitOutcome& outcome, const PodDemand& demand) {
       return "MIG profile " + migProfile(outcome, demand) + " is not offered by this GPU model";
     case FitReason::kMigNoPlacement:
       return "MIG profile " + migProfile(outcome, demand) + " has no free placement";
-    case FitReason::kGpusShared: {
-      std::string how = outcome.sharing == SharingStrategy::kUnknown
-                            ? std::string("shared (sharing unreadable or unnamed)")
-                            : "shared by " + std::string(sharingStrategyName(outcome.sharing));
-      if (outcome.replicas > 0)
-        how += ", " + std::to_string(outcome.replicas) + " replicas per GPU";
-      return "GPUs " + how + "; the pod asks for exclusive GPUs";
-    }
+    case FitReason::kGpusShared:
+      return "GPUs " + sharedHow(outcome) + "; the pod asks for exclusive GPUs";
+    case FitReason::kGpusSharedSetUnknown:
+      return "GPUs " + sharedHow(outcome) +
+             ": the device plugin places replicas without regard to links or NUMA; the pod "
+             "requires " +
+             (demand.singleNuma ? std::string("a single NUMA node") : std::string("min-link"));
     case FitReason::kDraNoAllocation:
       return "the pod's DRA claims cannot be allocated from the node's free devices";
   }

@@ -10,6 +10,8 @@
 #include "core/node_decider.h"
 #include "core/plain_answers.h"
 #include "core/pod_demand.h"
+#include "core/predict_allocation.h"
+#include "core/score_node.h"
 #include "model/gpu_request.h"
 #include "policy/default_policy.h"
 #include "support/node_fixtures.h"
@@ -126,6 +128,50 @@ TEST_CASE("a pod asking for exclusive GPUs is refused on a shared node", "[core]
   REQUIRE_FALSE(bad);
   CHECK(bad.error().message ==
         "annotation gputopo.dev/isolation: want exclusive or shared; got 'private'");
+}
+
+TEST_CASE("on shared GPUs no set is promised: min-link and NUMA pods refused, links unscored",
+          "[core]") {
+  const Policy policy = defaultPolicy();
+  // An NVSwitch board: every pair of its GPUs is NVLink, were they whole.
+  const NodeStateConstSharedPtr shared = buildNodeState(
+      withLabels(testing::makeDgxH100(FixtureState().withName("sliced")), "time-slicing", "4"), {},
+      policy);
+  const NodeStateConstSharedPtr whole =
+      buildNodeState(testing::makeDgxH100(FixtureState().withName("whole")), {}, policy);
+
+  const Result<PodDemand> nvlink =
+      parsePodDemand(testing::makeGpuPod("p", 4, {{"gputopo.dev/min-link", "nvlink"}}), policy);
+  const Result<PodDemand> numa =
+      parsePodDemand(testing::makeGpuPod("p", 1, {{"gputopo.dev/numa", "single"}}), policy);
+  const Result<PodDemand> four = parsePodDemand(testing::makeGpuPod("p", 4), policy);
+  const Result<PodDemand> one =
+      parsePodDemand(testing::makeGpuPod("p", 1, {{"gputopo.dev/min-link", "nvlink"}}), policy);
+  REQUIRE((nvlink && numa && four && one));
+
+  const FitOutcome refused = checkFit(*nvlink, *shared, policy);
+  CHECK(refused.verdict == Verdict::kUnresolvable);
+  CHECK(refused.reason == FitReason::kGpusSharedSetUnknown);
+  CHECK(fitReasonText(refused, *nvlink) ==
+        "GPUs shared by time-slicing, 4 replicas per GPU: the device plugin places replicas "
+        "without regard to links or NUMA; the pod requires min-link");
+  CHECK(fitReasonText(checkFit(*numa, *shared, policy), *numa).ends_with("a single NUMA node"));
+  CHECK(checkFit(*nvlink, *whole, policy).fits());
+  CHECK(checkFit(*one, *shared, policy).fits());  // a link class between one GPU: none asked
+
+  // A 4-GPU pod that accepts shared GPUs still fits, but its link class is not promised: the
+  // whole NVLink board ranks first, and placement regret sees no known set there.
+  CHECK(checkFit(*four, *shared, policy).fits());
+  const ScoreTerms onShared = scoreTerms(*four, *shared);
+  const ScoreTerms onWhole = scoreTerms(*four, *whole);
+  CHECK(onShared.linkQuality == 0);
+  CHECK(onWhole.linkQuality == 1200);  // NVLink, the best tier
+  CHECK(weightedScore(onWhole, policy) > weightedScore(onShared, policy));
+  CHECK_FALSE(setQualityOf(*four, *shared).known());
+  // The precomputed answers say the same.
+  const PlainAnswers answers = precomputePlainAnswers(*shared, policy);
+  CHECK(answers.forGpus(4).linkQuality == 0);
+  CHECK_FALSE(answers.forGpus(4).set.known());
 }
 
 TEST_CASE("an unreadable sharing label refuses exclusive pods with what was read", "[core]") {
