@@ -48,6 +48,15 @@ int strandedMigSlices(const NodeState& state) {
 
 }  // namespace
 
+namespace {
+
+// The device plugin shares the node's whole GPUs among pods (time-slicing, MPS).
+bool sharesGpus(const NodeState& state) noexcept {
+  return state.sharing.shared() && state.allocator == GpuAllocator::kDevicePlugin;
+}
+
+}  // namespace
+
 NodeHealth nodeHealth(const NodeState& state) {
   NodeHealth health;
   health.freeGpus = state.freeCount;
@@ -67,6 +76,13 @@ NodeHealth nodeHealth(const NodeState& state) {
     const LinkClass best = (*state.capacity)[static_cast<std::size_t>(k)].devicePluginWeakest;
     health.hostable[i] =
         best == LinkClass::kNvlink ? health.nvlinkSets[i] : sets.most(state.freeMask, best, k);
+    if (k >= 2 && sharesGpus(state)) {
+      // Replicas land where the device plugin's tenant count puts them, not on a set
+      // (docs/sharing.md): no NVLink set is offered, none stranded; k-GPU pods still fit.
+      health.nvlinkSets[i] = 0;
+      health.stranded[i] = 0;
+      health.hostable[i] = state.freeCount / k;
+    }
   }
   health.approximate = sets.approximate();
   health.strandedMigSlices = strandedMigSlices(state);
@@ -74,7 +90,7 @@ NodeHealth nodeHealth(const NodeState& state) {
     health.unusableGpus +=
         unusableFreeGpus(state, size, state.freeCount, state.largestNvlinkClique);
   }
-  for (int k = 2; k <= kMaxOfferedGpus && k <= state.freeCount; ++k) {
+  for (int k = 2; k <= kMaxOfferedGpus && k <= state.freeCount && !sharesGpus(state); ++k) {
     const GpuPick& pick = state.devicePluginPicks[static_cast<std::size_t>(k)];
     health.offered[static_cast<std::size_t>(k)] = SetQuality{pick.weakest, pick.bandwidthGBps};
   }

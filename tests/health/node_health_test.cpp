@@ -113,6 +113,23 @@ TEST_CASE("the set a k-GPU pod would get now, per size", "[core][health]") {
   CHECK(healthOf(testing::make4xPcieL40s()).offered[2] == SetQuality{LinkClass::kNode, 20});
 }
 
+TEST_CASE("a node whose GPUs are shared offers no NVLink set", "[core][health]") {
+  // DGX H100 time-sliced 4 ways (docs/sharing.md): its 8 free GPUs would be one NVLink 8-set,
+  // but replicas land where the device plugin's tenant count puts them. 2- to 8-GPU pods still
+  // fit (8 / k of them, links unknown); nothing is offered as a set and nothing stranded.
+  NodeInfo node = testing::makeDgxH100(FixtureState().withName("sliced"));
+  node.labels.insert_or_assign("nvidia.com/gpu.sharing-strategy", std::string("time-slicing"));
+  node.labels.insert_or_assign("nvidia.com/gpu.replicas", std::string("4"));
+  const NodeHealth shared = healthOf(node);
+  CHECK(shared.nvlinkSets == Sizes{8, 0, 0, 0});
+  CHECK(shared.hostable == Sizes{8, 4, 2, 1});
+  CHECK(shared.stranded == Sizes{0, 0, 0, 0});
+  CHECK_FALSE(shared.offered[2].known());
+  CHECK_FALSE(shared.offered[8].known());
+  // The same board with whole GPUs: one NVLink set of every size.
+  CHECK(healthOf(testing::makeDgxH100()).nvlinkSets == Sizes{8, 4, 2, 1});
+}
+
 TEST_CASE("MIG slices no legal placement of a profile in use can take", "[core][health]") {
   SECTION("1g at slices 0 and 5: slice 7 is reachable by no 1g (starts 0-6)") {
     // Occupied {0,5}; free {1,2,3,4,6,7}; 1g fits at 1, 2, 3, 4, 6: slice 7 stranded.
