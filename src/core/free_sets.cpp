@@ -205,10 +205,13 @@ int freeNvlinkSets(const NodeState& state, int k) {
 FreeSetCounts freeNvlinkSets(const NodeState& state) {
   FreeSetCounts counts{};
   LinkSets sets(state);
+  // Replicas of shared GPUs land where the device plugin's tenant count puts them, never on a
+  // set (docs/sharing.md).
+  const bool shared = state.sharing.shared() && state.allocator == GpuAllocator::kDevicePlugin;
   for (std::size_t i = 0; i < kFreeSetSizes.size(); ++i) {
     const int k = kFreeSetSizes[i];
     counts[i] = k == 1 ? state.freeCount
-                : !state.linksKnown() || state.freeCount < k
+                : !state.linksKnown() || state.freeCount < k || shared
                     ? 0
                     : sets.most(state.freeMask, LinkClass::kNvlink, k);
   }

@@ -1,5 +1,6 @@
 #include "report/nodes_table.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "json/json_reader.h"
@@ -13,7 +14,8 @@ using json::JsonReader;
 
 struct Row {
   std::string name, topology, model, usable, freeCount, free, sets, largest, links;
-  std::string mig;  // "-" without MIG
+  std::string mig;      // "-" without MIG
+  std::string sharing;  // "-" when the GPUs are whole
 };
 
 // An array of strings as "a,b,c".
@@ -53,6 +55,25 @@ bool readMig(JsonReader& r, std::string& out) {
   return ok;
 }
 
+// "sharing": null, or {"strategy", "replicas", "unreadable"} as "time-slicing x4", "unknown",
+// "unreadable" (docs/sharing.md).
+bool readSharing(JsonReader& r, std::string& out) {
+  out.assign(1, '-');
+  if (r.readNull()) return true;
+  std::string strategy, replicas, unreadable;
+  const bool ok =
+      readObject(r, {{"strategy", &strategy}, {"replicas", &replicas}, {"unreadable", &unreadable}},
+                 [](const std::string&) { return false; });
+  out.clear();
+  if (!unreadable.empty()) {
+    out.append("unreadable");
+  } else {
+    out.append(strategy);
+    if (!replicas.empty()) out.append(" x").append(replicas);
+  }
+  return ok;
+}
+
 struct Document {
   std::vector<Row> rows;
   std::string listed, cached, freeGpus, sets;
@@ -70,6 +91,7 @@ bool readNode(JsonReader& r, Row& row) {
                       if (key == "free") return readInts(r, row.free);
                       if (key == "freeSets") return readFreeSets(r, row.sets);
                       if (key == "mig") return readMig(r, row.mig);
+                      if (key == "sharing") return readSharing(r, row.sharing);
                       return key == "links" && readJoined(r, row.links, ' ', true);
                     });
 }
@@ -96,11 +118,17 @@ Result<std::string> nodesTable(std::string_view json) {
   auto doc = readDocument(json);
   if (!doc) return std::move(doc).error();
   std::vector<TextRow> rows;
+  // The SHARED column only when some listed node shares its GPUs (docs/sharing.md).
+  const bool anyShared = std::any_of(doc->rows.begin(), doc->rows.end(), [](const Row& row) {
+    return !row.sharing.empty() && row.sharing != "-";
+  });
   rows.push_back({"NODE", "TOPOLOGY", "MODEL", "USABLE", "FREE", "FREE GPUS", "SETS 1/2/4/8",
                   "LARGEST", "LINKS", "MIG"});
+  if (anyShared) rows.back().push_back("SHARED");
   for (const Row& row : doc->rows) {
     rows.push_back({row.name, row.topology, orDash(row.model), row.usable, row.freeCount,
                     orDash(row.free), row.sets, row.largest, orDash(row.links), orDash(row.mig)});
+    if (anyShared) rows.back().push_back(orDash(row.sharing));
   }
   std::string out = alignedColumns(rows);
   out += doc->listed + (doc->listed == "1" ? " node: " : " nodes: ") + doc->freeGpus +

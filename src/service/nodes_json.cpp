@@ -62,6 +62,32 @@ void writeMig(JsonWriter& w, const NodeState& state) {
   w.endObject().endObject();
 }
 
+namespace {
+
+// How the device plugin shares the node's GPUs (docs/sharing.md); null when it does not.
+void writeSharing(JsonWriter& w, const GpuSharing& sharing) {
+  if (!sharing.shared()) {
+    w.null();
+    return;
+  }
+  w.beginObject().key("strategy").string(sharingStrategyName(sharing.strategy));
+  w.key("replicas");
+  if (sharing.replicas > 0) {
+    w.integer(sharing.replicas);
+  } else {
+    w.null();
+  }
+  w.key("unreadable");
+  if (sharing.unreadable.empty()) {
+    w.null();
+  } else {
+    w.string(sharing.unreadable);
+  }
+  w.endObject();
+}
+
+}  // namespace
+
 std::string writeNodeListing(std::span<const ListedNode> nodes, std::size_t cached) {
   std::string out;
   JsonWriter w(out);
@@ -87,6 +113,8 @@ std::string writeNodeListing(std::span<const ListedNode> nodes, std::size_t cach
     writeLinks(w, state.topology);
     w.key("mig");
     writeMig(w, state);
+    w.key("sharing");
+    writeSharing(w, state.sharing);
     w.endObject();
   }
   w.endArray();

@@ -69,3 +69,31 @@ TEST_CASE("nodes table: a listing cut at its limit says so") {
   CHECK_FALSE(nodesTable(R"({"policies":[]})").ok());
   CHECK_FALSE(nodesTable("[").ok());
 }
+
+// A time-sliced node was listed as free all-NVLink sets like any other: the SHARED column says
+// how its GPUs are shared, and appears only when some listed node shares them.
+TEST_CASE("nodes table: a SHARED column for nodes whose GPUs the device plugin shares") {
+  const std::string sliced =
+      R"({"name":"sliced","topology":"known","model":"NVIDIA-H100-80GB-HBM3","fabric":"nvsw4",)"
+      R"("gpus":8,"usableGpus":8,"freeGpus":8,"free":[0,1,2,3,4,5,6,7],)"
+      R"("freeSets":{"1":8,"2":0,"4":0,"8":0},"largestNvlinkSet":8,"links":{"nvlink":28},)"
+      R"("mig":null,"sharing":{"strategy":"time-slicing","replicas":4,"unreadable":null}})";
+  const std::string odd =
+      R"({"name":"odd","topology":"known","model":"NVIDIA-H100-80GB-HBM3","fabric":"nvsw4",)"
+      R"("gpus":8,"usableGpus":8,"freeGpus":8,"free":[0,1,2,3,4,5,6,7],)"
+      R"("freeSets":{"1":8,"2":0,"4":0,"8":0},"largestNvlinkSet":8,"links":{"nvlink":28},)"
+      R"("mig":null,"sharing":{"strategy":"unknown","replicas":null,)"
+      R"("unreadable":"nvidia.com/gpu.sharing-strategy=round-robin"}})";
+  const std::string doc = R"({"nodes":[)" + sliced + "," + odd + "," + kDgx1 +
+                          R"(],"listed":3,"cached":3,"freeGpus":22,)"
+                          R"("freeSets":{"1":22,"2":3,"4":0,"8":0}})";
+  const std::string table = tableOf(doc);
+  CHECK(table.find("MIG  SHARED\n") != std::string::npos);
+  CHECK(table.find("-    time-slicing x4\n") != std::string::npos);
+  CHECK(table.find("-    unreadable\n") != std::string::npos);
+  CHECK(table.find("nvlink:16 sys:12  -    -\n") != std::string::npos);
+  // Without a shared node the table is as before.
+  CHECK(tableOf(R"({"nodes":[)" + kDgx1 +
+                R"(],"listed":1,"cached":1,"freeGpus":6,"freeSets":{"1":6,"2":3,"4":0,"8":0}})")
+            .find("SHARED") == std::string::npos);
+}

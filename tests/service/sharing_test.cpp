@@ -79,3 +79,17 @@ TEST_CASE("filter and explain keep a pod asking for exclusive GPUs off time-slic
       json::parse(f.service.filter(Fixture::namesBody(gte::testing::makeGpuPod("web", 1))).body);
   CHECK(any["NodeNames"] == json({"sliced", "whole"}));
 }
+
+TEST_CASE("the node listing says how a node's GPUs are shared and counts no set there") {
+  Fixture f;
+  gte::NodesQuery query;
+  query.node = "sliced";
+  const gte::Reply reply = f.service.nodes(query);
+  REQUIRE(reply.status == 200);
+  const json node = json::parse(reply.body)["nodes"][0];
+  CHECK(node["sharing"] ==
+        json({{"strategy", "time-slicing"}, {"replicas", 4}, {"unreadable", nullptr}}));
+  CHECK(node["freeSets"] == json({{"1", 8}, {"2", 0}, {"4", 0}, {"8", 0}}));
+  query.node = "whole";
+  CHECK(json::parse(f.service.nodes(query).body)["nodes"][0]["sharing"].is_null());
+}
