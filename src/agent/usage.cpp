@@ -48,6 +48,31 @@ bool markGpu(Discovery& d, const std::string& id) {
   return true;
 }
 
+// A replica of a shared device (docs/sharing.md): a tenant of its GPU, which stays free for the
+// replicas other pods may still get; a shared MIG device's instance is in use.
+bool markReplica(Discovery& d, const std::string& device) {
+  if (markMigDevice(d, device)) return true;
+  const std::size_t n = static_cast<std::size_t>(d.topology.gpuCount);
+  std::size_t gpu = n;
+  for (std::size_t i = 0; i < d.gpuUuids.size() && i < n; ++i) {
+    if (!d.gpuUuids[i].empty() && d.gpuUuids[i] == device) gpu = i;
+  }
+  if (gpu == n) {
+    int index = -1;
+    const auto [ptr, ec] = std::from_chars(device.data(), device.data() + device.size(), index);
+    if (ec != std::errc() || ptr != device.data() + device.size() || index < 0 ||
+        static_cast<std::size_t>(index) >= n) {
+      return false;
+    }
+    gpu = static_cast<std::size_t>(index);
+  }
+  if (migEnabled(d, gpu)) return false;
+  std::vector<std::uint8_t>& tenants = d.topology.tenants;
+  tenants.resize(n, 0);
+  if (tenants[gpu] < 255) ++tenants[gpu];
+  return true;
+}
+
 }  // namespace
 
 Status applyUsedBits(Discovery& discovery, std::string_view bits) {
@@ -72,9 +97,26 @@ Status applyUsedBits(Discovery& discovery, std::string_view bits) {
   return Ok{};
 }
 
+std::optional<ReplicaId> splitReplicaId(std::string_view id) noexcept {
+  const std::size_t at = id.find("::");
+  if (at == std::string_view::npos || at == 0) return std::nullopt;
+  const std::string_view number = id.substr(at + 2);
+  int replica = -1;
+  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), replica);
+  if (number.empty() || error != std::errc() || end != number.data() + number.size() ||
+      replica < 0) {
+    return std::nullopt;
+  }
+  return ReplicaId{id.substr(0, at), replica};
+}
+
 std::vector<std::string> applyDeviceIds(Discovery& discovery, const std::vector<std::string>& ids) {
   std::vector<std::string> unmatched;
   for (const std::string& id : ids) {
+    if (const auto replica = splitReplicaId(id)) {
+      if (!markReplica(discovery, std::string(replica->device))) unmatched.push_back(id);
+      continue;
+    }
     if (!markMigDevice(discovery, id) && !markGpu(discovery, id)) {
       unmatched.push_back(id);
     }

@@ -20,6 +20,7 @@ PlainAnswers precomputePlainAnswers(const NodeState& state, const Policy& policy
   for (std::int64_t k = 1; k <= PlainAnswers::kMaxGpus; ++k) {
     PodDemand demand;
     demand.gpus = k;
+    demand.sharedPlacement = policy.sharing.placement;
     PlainAnswer& answer = answers.byGpus[static_cast<std::size_t>(k - 1)];
     const FitOutcome fit = checkFit(demand, state, policy);
     answer.verdict = fit.verdict;

@@ -37,6 +37,7 @@ Result<PodDemand> parsePodDemand(const PodInfo& pod, const Policy& policy,
   demand.mig = std::move(request).value().mig;
   demand.strategy = policy.defaultStrategy;
   demand.isolation = policy.sharing.defaultIsolation;
+  demand.sharedPlacement = policy.sharing.placement;
   demand.dra = resolveDraDemand(pod, demand.gpus, dra);
 
   if (const std::string* value = annotation(pod, policy, kMinLinkAnnotation)) {

@@ -23,6 +23,8 @@ struct PodDemand {
   Strategy strategy = Strategy::kBinpack;
   // kExclusive: whole GPUs the device plugin shares among pods (core/gpu_sharing.h) do not do.
   Isolation isolation = Isolation::kShared;
+  // Among nodes whose GPUs are shared: the policy's sharing.placement (no annotation sets it).
+  SharedPlacement sharedPlacement = SharedPlacement::kSpread;
   // Its DRA claims and DRA-backed nvidia.com/gpu (core/dra_demand.h); null: no DRA part.
   DraDemandConstSharedPtr dra;
 

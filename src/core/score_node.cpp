@@ -1,11 +1,12 @@
 #include "core/score_node.h"
 
-#include "core/fit.h"
-
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cassert>
+#include <vector>
 
+#include "core/fit.h"
 #include "core/fragmentation.h"
 #include "core/mig_plan.h"
 #include "core/predict_allocation.h"
@@ -89,6 +90,32 @@ int migPackingTerm(const PodDemand& demand, const MigPlan& plan, const NodeState
   return (demand.strategy == Strategy::kBinpack ? fullness : kHalf - fullness) + quality;
 }
 
+// A shared node (docs/sharing.md): the device plugin gives a k-replica pod replicas of the GPUs
+// with the fewest tenants. Their load is the tenants the pod joins over what its replicas' GPUs
+// hold at most (replicas per GPU; without a known count, 4 or one more than the busiest GPU).
+// spread: the emptier, the higher; pack: the fuller, the higher.
+int sharedPackingTerm(const PodDemand& demand, int k, const NodeState& state) {
+  std::vector<int> tenants;
+  int busiest = 0;
+  for (GpuMask rest = state.freeMask; rest != 0; rest &= rest - 1) {
+    const int t = state.topology.tenantsOf(std::countr_zero(rest));
+    tenants.push_back(t);
+    busiest = std::max(busiest, t);
+  }
+  if (tenants.empty() || k <= 0) return kHalf;
+  std::sort(tenants.begin(), tenants.end());
+  const int perGpu = state.sharing.replicas > 0 ? state.sharing.replicas : std::max(4, busiest + 1);
+  // Replicas beyond one per GPU go round again, each round on top of the last.
+  std::int64_t joined = 0;
+  for (int i = 0; i < k; ++i) {
+    const auto round = static_cast<std::size_t>(i) / tenants.size();
+    joined += tenants[static_cast<std::size_t>(i) % tenants.size()] + static_cast<int>(round);
+  }
+  const std::int64_t room = static_cast<std::int64_t>(k) * std::max(1, perGpu - 1);
+  const int load = static_cast<int>(std::min<std::int64_t>(kTermScale, kTermScale * joined / room));
+  return demand.sharedPlacement == SharedPlacement::kPack ? load : kTermScale - load;
+}
+
 }  // namespace
 
 void wholeGpuTerms(const PodDemand& demand, int k, const GpuPick& pick, const NodeState& state,
@@ -98,9 +125,11 @@ void wholeGpuTerms(const PodDemand& demand, int k, const GpuPick& pick, const No
   terms.packing = wholePackingTerm(demand, k, pick, state);
   if (state.sharing.shared() && state.allocator == GpuAllocator::kDevicePlugin) {
     // The device plugin hands out replicas by tenants per GPU, not this set (docs/sharing.md):
-    // its links and NUMA node are not known, as on a node whose topology is unknown.
+    // its links and NUMA node are not known, as on a node whose topology is unknown; packing
+    // follows the tenants the pod's replicas would join.
     if (k > 1) terms.linkQuality = linkTier(LinkClass::kUnknown) * kTermScale / 6;
     terms.numaLocality = kHalf;
+    terms.packing = sharedPackingTerm(demand, k, state);
   }
 }
 

@@ -12,4 +12,14 @@ std::optional<Isolation> isolationFromName(std::string_view name) noexcept {
   return std::nullopt;
 }
 
+std::string_view sharedPlacementName(SharedPlacement placement) noexcept {
+  return placement == SharedPlacement::kPack ? "pack" : "spread";
+}
+
+std::optional<SharedPlacement> sharedPlacementFromName(std::string_view name) noexcept {
+  if (name == "spread") return SharedPlacement::kSpread;
+  if (name == "pack") return SharedPlacement::kPack;
+  return std::nullopt;
+}
+
 }  // namespace gte

@@ -52,9 +52,19 @@ enum class Isolation : std::uint8_t {
 std::string_view isolationName(Isolation isolation) noexcept;
 std::optional<Isolation> isolationFromName(std::string_view name) noexcept;
 
-// Shared GPUs: the isolation of pods without a `<prefix>isolation` annotation.
+// Where pods that take replicas of shared GPUs go among the nodes that share them.
+enum class SharedPlacement : std::uint8_t {
+  kSpread,  // fewest co-tenants on the GPUs the device plugin will hand out (predictable latency)
+  kPack,    // most co-tenants that still leave room (fill shared GPUs before opening new ones)
+};
+std::string_view sharedPlacementName(SharedPlacement placement) noexcept;
+std::optional<SharedPlacement> sharedPlacementFromName(std::string_view name) noexcept;
+
+// Shared GPUs (docs/sharing.md).
 struct SharingPolicy {
+  // The isolation of pods without a `<prefix>isolation` annotation.
   Isolation defaultIsolation = Isolation::kShared;
+  SharedPlacement placement = SharedPlacement::kSpread;
   friend bool operator==(const SharingPolicy&, const SharingPolicy&) = default;
 };
 

@@ -109,9 +109,18 @@ class PolicyReader {
     }
     if (const YAML::Node n = root["sharing"]) {
       if (isMap(n, "sharing")) {
-        allowKeys(n, "sharing", {"defaultIsolation"});
+        allowKeys(n, "sharing", {"defaultIsolation", "placement"});
         if (const YAML::Node isolation = n["defaultIsolation"]) {
           readIsolation(isolation, "sharing.defaultIsolation", policy.sharing.defaultIsolation);
+        }
+        if (const YAML::Node placement = n["placement"]) {
+          if (const auto text = scalar(placement, "sharing.placement")) {
+            if (const auto value = sharedPlacementFromName(*text)) {
+              policy.sharing.placement = *value;
+            } else {
+              fail("sharing.placement", "must be spread or pack");
+            }
+          }
         }
       }
     }

@@ -55,15 +55,16 @@ bool readMig(JsonReader& r, std::string& out) {
   return ok;
 }
 
-// "sharing": null, or {"strategy", "replicas", "unreadable"} as "time-slicing x4", "unknown",
-// "unreadable" (docs/sharing.md).
+// "sharing": null, or {"strategy", "replicas", "unreadable", "tenants"} as "time-slicing x4",
+// "unknown", "unreadable", with ", tenants 2,2,1,0" when the agent published them
+// (docs/sharing.md).
 bool readSharing(JsonReader& r, std::string& out) {
   out.assign(1, '-');
   if (r.readNull()) return true;
-  std::string strategy, replicas, unreadable;
+  std::string strategy, replicas, unreadable, tenants;
   const bool ok =
       readObject(r, {{"strategy", &strategy}, {"replicas", &replicas}, {"unreadable", &unreadable}},
-                 [](const std::string&) { return false; });
+                 [&](const std::string& key) { return key == "tenants" && readInts(r, tenants); });
   out.clear();
   if (!unreadable.empty()) {
     out.append("unreadable");
@@ -71,6 +72,7 @@ bool readSharing(JsonReader& r, std::string& out) {
     out.append(strategy);
     if (!replicas.empty()) out.append(" x").append(replicas);
   }
+  if (!tenants.empty()) out.append(", tenants ").append(tenants);
   return ok;
 }
 

@@ -65,7 +65,8 @@ void writeMig(JsonWriter& w, const NodeState& state) {
 namespace {
 
 // How the device plugin shares the node's GPUs (docs/sharing.md); null when it does not.
-void writeSharing(JsonWriter& w, const GpuSharing& sharing) {
+void writeSharing(JsonWriter& w, const NodeState& state) {
+  const GpuSharing& sharing = state.sharing;
   if (!sharing.shared()) {
     w.null();
     return;
@@ -83,6 +84,11 @@ void writeSharing(JsonWriter& w, const GpuSharing& sharing) {
   } else {
     w.string(sharing.unreadable);
   }
+  // Per GPU, the replicas pods hold (labels-v1 `tenants`); empty when the agent published none.
+  w.key("tenants").beginArray();
+  for (std::size_t gpu = 0; gpu < state.topology.tenants.size(); ++gpu)
+    w.element().integer(state.topology.tenants[gpu]);
+  w.endArray();
   w.endObject();
 }
 
@@ -114,7 +120,7 @@ std::string writeNodeListing(std::span<const ListedNode> nodes, std::size_t cach
     w.key("mig");
     writeMig(w, state);
     w.key("sharing");
-    writeSharing(w, state.sharing);
+    writeSharing(w, state);
     w.endObject();
   }
   w.endArray();

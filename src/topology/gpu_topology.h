@@ -69,6 +69,14 @@ struct GpuTopology {
   // driver names GPUs by (docs/dra.md).
   std::vector<PciAddress> pciAddresses;
   std::vector<GpuUuid> uuids;
+  // Per GPU, or empty when none is published (labels-v1 `tenants`): the replicas of the GPU that
+  // pods hold where the device plugin shares it (time-slicing, MPS; docs/sharing.md).
+  std::vector<std::uint8_t> tenants;
+
+  int tenantsOf(int gpu) const noexcept {
+    const auto at = static_cast<std::size_t>(gpu);
+    return gpu >= 0 && at < tenants.size() ? tenants[at] : 0;
+  }
 
   bool nvswitchFabric() const noexcept { return fabric.rfind("nvsw", 0) == 0; }
   int nvlinkCount(int i, int j) const noexcept;

@@ -291,6 +291,14 @@ class LabelsV1Reader {
     if (!mig.ok()) {
       return mig.error();
     }
+    if (label("tenants") != nullptr) {
+      const auto tenants = perGpu("tenants", n, "0123456789abcdefghijklmnopqrstuvwxyz", '0');
+      if (!tenants.ok()) {
+        return tenants.error();
+      }
+      for (const char c : *tenants)
+        topo.tenants.push_back(static_cast<std::uint8_t>(*base36Digit(c)));
+    }
     for (int i = 0; i < n; ++i) {
       const auto at = static_cast<std::size_t>(i);
       const char numaChar = (*numa)[at];

@@ -236,6 +236,13 @@ Result<StringMap> writeLabelsV1(const GpuTopology& topo, std::string_view prefix
   labels.insert_or_assign(p + "health", health);
   labels.insert_or_assign(p + "used", used);
   labels.insert_or_assign(p + "mig", mig);
+  // Only where some GPU has tenants (shared GPUs): unshared nodes keep the labels they had.
+  if (std::any_of(topo.tenants.begin(), topo.tenants.end(), [](std::uint8_t t) { return t > 0; })) {
+    std::string tenants;
+    for (int i = 0; i < topo.gpuCount; ++i)
+      tenants += base36(std::min(topo.tenantsOf(i), 35));
+    labels.insert_or_assign(p + "tenants", tenants);
+  }
   for (std::size_t i = 0; i < static_cast<std::size_t>(topo.gpuCount); ++i) {
     if (topo.migInstances[i].empty()) {
       continue;

@@ -100,6 +100,45 @@ TEST_CASE("every complete capture: agent labels read back as the extender reads 
   CHECK(complete == 11);
 }
 
+// Shared GPUs (docs/sharing.md): the kubelet reports a replica of a time-sliced GPU as
+// "<GPU id>::<n>". Each is a tenant of its GPU, which stays free for the replicas left; the agent
+// publishes the tenants per GPU, and the extender reads them back.
+TEST_CASE("replica ids count tenants per GPU and are published as `tenants`", "[agent][sharing]") {
+  const Policy policy = defaultPolicy();
+  TextCaptures captures{capture(kTopologies + "dgx1-v100-cubemesh.topo"),
+                        capture(kAgentData + "dgx1-v100.topo-mp"),
+                        {}};
+  auto discovery = discoverFromText(captures, "Tesla-V100-SXM2-16GB", policy.migProducts);
+  REQUIRE(discovery.ok());
+  CHECK(splitReplicaId("GPU-8c5f::2")->device == "GPU-8c5f");
+  CHECK(splitReplicaId("GPU-8c5f::2")->replica == 2);
+  for (const char* id : {"GPU-8c5f", "::2", "GPU-8c5f::", "GPU-8c5f::x", "GPU-8c5f::-1"})
+    CHECK_FALSE(splitReplicaId(id));
+  // Three replicas of GPU 1, one of GPU 6, GPU 2 whole; one replica of a GPU this node lacks.
+  const auto unmatched =
+      applyDeviceIds(*discovery, {"1::0", "1::3", "1::1", "6::2", "2", "9::0", "1::x"});
+  CHECK(unmatched == std::vector<std::string>{"9::0", "1::x"});
+  auto labels = publishableLabels(*discovery, kGen, policy);
+  REQUIRE(labels.ok());
+  CHECK(labels->at("gputopo.dev/used") == "00100000");
+  CHECK(labels->at("gputopo.dev/tenants") == "03000010");
+  NodeInfo node;
+  node.name = "dgx";
+  node.labels = *labels;
+  const auto read = readTopology(node, policy);
+  REQUIRE(read.ok());
+  CHECK(read->tenantsOf(1) == 3);
+  CHECK(read->tenantsOf(6) == 1);
+  CHECK(read->tenantsOf(0) == 0);
+  // No tenant anywhere: no `tenants` label, as before sharing was read.
+  auto whole = discoverFromText(captures, "Tesla-V100-SXM2-16GB", policy.migProducts);
+  REQUIRE(whole.ok());
+  CHECK_FALSE(publishableLabels(*whole, kGen, policy)->contains("gputopo.dev/tenants"));
+  // A tenants value that does not read makes the labels malformed, as any per-GPU key.
+  node.labels["gputopo.dev/tenants"] = "03000!10";
+  CHECK_FALSE(readTopology(node, policy).ok());
+}
+
 TEST_CASE("topo -mp fills the PCIe level topo -m hides: DGX-1V equals the spec's example",
           "[agent][captures]") {
   const Policy policy = defaultPolicy();

@@ -114,5 +114,25 @@ TEST_CASE("pending GPU pods are counted by size as they come and go", "[cluster]
   CHECK(state.pendingCount() == 0);
 }
 
+// Replicas of shared GPUs (docs/sharing.md): a bind reserves no whole GPU on a time-sliced node,
+// so it takes as many shared pods as kube-scheduler's resource fit allows (replicas), not as many
+// as it has GPUs.
+TEST_CASE("binds on a time-sliced node reserve no whole GPU", "[cluster][sharing]") {
+  ManualClock clock;
+  Recorded events;
+  cluster::ClusterState state(testPolicy(), events.options(clock));
+  NodeInfo node = dgx1v("sliced");
+  node.labels.insert_or_assign("nvidia.com/gpu.sharing-strategy", std::string("time-slicing"));
+  node.labels.insert_or_assign("nvidia.com/gpu.replicas", std::string("4"));
+  state.replaceNodes({node});
+  state.replacePods({});
+  for (int i = 0; i < 12; ++i) {
+    const auto reserved = state.reserve(gpuPod("r" + std::to_string(i), 1), "sliced");
+    REQUIRE(reserved.ok());
+    CHECK(reserved->gpus.empty());
+  }
+  CHECK(state.snapshot()->find("sliced")->freeCount == 8);
+}
+
 }  // namespace
 }  // namespace gte::testing

@@ -174,6 +174,38 @@ TEST_CASE("on shared GPUs no set is promised: min-link and NUMA pods refused, li
   CHECK_FALSE(answers.forGpus(4).set.known());
 }
 
+TEST_CASE("shared pods go where their replicas join the fewest tenants, or pack by policy",
+          "[core]") {
+  Policy policy = defaultPolicy();
+  const auto sliced = [&](const std::string& name, const std::string& tenants) {
+    NodeInfo node =
+        withLabels(testing::makeDgxH100(FixtureState().withName(name)), "time-slicing", "4");
+    node.labels.insert_or_assign("gputopo.dev/tenants", tenants);
+    return buildNodeState(node, {}, policy);
+  };
+  // Every GPU holds 2 tenants on the busy node; the quiet one has two GPUs without any.
+  const NodeStateConstSharedPtr busy = sliced("busy", "22222222");
+  const NodeStateConstSharedPtr quiet = sliced("quiet", "33332200");
+  Result<PodDemand> one = parsePodDemand(testing::makeGpuPod("p", 1), policy);
+  REQUIRE(one);
+  CHECK(one->sharedPlacement == SharedPlacement::kSpread);
+  // spread: 1 replica joins 0 tenants on quiet (term 1200), 2 of 3 possible on busy (400).
+  CHECK(scoreTerms(*one, *quiet).packing == 1200);
+  CHECK(scoreTerms(*one, *busy).packing == 400);
+  // Two replicas on quiet join 0 + 0; three join 0 + 0 + 2.
+  Result<PodDemand> three = parsePodDemand(testing::makeGpuPod("p", 3), policy);
+  REQUIRE(three);
+  CHECK(scoreTerms(*three, *quiet).packing == 1200 - 1200 * 2 / 9);
+  // pack: the fuller, the higher; the precomputed answers follow the policy.
+  policy.sharing.placement = SharedPlacement::kPack;
+  one = parsePodDemand(testing::makeGpuPod("p", 1), policy);
+  REQUIRE(one);
+  CHECK(scoreTerms(*one, *busy).packing > scoreTerms(*one, *quiet).packing);
+  const NodeStateConstSharedPtr packedBusy = sliced("busy", "22222222");
+  CHECK(precomputePlainAnswers(*packedBusy, policy).forGpus(1).packingBinpack ==
+        scoreTerms(*one, *packedBusy).packing);
+}
+
 TEST_CASE("an unreadable sharing label refuses exclusive pods with what was read", "[core]") {
   const Policy policy = defaultPolicy();
   const NodeStateConstSharedPtr state = buildNodeState(

@@ -87,8 +87,10 @@ TEST_CASE("the node listing says how a node's GPUs are shared and counts no set 
   const gte::Reply reply = f.service.nodes(query);
   REQUIRE(reply.status == 200);
   const json node = json::parse(reply.body)["nodes"][0];
-  CHECK(node["sharing"] ==
-        json({{"strategy", "time-slicing"}, {"replicas", 4}, {"unreadable", nullptr}}));
+  CHECK(node["sharing"] == json({{"strategy", "time-slicing"},
+                                 {"replicas", 4},
+                                 {"unreadable", nullptr},
+                                 {"tenants", json::array()}}));
   CHECK(node["freeSets"] == json({{"1", 8}, {"2", 0}, {"4", 0}, {"8", 0}}));
   query.node = "whole";
   CHECK(json::parse(f.service.nodes(query).body)["nodes"][0]["sharing"].is_null());
