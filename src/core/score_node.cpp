@@ -90,10 +90,11 @@ int migPackingTerm(const PodDemand& demand, const MigPlan& plan, const NodeState
   return (demand.strategy == Strategy::kBinpack ? fullness : kHalf - fullness) + quality;
 }
 
-// A shared node (docs/sharing.md): the device plugin gives a k-replica pod replicas of the GPUs
-// with the fewest tenants. Their load is the tenants the pod joins over what its replicas' GPUs
-// hold at most (replicas per GPU; without a known count, 4 or one more than the busiest GPU).
-// spread: the emptier, the higher; pack: the fuller, the higher.
+// A shared node (docs/sharing.md): the device plugin's allocator for replicas takes them one by
+// one, each from the GPU with the fewest replicas in use, counting the ones it just took. The
+// load is the tenants the pod joins that way over what its replicas' GPUs hold at most (replicas
+// per GPU; without a known count, 4 or one more than the busiest GPU). spread: the emptier, the
+// higher; pack: the fuller, the higher.
 int sharedPackingTerm(const PodDemand& demand, int k, const NodeState& state) {
   std::vector<int> tenants;
   int busiest = 0;
@@ -103,13 +104,12 @@ int sharedPackingTerm(const PodDemand& demand, int k, const NodeState& state) {
     busiest = std::max(busiest, t);
   }
   if (tenants.empty() || k <= 0) return kHalf;
-  std::sort(tenants.begin(), tenants.end());
   const int perGpu = state.sharing.replicas > 0 ? state.sharing.replicas : std::max(4, busiest + 1);
-  // Replicas beyond one per GPU go round again, each round on top of the last.
   std::int64_t joined = 0;
   for (int i = 0; i < k; ++i) {
-    const auto round = static_cast<std::size_t>(i) / tenants.size();
-    joined += tenants[static_cast<std::size_t>(i) % tenants.size()] + static_cast<int>(round);
+    const auto least = std::min_element(tenants.begin(), tenants.end());
+    joined += *least;
+    ++*least;
   }
   const std::int64_t room = static_cast<std::int64_t>(k) * std::max(1, perGpu - 1);
   const int load = static_cast<int>(std::min<std::int64_t>(kTermScale, kTermScale * joined / room));

@@ -192,10 +192,11 @@ TEST_CASE("shared pods go where their replicas join the fewest tenants, or pack 
   // spread: 1 replica joins 0 tenants on quiet (term 1200), 2 of 3 possible on busy (400).
   CHECK(scoreTerms(*one, *quiet).packing == 1200);
   CHECK(scoreTerms(*one, *busy).packing == 400);
-  // Two replicas on quiet join 0 + 0; three join 0 + 0 + 2.
+  // Three replicas on quiet, one by one from the least-used GPU (the device plugin's
+  // distributed allocation): 0, 0, then 1 on a GPU it just used. 1 of 3 x 3 possible.
   Result<PodDemand> three = parsePodDemand(testing::makeGpuPod("p", 3), policy);
   REQUIRE(three);
-  CHECK(scoreTerms(*three, *quiet).packing == 1200 - 1200 * 2 / 9);
+  CHECK(scoreTerms(*three, *quiet).packing == 1200 - 1200 * 1 / 9);
   // pack: the fuller, the higher; the precomputed answers follow the policy.
   policy.sharing.placement = SharedPlacement::kPack;
   one = parsePodDemand(testing::makeGpuPod("p", 1), policy);
