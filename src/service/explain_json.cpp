@@ -217,6 +217,8 @@ void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy,
   w.key("dra");
   writeDra(w, node, demand);
   w.key("topology").string(topologyName(node.state));
+  w.key("sharing");
+  writeGpuSharing(w, node.state);
   w.key("usableGpus").integer(node.state ? node.state->usableCount : 0);
   w.key("freeGpus").integer(node.state ? node.state->freeCount : 0);
   w.endObject();
@@ -455,6 +457,33 @@ void writeGpuList(JsonWriter& w, GpuMask gpus) {
     w.element().integer(std::countr_zero(rest));
   }
   w.endArray();
+}
+
+void writeGpuSharing(JsonWriter& w, const NodeState* state) {
+  if (state == nullptr || !state->sharing.shared()) {
+    w.null();
+    return;
+  }
+  const GpuSharing& sharing = state->sharing;
+  w.beginObject().key("strategy").string(sharingStrategyName(sharing.strategy));
+  w.key("replicas");
+  if (sharing.replicas > 0) {
+    w.integer(sharing.replicas);
+  } else {
+    w.null();
+  }
+  w.key("unreadable");
+  if (sharing.unreadable.empty()) {
+    w.null();
+  } else {
+    w.string(sharing.unreadable);
+  }
+  // Per GPU, the replicas pods hold (labels-v1 `tenants`); empty when the agent published none.
+  w.key("tenants").beginArray();
+  for (const std::uint8_t tenants : state->topology.tenants)
+    w.element().integer(tenants);
+  w.endArray();
+  w.endObject();
 }
 
 std::string_view topologyName(const NodeState* state) {

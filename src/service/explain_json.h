@@ -60,5 +60,8 @@ void writeDomainVerdicts(json::JsonWriter& w, const GroupPlan* plan,
                          std::span<const GroupLevel> levels, const GroupDomainNames* names);
 void writeGpuList(json::JsonWriter& w, GpuMask gpus);
 std::string_view topologyName(const NodeState* state);
+// How the device plugin shares the node's GPUs (docs/sharing.md): {"strategy", "replicas",
+// "unreadable", "tenants": [per GPU]}, or null when they are whole (or the node is unresolved).
+void writeGpuSharing(json::JsonWriter& w, const NodeState* state);
 
 }  // namespace gte

@@ -62,38 +62,6 @@ void writeMig(JsonWriter& w, const NodeState& state) {
   w.endObject().endObject();
 }
 
-namespace {
-
-// How the device plugin shares the node's GPUs (docs/sharing.md); null when it does not.
-void writeSharing(JsonWriter& w, const NodeState& state) {
-  const GpuSharing& sharing = state.sharing;
-  if (!sharing.shared()) {
-    w.null();
-    return;
-  }
-  w.beginObject().key("strategy").string(sharingStrategyName(sharing.strategy));
-  w.key("replicas");
-  if (sharing.replicas > 0) {
-    w.integer(sharing.replicas);
-  } else {
-    w.null();
-  }
-  w.key("unreadable");
-  if (sharing.unreadable.empty()) {
-    w.null();
-  } else {
-    w.string(sharing.unreadable);
-  }
-  // Per GPU, the replicas pods hold (labels-v1 `tenants`); empty when the agent published none.
-  w.key("tenants").beginArray();
-  for (std::size_t gpu = 0; gpu < state.topology.tenants.size(); ++gpu)
-    w.element().integer(state.topology.tenants[gpu]);
-  w.endArray();
-  w.endObject();
-}
-
-}  // namespace
-
 std::string writeNodeListing(std::span<const ListedNode> nodes, std::size_t cached) {
   std::string out;
   JsonWriter w(out);
@@ -120,7 +88,7 @@ std::string writeNodeListing(std::span<const ListedNode> nodes, std::size_t cach
     w.key("mig");
     writeMig(w, state);
     w.key("sharing");
-    writeSharing(w, state);
+    writeGpuSharing(w, &state);
     w.endObject();
   }
   w.endArray();

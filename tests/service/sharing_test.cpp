@@ -71,6 +71,8 @@ TEST_CASE("filter and explain keep a pod asking for exclusive GPUs off time-slic
     seen = true;
     CHECK(node["verdict"] == "unresolvable");
     CHECK(node["reason"] == kRefusal);
+    CHECK(node["sharing"]["strategy"] == "time-slicing");
+    CHECK(node["sharing"]["replicas"] == 4);
   }
   CHECK(seen);
 
