@@ -323,6 +323,43 @@ int main(int argc, char** argv) {
         (void)draOff.prioritize(namesBody);
       });
   report("filter + prioritize, 2-GPU pod, DRA on (alt.)", draOnRequest);
+
+  // Shared GPUs (docs/sharing.md): a quarter of the nodes time-sliced 4 ways with tenants. The
+  // 2-GPU pod that accepts shared GPUs (answered from the precomputed answers on every node)
+  // against the same pod asking for exclusive GPUs (which reads each node's sharing), alternated.
+  gte::ClusterSnapshotBuilder sharedBuilder(policy);
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    gte::NodeInfo node = *gte::parseNodeJson(nodes[i]);
+    if (i % 4 == 0) {
+      node.labels.insert_or_assign("nvidia.com/gpu.sharing-strategy", std::string("time-slicing"));
+      node.labels.insert_or_assign("nvidia.com/gpu.replicas", std::string("4"));
+      node.labels.insert_or_assign(policy->labelPrefix + "tenants", std::string("01230123"));
+    }
+    sharedBuilder.upsertNode(std::move(node), {});
+  }
+  sharedBuilder.setSynced(true);
+  gte::testing::SnapshotBackend sharedBackend(sharedBuilder.build());
+  gte::PlacementRecorder sharedPlacements(nullptr);
+  gte::ExtenderService sharedMode([policy] { return policy; }, &sharedBackend, nullptr, {},
+                                  &sharedPlacements);
+  std::string exclusivePod = kPod;
+  exclusivePod.insert(exclusivePod.find(R"("uid":"p1")") + 10,
+                      R"(,"annotations":{"gputopo.dev/isolation":"exclusive"})");
+  const std::string exclusiveBody =
+      R"({"Pod":)" + exclusivePod + namesBody.substr(namesBody.find(R"(,"Nodes":null)"));
+  const auto [sharedRequest, exclusiveRequest] = repeatAlternating(
+      iterations,
+      [&] {
+        (void)sharedMode.filter(namesBody);
+        (void)sharedMode.prioritize(namesBody);
+      },
+      [&] {
+        const gte::Reply kept = sharedMode.filter(exclusiveBody);
+        if (kept.body.find("GPUs shared by time-slicing") == std::string::npos) std::abort();
+        (void)sharedMode.prioritize(exclusiveBody);
+      });
+  report("filter + prioritize, 1/4 shared, 2-GPU pod", sharedRequest);
+  report("filter + prioritize, 1/4 shared, exclusive pod", exclusiveRequest);
   report("filter + prioritize, 2-GPU pod, DRA off (alt.)", draOffRequest);
 
   // The phases of one NodeNames request, each alone.

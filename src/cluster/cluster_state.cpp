@@ -416,7 +416,7 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
   // Replicas of shared GPUs (docs/sharing.md): the device plugin places them by tenants per GPU,
   // not on this pick, and kube-scheduler's resource fit counts them. Reserving whole GPUs would
   // refuse the node once it held as many shared pods as GPUs while replicas were left.
-  if (state->sharing.shared() && state->allocator == GpuAllocator::kDevicePlugin) {
+  if (state->sharesGpus) {
     allocation.gpus.clear();
   }
   ledger_.putReservation(uid, LedgerReservation{trimmedLocked(pod), node, allocation, nowSeconds(),

@@ -27,10 +27,7 @@ FitOutcome checkFit(const PodDemand& demand, const NodeState& state, const Polic
 // agree. Unresolvable: emptying the node shares its GPUs still.
 inline std::optional<FitOutcome> sharingRefusal(const PodDemand& demand,
                                                 const NodeState& state) noexcept {
-  if (demand.gpus <= 0 || !state.sharing.shared() ||
-      state.allocator != GpuAllocator::kDevicePlugin) {
-    return std::nullopt;
-  }
+  if (demand.gpus <= 0 || !state.sharesGpus) return std::nullopt;
   FitOutcome out;
   out.verdict = Verdict::kUnresolvable;
   out.sharing = state.sharing.strategy;

@@ -207,7 +207,7 @@ FreeSetCounts freeNvlinkSets(const NodeState& state) {
   LinkSets sets(state);
   // Replicas of shared GPUs land where the device plugin's tenant count puts them, never on a
   // set (docs/sharing.md).
-  const bool shared = state.sharing.shared() && state.allocator == GpuAllocator::kDevicePlugin;
+  const bool shared = state.sharesGpus;
   for (std::size_t i = 0; i < kFreeSetSizes.size(); ++i) {
     const int k = kFreeSetSizes[i];
     counts[i] = k == 1 ? state.freeCount

@@ -117,6 +117,8 @@ class NodeDecider {
   // Starts loading the cache lines fit() and terms() will read of `node`: its precomputed answer,
   // or the state's first line and, for whole GPUs, its inline pick. Reads nothing itself.
   void prefetch(const NodeCandidate& node) const noexcept {
+    // An exclusive pod's decision reads the state's first line (sharesGpus) before its answer.
+    if (exclusive_ && node.state != nullptr) __builtin_prefetch(node.state);
     if (usesAnswers(node)) {
       __builtin_prefetch(&node.plain->forGpus(plainGpus_));
       return;

@@ -523,6 +523,7 @@ std::shared_ptr<NodeState> readState(const NodeInfo& node, const Policy& policy)
   state->allocatableGpus = allocatableGpus(node);
   readInto(*state, node, policy);
   state->sharing = sharingOf(node, *state);
+  state->sharesGpus = state->sharing.shared();  // the device plugin's until adoptDra says not
   return state;
 }
 
@@ -558,8 +559,10 @@ void forgetLinks(GpuTopology& topology, int gpus) {
 // Who hands out nvidia.com/gpu, from the state's DRA state (set by copyRead or the caller).
 void adoptDra(NodeState& state) {
   state.allocator = GpuAllocator::kDevicePlugin;
+  state.sharesGpus = state.sharing.shared();
   if (!state.dra || !state.dra->handsOutGpus) return;
   state.allocator = GpuAllocator::kDra;
+  state.sharesGpus = false;
   int gpus = 0;
   for (const dra::DeviceGpu& device : state.dra->deviceGpus)
     gpus = std::max(gpus, device.gpu + 1);

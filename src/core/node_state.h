@@ -87,6 +87,9 @@ struct MigProfileFit {
 // cache lines; the rest is read only for MIG, preempt, bind and diagnostics.
 struct NodeState {
   TopologyStatus status = TopologyStatus::kUnknown;
+  // The device plugin shares the whole GPUs it hands out here (`sharing` below, allocator
+  // kDevicePlugin): read by every exclusive pod's decision, so kept on the first line.
+  bool sharesGpus = false;
   int gpuCount = 0;     // whole GPUs on the node
   int usableCount = 0;  // healthy, not in MIG mode: what could ever be handed out whole
   int freeCount = 0;

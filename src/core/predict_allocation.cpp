@@ -17,7 +17,7 @@ const GpuPick* wholeGpuPick(const PodDemand& demand, const NodeState& state) noe
 
 SetQuality setQualityOf(const PodDemand& demand, const NodeState& state) noexcept {
   // Replicas of shared GPUs: the set they land on is not known (docs/sharing.md).
-  if (state.sharing.shared() && state.allocator == GpuAllocator::kDevicePlugin) return {};
+  if (state.sharesGpus) return {};
   const GpuPick* pick = demand.gpus >= 2 ? wholeGpuPick(demand, state) : nullptr;
   return pick == nullptr ? SetQuality{} : SetQuality{pick->weakest, pick->bandwidthGBps};
 }

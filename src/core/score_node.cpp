@@ -123,7 +123,7 @@ void wholeGpuTerms(const PodDemand& demand, int k, const GpuPick& pick, const No
   terms.linkQuality = k == 1 ? kTermScale : linkTier(pick.weakest) * kTermScale / 6;
   terms.numaLocality = numaTerm(pick, state);
   terms.packing = wholePackingTerm(demand, k, pick, state);
-  if (state.sharing.shared() && state.allocator == GpuAllocator::kDevicePlugin) {
+  if (state.sharesGpus) {
     // The device plugin hands out replicas by tenants per GPU, not this set (docs/sharing.md):
     // its links and NUMA node are not known, as on a node whose topology is unknown; packing
     // follows the tenants the pod's replicas would join.

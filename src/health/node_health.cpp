@@ -52,7 +52,7 @@ namespace {
 
 // The device plugin shares the node's whole GPUs among pods (time-slicing, MPS).
 bool sharesGpus(const NodeState& state) noexcept {
-  return state.sharing.shared() && state.allocator == GpuAllocator::kDevicePlugin;
+  return state.sharesGpus;
 }
 
 }  // namespace
