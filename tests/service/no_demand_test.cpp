@@ -33,11 +33,7 @@ struct Fixture {
   gte::ExtenderService service{[p = policy] { return p; }, &cluster, nullptr};
 
   static std::string namesBody(const gte::PodInfo& pod) {
-    json body;
-    body["Pod"] = json::parse(gte::testing::podJson(pod));
-    body["Nodes"] = nullptr;
-    body["NodeNames"] = {"dgx", "not-cached", "l40s"};
-    return body.dump();
+    return gte::testing::namesArgsJson(pod, {"dgx", "not-cached", "l40s"});
   }
 };
 

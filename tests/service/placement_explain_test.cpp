@@ -44,11 +44,7 @@ struct Fixture {
   }
 
   std::string namesBody(const std::vector<std::string>& names) const {
-    json body;
-    body["Pod"] = json::parse(gte::testing::podJson(pod));
-    body["Nodes"] = nullptr;
-    body["NodeNames"] = names;
-    return body.dump();
+    return gte::testing::namesArgsJson(pod, names);
   }
 };
 

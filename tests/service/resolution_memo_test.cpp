@@ -32,14 +32,6 @@ std::vector<NodeStateShard::Found> lookups(std::size_t n) {
   return out;
 }
 
-std::string namesBody(const gte::PodInfo& pod, const std::vector<std::string>& names) {
-  json body;
-  body["Pod"] = json::parse(gte::testing::podJson(pod));
-  body["Nodes"] = nullptr;
-  body["NodeNames"] = names;
-  return body.dump();
-}
-
 }  // namespace
 
 TEST_CASE("The memo finds the lookups of the same names on the same snapshot only") {
@@ -104,7 +96,8 @@ TEST_CASE("Filter answers from the snapshot it loaded, whatever an earlier reque
   gte::testing::SnapshotBackend backend(
       gte::testing::SnapshotBackend::Source([&current] { return current; }));
   gte::ExtenderService service([policy] { return policy; }, &backend, nullptr);
-  const std::string body = namesBody(gte::testing::makeGpuPod("train", 4), {"dgx", "not-cached"});
+  const std::string body =
+      gte::testing::namesArgsJson(gte::testing::makeGpuPod("train", 4), {"dgx", "not-cached"});
 
   for (int round = 0; round < 2; ++round) {
     current = free;

@@ -48,6 +48,16 @@ std::string podJson(const PodInfo& pod) {
   return out;
 }
 
+std::string namesArgsJson(const PodInfo& pod, const std::vector<std::string>& names) {
+  std::string out = R"({"Pod":)" + podJson(pod) + R"(,"Nodes":null,"NodeNames":[)";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    json::appendQuoted(out, names[i]);
+  }
+  out += "]}";
+  return out;
+}
+
 std::string clusterListJson(const std::vector<NodeInfo>& nodes, const std::vector<PodInfo>& pods) {
   std::string out = R"({"apiVersion":"v1","kind":"List","items":[)";
   bool first = true;
