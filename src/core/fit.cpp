@@ -1,5 +1,10 @@
 #include "core/fit.h"
 
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <vector>
+
 #include "core/mig_plan.h"
 #include "core/predict_allocation.h"
 
@@ -100,8 +105,65 @@ FitOutcome filterMig(const PodDemand& demand, const NodeState& state) {
 
 }  // namespace
 
+std::optional<FitOutcome> replicasOnRefusal(const PodDemand& demand, const NodeState& state) {
+  const std::int64_t k = demand.gpus;
+  if (demand.replicasOn == ReplicasOn::kAny || k <= 1) return std::nullopt;
+  FitOutcome out;
+  out.verdict = Verdict::kUnresolvable;
+  out.sharing = state.sharesGpus ? state.sharing.strategy : SharingStrategy::kNone;
+  out.replicas = state.sharesGpus ? state.sharing.replicas : 0;
+  if (!state.sharesGpus) {
+    if (demand.replicasOn == ReplicasOn::kDistinct) return std::nullopt;  // whole GPUs are
+    out.reason = FitReason::kReplicasNotSame;
+    return out;
+  }
+  // The free GPUs that still have a replica to give, and the lowest tenant count among them.
+  const int perGpu = state.sharing.replicas;
+  const GpuTopology& topology = state.topology;
+  std::vector<int> open;
+  int least = INT32_MAX;
+  for (GpuMask rest = state.freeMask; rest != 0; rest &= rest - 1) {
+    const int gpu = std::countr_zero(rest);
+    const int tenants = topology.tenantsOf(gpu);
+    if (perGpu > 0 && tenants >= perGpu) continue;
+    open.push_back(gpu);
+    least = std::min(least, tenants);
+  }
+  if (demand.replicasOn == ReplicasOn::kSame) {
+    const bool one = open.size() == 1 && perGpu > 0 && perGpu - topology.tenantsOf(open[0]) >= k;
+    if (one) return std::nullopt;
+    out.reason = FitReason::kReplicasNotSame;
+    // Emptied, the node offers every GPU's replicas: one GPU only on a one-GPU node.
+    if (state.usableCount == 1 && perGpu >= k) out.verdict = Verdict::kUnschedulable;
+    return out;
+  }
+  std::vector<int> quietest;
+  for (const int gpu : open) {
+    if (topology.tenantsOf(gpu) == least) quietest.push_back(gpu);
+  }
+  bool linked = topology.linksKnown;
+  for (std::size_t i = 0; linked && i < quietest.size(); ++i) {
+    for (std::size_t j = i + 1; linked && j < quietest.size(); ++j)
+      linked = topology.linkClass(quietest[i], quietest[j]) == LinkClass::kNvlink;
+  }
+  if (static_cast<std::int64_t>(quietest.size()) >= k && linked) return std::nullopt;
+  out.reason = FitReason::kReplicasNotDistinct;
+  // Emptied, every usable GPU has no tenant: distinct then holds when they are k or more and
+  // NVLink-connected pairwise.
+  bool emptiedLinked = topology.linksKnown && state.usableCount >= k;
+  for (GpuMask a = state.usableMask; emptiedLinked && a != 0; a &= a - 1) {
+    for (GpuMask b = a & (a - 1); emptiedLinked && b != 0; b &= b - 1) {
+      emptiedLinked =
+          topology.linkClass(std::countr_zero(a), std::countr_zero(b)) == LinkClass::kNvlink;
+    }
+  }
+  if (emptiedLinked) out.verdict = Verdict::kUnschedulable;
+  return out;
+}
+
 FitOutcome checkFit(const PodDemand& demand, const NodeState& state, const Policy& policy) {
   if (const auto refused = sharingRefusal(demand, state)) return *refused;
+  if (const auto refused = replicasOnRefusal(demand, state)) return *refused;
   if (demand.gpus > 0) {
     if (const FitOutcome outcome = filterWholeGpus(demand, state, policy); !outcome.fits()) {
       return outcome;

@@ -16,6 +16,14 @@ namespace gte {
 
 FitOutcome checkFit(const PodDemand& demand, const NodeState& state, const Policy& policy);
 
+// The refusal of a pod's `<prefix>replicas-on` (docs/sharing.md), or nullopt. On a node whose GPUs
+// are whole, `distinct` always holds and `same` only for one GPU. On a shared node the device
+// plugin takes replicas one by one from the GPU with the fewest tenants, ties broken in no order
+// the extender can know: `distinct` holds only when at least k GPUs share the lowest tenant count
+// (else a tie may put two replicas on one GPU) and those GPUs are NVLink-connected pairwise;
+// `same` only when one GPU alone has free replicas, k of them (replicas per GPU known).
+std::optional<FitOutcome> replicasOnRefusal(const PodDemand& demand, const NodeState& state);
+
 // The refusal of a pod's whole GPUs on a node whose device plugin shares its GPUs among pods
 // (core/gpu_sharing.h, docs/sharing.md), or nullopt:
 //   - a pod that asks for exclusive GPUs (`isolation: exclusive`) is refused;

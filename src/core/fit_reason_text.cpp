@@ -80,6 +80,18 @@ std::string fitReasonText(const FitOutcome& outcome, const PodDemand& demand) {
              ": the device plugin places replicas without regard to links or NUMA; the pod "
              "requires " +
              (demand.singleNuma ? std::string("a single NUMA node") : std::string("min-link"));
+    case FitReason::kReplicasNotDistinct:
+      return (outcome.sharing == SharingStrategy::kNone ? std::string("whole GPUs")
+                                                        : "GPUs " + sharedHow(outcome)) +
+             ": the device plugin may put two of the pod's " + k +
+             " replicas on one GPU, or on GPUs without NVLink between them; the pod asks for "
+             "distinct NVLink-connected GPUs";
+    case FitReason::kReplicasNotSame:
+      return (outcome.sharing == SharingStrategy::kNone ? std::string("whole GPUs")
+                                                        : "GPUs " + sharedHow(outcome)) +
+             ": the pod's " + k +
+             " replicas would not all land on one GPU; the pod asks for "
+             "one GPU";
     case FitReason::kDraNoAllocation:
       return "the pod's DRA claims cannot be allocated from the node's free devices";
   }

@@ -117,7 +117,8 @@ GroupSlots countGroupSlots(const NodeState& state, const Policy& policy) {
 bool chainCovers(const PodDemand& demand) noexcept {
   // An exclusive member goes through the rebuilt states, whose checkFit refuses shared GPUs.
   return demand.mig.empty() && !demand.singleNuma && demand.isolation != Isolation::kExclusive &&
-         demand.gpus >= 1 && demand.gpus <= kGroupChainSizes;
+         demand.replicasOn == ReplicasOn::kAny && demand.gpus >= 1 &&
+         demand.gpus <= kGroupChainSizes;
 }
 
 std::optional<PodDemand> slotDemand(const PodDemand& demand, const NodeState& state) {

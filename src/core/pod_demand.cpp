@@ -69,6 +69,15 @@ Result<PodDemand> parsePodDemand(const PodInfo& pod, const Policy& policy,
     }
     demand.isolation = *isolation;
   }
+  if (const std::string* value = annotation(pod, policy, kReplicasOnAnnotation)) {
+    if (*value == "distinct") {
+      demand.replicasOn = ReplicasOn::kDistinct;
+    } else if (*value == "same") {
+      demand.replicasOn = ReplicasOn::kSame;
+    } else {
+      return badAnnotation(policy, kReplicasOnAnnotation, "distinct or same", *value);
+    }
+  }
   return demand;
 }
 

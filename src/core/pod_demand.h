@@ -14,6 +14,13 @@
 
 namespace gte {
 
+// Where a pod's replicas of shared GPUs must land (`<prefix>replicas-on`).
+enum class ReplicasOn : std::uint8_t {
+  kAny,       // wherever the device plugin puts them
+  kDistinct,  // each on its own GPU, the GPUs NVLink-connected
+  kSame,      // all on one GPU
+};
+
 struct PodDemand {
   std::int64_t gpus = 0;        // whole GPUs
   std::vector<MigRequest> mig;  // MIG instances by resource suffix ("3g.40gb", "1g.10gb.me")
@@ -25,6 +32,8 @@ struct PodDemand {
   Isolation isolation = Isolation::kShared;
   // Among nodes whose GPUs are shared: the policy's sharing.placement (no annotation sets it).
   SharedPlacement sharedPlacement = SharedPlacement::kSpread;
+  // `<prefix>replicas-on`: where a multi-replica pod's replicas must land (docs/sharing.md).
+  ReplicasOn replicasOn = ReplicasOn::kAny;
   // Its DRA claims and DRA-backed nvidia.com/gpu (core/dra_demand.h); null: no DRA part.
   DraDemandConstSharedPtr dra;
 
@@ -40,13 +49,14 @@ struct PodDemand {
 // strategy only ranks nodes).
 inline bool sameShape(const PodDemand& a, const PodDemand& b) {
   return a.gpus == b.gpus && a.mig == b.mig && a.minLink == b.minLink &&
-         a.singleNuma == b.singleNuma && a.isolation == b.isolation;
+         a.singleNuma == b.singleNuma && a.isolation == b.isolation && a.replicasOn == b.replicasOn;
 }
 
 inline constexpr std::string_view kMinLinkAnnotation = "min-link";
 inline constexpr std::string_view kNumaAnnotation = "numa";
 inline constexpr std::string_view kStrategyAnnotation = "strategy";
 inline constexpr std::string_view kIsolationAnnotation = "isolation";
+inline constexpr std::string_view kReplicasOnAnnotation = "replicas-on";
 
 // Errors name the annotation: "annotation gputopo.dev/min-link: want one of nvlink, pix, pxb,
 // phb, node, sys; got 'fast'". The caller rejects every node with that message. `dra`, when the

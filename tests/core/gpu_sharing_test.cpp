@@ -207,6 +207,67 @@ TEST_CASE("shared pods go where their replicas join the fewest tenants, or pack 
         scoreTerms(*one, *packedBusy).packing);
 }
 
+TEST_CASE("replicas-on: distinct only where ties cannot double up, same only on one GPU",
+          "[core]") {
+  const Policy policy = defaultPolicy();
+  const auto sliced = [&](const NodeInfo& machine, const std::string& tenants) {
+    NodeInfo node = withLabels(machine, "time-slicing", "4");
+    node.labels.insert_or_assign("gputopo.dev/tenants", tenants);
+    return buildNodeState(node, {}, policy);
+  };
+  const auto demand = [&](int k, const char* on) {
+    auto parsed =
+        parsePodDemand(testing::makeGpuPod("p", k, {{"gputopo.dev/replicas-on", on}}), policy);
+    REQUIRE(parsed);
+    return *parsed;
+  };
+  const NodeInfo h100 = testing::makeDgxH100(FixtureState().withName("h100"));
+  // Two GPUs without tenants: two replicas land on them. A third has a tie to break: the two just
+  // used and GPUs 2..7 all hold one tenant then, so it may join a GPU the pod already has.
+  const NodeStateConstSharedPtr twoQuiet = sliced(h100, "00111111");
+  CHECK(checkFit(demand(2, "distinct"), *twoQuiet, policy).fits());
+  const FitOutcome three = checkFit(demand(3, "distinct"), *twoQuiet, policy);
+  CHECK(three.reason == FitReason::kReplicasNotDistinct);
+  CHECK(three.verdict == Verdict::kUnschedulable);  // emptied, 8 NVLink-connected GPUs
+  CHECK(fitReasonText(three, demand(3, "distinct")) ==
+        "GPUs shared by time-slicing, 4 replicas per GPU: the device plugin may put two of the "
+        "pod's 3 replicas on one GPU, or on GPUs without NVLink between them; the pod asks for "
+        "distinct NVLink-connected GPUs");
+  // On a DGX-1V the quiet GPUs 0 and 5 are not NVLink-connected.
+  const NodeStateConstSharedPtr mesh =
+      sliced(testing::makeDgx1Volta(FixtureState().withName("v100")), "01111011");
+  CHECK(checkFit(demand(2, "distinct"), *mesh, policy).reason == FitReason::kReplicasNotDistinct);
+  // same: only where one GPU alone has free replicas, enough of them.
+  CHECK(checkFit(demand(2, "same"), *twoQuiet, policy).reason == FitReason::kReplicasNotSame);
+  CHECK(checkFit(demand(2, "same"),
+                 *sliced(h100,
+                         "4444444"
+                         "2"),
+                 policy)
+            .fits());
+  CHECK(checkFit(demand(3, "same"),
+                 *sliced(h100,
+                         "4444444"
+                         "2"),
+                 policy)
+            .reason == FitReason::kReplicasNotSame);
+  CHECK(checkFit(demand(1, "same"), *twoQuiet, policy).fits());
+  // Whole GPUs: distinct always holds, same never for more than one.
+  const NodeStateConstSharedPtr whole = buildNodeState(h100, {}, policy);
+  CHECK(checkFit(demand(4, "distinct"), *whole, policy).fits());
+  const FitOutcome same = checkFit(demand(2, "same"), *whole, policy);
+  CHECK(same.verdict == Verdict::kUnresolvable);
+  CHECK(fitReasonText(same, demand(2, "same")) ==
+        "whole GPUs: the pod's 2 replicas would not all land on one GPU; the pod asks for one GPU");
+  // A refused node offers no score; a bad value is the pod's own error.
+  CHECK(scoreTerms(demand(3, "distinct"), *twoQuiet).packing == -1);
+  const Result<PodDemand> bad =
+      parsePodDemand(testing::makeGpuPod("p", 2, {{"gputopo.dev/replicas-on", "near"}}), policy);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message ==
+        "annotation gputopo.dev/replicas-on: want distinct or same; got 'near'");
+}
+
 TEST_CASE("an unreadable sharing label refuses exclusive pods with what was read", "[core]") {
   const Policy policy = defaultPolicy();
   const NodeStateConstSharedPtr state = buildNodeState(

@@ -1,7 +1,8 @@
 // Every door asks the same question: on random clusters (device-plugin machines of four kinds
 // with random GPUs in use, a DRA node with a random device held by a claim, a node whose labels do
 // not read) and random pods (1-8 GPUs, link, NUMA and strategy annotations, MIG instances, a claim,
-// invalid annotations), explain, preempt, what-if and bind's re-check give the answer filter gives.
+// invalid annotations; a time-sliced node and the sharing annotations), explain, preempt, what-if
+// and bind's re-check give the answer filter gives.
 //   - explain: filter's verdict on every node;
 //   - preempt with no victims: keeps exactly the nodes filter keeps;
 //   - what-if of one pod: a 400 with filter's message when the pod rejects itself, else a node
@@ -48,6 +49,15 @@ std::vector<gte::NodeInfo> randomNodes(std::mt19937& rng) {
   nodes.push_back(gte::testing::make4xPcieL40s(state("l40s", 4)));
   nodes.push_back(gte::testing::makeDgxH100(
       FixtureState().withName("hgx-h100-a").withIdentities().withoutDevicePlugin()));
+  // A time-sliced node with random tenants (docs/sharing.md).
+  gte::NodeInfo sliced = gte::testing::makeDgxH100(state("sliced", 8));
+  sliced.labels.insert_or_assign("nvidia.com/gpu.sharing-strategy", std::string("time-slicing"));
+  sliced.labels.insert_or_assign("nvidia.com/gpu.replicas", std::string("4"));
+  std::string tenants(8, '0');
+  for (char& c : tenants)
+    c = static_cast<char>('0' + rng() % 4);
+  sliced.labels.insert_or_assign("gputopo.dev/tenants", tenants);
+  nodes.push_back(std::move(sliced));
   gte::NodeInfo broken = gte::testing::makeDgx1Volta(state("broken", 8));
   broken.labels["gputopo.dev/pci"] = "X";  // labels-v1 that do not read
   nodes.push_back(std::move(broken));
@@ -69,11 +79,11 @@ gte::PodInfo randomPod(std::mt19937& rng, int i) {
       pod = gte::testing::makeGpuPod(name, sizes[rng() % 5]);
     }
   }
-  const std::pair<const char*, const char*> annotations[] = {{"gputopo.dev/min-link", "nvlink"},
-                                                             {"gputopo.dev/numa", "single"},
-                                                             {"gputopo.dev/strategy", "spread"},
-                                                             {"gputopo.dev/min-link", "fast"},
-                                                             {"gputopo.dev/group-size", "2"}};
+  const std::pair<const char*, const char*> annotations[] = {
+      {"gputopo.dev/min-link", "nvlink"},      {"gputopo.dev/numa", "single"},
+      {"gputopo.dev/strategy", "spread"},      {"gputopo.dev/min-link", "fast"},
+      {"gputopo.dev/group-size", "2"},         {"gputopo.dev/isolation", "exclusive"},
+      {"gputopo.dev/replicas-on", "distinct"}, {"gputopo.dev/replicas-on", "same"}};
   for (const auto& [key, value] : annotations) {
     if (rng() % 6 == 0) pod.annotations[key] = value;
   }
