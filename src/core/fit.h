@@ -29,7 +29,9 @@ std::optional<FitOutcome> replicasOnRefusal(const PodDemand& demand, const NodeS
 //   - a pod that asks for exclusive GPUs (`isolation: exclusive`) is refused;
 //   - a pod that requires a link class between its GPUs (`min-link`, two or more GPUs) or one NUMA
 //     node is refused: the plugin hands out replicas by how many tenants each GPU has, not by
-//     links or NUMA, and two of them may be one GPU, so no set can be promised.
+//     links or NUMA, and two of them may be one GPU, so no set can be promised;
+//   - under MPS a pod of more than one replica is refused: the plugin's Allocate fails such
+//     requests (its MPS rule, whatever failRequestsGreaterThanOne says).
 // checkFit starts with it; the per-node decision asks it before reading a precomputed answer
 // (which is every isolation's; plain demands carry no link or NUMA demand), so the two paths
 // agree. Unresolvable: emptying the node shares its GPUs still.
@@ -42,6 +44,10 @@ inline std::optional<FitOutcome> sharingRefusal(const PodDemand& demand,
   out.replicas = state.sharing.replicas;
   if (demand.isolation == Isolation::kExclusive) {
     out.reason = FitReason::kGpusShared;
+    return out;
+  }
+  if (state.sharing.strategy == SharingStrategy::kMps && demand.gpus > 1) {
+    out.reason = FitReason::kMpsOneReplica;
     return out;
   }
   if ((demand.minLink && demand.gpus > 1) || demand.singleNuma) {

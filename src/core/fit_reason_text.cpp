@@ -80,6 +80,9 @@ std::string fitReasonText(const FitOutcome& outcome, const PodDemand& demand) {
              ": the device plugin places replicas without regard to links or NUMA; the pod "
              "requires " +
              (demand.singleNuma ? std::string("a single NUMA node") : std::string("min-link"));
+    case FitReason::kMpsOneReplica:
+      return "GPUs " + sharedHow(outcome) +
+             ": the device plugin admits one replica per pod under MPS; the pod asks for " + k;
     case FitReason::kReplicasNotDistinct:
       return (outcome.sharing == SharingStrategy::kNone ? std::string("whole GPUs")
                                                         : "GPUs " + sharedHow(outcome)) +

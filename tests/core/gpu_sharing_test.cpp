@@ -268,6 +268,26 @@ TEST_CASE("replicas-on: distinct only where ties cannot double up, same only on 
         "annotation gputopo.dev/replicas-on: want distinct or same; got 'near'");
 }
 
+TEST_CASE("under MPS a pod of more than one replica is refused", "[core]") {
+  // The device plugin's Allocate fails MPS requests of more than one replica (the pod would fail
+  // admission on the node): the extender keeps such pods off, precomputed answers included.
+  const Policy policy = defaultPolicy();
+  const NodeStateConstSharedPtr mps = buildNodeState(
+      withLabels(testing::makeDgxH100(FixtureState().withName("mps")), "mps", "2"), {}, policy);
+  const Result<PodDemand> two = parsePodDemand(testing::makeGpuPod("p", 2), policy);
+  const Result<PodDemand> one = parsePodDemand(testing::makeGpuPod("p", 1), policy);
+  REQUIRE((two && one));
+  const FitOutcome refused = checkFit(*two, *mps, policy);
+  CHECK(refused.verdict == Verdict::kUnresolvable);
+  CHECK(fitReasonText(refused, *two) ==
+        "GPUs shared by mps, 2 replicas per GPU: the device plugin admits one replica per pod "
+        "under MPS; the pod asks for 2");
+  CHECK(checkFit(*one, *mps, policy).fits());
+  const PlainAnswers answers = precomputePlainAnswers(*mps, policy);
+  CHECK(answers.forGpus(2).reason == FitReason::kMpsOneReplica);
+  CHECK(answers.forGpus(1).fit().fits());
+}
+
 TEST_CASE("an unreadable sharing label refuses exclusive pods with what was read", "[core]") {
   const Policy policy = defaultPolicy();
   const NodeStateConstSharedPtr state = buildNodeState(
