@@ -33,6 +33,16 @@ NodeInfo withAllocatable(NodeInfo node, std::int64_t gpus) {
   return node;
 }
 
+// A DGX H100 time-sliced 4 ways, and the same board with whole GPUs.
+NodeStateConstSharedPtr slicedH100(const Policy& policy) {
+  return buildNodeState(
+      withLabels(testing::makeDgxH100(FixtureState().withName("sliced")), "time-slicing", "4"), {},
+      policy);
+}
+NodeStateConstSharedPtr wholeH100(const Policy& policy) {
+  return buildNodeState(testing::makeDgxH100(FixtureState().withName("whole")), {}, policy);
+}
+
 GpuSharing sharingOf(const NodeInfo& node) {
   return buildNodeState(node, {}, defaultPolicy())->sharing;
 }
@@ -85,11 +95,8 @@ TEST_CASE("a node's sharing is read from GFD's labels, else from its allocatable
 
 TEST_CASE("a pod asking for exclusive GPUs is refused on a shared node", "[core]") {
   const Policy policy = defaultPolicy();
-  const NodeStateConstSharedPtr shared = buildNodeState(
-      withLabels(testing::makeDgxH100(FixtureState().withName("sliced")), "time-slicing", "4"), {},
-      policy);
-  const NodeStateConstSharedPtr whole =
-      buildNodeState(testing::makeDgxH100(FixtureState().withName("whole")), {}, policy);
+  const NodeStateConstSharedPtr shared = slicedH100(policy);
+  const NodeStateConstSharedPtr whole = wholeH100(policy);
   const PlainAnswers sharedAnswers = precomputePlainAnswers(*shared, policy);
 
   const Result<PodDemand> exclusive =
@@ -134,11 +141,8 @@ TEST_CASE("on shared GPUs no set is promised: min-link and NUMA pods refused, li
           "[core]") {
   const Policy policy = defaultPolicy();
   // An NVSwitch board: every pair of its GPUs is NVLink, were they whole.
-  const NodeStateConstSharedPtr shared = buildNodeState(
-      withLabels(testing::makeDgxH100(FixtureState().withName("sliced")), "time-slicing", "4"), {},
-      policy);
-  const NodeStateConstSharedPtr whole =
-      buildNodeState(testing::makeDgxH100(FixtureState().withName("whole")), {}, policy);
+  const NodeStateConstSharedPtr shared = slicedH100(policy);
+  const NodeStateConstSharedPtr whole = wholeH100(policy);
 
   const Result<PodDemand> nvlink =
       parsePodDemand(testing::makeGpuPod("p", 4, {{"gputopo.dev/min-link", "nvlink"}}), policy);
