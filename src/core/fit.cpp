@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <climits>
-#include <vector>
 
 #include "core/mig_plan.h"
 #include "core/predict_allocation.h"
@@ -103,6 +102,19 @@ FitOutcome filterMig(const PodDemand& demand, const NodeState& state) {
   return kFit;
 }
 
+// Whether every pair of `gpus` is NVLink-connected (false where links are unknown).
+bool allNvlinked(const GpuTopology& topology, GpuMask gpus) {
+  if (!topology.linksKnown) return false;
+  for (GpuMask a = gpus; a != 0; a &= a - 1) {
+    for (GpuMask b = a & (a - 1); b != 0; b &= b - 1) {
+      if (topology.linkClass(std::countr_zero(a), std::countr_zero(b)) != LinkClass::kNvlink) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<FitOutcome> replicasOnRefusal(const PodDemand& demand, const NodeState& state) {
@@ -117,47 +129,40 @@ std::optional<FitOutcome> replicasOnRefusal(const PodDemand& demand, const NodeS
     out.reason = FitReason::kReplicasNotSame;
     return out;
   }
-  // The free GPUs that still have a replica to give, and the lowest tenant count among them.
+  // The free GPUs that still have a replica to give, and the lowest tenant count among them (masks:
+  // the fit check allocates nothing per node).
   const int perGpu = state.sharing.replicas;
   const GpuTopology& topology = state.topology;
-  std::vector<int> open;
-  int least = INT32_MAX;
+  GpuMask open = 0;
+  int least = INT_MAX;
   for (GpuMask rest = state.freeMask; rest != 0; rest &= rest - 1) {
     const int gpu = std::countr_zero(rest);
     const int tenants = topology.tenantsOf(gpu);
     if (perGpu > 0 && tenants >= perGpu) continue;
-    open.push_back(gpu);
+    open |= GpuMask{1} << gpu;
     least = std::min(least, tenants);
   }
   if (demand.replicasOn == ReplicasOn::kSame) {
-    const bool one = open.size() == 1 && perGpu > 0 && perGpu - topology.tenantsOf(open[0]) >= k;
+    const bool one = std::popcount(open) == 1 && perGpu > 0 &&
+                     perGpu - topology.tenantsOf(std::countr_zero(open)) >= k;
     if (one) return std::nullopt;
     out.reason = FitReason::kReplicasNotSame;
     // Emptied, the node offers every GPU's replicas: one GPU only on a one-GPU node.
     if (state.usableCount == 1 && perGpu >= k) out.verdict = Verdict::kUnschedulable;
     return out;
   }
-  std::vector<int> quietest;
-  for (const int gpu : open) {
-    if (topology.tenantsOf(gpu) == least) quietest.push_back(gpu);
+  GpuMask quietest = 0;
+  for (GpuMask rest = open; rest != 0; rest &= rest - 1) {
+    const int gpu = std::countr_zero(rest);
+    if (topology.tenantsOf(gpu) == least) quietest |= GpuMask{1} << gpu;
   }
-  bool linked = topology.linksKnown;
-  for (std::size_t i = 0; linked && i < quietest.size(); ++i) {
-    for (std::size_t j = i + 1; linked && j < quietest.size(); ++j)
-      linked = topology.linkClass(quietest[i], quietest[j]) == LinkClass::kNvlink;
-  }
-  if (static_cast<std::int64_t>(quietest.size()) >= k && linked) return std::nullopt;
+  if (std::popcount(quietest) >= k && allNvlinked(topology, quietest)) return std::nullopt;
   out.reason = FitReason::kReplicasNotDistinct;
   // Emptied, every usable GPU has no tenant: distinct then holds when they are k or more and
   // NVLink-connected pairwise.
-  bool emptiedLinked = topology.linksKnown && state.usableCount >= k;
-  for (GpuMask a = state.usableMask; emptiedLinked && a != 0; a &= a - 1) {
-    for (GpuMask b = a & (a - 1); emptiedLinked && b != 0; b &= b - 1) {
-      emptiedLinked =
-          topology.linkClass(std::countr_zero(a), std::countr_zero(b)) == LinkClass::kNvlink;
-    }
+  if (state.usableCount >= k && allNvlinked(topology, state.usableMask)) {
+    out.verdict = Verdict::kUnschedulable;
   }
-  if (emptiedLinked) out.verdict = Verdict::kUnschedulable;
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cassert>
+#include <span>
 #include <vector>
 
 #include "core/fit.h"
@@ -96,13 +97,15 @@ int migPackingTerm(const PodDemand& demand, const MigPlan& plan, const NodeState
 // per GPU; without a known count, 4 or one more than the busiest GPU). spread: the emptier, the
 // higher; pack: the fuller, the higher.
 int sharedPackingTerm(const PodDemand& demand, int k, const NodeState& state) {
-  std::vector<int> tenants;
+  std::array<int, kMaxGpus> free{};
+  std::size_t count = 0;
   int busiest = 0;
-  for (GpuMask rest = state.freeMask; rest != 0; rest &= rest - 1) {
+  for (GpuMask rest = state.freeMask; rest != 0 && count < free.size(); rest &= rest - 1) {
     const int t = state.topology.tenantsOf(std::countr_zero(rest));
-    tenants.push_back(t);
+    free[count++] = t;
     busiest = std::max(busiest, t);
   }
+  const std::span<int> tenants(free.data(), count);
   if (tenants.empty() || k <= 0) return kHalf;
   const int perGpu = state.sharing.replicas > 0 ? state.sharing.replicas : std::max(4, busiest + 1);
   std::int64_t joined = 0;
