@@ -19,6 +19,8 @@ namespace {
 bool nodeAdmits(const PodDemand& demand, const NodeState& state, const Policy& policy) {
   const std::int64_t k = demand.gpus;
   if (k > state.usableCount) return false;
+  // Shared GPUs (min-link, NUMA, MPS multi-replica): filter refuses, so no slot either.
+  if (sharingRefusal(demand, state)) return false;
   if (state.linksKnown()) return true;
   if (demand.minLink && k > 1) return false;
   return k <= 1 || policy.allowMultiGpuOnUnknownTopology;
