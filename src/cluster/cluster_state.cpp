@@ -413,12 +413,6 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
     return Error{ErrorCode::kInternal, "node " + node + " fits pod " + podName(pod) +
                                            " but no allocation could be predicted"};
   }
-  // Replicas of shared GPUs (docs/sharing.md): the device plugin places them by tenants per GPU,
-  // not on this pick, and kube-scheduler's resource fit counts them. Reserving whole GPUs would
-  // refuse the node once it held as many shared pods as GPUs while replicas were left.
-  if (state->sharesGpus) {
-    allocation.gpus.clear();
-  }
   ledger_.putReservation(uid, LedgerReservation{trimmedLocked(pod), node, allocation, nowSeconds(),
                                                 options_.now() + options_.reservationTtl});
   dirty.insert(node);

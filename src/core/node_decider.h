@@ -175,7 +175,9 @@ class NodeDecider {
 
   [[gnu::noinline]] void place(const NodeCandidate& node, NodePlacement& placement) const {
     placement.allocation = allocation(node);
-    placement.devicePluginPick = wholeGpuPick(demand_, *node.state);
+    // Replicas of shared GPUs land by tenants, not on the whole-GPU pick (docs/sharing.md).
+    placement.devicePluginPick =
+        node.state->sharesGpus ? nullptr : wholeGpuPick(demand_, *node.state);
     placement.dra = draPlacement(node);
   }
 

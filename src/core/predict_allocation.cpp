@@ -29,6 +29,9 @@ Allocation predictAllocation(const PodDemand& demand, const NodeState& state) {
     const GpuPick* pick = wholeGpuPick(demand, state);
     if (pick == nullptr) {
       allocation.complete = false;
+    } else if (state.sharesGpus) {
+      // Replicas of shared GPUs (docs/sharing.md): the device plugin places them by tenants per
+      // GPU, not on this pick, and they take no whole GPU: nothing to reserve, charge or show.
     } else {
       for (GpuMask rest = pick->gpus; rest != 0; rest &= rest - 1) {
         allocation.gpus.push_back(std::countr_zero(rest));

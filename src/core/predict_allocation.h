@@ -8,6 +8,9 @@
 
 namespace gte {
 
+// The GPUs and MIG instances the device plugin will hand the pod on the node. On a node whose GPUs
+// it shares (NodeState::sharesGpus) the pod's nvidia.com/gpu are replicas placed by tenants per
+// GPU: complete where the pod fits, with no whole GPU named.
 Allocation predictAllocation(const PodDemand& demand, const NodeState& state);
 
 // The whole-GPU pick the pod gets on this node, or nullptr when none of that size exists.

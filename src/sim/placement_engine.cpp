@@ -47,9 +47,22 @@ bool selects(const EngineNode& node, const SimPod& pod) {
   return pod.gpuProduct.empty() || node.state->topology.model == pod.gpuProduct;
 }
 
+// Replicas of a shared node's GPUs still free: its allocatable nvidia.com/gpu less the tenants
+// the labels report and what the replay placed; unbounded where the GPUs are whole (their free
+// GPUs bound them) or the allocatable is unknown.
+std::int64_t freeReplicas(const EngineNode& node) {
+  const NodeState& state = *node.state;
+  if (!state.sharesGpus || state.allocatableGpus < 0) return INT64_MAX;
+  std::int64_t held = node.replicasRequested;
+  for (const std::uint8_t tenants : state.topology.tenants)
+    held += tenants;
+  return state.allocatableGpus - held;
+}
+
 bool resourcesFit(const EngineNode& node, const SimPod& pod) {
   return node.cpuRequested + pod.cpuMilli <= node.cpuMilli &&
-         node.memoryRequested + pod.memoryMib <= node.memoryMib;
+         node.memoryRequested + pod.memoryMib <= node.memoryMib &&
+         (pod.gpus <= 0 || pod.gpus <= freeReplicas(node));
 }
 
 // The pod's MIG profile in this node's product table; nullptr for a node without MIG or a pod
@@ -210,6 +223,7 @@ bool take(EngineNode& node, const SimPod& pod, const PodDemand& demand, const Po
   }
   node.cpuRequested += pod.cpuMilli;
   node.memoryRequested += pod.memoryMib;
+  if (node.state->sharesGpus) node.replicasRequested += demand.gpus;
   if (demand.draClaims()) {
     GpuMask gpus = 0;
     for (const int gpu : allocation.gpus)
@@ -217,7 +231,9 @@ bool take(EngineNode& node, const SimPod& pod, const PodDemand& demand, const Po
     const GpuPick pick = describeDraSet(*node.state, gpus);
     if (allocation.gpus.size() >= 2) placement.weakest = pick.weakest;
     placement.strandedGpus = pick.stranded;
-  } else if (const GpuPick* pick = demand.gpus >= 1 ? wholeGpuPick(demand, *node.state) : nullptr) {
+  } else if (const GpuPick* pick = demand.gpus >= 1 && !node.state->sharesGpus
+                                       ? wholeGpuPick(demand, *node.state)
+                                       : nullptr) {
     if (demand.gpus >= 2) placement.weakest = pick->weakest;
     placement.strandedGpus = pick->stranded;
   }

@@ -65,6 +65,9 @@ struct EngineNode {
   NodeUsage usage;                // what is taken on top of `labels`
   std::int64_t cpuRequested = 0;
   std::int64_t memoryRequested = 0;
+  // Replicas of shared GPUs the replay placed here: they take no whole GPU (docs/sharing.md), so
+  // they are counted against the node's allocatable, as kube-scheduler's resource fit counts them.
+  std::int64_t replicasRequested = 0;
   NodeInfo draNode;  // DRA mode: the node as its DRA state is built from (name, labels)
 };
 

@@ -93,3 +93,32 @@ TEST_CASE("the node listing says how a node's GPUs are shared and counts no set 
   query.node = "whole";
   CHECK(json::parse(f.service.nodes(query).body)["nodes"][0]["sharing"].is_null());
 }
+
+TEST_CASE("a what-if fills a time-sliced node by its replicas, naming no whole GPU") {
+  // The sliced H100 advertises 32 replicas and the agent reports 3 held: a replay of one-GPU
+  // pods places 29 there (bind reserves no whole GPU on it either) and 8 on the whole DGX-1V.
+  gte::NodeInfo sliced = timeSliced();
+  sliced.allocatable.set("nvidia.com/gpu", gte::Quantity::fromUnits(32));
+  sliced.labels.insert_or_assign("gputopo.dev/tenants", std::string("03000000"));
+  auto policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
+  gte::cluster::StaticClusterBackend cluster{
+      gte::cluster::ClusterFileContents{
+          {sliced, gte::testing::makeDgx1Volta(FixtureState().withName("whole"))}, {}, {}},
+      policy,
+      {}};
+  gte::ExtenderService service{[p = policy] { return p; }, &cluster, nullptr};
+  const std::string body =
+      R"({"pod":)" + gte::testing::podJson(gte::testing::makeGpuPod("web", 1)) + R"(,"count":40})";
+  const gte::Reply reply = service.whatif(body);
+  REQUIRE(reply.status == 200);
+  const json run = json::parse(reply.body)["policies"][0];
+  CHECK(run["placed"] == 37);
+  int onSliced = 0;
+  for (const json& placement : run["placements"]) {
+    if (placement["node"] != "sliced") continue;
+    ++onSliced;
+    CHECK(placement["gpus"].empty());
+    CHECK(placement["weakestLink"].is_null());
+  }
+  CHECK(onSliced == 29);
+}
