@@ -25,26 +25,31 @@ bool markMigDevice(Discovery& d, const std::string& id) {
   return false;
 }
 
-bool markGpu(Discovery& d, const std::string& id) {
-  std::size_t gpu = d.gpuUuids.size();
-  for (std::size_t i = 0; i < d.gpuUuids.size(); ++i) {
-    if (!d.gpuUuids[i].empty() && d.gpuUuids[i] == id) {
-      gpu = i;
-    }
+// The GPU a whole-GPU device id names (its UUID or its index) that is not in MIG mode: a
+// whole-GPU id for a MIG-mode GPU cannot be a live allocation.
+std::optional<std::size_t> wholeGpuOf(const Discovery& d, const std::string& id) {
+  const auto n = static_cast<std::size_t>(d.topology.gpuCount);
+  std::size_t gpu = n;
+  for (std::size_t i = 0; i < d.gpuUuids.size() && i < n; ++i) {
+    if (!d.gpuUuids[i].empty() && d.gpuUuids[i] == id) gpu = i;
   }
-  if (gpu == d.gpuUuids.size()) {
+  if (gpu == n) {
     int index = -1;
     const auto [ptr, ec] = std::from_chars(id.data(), id.data() + id.size(), index);
     if (ec != std::errc() || ptr != id.data() + id.size() || index < 0 ||
-        index >= d.topology.gpuCount) {
-      return false;
+        static_cast<std::size_t>(index) >= n) {
+      return std::nullopt;
     }
     gpu = static_cast<std::size_t>(index);
   }
-  if (gpu >= static_cast<std::size_t>(d.topology.gpuCount) || migEnabled(d, gpu)) {
-    return false;  // a whole-GPU id for a MIG-mode GPU cannot be a live allocation
-  }
-  d.topology.used[gpu] = GpuUse::kAllocated;
+  if (migEnabled(d, gpu)) return std::nullopt;
+  return gpu;
+}
+
+bool markGpu(Discovery& d, const std::string& id) {
+  const auto gpu = wholeGpuOf(d, id);
+  if (!gpu) return false;
+  d.topology.used[*gpu] = GpuUse::kAllocated;
   return true;
 }
 
@@ -52,24 +57,11 @@ bool markGpu(Discovery& d, const std::string& id) {
 // replicas other pods may still get; a shared MIG device's instance is in use.
 bool markReplica(Discovery& d, const std::string& device) {
   if (markMigDevice(d, device)) return true;
-  const std::size_t n = static_cast<std::size_t>(d.topology.gpuCount);
-  std::size_t gpu = n;
-  for (std::size_t i = 0; i < d.gpuUuids.size() && i < n; ++i) {
-    if (!d.gpuUuids[i].empty() && d.gpuUuids[i] == device) gpu = i;
-  }
-  if (gpu == n) {
-    int index = -1;
-    const auto [ptr, ec] = std::from_chars(device.data(), device.data() + device.size(), index);
-    if (ec != std::errc() || ptr != device.data() + device.size() || index < 0 ||
-        static_cast<std::size_t>(index) >= n) {
-      return false;
-    }
-    gpu = static_cast<std::size_t>(index);
-  }
-  if (migEnabled(d, gpu)) return false;
+  const auto gpu = wholeGpuOf(d, device);
+  if (!gpu) return false;
   std::vector<std::uint8_t>& tenants = d.topology.tenants;
-  tenants.resize(n, 0);
-  if (tenants[gpu] < 255) ++tenants[gpu];
+  tenants.resize(static_cast<std::size_t>(d.topology.gpuCount), 0);
+  if (tenants[*gpu] < 255) ++tenants[*gpu];
   return true;
 }
 
