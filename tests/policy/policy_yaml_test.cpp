@@ -88,6 +88,7 @@ TEST_CASE("validation errors name the key path", "[policy][yaml]") {
       {"sharing: {defaultIsolation: private}",
        "sharing.defaultIsolation: must be exclusive or shared"},
       {"sharing: {isolation: exclusive}", "sharing.isolation: unknown key"},
+      {"sharing: {placement: random}", "sharing.placement: must be spread or pack"},
       {"labelPrefix: gputopo.dev", "labelPrefix: must be a DNS subdomain followed by '/'"},
       {"labelPrefix: Bad_Prefix/", "labelPrefix: must be a DNS subdomain"},
       {"linkScores: {pix: 70}", "linkScores.pix: must not exceed linkScores.sameBoard"},
@@ -158,6 +159,10 @@ TEST_CASE("the sharing section sets the isolation of pods without the annotation
   const Result<Policy> shared = parsePolicyYaml("sharing: {defaultIsolation: shared}");
   REQUIRE(shared.ok());
   CHECK(policyHash(*shared) == policyHash(defaultPolicy()));
+  const Result<Policy> pack = parsePolicyYaml("sharing: {placement: pack}");
+  REQUIRE(pack.ok());
+  CHECK(pack->sharing.placement == SharedPlacement::kPack);
+  CHECK(policyHash(*pack) != policyHash(defaultPolicy()));
 }
 
 TEST_CASE("the groups section sets the hold time and replaces the levels", "[policy][yaml]") {
