@@ -388,11 +388,19 @@ int main(int argc, char** argv) {
          repeat(iterations, [&] { (void)gte::filterNodes(demand, candidates, *policy); }));
   report("  phase: filterNodes (checkFit per node)",
          repeat(iterations, [&] { (void)gte::filterNodes(demand, unanswered, *policy); }));
-  const gte::HostScores scores = gte::prioritizeNodes(&*demand, candidates, *policy);
+  // As the service calls it: the snapshot's scarce-set holders, counted when it was built.
+  const gte::ScarceSets* scarce = &snapshot->scarceSets;
+  const auto prioritize = [&](const std::vector<gte::NodeCandidate>& list,
+                              gte::PlacementOffer* offer = nullptr) {
+    return gte::prioritizeNodes(&*demand, list, *policy, nullptr, offer, scarce);
+  };
+  const gte::HostScores scores = prioritize(candidates);
   report("  phase: prioritizeNodes (precomputed answers)",
-         repeat(iterations, [&] { (void)gte::prioritizeNodes(&*demand, candidates, *policy); }));
+         repeat(iterations, [&] { (void)prioritize(candidates); }));
   report("  phase: prioritizeNodes (scoreTerms per node)",
-         repeat(iterations, [&] { (void)gte::prioritizeNodes(&*demand, unanswered, *policy); }));
+         repeat(iterations, [&] { (void)prioritize(unanswered); }));
+  report("  phase: prioritizeNodes, holders counted per request",
+         repeat(iterations, [&] { (void)gte::prioritizeNodes(&*demand, candidates, *policy); }));
   // Placement regret's share of a request, alternated with the same request without it: the
   // offer taken in prioritize's loop, and the decision recorded (docs/topology-health.md).
   gte::ExtenderService withoutRegret([policy] { return policy; }, &backend, nullptr);
@@ -413,8 +421,8 @@ int main(int argc, char** argv) {
               regretRequest.cpuMedian / plainRequest.cpuMedian);
   gte::PlacementOffer offer;
   const auto [plainLoop, offerLoop] = repeatAlternating(
-      iterations, [&] { (void)gte::prioritizeNodes(&*demand, candidates, *policy); },
-      [&] { (void)gte::prioritizeNodes(&*demand, candidates, *policy, nullptr, &offer); });
+      iterations, [&] { (void)prioritize(candidates); },
+      [&] { (void)prioritize(candidates, &offer); });
   report("  phase: prioritizeNodes without the offer", plainLoop);
   report("  phase: prioritizeNodes with the offer", offerLoop);
   const gte::PlacementDecision decision{2,

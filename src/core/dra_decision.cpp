@@ -185,10 +185,10 @@ ScoreTerms DraDecider::terms(const PodDemand& demand, const NodeState& state) {
   if (demand.singleNuma && placed.wholeGpus > 0 && !placed.pick.singleNuma) return terms;
   if (placed.wholeGpus > 0) wholeGpuTerms(demand, placed.wholeGpus, placed.pick, state, terms);
   if (placed.migDevices > 0) {
-    terms.migFit = kTermScale;  // existing MIG devices: no placement value lost
+    terms.migFit = termValue(kTermScale);  // existing MIG devices: no placement value lost
     if (placed.wholeGpus == 0) {
-      terms.packing = migDevicePackingTerm(demand, state.dra->migDevicesInUse, placed.migDevices,
-                                           state.dra->migDevices);
+      terms.packing = termValue(migDevicePackingTerm(demand, state.dra->migDevicesInUse,
+                                                     placed.migDevices, state.dra->migDevices));
     }
   }
   return terms;

@@ -1,19 +1,22 @@
 #pragma once
 // One pod decided on each node of a request: decide() answers, in one NodeDecision, whether it
 // fits (checkFit's verdict and reason), the terms and 0..100 score it gets there (scoreTerms,
-// weightedScore), how well linked its GPUs are, what it would get (the device plugin's pick or
-// the DRA allocator's first fit) and the route it takes (routeOn), with the answer of the pod's
-// group on the node as an input (core/group_answers.h). For a plain demand (k whole GPUs, nothing
-// else) on a node with precomputed answers the decision is read from them, which the snapshot
-// builder computed with the same functions; any other demand, or a node without answers, calls
-// them. This is the one place that decides: filter, prioritize, explain, bind's re-check,
-// preemption, what-if and the simulator call decide() and only iterate and write what it answers.
-// Pure, and inline: it runs once per node of every request.
+// weightedScore, less what breaking a scarce NVLink set costs: core/scarce_sets.h), how well linked
+// its GPUs are, what it would get (the device plugin's pick or the DRA allocator's first fit) and
+// the route it takes (routeOn), with the answer of the pod's group on the node as an input
+// (core/group_answers.h). For a plain demand (k whole GPUs, nothing else) on a node with
+// precomputed answers the decision is read from them, which the snapshot builder computed with the
+// same functions; any other demand, or a node without answers, calls them. This is the one place
+// that decides: filter, prioritize, explain, bind's re-check, preemption, what-if and the simulator
+// call decide() and only iterate and write what it answers. Pure, and inline: it runs once per node
+// of every request.
 //
 // A pod with DRA claims (docs/dra.md) is decided by a DraDecider: the first-fit replica on the
 // node's precomputed device order, then the same fit rules and score terms on the GPU set it
 // gives. A pod the extender passes through (pod_demand.h) fits every node with no score terms.
 // The decider then keeps first-fit scratch state: one request's loop uses it, on one thread.
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -30,6 +33,7 @@
 #include "core/pod_demand.h"
 #include "core/pod_route.h"
 #include "core/predict_allocation.h"
+#include "core/scarce_sets.h"
 #include "core/score_node.h"
 #include "core/set_quality.h"
 #include "policy/policy.h"
@@ -46,14 +50,24 @@ inline constexpr std::size_t kNoCandidate = static_cast<std::size_t>(-1);
 
 class NodeDecider {
  public:
-  // `demand`, `policy` and `group` must outlive the decider. `group`: a pod group member's answers,
-  // one per candidate of the request, in its order (null: the pod is decided alone).
-  NodeDecider(const PodDemand& demand, const Policy& policy, const GroupAnswers* group = nullptr)
+  // `demand`, `policy`, `group` and `scarce` must outlive the decider. `group`: a pod group
+  // member's answers, one per candidate of the request, in its order (null: the pod is decided
+  // alone). `scarce`: the nodes holding each size of free all-NVLink set (core/scarce_sets.h),
+  // what breaking one costs the score; null: breaking a set costs nothing (doors that ask for
+  // the verdict alone).
+  NodeDecider(const PodDemand& demand, const Policy& policy, const GroupAnswers* group = nullptr,
+              const ScarceSets* scarce = nullptr)
       : demand_(demand),
         policy_(policy),
         group_(group),
         plainGpus_(PlainAnswers::gpusOf(demand)),
         routeByNode_(demand.draClaims() && !passedThrough()) {
+    // What each combination of broken set sizes costs, once per request rather than per node.
+    if (scarce != nullptr) {
+      for (std::uint8_t broken = 1; broken <= kScarceMask; ++broken)
+        scarcePoints_[broken] =
+            static_cast<std::int16_t>(scarceSetPoints(broken, *scarce, policy.scarceSets.points));
+    }
     if (!routeByNode_) {
       route_ = passedThrough() ? PodRoute::kPassedThrough : PodRoute::kDevicePlugin;
     }
@@ -93,6 +107,10 @@ class NodeDecider {
     if (decided && asks(parts, DecisionPart::kScore | DecisionPart::kSet)) {
       out.terms = terms(node);
       out.score = weightedScore(out.terms, policy_);
+      // Without a branch: whether a node breaks a set varies node by node, and a mispredicted
+      // branch per node cost more than the lookup (scarcePoints_[0] is 0).
+      out.terms.scarceSetPoints = scarcePoints_[out.terms.brokenSets & kScarceMask];
+      out.score = std::max(0, out.score - out.terms.scarceSetPoints);
       if (asks(parts, DecisionPart::kSet) && out.terms.fits()) out.set = set(node);
     }
     if (placement != nullptr) place(node, *placement);
@@ -210,7 +228,7 @@ class NodeDecider {
   // what placement regret compares (unknown for fewer than two GPUs). From the same line of the
   // precomputed answer the terms come from.
   SetQuality set(const NodeCandidate& node) const noexcept {
-    return usesAnswers(node) ? node.plain->forGpus(plainGpus_).set
+    return usesAnswers(node) ? node.plain->forGpus(plainGpus_).set()
                              : setQualityOf(demand_, *node.state);
   }
 
@@ -250,6 +268,9 @@ class NodeDecider {
   mutable std::optional<DraDecider> dra_;  // pods with claims: the first-fit's scratch
   std::optional<PodDemand> claimsAsGpus_;  // the claims as N whole GPUs, when they are that
   std::int64_t claimsAsGpusPlain_ = 0;
+  // Index: a set of broken sizes (ScoreTerms::brokenSets); all 0 without the cluster's counts.
+  static constexpr std::uint8_t kScarceMask = (1U << kScarceSetSizes.size()) - 1;
+  std::array<std::int16_t, kScarceMask + 1> scarcePoints_{};
 };
 
 }  // namespace gte

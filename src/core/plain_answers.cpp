@@ -34,7 +34,10 @@ PlainAnswers precomputePlainAnswers(const NodeState& state, const Policy& policy
     answer.numaLocality = static_cast<std::int16_t>(binpack.numaLocality);
     answer.packingBinpack = static_cast<std::int16_t>(binpack.packing);
     answer.packingSpread = static_cast<std::int16_t>(spread.packing);
-    answer.set = setQualityOf(demand, state);
+    answer.brokenSets = static_cast<std::uint8_t>(binpack.brokenSets);
+    const SetQuality set = setQualityOf(demand, state);
+    answer.setWeakest = set.weakest;
+    answer.setBandwidthGBps = set.bandwidthGBps;
     answer.draPlainClass = draPlainClass;
   }
   return answers;

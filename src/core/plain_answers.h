@@ -25,7 +25,10 @@ struct Policy;
 struct alignas(16) PlainAnswer {
   Verdict verdict = Verdict::kFit;
   FitReason reason = FitReason::kNone;
-  SetQuality set;
+  // The set (set() below), its two fields apart so the byte between them holds brokenSets.
+  LinkClass setWeakest = LinkClass::kUnknown;
+  std::uint8_t brokenSets = 0;  // ScoreTerms::brokenSets, either strategy
+  std::uint16_t setBandwidthGBps = 0;
   std::int16_t linkQuality = -1;
   std::int16_t numaLocality = -1;
   std::int16_t packingBinpack = -1;  // the packing term under each strategy
@@ -37,12 +40,14 @@ struct alignas(16) PlainAnswer {
   std::int16_t draPlainClass = -1;
 
   FitOutcome fit() const noexcept { return FitOutcome{verdict, reason, -1}; }
+  SetQuality set() const noexcept { return SetQuality{setWeakest, setBandwidthGBps}; }
   // migFit stays -1: a plain demand asks for no MIG instance.
   ScoreTerms terms(Strategy strategy) const noexcept {
     ScoreTerms out;
     out.linkQuality = linkQuality;
     out.numaLocality = numaLocality;
     out.packing = strategy == Strategy::kSpread ? packingSpread : packingBinpack;
+    out.brokenSets = brokenSets;
     return out;
   }
 };

@@ -11,6 +11,7 @@
 #include "core/fragmentation.h"
 #include "core/mig_plan.h"
 #include "core/predict_allocation.h"
+#include "core/scarce_sets.h"
 
 namespace gte {
 namespace {
@@ -123,16 +124,17 @@ int sharedPackingTerm(const PodDemand& demand, int k, const NodeState& state) {
 
 void wholeGpuTerms(const PodDemand& demand, int k, const GpuPick& pick, const NodeState& state,
                    ScoreTerms& terms) {
-  terms.linkQuality = k == 1 ? kTermScale : linkTier(pick.weakest) * kTermScale / 6;
-  terms.numaLocality = numaTerm(pick, state);
-  terms.packing = wholePackingTerm(demand, k, pick, state);
+  terms.linkQuality = termValue(k == 1 ? kTermScale : linkTier(pick.weakest) * kTermScale / 6);
+  terms.numaLocality = termValue(numaTerm(pick, state));
+  terms.packing = termValue(wholePackingTerm(demand, k, pick, state));
+  terms.brokenSets = brokenSetSizes(state, k, pick);  // none where the GPUs are shared
   if (state.sharesGpus) {
     // The device plugin hands out replicas by tenants per GPU, not this set (docs/sharing.md):
     // its links and NUMA node are not known, as on a node whose topology is unknown; packing
     // follows the tenants the pod's replicas would join.
-    if (k > 1) terms.linkQuality = linkTier(LinkClass::kUnknown) * kTermScale / 6;
-    terms.numaLocality = kHalf;
-    terms.packing = sharedPackingTerm(demand, k, state);
+    if (k > 1) terms.linkQuality = termValue(linkTier(LinkClass::kUnknown) * kTermScale / 6);
+    terms.numaLocality = termValue(kHalf);
+    terms.packing = termValue(sharedPackingTerm(demand, k, state));
   }
 }
 
@@ -162,9 +164,9 @@ ScoreTerms scoreTerms(const PodDemand& demand, const NodeState& state) {
     if (!plan.fits) {
       return ScoreTerms{};
     }
-    terms.migFit = plan.qualityPermille * kTermScale / 1000;
+    terms.migFit = termValue(plan.qualityPermille * kTermScale / 1000);
     if (demand.gpus == 0) {
-      terms.packing = migPackingTerm(demand, plan, state);
+      terms.packing = termValue(migPackingTerm(demand, plan, state));
     }
   }
   return terms;

@@ -2,6 +2,8 @@
 // Ranks a node for a pod by the GPUs it would really get there (docs/scoring.md). Pure: no I/O,
 // clock, locks or globals. Scores are 0..100; prioritizeNodes (src/prioritize) maps one request's
 // candidates onto kube-scheduler's 0..10 (wireScores).
+#include <cstdint>
+
 #include "core/node_state.h"
 #include "core/pod_demand.h"
 #include "policy/policy.h"
@@ -13,16 +15,27 @@ inline constexpr int kMaxNodeScore = 100;
 // Each term in [0, kTermScale]; -1 when it does not apply to the pod.
 inline constexpr int kTermScale = 1200;  // divisible by 6 link tiers and by 2, so steps are exact
 
+// 12 bytes: prioritize keeps one per candidate of a request (5,000 in a large cluster).
 struct ScoreTerms {
-  int linkQuality = -1;
-  int numaLocality = -1;
-  int packing = -1;
-  int migFit = -1;
+  std::int16_t linkQuality = -1;
+  std::int16_t numaLocality = -1;
+  std::int16_t packing = -1;
+  std::int16_t migFit = -1;
+  // Scarce sets (core/scarce_sets.h): bit i, the pod's whole GPUs would break the node's free
+  // all-NVLink set of kScarceSetSizes[i] GPUs; and the points that costs the node's score, which
+  // decide() sets from the cluster's counts (0 until then).
+  std::uint16_t brokenSets = 0;  // 16 bits like its neighbours: copied whole, never byte by byte
+  std::int16_t scarceSetPoints = 0;
 
   // A term applies exactly when the node offers the pod a placement: every fitting pod gets a
   // packing term (whole GPUs) or a migFit term (MIG).
   bool fits() const noexcept { return packing >= 0 || migFit >= 0; }
 };
+
+// A term's value as ScoreTerms keeps it (every term is in -1..kTermScale).
+constexpr std::int16_t termValue(int value) noexcept {
+  return static_cast<std::int16_t>(value);
+}
 
 // The terms behind scoreNode(); all -1 when the node does not fit.
 ScoreTerms scoreTerms(const PodDemand& demand, const NodeState& state);

@@ -68,6 +68,16 @@ struct SharingPolicy {
   friend bool operator==(const SharingPolicy&, const SharingPolicy&) = default;
 };
 
+// Scarce sets (docs/scoring.md): what breaking a free all-NVLink set bigger than the pod costs a
+// node's 0..100 score when its node is the cluster's last holding a set of that size (a tenth of
+// it for the tenth). The wire scale ranks the best link class first whatever it costs; below
+// one link class (10 points with the default weights) it also keeps a better link ahead under
+// wireScale.linkFirst: false unless packing differs too. 0: off.
+struct ScarceSetsPolicy {
+  int points = 8;
+  friend bool operator==(const ScarceSetsPolicy&, const ScarceSetsPolicy&) = default;
+};
+
 // Build one with defaultPolicy() or parsePolicyYaml(): a value-initialised Policy has an empty
 // MIG product table.
 struct Policy {
@@ -89,6 +99,7 @@ struct Policy {
   // Pod groups: hold time of planned capacity and the topology levels (docs/groups.md).
   GroupsPolicy groups;
   SharingPolicy sharing;
+  ScarceSetsPolicy scarceSets;
 
   friend bool operator==(const Policy&, const Policy&) = default;
 };

@@ -48,6 +48,9 @@ std::string canonicalPolicyText(const Policy& policy) {
   if (policy.sharing.placement != SharedPlacement::kSpread) {
     out << "sharing.placement=" << sharedPlacementName(policy.sharing.placement) << '\n';
   }
+  if (policy.scarceSets.points != ScarceSetsPolicy{}.points) {
+    out << "scarceSets.points=" << policy.scarceSets.points << '\n';
+  }
   for (std::size_t i = 0; i < policy.groups.levels.size(); ++i) {
     const GroupLevel& level = policy.groups.levels[i];
     out << "groups.levels[" << i << "]=" << level.label << ',' << groupLevelModeName(level.mode)

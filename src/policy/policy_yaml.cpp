@@ -16,6 +16,7 @@ namespace {
 
 constexpr int kMaxLinkScore = 100000;  // keeps 16-GPU set sums far from int overflow
 constexpr int kMaxWeight = 1000;
+constexpr int kMaxScarceSetPoints = 100;  // the whole 0..100 score
 
 std::string child(const std::string& path, std::string_view key) {
   return path.empty() ? std::string(key) : path + "." + std::string(key);
@@ -75,7 +76,7 @@ class PolicyReader {
     }
     allowKeys(root, "",
               {"labelPrefix", "strategy", "linkScores", "weights", "unknownTopology", "wireScale",
-               "mig", "groups", "sharing"});
+               "mig", "groups", "sharing", "scarceSets"});
     if (const YAML::Node n = root["labelPrefix"]) {
       readLabelPrefix(n, policy.labelPrefix);
     }
@@ -122,6 +123,12 @@ class PolicyReader {
             }
           }
         }
+      }
+    }
+    if (const YAML::Node n = root["scarceSets"]) {
+      if (isMap(n, "scarceSets")) {
+        allowKeys(n, "scarceSets", {"points"});
+        readInt(n["points"], "scarceSets.points", 0, kMaxScarceSetPoints, policy.scarceSets.points);
       }
     }
     if (error_) {

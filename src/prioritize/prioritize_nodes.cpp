@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "core/node_decider.h"
+#include "core/scarce_sets.h"
 #include "prioritize/wire_scale.h"
 
 namespace gte {
@@ -53,14 +54,23 @@ constexpr int kOtherWireCeiling = 8;
 }  // namespace
 
 HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidate> nodes,
-                           const Policy& policy, const GroupAnswers* group, PlacementOffer* offer) {
+                           const Policy& policy, const GroupAnswers* group, PlacementOffer* offer,
+                           const ScarceSets* scarce) {
   HostScores scores;
   scores.reserve(nodes.size());
   std::vector<RankedScore> ranked;
   ranked.reserve(nodes.size());
   // A pod whose request did not parse scores 0 everywhere, as one that asks for nothing.
   static const PodDemand kNothing;
-  const NodeDecider decider(demand != nullptr ? *demand : kNothing, policy, group);
+  // Without the cluster's counts the request's candidates are the cluster: a node holding a set
+  // bigger than the pod has room for the pod, so kube-scheduler sends it unless its own checks
+  // refused the node.
+  ScarceSets counted;
+  if (scarce == nullptr && demand != nullptr && policy.scarceSets.points > 0) {
+    counted = countScarceSets(nodes);
+    scarce = &counted;
+  }
+  const NodeDecider decider(demand != nullptr ? *demand : kNothing, policy, group, scarce);
   // A member of a group with a plan is placed by the plan, not by this ranking: placement regret
   // is not measured for it.
   const bool planned = group != nullptr && group->anyPlanned();

@@ -9,6 +9,7 @@
 #include "core/group_answers.h"
 #include "core/node_candidate.h"
 #include "core/pod_demand.h"
+#include "core/scarce_sets.h"
 #include "core/score_node.h"
 #include "health/placement_regret.h"
 #include "policy/policy.h"
@@ -30,9 +31,11 @@ using HostScores = std::vector<HostScore>;
 // With `offer`, a pod of two or more whole GPUs also gets what placement regret compares with
 // (health/placement_regret.h): the best set the fitting candidates offer and the worst set among
 // those ranked top (left empty for other pods, when nothing fits, and for a group member whose
-// group has a plan: the plan, not this ranking, places it). The names view `nodes`.
+// group has a plan: the plan, not this ranking, places it). `scarce`: the nodes holding each size
+// of free all-NVLink set, what breaking one costs a score (core/scarce_sets.h); null: counted over
+// `nodes`. The names view `nodes`.
 HostScores prioritizeNodes(const PodDemand* demand, std::span<const NodeCandidate> nodes,
                            const Policy& policy, const GroupAnswers* group = nullptr,
-                           PlacementOffer* offer = nullptr);
+                           PlacementOffer* offer = nullptr, const ScarceSets* scarce = nullptr);
 
 }  // namespace gte

@@ -85,12 +85,28 @@ void writeTerm(JsonWriter& w, std::string_view name, int value, int weight) {
   w.key(name).beginObject().key("value").integer(value).key("weight").integer(weight).endObject();
 }
 
-void writeTerms(JsonWriter& w, const ScoreTerms& terms, const ScoringWeights& weights) {
+// The free all-NVLink sets the pod would break (core/scarce_sets.h): what it costs the score
+// and, per size, how many nodes hold such a set. Only where it breaks one.
+void writeScarceSets(JsonWriter& w, const ScoreTerms& terms, const ScarceSets& scarce) {
+  if (terms.brokenSets == 0) return;
+  w.key("scarceSets").beginObject().key("points").integer(terms.scarceSetPoints);
+  w.key("broken").beginArray();
+  for (std::size_t i = 0; i < kScarceSetSizes.size(); ++i) {
+    if ((terms.brokenSets >> i & 1U) == 0) continue;
+    w.element().beginObject().key("gpus").integer(kScarceSetSizes[i]);
+    w.key("nodesHolding").integer(scarce.holders[i]).endObject();
+  }
+  w.endArray().endObject();
+}
+
+void writeTerms(JsonWriter& w, const ScoreTerms& terms, const ScoringWeights& weights,
+                const ScarceSets& scarce) {
   w.beginObject();
   writeTerm(w, "linkQuality", terms.linkQuality, weights.linkQuality);
   writeTerm(w, "numaLocality", terms.numaLocality, weights.numaLocality);
   writeTerm(w, "packing", terms.packing, weights.packing);
   writeTerm(w, "migFit", terms.migFit, weights.migFit);
+  writeScarceSets(w, terms, scarce);
   w.endObject();
 }
 
@@ -163,7 +179,7 @@ void writeDra(JsonWriter& w, const NodeExplanation& node, const PodDemand* deman
 }
 
 void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy,
-               const PodDemand* demand) {
+               const PodDemand* demand, const ScarceSets& scarce) {
   w.element().beginObject();
   w.key("name").string(node.name).key("verdict").string(verdictName(node.verdict));
   w.key("reason").string(node.reason);
@@ -176,7 +192,7 @@ void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy,
     w.null();
   }
   w.key("terms");
-  writeTerms(w, node.terms, policy.weights);
+  writeTerms(w, node.terms, policy.weights, scarce);
   w.key("gpus").beginArray();
   if (node.allocation.complete) {
     for (const int gpu : node.allocation.gpus)
@@ -528,7 +544,7 @@ std::string writeExplanation(const PodInfo& pod, const Result<PodDemand>& demand
   }
   w.key("nodes").beginArray();
   for (const NodeExplanation& node : explanation.nodes)
-    writeNode(w, node, policy, demand ? &*demand : nullptr);
+    writeNode(w, node, policy, demand ? &*demand : nullptr, explanation.scarceSets);
   w.endArray().endObject();
   return out;
 }

@@ -55,7 +55,8 @@ int numaSpan(GpuMask gpus, const NodeState& state) noexcept {
 }
 
 Explanation explainNodes(const Result<PodDemand>& demand, std::span<const NodeCandidate> nodes,
-                         const Policy& policy, const GroupAnswers* group) {
+                         const Policy& policy, const GroupAnswers* group,
+                         const ScarceSets* scarce) {
   const PodDemand* pod = demand ? &*demand : nullptr;
   // The very calls the filter and prioritize verbs make: filter on the request's nodes, then
   // prioritize on the nodes filter kept, as kube-scheduler sends them. The scores and terms of the
@@ -71,13 +72,17 @@ Explanation explainNodes(const Result<PodDemand>& demand, std::span<const NodeCa
   }
   const std::optional<GroupAnswers> keptGroup =
       group ? std::optional<GroupAnswers>(group->subset(keptAt)) : std::nullopt;
+  // Both calls weigh scarce sets by the same counts: the cluster's, or those of the nodes
+  // kube-scheduler would send prioritize.
+  const ScarceSets counted = scarce != nullptr ? *scarce : countScarceSets(kept);
   const HostScores keptScores =
-      prioritizeNodes(pod, kept, policy, keptGroup ? &*keptGroup : nullptr);
-  const HostScores scores = prioritizeNodes(pod, nodes, policy, group);
+      prioritizeNodes(pod, kept, policy, keptGroup ? &*keptGroup : nullptr, nullptr, &counted);
+  const HostScores scores = prioritizeNodes(pod, nodes, policy, group, nullptr, &counted);
   std::size_t nextKept = 0;
   std::optional<NodeDecider> decide;
   if (pod != nullptr) decide.emplace(*pod, policy, group);
   Explanation out;
+  out.scarceSets = counted;
   out.nodes.reserve(nodes.size());
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     NodeExplanation node;

@@ -22,6 +22,7 @@
 #include "core/node_candidate.h"
 #include "core/node_state.h"
 #include "core/pod_demand.h"
+#include "core/scarce_sets.h"
 #include "core/score_node.h"
 #include "policy/policy.h"
 
@@ -49,11 +50,14 @@ struct NodeExplanation {
 
 struct Explanation {
   std::vector<NodeExplanation> nodes;  // one per candidate, in the candidates' order
+  ScarceSets scarceSets;               // the set holders the scores were weighed by
 };
 
-// `group`: a pod group member's answers (one per candidate), as filter and prioritize take them.
+// `group`: a pod group member's answers (one per candidate), and `scarce`: the cluster's set
+// holders (null: counted over the nodes filter keeps), as filter and prioritize take them.
 Explanation explainNodes(const Result<PodDemand>& demand, std::span<const NodeCandidate> nodes,
-                         const Policy& policy, const GroupAnswers* group = nullptr);
+                         const Policy& policy, const GroupAnswers* group = nullptr,
+                         const ScarceSets* scarce = nullptr);
 
 // Distinct NUMA nodes of the set on this node; 0 when a GPU's NUMA node is unknown.
 int numaSpan(GpuMask gpus, const NodeState& state) noexcept;

@@ -230,9 +230,9 @@ Reply ExtenderService::prioritize(Result<wire::ExtenderArgs> args) const {
   // cluster-wide best set (NodeNames mode).
   const bool record = placements_ != nullptr && resolved->snapshot && !args->pod.uid.empty();
   PlacementOffer offer;
-  const HostScores scores =
-      prioritizeNodes(demand ? &*demand : nullptr, resolved->candidates, *resolved->policy,
-                      decided.answersOrNull(), record ? &offer : nullptr);
+  const HostScores scores = prioritizeNodes(
+      demand ? &*demand : nullptr, resolved->candidates, *resolved->policy, decided.answersOrNull(),
+      record ? &offer : nullptr, resolved->snapshot ? &resolved->snapshot->scarceSets : nullptr);
   if (offer.any()) {
     placements_->decided(args->pod.uid, decisionOf(offer, resolved->snapshot->health.total));
   }

@@ -56,7 +56,8 @@ Reply ExtenderService::explainResolved(const PodInfo& pod, const CompiledPod& co
       decideGroup(pod, compiled, resolved, cluster_, GroupWrite::kReadOnly, nullptr, nullptr);
   const Result<PodDemand> demand = compiled.decidable();
   Explanation explanation =
-      explainNodes(demand, resolved.candidates, *resolved.policy, group.answersOrNull());
+      explainNodes(demand, resolved.candidates, *resolved.policy, group.answersOrNull(),
+                   resolved.snapshot ? &resolved.snapshot->scarceSets : nullptr);
   showHeldSlots(group, explanation);
   ExplainExtras extras;
   extras.group = &group;

@@ -10,6 +10,7 @@
 #include "core/group_domains.h"
 #include "core/group_members.h"
 #include "core/node_state.h"
+#include "core/scarce_sets.h"
 #include "dra/dra_objects.h"
 #include "policy/policy.h"
 #include "snapshot/cluster_health.h"
@@ -33,6 +34,9 @@ struct ClusterSnapshot {
   // against (parsePodDemand); null when the cluster state does not watch DRA objects.
   dra::DraObjectsConstSharedPtr dra;
   ClusterHealth health;  // the nodes' topology-health figures, overall and per pool
+  // The nodes holding each size of free all-NVLink set: what breaking one costs a score
+  // (core/scarce_sets.h).
+  ScarceSets scarceSets;
 
   // nullptr when the node is not known.
   const NodeState* find(std::string_view name) const noexcept { return nodes.find(name); }

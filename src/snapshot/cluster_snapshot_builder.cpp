@@ -203,6 +203,8 @@ NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(std::size
   EntryMap& entries = entries_[shard];
   PoolHealthList& health = shardHealth_[shard];
   health.clear();
+  ScarceSets& scarce = shardScarceSets_[shard];
+  scarce = {};
   if (entries.empty()) {
     return nullptr;
   }
@@ -234,6 +236,7 @@ NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(std::size
       ++stats_.shared;
     }
     addToPool(health, entry.pool, entry.health);
+    scarce.add(*entry.state);
     states.emplace_back(name, entry.state);
     plain.push_back(entry.plain);
     groupFacts.push_back(nodeGroupFacts(*entry.state, entry.domains));
@@ -267,6 +270,8 @@ ClusterSnapshotConstSharedPtr ClusterSnapshotBuilder::build() {
   // After the shards: reading changed nodes' labels may have named new domains.
   next->groupDomains = domains_.names();
   next->health = mergeHealth(shardHealth_);
+  for (const ScarceSets& shard : shardScarceSets_)
+    next->scarceSets.add(shard);
   stats_.removed = pendingRemovals_;
   builtGeneration_ = nextGeneration_ - 1;
   dirty_.reset();

@@ -9,7 +9,8 @@
 // cluster cache hands it.
 // Each build also sums the nodes' topology-health figures (health/node_health.h): a node's figures
 // are computed with its state, each changed shard's pool totals are summed again, and the 64
-// shards' totals are merged into the snapshot's ClusterHealth.
+// shards' totals are merged into the snapshot's ClusterHealth. The nodes holding each size of free
+// all-NVLink set (core/scarce_sets.h) are counted the same way.
 // Not thread-safe: one owner (the cluster-state thread) feeds it and publishes the result.
 #include <array>
 #include <bitset>
@@ -129,6 +130,7 @@ class ClusterSnapshotBuilder {
   std::array<EntryMap, kShards> entries_;  // by NodeStateIndex::shardOf(name)
   std::bitset<kShards> dirty_;             // shards with a node stamped or removed since the build
   std::array<PoolHealthList, kShards> shardHealth_;  // each shard's pool totals, as last built
+  std::array<ScarceSets, kShards> shardScarceSets_;  // each shard's set holders, as last built
   std::size_t nodeCount_ = 0;
   std::size_t pendingRemovals_ = 0;
   std::uint64_t snapshotGeneration_ = 0;

@@ -175,7 +175,7 @@ TEST_CASE("on shared GPUs no set is promised: min-link and NUMA pods refused, li
   // The precomputed answers say the same.
   const PlainAnswers answers = precomputePlainAnswers(*shared, policy);
   CHECK(answers.forGpus(4).linkQuality == 0);
-  CHECK_FALSE(answers.forGpus(4).set.known());
+  CHECK_FALSE(answers.forGpus(4).set().known());
   // And the group planner's slot counts: no NVLink slot for a min-link member there (filter
   // refuses it), any slot as on the whole board.
   CHECK(shared->groupSlots.nvlink[3] == 0);

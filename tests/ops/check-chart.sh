@@ -27,7 +27,12 @@ fi
 # refused groups), and a value the extender would refuse is refused at install.
 policy_out=$("$helm_bin" template gte "$chart" \
   --set-json 'policy.groups={"holdTtl":"90s","levels":[{"label":"cloud.example.com/rack","mode":"required"}]}' \
-  --set policy.sharing.defaultIsolation=exclusive) || fail "policy.groups and policy.sharing must render"
+  --set policy.sharing.defaultIsolation=exclusive --set policy.scarceSets.points=4) ||
+  fail "policy.groups, policy.sharing and policy.scarceSets must render"
+grep -q 'points: 4' <<<"$policy_out" || fail "policy.scarceSets not in the ConfigMap"
+if "$helm_bin" template gte "$chart" --set policy.scarceSets.points=101 >/dev/null 2>&1; then
+  fail "schema accepted policy.scarceSets.points=101 (the extender refuses it)"
+fi
 grep -q 'label: cloud.example.com/rack' <<<"$policy_out" || fail "policy.groups.levels not in the ConfigMap"
 grep -q 'defaultIsolation: exclusive' <<<"$policy_out" || fail "policy.sharing not in the ConfigMap"
 if "$helm_bin" template gte "$chart" --set policy.sharing.defaultIsolation=private >/dev/null 2>&1; then

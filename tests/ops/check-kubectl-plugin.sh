@@ -35,14 +35,14 @@ pcie4  known     NVIDIA-L40S  4       4     0,1,2,3    4/0/0/0       1        pi
   expect "$via explain" "pod ml/train: 2 GPUs, binpack
 NODE  VERDICT  SCORE  WIRE  GPUS  LINK    NUMA  REASON
 dgx1  fit      88     10    6,7   nvlink  1     -
-a100  fit      86     2     4,5   nvlink  1     -
+a100  fit      78     2     4,5   nvlink  1     -
 (3 more nodes not shown: --top 2)" "$explain"
 
   # The same what-if as the whatif command's HTTP test: the same table.
   whatif=$(plugin --via "$via" whatif --gpus 2 --count 3 --min-link nvlink) || fail "$via: whatif failed"
   want=$("$binary" whatif --url "http://127.0.0.1:$port" --gpus 2 --count 3 --min-link nvlink)
   expect "$via whatif" "$want" "$whatif"
-  grep -q '^whatif-3  a100  6,7   nvlink' <<<"$whatif" || fail "$via whatif: the third pod is not on a100 6,7"
+  grep -q '^whatif-3  dgx1  1,3   nvlink' <<<"$whatif" || fail "$via whatif: the third pod is not on dgx1 1,3"
   # A group what-if: the plugin passes --group-size through; the same table as the command's.
   group=$(plugin --via "$via" whatif --gpus 2 --group-size 2 --min-link nvlink) ||
     fail "$via: whatif --group-size failed"

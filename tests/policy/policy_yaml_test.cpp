@@ -89,6 +89,10 @@ TEST_CASE("validation errors name the key path", "[policy][yaml]") {
        "sharing.defaultIsolation: must be exclusive or shared"},
       {"sharing: {isolation: exclusive}", "sharing.isolation: unknown key"},
       {"sharing: {placement: random}", "sharing.placement: must be spread or pack"},
+      {"scarceSets: {points: 101}", "scarceSets.points: must be <= 100"},
+      {"scarceSets: {points: -1}", "scarceSets.points: must be >= 0"},
+      {"scarceSets: {cost: 3}", "scarceSets.cost: unknown key"},
+      {"scarceSets: 8", "scarceSets: must be a mapping"},
       {"labelPrefix: gputopo.dev", "labelPrefix: must be a DNS subdomain followed by '/'"},
       {"labelPrefix: Bad_Prefix/", "labelPrefix: must be a DNS subdomain"},
       {"linkScores: {pix: 70}", "linkScores.pix: must not exceed linkScores.sameBoard"},
@@ -163,6 +167,18 @@ TEST_CASE("the sharing section sets the isolation of pods without the annotation
   REQUIRE(pack.ok());
   CHECK(pack->sharing.placement == SharedPlacement::kPack);
   CHECK(policyHash(*pack) != policyHash(defaultPolicy()));
+}
+
+TEST_CASE("scarceSets.points sets what breaking the last set costs", "[policy][yaml]") {
+  CHECK(defaultPolicy().scarceSets.points == 8);
+  const Result<Policy> off = parsePolicyYaml("scarceSets: {points: 0}");
+  REQUIRE(off.ok());
+  CHECK(off->scarceSets.points == 0);
+  CHECK(policyHash(*off) != policyHash(defaultPolicy()));
+  // Written out at its default it hashes as omitted: hashes taken before the key existed stay.
+  const Result<Policy> same = parsePolicyYaml("scarceSets: {points: 8}");
+  REQUIRE(same.ok());
+  CHECK(policyHash(*same) == policyHash(defaultPolicy()));
 }
 
 TEST_CASE("the groups section sets the hold time and replaces the levels", "[policy][yaml]") {

@@ -84,7 +84,9 @@ TEST_CASE("the whatif and nodes commands print the tables an admin reads") {
       runShell(command("whatif", ext.port(), "--gpus 2 --count 3 --min-link nvlink"));
   REQUIRE(status == 0);
   // dgx1 (free 0,1,3,4,6,7: pairs {0,1} {3,7} {4,6}... NV2 {6,7} first) and a100 (free
-  // 2,4,5,6,7 on NVSwitch) hold the NVLink pairs; each pod takes one, best score first.
+  // 2,4,5,6,7 on NVSwitch) hold the NVLink pairs; each pod takes one, best score first. A pair
+  // of the a100 would break the cluster's only free NVLink quad (8 scarce-set points), so all
+  // three pairs come from dgx1.
   CHECK(table ==
         "what-if: 3 pods of 2 GPUs, min-link nvlink, binpack, on 5 nodes\n"
         "running policy 96b33cd3081751ec\n"
@@ -92,12 +94,12 @@ TEST_CASE("the whatif and nodes commands print the tables an admin reads") {
         "CLUSTER SETS  REASON\n"
         "whatif-1  dgx1  6,7   nvlink  88     10    1     0         6/3/0/0 -> 4/2/0/0  19/4/1/0"
         "      -\n"
-        "whatif-2  a100  4,5   nvlink  86     10    1     0         5/2/1/0 -> 3/1/0/0  17/3/0/0"
+        "whatif-2  dgx1  0,4   nvlink  81     10    1     0         4/2/0/0 -> 2/1/0/0  17/3/1/0"
         "      -\n"
-        "whatif-3  a100  6,7   nvlink  93     10    1     1         3/1/0/0 -> 1/0/0/0  15/2/0/0"
+        "whatif-3  dgx1  1,3   nvlink  95     10    1     0         2/1/0/0 -> 0/0/0/0  15/2/1/0"
         "      -\n"
         "running: placed 3 of 3; the cluster's free all-NVLink sets of 1/2/4/8 GPUs: 21/5/1/0 -> "
-        "15/2/0/0\n");
+        "15/2/1/0\n");
 
   const TempFile spread("spread.yaml", "strategy: spread\n");
   const auto [compared, sideBySide] =

@@ -116,6 +116,28 @@ TEST_CASE("Explain shows the GPUs, weakest link, NUMA span and best set the pod 
   CHECK(nodeNamed(mig, "h100")["verdict"] != "fit");
 }
 
+TEST_CASE("Explain names the free NVLink set a pod would break and what it costs the score") {
+  Fixture f;
+  // The empty DGX H100 holds the cluster's only free 8-GPU NVLink set; a 4-GPU pod there breaks
+  // it. The v100 (two GPUs used) holds no set bigger than four, so it breaks none.
+  const json four = json::parse(f.service.explainPod("default/four").body);
+  const json& h100 = nodeNamed(four, "h100");
+  REQUIRE(h100["terms"].contains("scarceSets"));
+  CHECK(h100["terms"]["scarceSets"] ==
+        json::parse(R"({"points": 8, "broken": [{"gpus": 8, "nodesHolding": 1}]})"));
+  CHECK_FALSE(nodeNamed(four, "v100")["terms"].contains("scarceSets"));
+  // The score shown is the one prioritize ranks by: the weighted terms less those points.
+  const json& terms = h100["terms"];
+  const double weighted = (terms["linkQuality"]["value"].get<double>() * 60 +
+                           terms["numaLocality"]["value"].get<double>() * 10 +
+                           terms["packing"]["value"].get<double>() * 30) /
+                          1200.0;
+  CHECK(h100["score"] == static_cast<int>(weighted + 0.5) - 8);
+  // An 8-GPU pod needs the set: it breaks nothing bigger than itself.
+  const json eight = json::parse(f.service.explainPod("default/eight").body);
+  CHECK_FALSE(nodeNamed(eight, "h100")["terms"].contains("scarceSets"));
+}
+
 TEST_CASE("Explain by pod name: unknown pods, bad references and no cluster are clear errors") {
   Fixture f;
   const auto missing = f.service.explainPod("default/nope");

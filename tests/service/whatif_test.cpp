@@ -154,14 +154,19 @@ TEST_CASE("a proposed policy runs the same pods on another copy, side by side") 
   CHECK(proposed["demand"]["strategy"] == "spread");
   CHECK(running["hash"] != proposed["hash"]);
   CHECK(running["clusterFreeSetsBefore"] == proposed["clusterFreeSetsBefore"]);
-  // Binpack fills the a100's odd GPUs first; spread starts on an emptier node.
+  // Binpack takes the a100's odd GPU 2 first, then keeps its free NVLink quad (the cluster's
+  // only one: scarce sets) whole and fills dgx1; spread starts on an emptier node.
   std::set<std::string> packed, spread;
   for (const json& p : running["placements"])
     packed.insert(p["node"].get<std::string>());
   for (const json& p : proposed["placements"])
     spread.insert(p["node"].get<std::string>());
-  CHECK(packed == std::set<std::string>{"a100"});
+  CHECK(running["placements"][0]["node"] == "a100");
+  CHECK(running["placements"][0]["gpus"] == json::array({2}));
+  CHECK(packed == std::set<std::string>{"a100", "dgx1"});
+  CHECK(running["clusterFreeSetsAfter"]["4"] == 1);
   CHECK(spread.size() > 1);
+  CHECK(spread != packed);
 }
 
 TEST_CASE("a CSV of pods replays row by row; rows without GPUs are not placed") {
