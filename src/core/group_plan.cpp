@@ -27,7 +27,10 @@ struct DomainTally {
 
 class Planner {
  public:
-  Planner(const GroupPlanInput& in, const Policy& policy) : in_(in), policy_(policy) {
+  Planner(const GroupPlanInput& in, const Policy& policy)
+      : in_(in),
+        policy_(policy),
+        sameModel_(in.sameModel.value_or(policy.groups.sameModel) == GroupLevelMode::kPreferred) {
     // Members with DRA claims count as the whole GPUs their claims amount to (they have slots
     // only on DRA nodes that decide them so: slotDemand); other claim members are not planned.
     gpus_.reserve(in.members.size());
@@ -84,19 +87,21 @@ class Planner {
         std::erase_if(pool, [&](std::uint32_t n) { return domainOf(n, level) != kNoDomain; });
       }
     }
-    if (assign(pool, plan.slots)) {
+    for (const bool oneModel : passes(pool)) {
+      if (!place(pool, plan.slots, oneModel)) continue;
       plan.status = GroupPlanStatus::kPlanned;
       plan.level = -1;
       plan.domain = sharedDomains(plan.slots);
       if (violatesRequired(plan.domain)) {
         plan.slots.clear();
-      } else {
-        plan.reason = anyLevelApplied_ ? "no domain of any level can hold the group: placed by "
-                                         "per-node GPU sets"
-                                       : "no level applies to the candidates: placed by per-node "
-                                         "GPU sets";
-        return plan;
+        break;
       }
+      plan.reason = anyLevelApplied_ ? "no domain of any level can hold the group: placed by "
+                                       "per-node GPU sets"
+                                     : "no level applies to the candidates: placed by per-node "
+                                       "GPU sets";
+      plan.reason += modelNote(pool, oneModel);
+      return plan;
     }
     plan.slots.clear();
     if (refusal) {
@@ -217,36 +222,128 @@ class Planner {
       if (sa != sb) return sa < sb;
       return domainName(level, a) < domainName(level, b);
     });
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      const std::uint32_t id = order[i];
-      std::vector<std::uint32_t> members;
-      for (const std::uint32_t n : pool) {
-        if (domainOf(n, level) == id) members.push_back(n);
+    // With one GPU model preferred, a first pass keeps the members on one model's nodes in a
+    // domain; only when no domain of the level can, a second pass lets them mix.
+    const std::vector<bool> modelPasses = passes(pool);
+    for (const bool oneModel : modelPasses) {
+      const bool lastPass = oneModel == modelPasses.back();
+      for (std::size_t i = 0; i < order.size(); ++i) {
+        const std::uint32_t id = order[i];
+        std::vector<std::uint32_t> members;
+        for (const std::uint32_t n : pool) {
+          if (domainOf(n, level) == id) members.push_back(n);
+        }
+        std::vector<PlannedSlot> slots;
+        if (!place(members, slots, oneModel)) {
+          if (lastPass) note(plan, level, id, tallies[id], DomainVerdict::Outcome::kNoGpuSets);
+          continue;
+        }
+        const GroupDomainIds shared = sharedDomains(slots);
+        if (violatesRequired(shared)) {
+          if (lastPass) note(plan, level, id, tallies[id], DomainVerdict::Outcome::kSpansRequired);
+          continue;
+        }
+        plan.status = GroupPlanStatus::kPlanned;
+        plan.level = static_cast<int>(level);
+        plan.domain = shared;
+        plan.slots = std::move(slots);
+        plan.reason = labelled(level, id) + ": best fit, " +
+                      std::to_string(tallies[id].freeGpus - neededGpus_) + " free GPUs left over" +
+                      modelNote(members, oneModel);
+        note(plan, level, id, tallies[id], DomainVerdict::Outcome::kChosen);
+        for (std::size_t j = 0; j < order.size(); ++j) {
+          // Tighter domains passed over in the one-model pass cannot hold it on one model (in the
+          // mixed pass they were noted as they failed).
+          if (j == i || (j < i && !oneModel)) continue;
+          const DomainVerdict::Outcome outcome =
+              j < i ? DomainVerdict::Outcome::kMixesModels : DomainVerdict::Outcome::kLessTight;
+          note(plan, level, order[j], tallies[order[j]], outcome, id, spare(tallies[id]),
+               tallies[id].freeGpus);
+        }
+        return true;
       }
-      std::vector<PlannedSlot> slots;
-      if (!assign(members, slots)) {
-        note(plan, level, id, tallies[id], DomainVerdict::Outcome::kNoGpuSets);
-        continue;
-      }
-      const GroupDomainIds shared = sharedDomains(slots);
-      if (violatesRequired(shared)) {
-        note(plan, level, id, tallies[id], DomainVerdict::Outcome::kSpansRequired);
-        continue;
-      }
-      plan.status = GroupPlanStatus::kPlanned;
-      plan.level = static_cast<int>(level);
-      plan.domain = shared;
-      plan.slots = std::move(slots);
-      plan.reason = labelled(level, id) + ": best fit, " +
-                    std::to_string(tallies[id].freeGpus - neededGpus_) + " free GPUs left over";
-      note(plan, level, id, tallies[id], DomainVerdict::Outcome::kChosen);
-      for (std::size_t j = i + 1; j < order.size(); ++j) {
-        note(plan, level, order[j], tallies[order[j]], DomainVerdict::Outcome::kLessTight, id,
-             spare(tallies[id]), tallies[id].freeGpus);
-      }
-      return true;
     }
     return false;
+  }
+
+  // The GPU model and fabric of a node: what "one model" compares.
+  std::pair<std::string_view, std::string_view> modelOf(std::uint32_t n) const {
+    const GpuTopology& topology = in_.nodes[n].state->topology;
+    return {topology.model, topology.fabric};
+  }
+
+  // The planning passes over `nodes`: one model first, then mixed, when one model is preferred
+  // and the nodes hold several; else one pass.
+  std::vector<bool> passes(const std::vector<std::uint32_t>& nodes) const {
+    if (!sameModel_ || nodes.empty()) return {false};
+    const auto first = modelOf(nodes.front());
+    const bool several = std::any_of(nodes.begin(), nodes.end(),
+                                     [&](std::uint32_t n) { return modelOf(n) != first; });
+    return several ? std::vector<bool>{true, false} : std::vector<bool>{false};
+  }
+
+  struct ModelPool {
+    std::string_view model;
+    std::string_view fabric;
+    std::vector<std::uint32_t> nodes;
+    std::int64_t freeGpus = 0;
+    std::int64_t slots = 0;  // members of the counted shape its nodes take
+  };
+
+  // `nodes` by GPU model, best fit first: the fewest free GPUs, then the name.
+  std::vector<ModelPool> modelPools(const std::vector<std::uint32_t>& nodes) const {
+    std::vector<ModelPool> pools;
+    for (const std::uint32_t n : nodes) {
+      const auto [model, fabric] = modelOf(n);
+      auto at = std::find_if(pools.begin(), pools.end(), [&](const ModelPool& p) {
+        return p.model == model && p.fabric == fabric;
+      });
+      if (at == pools.end()) at = pools.insert(pools.end(), ModelPool{model, fabric, {}, 0, 0});
+      at->nodes.push_back(n);
+      at->freeGpus += in_.nodes[n].facts->freeGpus;
+      at->slots += slotsOn(n, countedShape(), kMaxCountedSlots);
+    }
+    std::sort(pools.begin(), pools.end(), [](const ModelPool& a, const ModelPool& b) {
+      if (a.freeGpus != b.freeGpus) return a.freeGpus < b.freeGpus;
+      return std::tie(a.model, a.fabric) < std::tie(b.model, b.fabric);
+    });
+    return pools;
+  }
+
+  // Places every member on `nodes`; with `oneModel`, all on the nodes of one GPU model (the best
+  // fit among the models that can hold the group).
+  bool place(const std::vector<std::uint32_t>& nodes, std::vector<PlannedSlot>& slots,
+             bool oneModel) {
+    if (!oneModel) return assign(nodes, slots);
+    for (const ModelPool& pool : modelPools(nodes)) {
+      if (pool.freeGpus < neededGpus_ || pool.slots < countedNeed()) continue;
+      if (assign(pool.nodes, slots)) return true;
+    }
+    slots.clear();
+    return false;
+  }
+
+  // What the plan says of GPU models where the candidates hold several: the model chosen and
+  // what each other one could hold, or that no one model could hold the group.
+  std::string modelNote(const std::vector<std::uint32_t>& nodes, bool oneModel) const {
+    if (!sameModel_ || passes(nodes).size() < 2) return {};
+    const std::vector<ModelPool> pools = modelPools(nodes);
+    std::string chosen;
+    std::string others;
+    const std::string_view planned = slotNodes_.empty() ? "" : modelOf(slotNodes_.front()).first;
+    for (const ModelPool& pool : pools) {
+      const std::string name =
+          pool.model.empty() ? std::string("unknown model") : std::string(pool.model);
+      if (oneModel && pool.model == planned && chosen.empty()) {
+        chosen = name;
+        continue;
+      }
+      others += (others.empty() ? "" : ", ") + name + " holds " +
+                std::to_string(std::min(pool.slots, countedNeed())) + " of " +
+                std::to_string(countedNeed());
+    }
+    if (oneModel) return "; one GPU model, " + chosen + (others.empty() ? "" : " (" + others + ")");
+    return "; GPU models mixed: no one model can hold the group (" + others + ")";
   }
 
   void note(GroupPlan& plan, std::size_t level, std::uint32_t id, const DomainTally& tally,
@@ -435,6 +532,7 @@ class Planner {
   std::size_t largest_ = 0;
   std::int64_t largestCount_ = 0;
   std::int64_t neededGpus_ = 0;
+  bool sameModel_ = true;  // members on one GPU model's nodes when one can hold the group
   bool applies_ = false;
   bool anyLevelApplied_ = false;
   std::vector<DomainTally> tallies_;      // the last level tried
@@ -511,6 +609,8 @@ std::string domainVerdictText(const DomainVerdict& verdict, const GroupDomainNam
       return "its nodes cannot hold every member's GPU set";
     case DomainVerdict::Outcome::kSpansRequired:
       return "its nodes lie in several domains of a required level";
+    case DomainVerdict::Outcome::kMixesModels:
+      return "cannot hold the group on one GPU model; " + name(verdict.other) + " can";
   }
   return "";
 }

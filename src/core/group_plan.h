@@ -15,6 +15,7 @@
 // Pure: no I/O, clock, locks or globals. The extender calls it from filter (service/group_requests)
 // and explain; the simulator calls it directly with the same inputs.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -45,6 +46,8 @@ struct GroupPlanInput {
   std::span<const PodDemand> members;             // one slot each; members asking for nothing
                                                   // have no slot and are left out by the caller
   std::span<const GroupDomainIds> anchors;  // the domains of members already bound or reserved
+  // The pod's one-GPU-model mode (PodGroupRef::sameModel); nullopt: the policy's.
+  std::optional<GroupLevelMode> sameModel;
   bool explain = false;  // keep a verdict for every domain considered (cheap: no text)
 };
 
@@ -76,6 +79,8 @@ struct DomainVerdict {
                          // GPUs left after placing, then fewer spare slots)
     kNoGpuSets,          // enough slots by count, but the nodes cannot hold every member's set
     kSpansRequired,      // its nodes lie in several domains of a required level
+    kMixesModels,        // tighter, but cannot hold the group on one GPU model, which `other`
+                         // can (GroupsPolicy::sameModel)
   };
   std::size_t level = 0;
   std::uint32_t domain = kNoDomain;

@@ -144,15 +144,19 @@ Result<KnownSize> knownSize(const SourceMatch& match, const std::string& ns,
   return KnownSize{std::nullopt, {}};
 }
 
-Result<std::vector<GroupLevel>> levelsFor(const std::string& value, const Policy& policy) {
+// The policy's levels with the annotation's modes, and its `<prefix>model` entry (one GPU model:
+// preferred or ignore) in `sameModel`.
+Result<std::vector<GroupLevel>> levelsFor(const std::string& value, const Policy& policy,
+                                          std::optional<GroupLevelMode>& sameModel) {
   const std::string annotation = ownName(policy, kGroupLevelsAnnotation);
+  const std::string modelKey = ownName(policy, kGroupModelKey);
   std::string known;
   for (const GroupLevel& level : policy.groups.levels) {
     known += (known.empty() ? "" : ", ") + level.label;
   }
   const std::string want =
       "comma-separated LABEL=required|preferred|ignore with LABEL one of the policy's levels (" +
-      (known.empty() ? std::string("none") : known) + ")";
+      (known.empty() ? std::string("none") : known) + "), or " + modelKey + "=preferred|ignore";
   std::vector<GroupLevel> levels = policy.groups.levels;
   std::vector<bool> seen(levels.size(), false);
   std::size_t start = 0;
@@ -167,6 +171,15 @@ Result<std::vector<GroupLevel>> levelsFor(const std::string& value, const Policy
     if (eq == std::string_view::npos) return bad(annotation, want, value);
     const std::string_view label = item.substr(0, eq);
     const auto mode = groupLevelModeFromName(item.substr(eq + 1));
+    if (label == modelKey) {
+      if (!mode || *mode == GroupLevelMode::kRequired) return bad(annotation, want, value);
+      if (sameModel) {
+        return invalidArgument("annotation " + annotation + ": " + modelKey + " is named twice");
+      }
+      sameModel = *mode;
+      start = comma + 1;
+      continue;
+    }
     const auto at = std::find_if(levels.begin(), levels.end(),
                                  [label](const GroupLevel& l) { return l.label == label; });
     if (!mode || at == levels.end()) return bad(annotation, want, value);
@@ -297,7 +310,7 @@ Result<std::optional<PodGroupRef>> parsePodGroup(const PodInfo& pod, const Polic
   }
 
   if (levels != nullptr) {
-    auto parsed = levelsFor(*levels, policy);
+    auto parsed = levelsFor(*levels, policy, ref.sameModel);
     if (!parsed) return std::move(parsed).error();
     ref.levels = std::move(*parsed);
     ref.levelsOverridden = true;

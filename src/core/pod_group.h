@@ -67,11 +67,17 @@ struct PodGroupRef {
   // policy's level i.
   std::vector<GroupLevel> levels;
   bool levelsOverridden = false;
+  // The pod's `<prefix>model=preferred|ignore` entry of `<prefix>group-levels`; nullopt: the
+  // policy's groups.sameModel.
+  std::optional<GroupLevelMode> sameModel;
 };
 
 inline constexpr std::string_view kGroupAnnotation = "group";
 inline constexpr std::string_view kGroupSizeAnnotation = "group-size";
 inline constexpr std::string_view kGroupLevelsAnnotation = "group-levels";
+// The entry of `<prefix>group-levels` that sets one-GPU-model planning (the node label that
+// carries the GPU model, `<prefix>model`).
+inline constexpr std::string_view kGroupModelKey = "model";
 
 // nullopt when the pod belongs to no group. An invalid or contradictory group annotation is an
 // error naming it (the caller rejects every node with it, like any invalid annotation):

@@ -36,6 +36,10 @@ struct GroupsPolicy {
   // member bound) is released.
   std::int64_t holdTtlMillis = 60'000;
   std::vector<GroupLevel> levels;  // innermost first
+  // Whether a group's members land on nodes of one GPU model and fabric (docs/groups.md, "One GPU
+  // model"): kPreferred, whenever the nodes of one model can hold the group, inside whatever
+  // domain the levels choose; kIgnored, models mix freely. kRequired is not offered.
+  GroupLevelMode sameModel = GroupLevelMode::kPreferred;
   friend bool operator==(const GroupsPolicy&, const GroupsPolicy&) = default;
 };
 

@@ -48,6 +48,9 @@ std::string canonicalPolicyText(const Policy& policy) {
   if (policy.sharing.placement != SharedPlacement::kSpread) {
     out << "sharing.placement=" << sharedPlacementName(policy.sharing.placement) << '\n';
   }
+  if (policy.groups.sameModel != GroupLevelMode::kPreferred) {
+    out << "groups.sameModel=" << groupLevelModeName(policy.groups.sameModel) << '\n';
+  }
   if (policy.scarceSets.points != ScarceSetsPolicy{}.points) {
     out << "scarceSets.points=" << policy.scarceSets.points << '\n';
   }

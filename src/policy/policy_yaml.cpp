@@ -440,10 +440,20 @@ class PolicyReader {
     if (!isMap(node, path)) {
       return;
     }
-    allowKeys(node, path, {"holdTtl", "levels"});
+    allowKeys(node, path, {"holdTtl", "levels", "sameModel"});
     if (const YAML::Node ttl = node["holdTtl"]) {
       readDuration(ttl, child(path, "holdTtl"), kMinHoldTtlMillis, kMaxHoldTtlMillis,
                    out.holdTtlMillis);
+    }
+    if (const YAML::Node sameModel = node["sameModel"]) {
+      if (const auto text = scalar(sameModel, child(path, "sameModel"))) {
+        const auto mode = groupLevelModeFromName(*text);
+        if (mode && *mode != GroupLevelMode::kRequired) {
+          out.sameModel = *mode;
+        } else {
+          fail(child(path, "sameModel"), "must be preferred or ignore");
+        }
+      }
     }
     const YAML::Node levels = node["levels"];
     if (!levels) {

@@ -92,6 +92,7 @@ std::optional<std::vector<GroupPreempt>> groupPreemption(
   GroupPlanInput in;
   in.group = group;
   in.levels = ref.levels;
+  in.sameModel = ref.sameModel;
   in.domainNames = snapshot.groupDomains.get();
   in.nodes = nodes;
   in.members = demands;

@@ -78,6 +78,7 @@ GroupPlan makePlan(const PodGroupRef& ref, const PlanInputs& inputs, const Resol
   GroupPlanInput in;
   in.group = group;
   in.levels = ref.levels;
+  in.sameModel = ref.sameModel;
   in.domainNames = resolved.snapshot->groupDomains.get();
   in.nodes = nodes;
   in.members = inputs.members;

@@ -86,6 +86,7 @@ Result<std::vector<sim::ReplayPod>> podsUnder(const WhatifRequest& request,
   }
   run.demand = *demand;
   run.levels = compiled.grouped() ? compiled.groupRef()->levels : policy.groups.levels;
+  if (compiled.grouped()) run.sameModel = compiled.groupRef()->sameModel;
   pods.reserve(static_cast<std::size_t>(count));
   for (std::int64_t i = 0; i < count; ++i) {
     sim::ReplayPod pod;
@@ -133,6 +134,7 @@ void planGroupRun(const WhatifRequest& request, const WhatifOutcome& outcome,
   input.domainNames = outcome.snapshot->groupDomains.get();
   input.group = group;
   input.levels = run.levels;
+  input.sameModel = run.sameModel;
   input.members = members;
   input.rebuild = run.policy != outcome.snapshot->policy;
   sim::LiveGroupPlan planned = sim::planGroupOnLiveStates(input, *run.policy);

@@ -31,6 +31,7 @@ struct WhatifPolicyRun {
   // verdicts; replay.steps are its members) and the levels it planned by.
   std::optional<GroupPlan> group;
   std::vector<GroupLevel> levels;
+  std::optional<GroupLevelMode> sameModel;  // the pod's one-GPU-model mode; nullopt: the policy's
   // Per step of the replay: why no node fits that pod even on the cluster as it is now, from the
   // per-node decision filter makes: its distinct refusals, most nodes first ("MIG profile 9g.99gb
   // is not offered by this GPU model (3 nodes)"); empty for a placed pod, and for one some node

@@ -49,6 +49,7 @@ LiveGroupPlan planGroupOnLiveStates(const LiveGroupPlanInput& input, const Polic
   GroupPlanInput planning;
   planning.group = input.group;
   planning.levels = input.levels;
+  planning.sameModel = input.sameModel;
   planning.domainNames = input.domainNames;
   planning.nodes = candidates;
   planning.members = input.members;

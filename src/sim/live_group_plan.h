@@ -6,6 +6,7 @@
 // cluster. The states given are shared and immutable; the members' GPUs are taken on copies, one
 // member after another in the plan's order, so nothing the caller holds changes. Every node is a
 // candidate (kube-scheduler's own filters are not modelled, as in sim/live_replay.h).
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -27,7 +28,8 @@ struct LiveGroupPlanInput {
   const GroupDomainNames* domainNames = nullptr;  // for the plan's texts; may be null
   std::string_view group;                         // "namespace/name", for the plan's texts
   std::span<const GroupLevel> levels;
-  std::span<const PodDemand> members;  // one slot each, all asking for GPUs
+  std::optional<GroupLevelMode> sameModel;  // nullopt: the planner's policy's
+  std::span<const PodDemand> members;       // one slot each, all asking for GPUs
   // The states were built under another policy than the planner's (the what-if of a policy
   // change): each is rebuilt under it first, from the same labels and usage.
   bool rebuild = false;

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -345,6 +346,94 @@ TEST_CASE("explain keeps why each other domain was refused", "[core][group-plan]
   CHECK(verdicts["b"] == "chosen: 0 free GPUs left over");
   CHECK(verdicts["a"] == "best fit prefers b (0 free GPUs left over there, 4 here)");
   CHECK(verdicts["c"] == "holds 2 of the 3 members");
+}
+
+}  // namespace
+}  // namespace gte
+
+namespace gte {
+namespace {
+
+// The new user's mixed-generation cluster, no level labels: an empty H100 NVSwitch board, one
+// with 2 GPUs used (one per NUMA node), an empty DGX-1V, an A100 with 2 used.
+std::vector<Spec> mixedGenerations() {
+  return {
+      {testing::makeDgxH100(FixtureState().withName("h100-empty")), "", ""},
+      {testing::makeDgxH100(FixtureState().withName("h100-busy").withUsed("10001000")), "", ""},
+      {testing::makeDgx1Volta(FixtureState().withName("dgx1v")), "", ""},
+      {testing::makeDgxA100(FixtureState().withName("a100-busy").withUsed("10001000")), "", ""}};
+}
+
+TEST_CASE("a group lands on one GPU model whenever one model can hold it", "[core][group-plan]") {
+  const Cluster cluster(mixedGenerations());
+  // Three 4-GPU members: only the two H100 boards hold three quads (the DGX-1V two, the A100
+  // one); across models the tightest nodes would have mixed all three generations.
+  const GroupPlan three = cluster.plan(members(3, 4));
+  REQUIRE(three.status == GroupPlanStatus::kPlanned);
+  CHECK(perNode(three) == std::map<std::string, int>{{"h100-busy", 1}, {"h100-empty", 2}});
+  CHECK_THAT(three.reason, ContainsSubstring("one GPU model, NVIDIA-H100-80GB-HBM3"));
+  CHECK_THAT(three.reason, ContainsSubstring("Tesla-V100-SXM2-16GB holds 2 of 3"));
+  // Two members: the models that hold them are the H100s and the DGX-1V; best fit takes the
+  // model with the fewest free GPUs, the DGX-1V's two quads, and leaves the H100 boards alone.
+  CHECK(perNode(cluster.plan(members(2, 4))) == std::map<std::string, int>{{"dgx1v", 2}});
+  // No one model holds two 8-GPU members: they mix, and the plan says why.
+  const GroupPlan eights = cluster.plan(members(2, 8));
+  REQUIRE(eights.status == GroupPlanStatus::kPlanned);
+  CHECK(perNode(eights).size() == 2);
+  CHECK_THAT(eights.reason, ContainsSubstring("GPU models mixed: no one model can hold the group"));
+}
+
+TEST_CASE("one GPU model is relaxed by the policy or the pod", "[core][group-plan]") {
+  Policy mixed = defaultPolicy();
+  mixed.groups.sameModel = GroupLevelMode::kIgnored;
+  const Cluster relaxed(mixedGenerations(), mixed);
+  const GroupPlan plan = relaxed.plan(members(3, 4));
+  REQUIRE(plan.status == GroupPlanStatus::kPlanned);
+  std::set<std::string> models;
+  for (const PlannedSlot& slot : plan.slots)
+    models.insert(relaxed.state(slot.node).topology.model);
+  CHECK(models.size() > 1);  // the tightest nodes, whatever their generation
+  CHECK_THAT(plan.reason, !ContainsSubstring("GPU model"));
+  // The pod's own mode wins over the policy's, both ways.
+  const Cluster strict(mixedGenerations());
+  GroupPlanInput in;
+  in.group = "train/job";
+  in.nodes = strict.nodes;
+  const std::vector<PodDemand> three = members(3, 4);
+  in.members = three;
+  in.sameModel = GroupLevelMode::kIgnored;
+  std::set<std::string> podModels;
+  for (const PlannedSlot& slot : planGroup(in, defaultPolicy()).slots)
+    podModels.insert(strict.state(slot.node).topology.model);
+  CHECK(podModels.size() > 1);
+  GroupPlanInput back = in;
+  back.nodes = relaxed.nodes;
+  back.sameModel = GroupLevelMode::kPreferred;
+  CHECK(perNode(planGroup(back, mixed)) ==
+        std::map<std::string, int>{{"h100-busy", 1}, {"h100-empty", 2}});
+}
+
+TEST_CASE("inside a domain, a looser domain of one model beats a tighter mixed one",
+          "[core][group-plan]") {
+  // Block b1: an A100 board and a DGX-1V (mixed, 16 free GPUs); block b2: two H100 boards (one
+  // model, 16 free too but named later). Two 8-GPU members fit b1 only across models.
+  std::vector<Spec> specs = {{testing::makeDgxA100(FixtureState().withName("a100")), "", "b1"},
+                             {testing::makeDgx1Volta(FixtureState().withName("v100")), "", "b1"},
+                             {testing::makeDgxH100(FixtureState().withName("h100-a")), "", "b2"},
+                             {testing::makeDgxH100(FixtureState().withName("h100-b")), "", "b2"}};
+  const Cluster cluster(std::move(specs));
+  const GroupPlan plan = cluster.plan(members(2, 8));
+  REQUIRE(plan.status == GroupPlanStatus::kPlanned);
+  CHECK(perNode(plan) == std::map<std::string, int>{{"h100-a", 1}, {"h100-b", 1}});
+  bool mixedNoted = false;
+  for (const DomainVerdict& verdict : plan.domains) {
+    if (verdict.outcome == DomainVerdict::Outcome::kMixesModels) {
+      mixedNoted = true;
+      CHECK_THAT(domainVerdictText(verdict, cluster.names.get()),
+                 ContainsSubstring("cannot hold the group on one GPU model; b2 can"));
+    }
+  }
+  CHECK(mixedNoted);
 }
 
 }  // namespace

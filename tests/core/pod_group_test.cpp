@@ -158,6 +158,22 @@ TEST_CASE("per-pod level modes replace the policy's", "[core][pod-group]") {
   CHECK(ref.levels[1].mode == GroupLevelMode::kPreferred);  // untouched
   CHECK(ref.levels[2].mode == GroupLevelMode::kRequired);
   CHECK(ref.levels[3].mode == GroupLevelMode::kPreferred);
+  CHECK_FALSE(ref.sameModel);  // the policy's
+}
+
+TEST_CASE("a pod relaxes one GPU model with <prefix>model in group-levels", "[core][pod-group]") {
+  const PodGroupRef ref = parsed(pod(
+      {{"gputopo.dev/group", "g"},
+       {"gputopo.dev/group-size", "2"},
+       {"gputopo.dev/group-levels", "gputopo.dev/model=ignore, nvidia.com/gpu.clique=preferred"}}));
+  CHECK(ref.sameModel == GroupLevelMode::kIgnored);
+  CHECK(ref.levels[0].mode == GroupLevelMode::kPreferred);
+  const PodGroupRef back =
+      parsed(pod({{"gputopo.dev/group", "g"},
+                  {"gputopo.dev/group-size", "2"},
+                  {"gputopo.dev/group-levels", "gputopo.dev/model=preferred"}}));
+  CHECK(back.sameModel == GroupLevelMode::kPreferred);
+  CHECK(back.levels == defaultPolicy().groups.levels);
 }
 
 TEST_CASE("invalid or contradictory group annotations are per-pod errors", "[core][pod-group]") {
@@ -213,6 +229,14 @@ TEST_CASE("invalid or contradictory group annotations are per-pod errors", "[cor
             {"gputopo.dev/group-levels",
              "nvidia.com/gpu.clique=ignore,nvidia.com/gpu.clique=required"}}),
        "annotation gputopo.dev/group-levels: level nvidia.com/gpu.clique is named twice"},
+      {pod({{"gputopo.dev/group", "g"},
+            {"gputopo.dev/group-size", "2"},
+            {"gputopo.dev/group-levels", "gputopo.dev/model=required"}}),
+       "or gputopo.dev/model=preferred|ignore; got 'gputopo.dev/model=required'"},
+      {pod({{"gputopo.dev/group", "g"},
+            {"gputopo.dev/group-size", "2"},
+            {"gputopo.dev/group-levels", "gputopo.dev/model=ignore,gputopo.dev/model=ignore"}}),
+       "annotation gputopo.dev/group-levels: gputopo.dev/model is named twice"},
   };
   for (const Case& c : cases) {
     INFO(c.message);

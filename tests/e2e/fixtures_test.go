@@ -17,6 +17,7 @@ import (
 const (
 	dgx1V   = "dgx1-v100-cubemesh.topo" // 8x V100, hybrid cube-mesh NVLink
 	hgxA100 = "hgx-a100-nvswitch.topo"  // 8x A100, NVSwitch
+	hgxH100 = "hgx-h100-nvswitch.topo"  // 8x H100, NVSwitch
 	rtx4090 = "rtx4090x8-all-sys.topo"  // 8x RTX 4090, no NVLink, all pairs across sockets
 	pciePHB = "pcie8-pix-phb-sys.topo"  // 8 PCIe GPUs: PIX pairs, PHB quads, SYS halves
 	pciePXB = "pcie8-pix-pxb-sys.topo"  // 8 PCIe GPUs: PIX pairs, PXB quads, SYS halves
@@ -25,6 +26,7 @@ const (
 var models = map[string]string{
 	dgx1V:   "Tesla-V100-SXM2-16GB",
 	hgxA100: "NVIDIA-A100-SXM4-80GB",
+	hgxH100: "NVIDIA-H100-80GB-HBM3",
 	rtx4090: "NVIDIA-GeForce-RTX-4090",
 	pciePHB: "Tesla-T4",
 	pciePXB: "Tesla-T4",

@@ -455,3 +455,38 @@ func installJobSetCRD(ctx context.Context) error {
 		return false, nil
 	})
 }
+
+// groupsOneModel: a group of three 4-GPU pods on a cluster of three GPU generations, no level
+// labels: an empty H100 NVSwitch board, one with a GPU used on each socket, an empty DGX-1V and an
+// A100 with a GPU used on each socket. Only the two H100 boards hold three 4-GPU sets of one model,
+// so every member lands on an H100 (docs/groups.md, "One GPU model"); the tightest nodes across
+// models would mix all three generations (kube-scheduler alone put them on the DGX-1V and the
+// A100 in a trial run). Cache mode only, like every group scenario.
+const groupsOneModelOdds = 0.1
+
+func groupsOneModel(s *scenarioEnv) {
+	if !groupsRunHere(s) {
+		return
+	}
+	s.createNodes(
+		nodeSpec{name: "h100-a", capture: hgxH100},
+		nodeSpec{name: "h100-b", capture: hgxH100, state: topo.State{Used: "10001000"}},
+		nodeSpec{name: "v100", capture: dgx1V},
+		nodeSpec{name: "a100", capture: hgxA100, state: topo.State{Used: "10001000"}},
+	)
+	var members []groupMember
+	for i := range 3 {
+		pod := s.newPod(fmt.Sprintf("train-%d", i), "nvidia.com/gpu", 4)
+		pod.Annotations = map[string]string{key("group"): "train", key("group-size"): "3"}
+		members = append(members, groupMember{"train", pod})
+		s.pods = append(s.pods, pod.Name)
+	}
+	s.createAllAtOnce(members)
+	bound := s.waitAllBound(groupsTimeout)
+	s.checkNoGPUGivenTwice(bound)
+	for _, p := range bound {
+		if node := strings.TrimPrefix(p.Spec.NodeName, s.name+"-"); !strings.HasPrefix(node, "h100-") {
+			s.t.Errorf("member %s bound to %s: want one of the H100 boards (one GPU model)", p.Name, p.Spec.NodeName)
+		}
+	}
+}

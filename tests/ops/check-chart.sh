@@ -30,6 +30,9 @@ policy_out=$("$helm_bin" template gte "$chart" \
   --set policy.sharing.defaultIsolation=exclusive --set policy.scarceSets.points=4) ||
   fail "policy.groups, policy.sharing and policy.scarceSets must render"
 grep -q 'points: 4' <<<"$policy_out" || fail "policy.scarceSets not in the ConfigMap"
+if "$helm_bin" template gte "$chart" --set policy.groups.sameModel=required >/dev/null 2>&1; then
+  fail "schema accepted policy.groups.sameModel=required (the extender refuses it)"
+fi
 if "$helm_bin" template gte "$chart" --set policy.scarceSets.points=101 >/dev/null 2>&1; then
   fail "schema accepted policy.scarceSets.points=101 (the extender refuses it)"
 fi

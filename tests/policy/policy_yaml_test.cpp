@@ -93,6 +93,8 @@ TEST_CASE("validation errors name the key path", "[policy][yaml]") {
       {"scarceSets: {points: -1}", "scarceSets.points: must be >= 0"},
       {"scarceSets: {cost: 3}", "scarceSets.cost: unknown key"},
       {"scarceSets: 8", "scarceSets: must be a mapping"},
+      {"groups: {sameModel: required}", "groups.sameModel: must be preferred or ignore"},
+      {"groups: {sameModel: yes}", "groups.sameModel: must be preferred or ignore"},
       {"labelPrefix: gputopo.dev", "labelPrefix: must be a DNS subdomain followed by '/'"},
       {"labelPrefix: Bad_Prefix/", "labelPrefix: must be a DNS subdomain"},
       {"linkScores: {pix: 70}", "linkScores.pix: must not exceed linkScores.sameBoard"},
@@ -167,6 +169,18 @@ TEST_CASE("the sharing section sets the isolation of pods without the annotation
   REQUIRE(pack.ok());
   CHECK(pack->sharing.placement == SharedPlacement::kPack);
   CHECK(policyHash(*pack) != policyHash(defaultPolicy()));
+}
+
+TEST_CASE("groups.sameModel keeps or relaxes one GPU model per group", "[policy][yaml]") {
+  CHECK(defaultPolicy().groups.sameModel == GroupLevelMode::kPreferred);
+  const Result<Policy> ignore = parsePolicyYaml("groups: {sameModel: ignore}");
+  REQUIRE(ignore.ok());
+  CHECK(ignore->groups.sameModel == GroupLevelMode::kIgnored);
+  CHECK(ignore->groups.levels == defaultPolicy().groups.levels);  // the other keys untouched
+  CHECK(policyHash(*ignore) != policyHash(defaultPolicy()));
+  const Result<Policy> same = parsePolicyYaml("groups: {sameModel: preferred}");
+  REQUIRE(same.ok());
+  CHECK(policyHash(*same) == policyHash(defaultPolicy()));
 }
 
 TEST_CASE("scarceSets.points sets what breaking the last set costs", "[policy][yaml]") {
