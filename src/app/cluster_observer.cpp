@@ -61,6 +61,11 @@ std::vector<metrics::PoolFragmentation> fragmentationOf(const ClusterHealth& hea
     out.strandedMigSlices = t.strandedMigSlices;
     out.expectedUnusableGpus = t.expectedUnusableGpus();
     out.freeGpus = t.freeGpus;
+    out.sharedGpus = t.sharedGpus;
+    out.sharedReplicasUsed = t.sharedReplicasUsed;
+    out.sharedReplicasFree = t.sharedReplicasFree();
+    for (std::size_t q = 0; q < metrics::kSharedTenantQuantileValues.size(); ++q)
+      out.sharedTenants[q] = t.sharedTenantsAt(metrics::kSharedTenantQuantileValues[q]);
     pools.push_back(std::move(out));
   }
   return pools;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "core/fragmentation.h"
@@ -55,6 +57,23 @@ bool sharesGpus(const NodeState& state) noexcept {
   return state.sharesGpus;
 }
 
+// A shared node's GPUs, replicas and tenants (HealthCounts::sharedGpus and the rest).
+void addSharedGpus(const NodeState& state, NodeHealth& health) {
+  for (GpuMask rest = state.usableMask; rest != 0; rest &= rest - 1) {
+    const int tenants = state.topology.tenantsOf(std::countr_zero(rest));
+    ++health.sharedGpus;
+    health.sharedReplicasUsed += tenants;
+    ++health.sharedGpusByTenants[std::min<std::size_t>(static_cast<std::size_t>(tenants),
+                                                       kTenantBuckets - 1)];
+  }
+  if (state.sharing.replicas > 0) {
+    health.sharedReplicas = health.sharedGpus * state.sharing.replicas;
+  } else if (state.allocatableGpus > 0) {
+    health.sharedReplicas = static_cast<std::int32_t>(
+        std::min<std::int64_t>(state.allocatableGpus, std::numeric_limits<std::int32_t>::max()));
+  }
+}
+
 }  // namespace
 
 NodeHealth nodeHealth(const NodeState& state) {
@@ -90,6 +109,7 @@ NodeHealth nodeHealth(const NodeState& state) {
     health.unusableGpus +=
         unusableFreeGpus(state, size, state.freeCount, state.largestNvlinkClique);
   }
+  if (sharesGpus(state)) addSharedGpus(state, health);
   for (int k = 2; k <= kMaxOfferedGpus && k <= state.freeCount && !sharesGpus(state); ++k) {
     const GpuPick& pick = state.devicePluginPicks[static_cast<std::size_t>(k)];
     health.offered[static_cast<std::size_t>(k)] = SetQuality{pick.weakest, pick.bandwidthGBps};
@@ -114,6 +134,18 @@ void HealthTotals::add(const NodeHealth& node) noexcept {
   approximateNodes += node.approximate ? 1 : 0;
   addCounts(node);
   keepBest(bestOffered, node.offered);
+}
+
+std::int64_t HealthTotals::sharedTenantsAt(double q) const noexcept {
+  if (sharedGpus <= 0) return 0;
+  // At least q of the GPUs, rounded up: the 95th percentile of 20 GPUs is the 19th.
+  const auto wanted = static_cast<std::int64_t>(std::ceil(q * static_cast<double>(sharedGpus)));
+  std::int64_t seen = 0;
+  for (std::size_t t = 0; t < kTenantBuckets; ++t) {
+    seen += sharedGpusByTenants[t];
+    if (seen >= std::max<std::int64_t>(1, wanted)) return static_cast<std::int64_t>(t);
+  }
+  return static_cast<std::int64_t>(kTenantBuckets - 1);
 }
 
 void HealthTotals::add(const HealthTotals& other) noexcept {

@@ -22,6 +22,9 @@ inline constexpr std::array<int, 4> kHealthSizes = {1, 2, 4, 8};
 inline constexpr std::size_t kHealthSizeCount = kHealthSizes.size();
 // Sizes 1..kMaxOfferedGpus have an `offered` entry (the plain demands of core/plain_answers.h).
 inline constexpr int kMaxOfferedGpus = 8;
+// Shared GPUs are counted by their tenants 0..kTenantBuckets - 2, the last bucket holding every
+// GPU with more (labels-v1 `tenants` reads up to 35).
+inline constexpr std::size_t kTenantBuckets = 33;
 
 // The counts a node contributes and a pool or cluster sums: `Count` is a node's width or a
 // total's.
@@ -46,6 +49,14 @@ struct HealthCounts {
   // Summed over core/fragmentation.h's sizes (1, 2, 4, 8): the free GPUs each size cannot use, as
   // the binpack score counts them. A quarter of it is FGD's expected fragmentation, equal shares.
   Count unusableGpus = 0;
+  // GPUs the device plugin shares among pods (time-slicing, MPS; docs/sharing.md): the usable
+  // GPUs of such nodes, the replicas they offer (replicas per GPU x GPUs; a node whose count is
+  // not labelled, its allocatable nvidia.com/gpu), the replicas pods hold (the agent's `tenants`),
+  // and the GPUs by their tenants.
+  Count sharedGpus = 0;
+  Count sharedReplicas = 0;
+  Count sharedReplicasUsed = 0;
+  std::array<Count, kTenantBuckets> sharedGpusByTenants{};
 
   template <class Other>
   void addCounts(const HealthCounts<Other>& other) noexcept {
@@ -58,6 +69,11 @@ struct HealthCounts {
     }
     strandedMigSlices += other.strandedMigSlices;
     unusableGpus += other.unusableGpus;
+    sharedGpus += other.sharedGpus;
+    sharedReplicas += other.sharedReplicas;
+    sharedReplicasUsed += other.sharedReplicasUsed;
+    for (std::size_t t = 0; t < kTenantBuckets; ++t)
+      sharedGpusByTenants[t] += other.sharedGpusByTenants[t];
   }
   friend bool operator==(const HealthCounts&, const HealthCounts&) = default;
 };
@@ -91,6 +107,15 @@ struct HealthTotals : HealthCounts<std::int64_t> {
   // FGD's expected fragmentation in GPUs (equal shares of the sizes).
   double expectedUnusableGpus() const noexcept {
     return static_cast<double>(unusableGpus) / static_cast<double>(kFragmentationSizes.size());
+  }
+  // The tenants of the shared GPU at quantile `q` (0 < q <= 1; 1: the busiest): the fewest
+  // tenants t such that at least q of the shared GPUs hold t or fewer. 0 without shared GPUs;
+  // kTenantBuckets - 1 stands for that many or more.
+  std::int64_t sharedTenantsAt(double q) const noexcept;
+  // Replicas no pod holds (never below 0: the agent may count more tenants than a stale label
+  // says the GPUs offer).
+  std::int64_t sharedReplicasFree() const noexcept {
+    return sharedReplicas > sharedReplicasUsed ? sharedReplicas - sharedReplicasUsed : 0;
   }
   friend bool operator==(const HealthTotals&, const HealthTotals&) = default;
 };

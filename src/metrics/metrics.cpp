@@ -378,6 +378,25 @@ struct Metrics::Impl {
           .Name("gpu_topology_extender_fragmentation_free_gpus")
           .Help("Free whole GPUs per pool (the denominator of the fragmentation figures).")
           .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& sharedGpusGauge =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_shared_gpus")
+          .Help("Usable GPUs the device plugin shares among pods (time-slicing, MPS), per pool.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& sharedReplicas =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_shared_replicas")
+          .Help(
+              "Replicas of shared GPUs pods hold (state=used, the agent's tenant count) and that "
+              "are left (state=free), per pool.")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& sharedTenants =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_shared_gpu_tenants")
+          .Help(
+              "Tenants (replicas held by pods) of the shared GPU at a quantile of the pool's "
+              "shared GPUs: stat p50, p95 and max (the busiest).")
+          .Register(*registry);
   prometheus::Family<prometheus::Gauge>& pendingPods =
       prometheus::BuildGauge()
           .Name("gpu_topology_extender_cache_pending_gpu_pods")
@@ -481,6 +500,10 @@ struct Metrics::Impl {
     prometheus::Gauge* strandedMig = nullptr;
     prometheus::Gauge* expected = nullptr;
     prometheus::Gauge* free = nullptr;
+    prometheus::Gauge* sharedGpus = nullptr;
+    prometheus::Gauge* sharedUsed = nullptr;
+    prometheus::Gauge* sharedFree = nullptr;
+    std::array<prometheus::Gauge*, kSharedTenantQuantiles.size()> tenants{};
   };
   Mutex poolsMutex;  // guards the pool series
   std::map<std::string, PoolSeries> pools GTE_GUARDED_BY(poolsMutex);
@@ -499,6 +522,13 @@ struct Metrics::Impl {
     series.strandedMig = &strandedMig.Add({{"pool", pool}});
     series.expected = &expectedUnusable.Add({{"pool", pool}});
     series.free = &poolFreeGpus.Add({{"pool", pool}});
+    series.sharedGpus = &sharedGpusGauge.Add({{"pool", pool}});
+    series.sharedUsed = &sharedReplicas.Add({{"pool", pool}, {"state", "used"}});
+    series.sharedFree = &sharedReplicas.Add({{"pool", pool}, {"state", "free"}});
+    for (std::size_t q = 0; q < kSharedTenantQuantiles.size(); ++q) {
+      series.tenants[q] =
+          &sharedTenants.Add({{"pool", pool}, {"stat", std::string(kSharedTenantQuantiles[q])}});
+    }
     return series;
   }
 
@@ -512,6 +542,11 @@ struct Metrics::Impl {
     strandedMig.Remove(series.strandedMig);
     expectedUnusable.Remove(series.expected);
     poolFreeGpus.Remove(series.free);
+    sharedGpusGauge.Remove(series.sharedGpus);
+    sharedReplicas.Remove(series.sharedUsed);
+    sharedReplicas.Remove(series.sharedFree);
+    for (prometheus::Gauge* gauge : series.tenants)
+      sharedTenants.Remove(gauge);
   }
 
   Mutex policyMutex;  // guards the single policy_info series
@@ -814,6 +849,11 @@ void Metrics::setFragmentation(const std::vector<PoolFragmentation>& pools) {
     set(series.strandedMig, pool.strandedMigSlices);
     set(series.expected, pool.expectedUnusableGpus);
     set(series.free, pool.freeGpus);
+    set(series.sharedGpus, pool.sharedGpus);
+    set(series.sharedUsed, pool.sharedReplicasUsed);
+    set(series.sharedFree, pool.sharedReplicasFree);
+    for (std::size_t q = 0; q < kSharedTenantQuantiles.size(); ++q)
+      set(series.tenants[q], pool.sharedTenants[q]);
     now.emplace(pool.pool, series);
   }
   for (const auto& [name, gone] : impl_->pools)

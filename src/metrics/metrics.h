@@ -65,7 +65,18 @@ struct PoolFragmentation {
   std::int64_t strandedMigSlices = 0;
   double expectedUnusableGpus = 0;  // FGD-style, equal shares of the sizes
   std::int64_t freeGpus = 0;
+  // GPUs the device plugin shares (docs/sharing.md): how many, their replicas held and not, and
+  // the tenants per shared GPU at each of kSharedTenantQuantiles.
+  std::int64_t sharedGpus = 0;
+  std::int64_t sharedReplicasUsed = 0;
+  std::int64_t sharedReplicasFree = 0;
+  std::array<std::int64_t, 3> sharedTenants{};
 };
+
+// The quantiles of tenants per shared GPU exported per pool (label stat: `quantile` is reserved for
+// summaries), in this order, and their values.
+inline constexpr std::array<std::string_view, 3> kSharedTenantQuantiles = {"p50", "p95", "max"};
+inline constexpr std::array<double, 3> kSharedTenantQuantileValues = {0.5, 0.95, 1.0};
 
 // Pending GPU pods by the whole GPUs they ask for: 1, 2, 4, 8 and other (3, 5-7, more than 8,
 // MIG only).

@@ -130,6 +130,43 @@ TEST_CASE("observer: cache sync, label age and free GPUs by NVLink set size") {
         0);
 }
 
+TEST_CASE("observer: replicas and tenants of shared GPUs, per pool") {
+  // The busy DGX-1V above, time-sliced 4 ways by the device plugin; the agent counted 3, 2 and 1
+  // pods' replicas on GPUs 0-2 (`tenants`, base 36).
+  std::string doc = kCluster;
+  const std::string busy = "      name: busy\n      labels:\n";
+  doc.replace(doc.find(busy), busy.size(),
+              busy +
+                  "        nvidia.com/gpu.sharing-strategy: time-slicing\n"
+                  "        nvidia.com/gpu.replicas: \"4\"\n"
+                  "        gputopo.dev/tenants: \"32100000\"\n");
+  auto contents = cluster::parseClusterDocument(doc);
+  REQUIRE(contents.ok());
+  cluster::StaticClusterBackend backend(std::move(*contents),
+                                        std::make_shared<const Policy>(defaultPolicy()));
+  metrics::Metrics metrics;
+  ClusterObserver observer(
+      backend, [] { return CacheCounts{}; }, metrics, std::chrono::hours(1),
+      [] { return kGen + 400; });
+  observer.observe();
+  const std::string scrape = metrics.serialize();
+  const std::string v100 = R"(pool="Tesla-V100-SXM2-16GB")";
+  // Shared: busy's 8 GPUs, 32 replicas, 6 held; idle's whole GPUs count nothing.
+  CHECK(valueOf(scrape, "gpu_topology_extender_shared_gpus{" + v100 + "}") == 8);
+  CHECK(valueOf(scrape, "gpu_topology_extender_shared_replicas{" + v100 + ",state=\"used\"}") == 6);
+  CHECK(valueOf(scrape, "gpu_topology_extender_shared_replicas{" + v100 + ",state=\"free\"}") ==
+        26);
+  // Tenants per shared GPU, sorted 0,0,0,0,0,1,2,3: the median GPU holds none, the busiest 3.
+  CHECK(valueOf(scrape, "gpu_topology_extender_shared_gpu_tenants{" + v100 + ",stat=\"p50\"}") ==
+        0);
+  CHECK(valueOf(scrape, "gpu_topology_extender_shared_gpu_tenants{" + v100 + ",stat=\"p95\"}") ==
+        3);
+  CHECK(valueOf(scrape, "gpu_topology_extender_shared_gpu_tenants{" + v100 + ",stat=\"max\"}") ==
+        3);
+  const std::string l40s = R"(pool="NVIDIA-L40S")";
+  CHECK(valueOf(scrape, "gpu_topology_extender_shared_gpus{" + l40s + "}") == 0);
+}
+
 namespace {
 
 // Counts a test changes between observations. The observer's own thread observes once at start,

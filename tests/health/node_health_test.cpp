@@ -130,6 +130,46 @@ TEST_CASE("a node whose GPUs are shared offers no NVLink set", "[core][health]")
   CHECK(healthOf(testing::makeDgxH100()).nvlinkSets == Sizes{8, 4, 2, 1});
 }
 
+TEST_CASE("a shared node's GPUs, replicas and tenants", "[core][health]") {
+  NodeInfo node = testing::makeDgxH100(FixtureState().withName("sliced"));
+  node.labels.insert_or_assign("nvidia.com/gpu.sharing-strategy", std::string("time-slicing"));
+  node.labels.insert_or_assign("nvidia.com/gpu.replicas", std::string("4"));
+  // The agent counted 3, 2 and 1 pods' replicas on GPUs 0-2 (labels-v1 `tenants`, base 36).
+  node.labels.insert_or_assign("gputopo.dev/tenants", std::string("32100000"));
+  const NodeHealth shared = healthOf(node);
+  CHECK(shared.sharedGpus == 8);
+  CHECK(shared.sharedReplicas == 32);  // 4 per GPU
+  CHECK(shared.sharedReplicasUsed == 6);
+  CHECK(shared.sharedGpusByTenants[0] == 5);
+  CHECK(shared.sharedGpusByTenants[3] == 1);
+  // Without a replicas label the node's allocatable counts its replicas.
+  node.labels.erase("nvidia.com/gpu.replicas");
+  node.allocatable.set("nvidia.com/gpu", Quantity::fromUnits(24));
+  CHECK(healthOf(node).sharedReplicas == 24);
+  // Whole GPUs count none of it.
+  const NodeHealth whole = healthOf(testing::makeDgxH100());
+  CHECK(whole.sharedGpus == 0);
+  CHECK(whole.sharedReplicas == 0);
+}
+
+TEST_CASE("tenants per shared GPU at a quantile of the pool", "[core][health]") {
+  HealthTotals totals;
+  CHECK(totals.sharedTenantsAt(0.95) == 0);  // no shared GPU
+  // 20 GPUs: 10 without tenants, 8 with 1, one with 2, one with 40 (the last bucket).
+  totals.sharedGpus = 20;
+  totals.sharedGpusByTenants[0] = 10;
+  totals.sharedGpusByTenants[1] = 8;
+  totals.sharedGpusByTenants[2] = 1;
+  totals.sharedGpusByTenants[kTenantBuckets - 1] = 1;
+  CHECK(totals.sharedTenantsAt(0.5) == 0);   // the 10th GPU
+  CHECK(totals.sharedTenantsAt(0.9) == 1);   // the 18th
+  CHECK(totals.sharedTenantsAt(0.95) == 2);  // the 19th
+  CHECK(totals.sharedTenantsAt(1.0) == static_cast<std::int64_t>(kTenantBuckets - 1));
+  totals.sharedReplicas = 10;
+  totals.sharedReplicasUsed = 12;  // a stale replicas label: never below 0 free
+  CHECK(totals.sharedReplicasFree() == 0);
+}
+
 TEST_CASE("MIG slices no legal placement of a profile in use can take", "[core][health]") {
   SECTION("1g at slices 0 and 5: slice 7 is reachable by no 1g (starts 0-6)") {
     // Occupied {0,5}; free {1,2,3,4,6,7}; 1g fits at 1, 2, 3, 4, 6: slice 7 stranded.
