@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/node_state.h"
+#include "policy/policy_hash.h"
 
 namespace gte {
 
@@ -12,6 +13,17 @@ NodeGroupFacts nodeGroupFacts(const NodeState& state, const GroupDomainIds& doma
   facts.domain = domain;
   facts.freeGpus = static_cast<std::uint8_t>(std::clamp(state.freeCount, 0, 255));
   facts.usableGpus = static_cast<std::uint8_t>(std::clamp(state.usableCount, 0, 255));
+  // FNV-1a over the model, a separator no label value holds ('/' is never in a sanitised model),
+  // and the fabric, without building the joined string (this runs for every node of a shard).
+  std::uint64_t key = fnv1a64(state.topology.model);
+  const auto mix = [&key](char c) {
+    key ^= static_cast<unsigned char>(c);
+    key *= 1099511628211ull;  // FNV-1a's 64-bit prime
+  };
+  mix('/');
+  for (const char c : state.topology.fabric)
+    mix(c);
+  facts.modelKey = key;
   return facts;
 }
 

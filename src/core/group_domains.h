@@ -30,6 +30,9 @@ struct NodeGroupFacts {
   GroupDomainIds domain{kNoDomain, kNoDomain, kNoDomain, kNoDomain};  // per policy level
   std::uint8_t freeGpus = 0;
   std::uint8_t usableGpus = 0;
+  // A 64-bit hash of the node's GPU model and fabric: what "one GPU model" compares
+  // (GroupsPolicy::sameModel), here so the planner reads no node state to tell models apart.
+  std::uint64_t modelKey = 0;
 };
 
 // What planning reads of a node, from its state and its domain ids.

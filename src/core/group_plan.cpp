@@ -72,6 +72,7 @@ class Planner {
           "members whose DRA claims are not N GPUs of one class are not planned: placed one by one";
       return plan;
     }
+    numberModels();
     std::vector<std::uint32_t> pool(in_.nodes.size());
     std::iota(pool.begin(), pool.end(), 0u);
     std::optional<GroupPlan> refusal;  // the first required level that could not hold the group
@@ -272,13 +273,30 @@ class Planner {
     return {topology.model, topology.fabric};
   }
 
+  // Numbers the candidates' GPU models once per plan, so the passes compare integers: the
+  // levels and the fallback ask again and again over thousands of nodes.
+  void numberModels() {
+    if (!sameModel_) return;
+    modelId_.resize(in_.nodes.size());
+    std::vector<std::uint64_t> keys;
+    for (std::uint32_t n = 0; n < in_.nodes.size(); ++n) {
+      const std::uint64_t key = in_.nodes[n].facts->modelKey;
+      const auto at = std::find(keys.begin(), keys.end(), key);
+      modelId_[n] = static_cast<std::uint32_t>(at - keys.begin());
+      if (at == keys.end()) {
+        keys.push_back(key);
+        models_.push_back(modelOf(n));  // the names, read from the first node of each model
+      }
+    }
+  }
+
   // The planning passes over `nodes`: one model first, then mixed, when one model is preferred
   // and the nodes hold several; else one pass.
   std::vector<bool> passes(const std::vector<std::uint32_t>& nodes) const {
-    if (!sameModel_ || nodes.empty()) return {false};
-    const auto first = modelOf(nodes.front());
+    if (!sameModel_ || models_.size() < 2 || nodes.empty()) return {false};
+    const std::uint32_t first = modelId_[nodes.front()];
     const bool several = std::any_of(nodes.begin(), nodes.end(),
-                                     [&](std::uint32_t n) { return modelOf(n) != first; });
+                                     [&](std::uint32_t n) { return modelId_[n] != first; });
     return several ? std::vector<bool>{true, false} : std::vector<bool>{false};
   }
 
@@ -292,17 +310,18 @@ class Planner {
 
   // `nodes` by GPU model, best fit first: the fewest free GPUs, then the name.
   std::vector<ModelPool> modelPools(const std::vector<std::uint32_t>& nodes) const {
-    std::vector<ModelPool> pools;
-    for (const std::uint32_t n : nodes) {
-      const auto [model, fabric] = modelOf(n);
-      auto at = std::find_if(pools.begin(), pools.end(), [&](const ModelPool& p) {
-        return p.model == model && p.fabric == fabric;
-      });
-      if (at == pools.end()) at = pools.insert(pools.end(), ModelPool{model, fabric, {}, 0, 0});
-      at->nodes.push_back(n);
-      at->freeGpus += in_.nodes[n].facts->freeGpus;
-      at->slots += slotsOn(n, countedShape(), kMaxCountedSlots);
+    std::vector<ModelPool> pools(models_.size());
+    for (std::size_t m = 0; m < models_.size(); ++m) {
+      pools[m].model = models_[m].first;
+      pools[m].fabric = models_[m].second;
     }
+    for (const std::uint32_t n : nodes) {
+      ModelPool& pool = pools[modelId_[n]];
+      pool.nodes.push_back(n);
+      pool.freeGpus += in_.nodes[n].facts->freeGpus;
+      pool.slots += slotsOn(n, countedShape(), kMaxCountedSlots);
+    }
+    std::erase_if(pools, [](const ModelPool& pool) { return pool.nodes.empty(); });
     std::sort(pools.begin(), pools.end(), [](const ModelPool& a, const ModelPool& b) {
       if (a.freeGpus != b.freeGpus) return a.freeGpus < b.freeGpus;
       return std::tie(a.model, a.fabric) < std::tie(b.model, b.fabric);
@@ -533,6 +552,9 @@ class Planner {
   std::int64_t largestCount_ = 0;
   std::int64_t neededGpus_ = 0;
   bool sameModel_ = true;  // members on one GPU model's nodes when one can hold the group
+  // With sameModel_: the candidates' distinct (model, fabric) and each candidate's index there.
+  std::vector<std::pair<std::string_view, std::string_view>> models_;
+  std::vector<std::uint32_t> modelId_;
   bool applies_ = false;
   bool anyLevelApplied_ = false;
   std::vector<DomainTally> tallies_;      // the last level tried

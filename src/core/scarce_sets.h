@@ -54,8 +54,9 @@ struct ScarceSets {
   // Index i: nodes whose free GPUs hold an all-NVLink set of kScarceSetSizes[i] GPUs.
   std::array<std::int64_t, kScarceSetSizes.size()> holders{};
 
-  void add(const NodeState& state) noexcept {
-    const std::uint8_t held = heldSetSizes(state);
+  void add(const NodeState& state) noexcept { addHeld(heldSetSizes(state)); }
+  // A node whose held sizes (heldSetSizes) are `held`.
+  void addHeld(std::uint8_t held) noexcept {
     for (std::size_t i = 0; i < holders.size(); ++i)
       holders[i] += held >> i & 1U;
   }

@@ -231,15 +231,17 @@ NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(std::size
       entry.plain = precomputePlainAnswers(*entry.state, *policy_);
       entry.health = nodeHealth(*entry.state);
       entry.pool = poolOf(entry.node, *entry.state, poolLabel_);
+      entry.heldSets = heldSetSizes(*entry.state);
+      entry.groupFacts = nodeGroupFacts(*entry.state, entry.domains);
       ++stats_.rebuilt;
     } else {
       ++stats_.shared;
     }
     addToPool(health, entry.pool, entry.health);
-    scarce.add(*entry.state);
+    scarce.addHeld(entry.heldSets);
     states.emplace_back(name, entry.state);
     plain.push_back(entry.plain);
-    groupFacts.push_back(nodeGroupFacts(*entry.state, entry.domains));
+    groupFacts.push_back(entry.groupFacts);
   }
   return std::make_shared<const NodeStateShard>(std::move(states), std::move(plain),
                                                 std::move(groupFacts));

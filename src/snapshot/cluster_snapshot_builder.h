@@ -104,7 +104,12 @@ class ClusterSnapshotBuilder {
     PlainAnswers plain;             // of `state` once built (not of a state only read)
     GroupDomainIds domains{kNoDomain, kNoDomain, kNoDomain, kNoDomain};  // read with the labels
     NodeHealth health;                                                   // of `state` once built
-    std::string pool;                // the health figures' pool, as of `state`
+    std::string pool;  // the health figures' pool, as of `state`
+    // Of `state` once built, kept so that rebuilding a shard reads the state of no node that did
+    // not change (a group's commit rebuilds every shard a held node is in): the free NVLink set
+    // sizes it holds (heldSetSizes) and its pod-group facts (nodeGroupFacts).
+    std::uint8_t heldSets = 0;
+    NodeGroupFacts groupFacts;
     DraNodeStateConstSharedPtr dra;  // the node's DRA state, kept until its inputs change
     bool draStale = true;
   };
