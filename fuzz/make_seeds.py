@@ -127,6 +127,7 @@ mig:
 """)
     write(d, "weights", "weights: {linkQuality: 1000, numaLocality: 0, packing: 5, migFit: 7}\n")
     write(d, "groups", "groups:\n  holdTtl: 90s\n  levels:\n    - {label: cloud.example.com/rack, mode: required}\n    - {label: cloud.example.com/block, mode: ignore}\n")
+    write(d, "scarce-sets-one-model", "scarceSets: {points: 0}\ngroups: {sameModel: ignore}\n")
 
 
 def cluster_file():
