@@ -13,6 +13,8 @@ NodeGroupFacts nodeGroupFacts(const NodeState& state, const GroupDomainIds& doma
   facts.domain = domain;
   facts.freeGpus = static_cast<std::uint8_t>(std::clamp(state.freeCount, 0, 255));
   facts.usableGpus = static_cast<std::uint8_t>(std::clamp(state.usableCount, 0, 255));
+  facts.largestNvlinkClique =
+      static_cast<std::uint8_t>(std::clamp(state.largestNvlinkClique, 0, 255));
   // FNV-1a over the model, a separator no label value holds ('/' is never in a sanitised model),
   // and the fabric, without building the joined string (this runs for every node of a shard).
   std::uint64_t key = fnv1a64(state.topology.model);

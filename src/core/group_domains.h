@@ -33,6 +33,7 @@ struct NodeGroupFacts {
   // A 64-bit hash of the node's GPU model and fabric: what "one GPU model" compares
   // (GroupsPolicy::sameModel), here so the planner reads no node state to tell models apart.
   std::uint64_t modelKey = 0;
+  std::uint8_t largestNvlinkClique = 0;  // largest all-NVLink set of free GPUs (NodeState's)
 };
 
 // What planning reads of a node, from its state and its domain ids.

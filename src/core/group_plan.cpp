@@ -305,10 +305,22 @@ class Planner {
     std::string_view fabric;
     std::vector<std::uint32_t> nodes;
     std::int64_t freeGpus = 0;
-    std::int64_t slots = 0;  // members of the counted shape its nodes take
+    std::int64_t slots = 0;        // members of the counted shape its nodes take
+    std::int64_t nvlinkSlots = 0;  // ... of them on all-NVLink sets
+    int largestClique = 0;         // the largest free all-NVLink set of its nodes
   };
 
-  // `nodes` by GPU model, best fit first: the fewest free GPUs, then the name.
+  // Members of 2+ GPUs that accept any link, counted on the precomputed chain: a model whose
+  // nodes hold them all on NVLink sets beats a tighter one that would give them PCIe sets (as
+  // the node order inside a domain does, assignAlike).
+  bool prefersNvlinkSets() const {
+    const PodDemand& shape = gpus_[countedShape()];
+    return !shape.minLink && shape.gpus >= 2 && chainCovers(shape);
+  }
+
+  // `nodes` by GPU model: with prefersNvlinkSets, the models that hold every member on NVLink
+  // sets first; then best fit: the fewest free GPUs, then the smaller largest free NVLink set
+  // (so an equal model is used before the one that holds a bigger set whole), then the name.
   std::vector<ModelPool> modelPools(const std::vector<std::uint32_t>& nodes) const {
     std::vector<ModelPool> pools(models_.size());
     for (std::size_t m = 0; m < models_.size(); ++m) {
@@ -320,10 +332,22 @@ class Planner {
       pool.nodes.push_back(n);
       pool.freeGpus += in_.nodes[n].facts->freeGpus;
       pool.slots += slotsOn(n, countedShape(), kMaxCountedSlots);
+      pool.largestClique =
+          std::max<int>(pool.largestClique, in_.nodes[n].facts->largestNvlinkClique);
+      if (prefersNvlinkSets()) {
+        const auto k = static_cast<std::size_t>(gpus_[countedShape()].gpus - 1);
+        pool.nvlinkSlots += in_.nodes[n].facts->slots.nvlink[k];
+      }
     }
     std::erase_if(pools, [](const ModelPool& pool) { return pool.nodes.empty(); });
-    std::sort(pools.begin(), pools.end(), [](const ModelPool& a, const ModelPool& b) {
+    const bool nvlinkFirst = prefersNvlinkSets();
+    const std::int64_t need = countedNeed();
+    std::sort(pools.begin(), pools.end(), [&](const ModelPool& a, const ModelPool& b) {
+      const bool na = nvlinkFirst && a.nvlinkSlots >= need;
+      const bool nb = nvlinkFirst && b.nvlinkSlots >= need;
+      if (na != nb) return na;
       if (a.freeGpus != b.freeGpus) return a.freeGpus < b.freeGpus;
+      if (a.largestClique != b.largestClique) return a.largestClique < b.largestClique;
       return std::tie(a.model, a.fabric) < std::tie(b.model, b.fabric);
     });
     return pools;

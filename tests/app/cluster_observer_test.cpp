@@ -75,10 +75,9 @@ double valueOf(const std::string& scrape, const std::string& series) {
   return std::stod(scrape.substr(at + 1 + prefix.size()));
 }
 
-}  // namespace
-
-TEST_CASE("observer: cache sync, label age and free GPUs by NVLink set size") {
-  auto contents = cluster::parseClusterDocument(kCluster);
+// The scrape after `observations` observations of the cluster file `doc`, 400 s after kGen.
+std::string scrapeAfterObserving(const std::string& doc, int observations) {
+  auto contents = cluster::parseClusterDocument(doc);
   REQUIRE(contents.ok());
   cluster::StaticClusterBackend backend(std::move(*contents),
                                         std::make_shared<const Policy>(defaultPolicy()));
@@ -86,9 +85,16 @@ TEST_CASE("observer: cache sync, label age and free GPUs by NVLink set size") {
   ClusterObserver observer(
       backend, [] { return CacheCounts{}; }, metrics, std::chrono::hours(1),
       [] { return kGen + 400; });
-  observer.observe();
-  observer.observe();  // the age distribution is replaced, not accumulated
-  const std::string scrape = metrics.serialize();
+  for (int i = 0; i < observations; ++i)
+    observer.observe();
+  return metrics.serialize();
+}
+
+}  // namespace
+
+TEST_CASE("observer: cache sync, label age and free GPUs by NVLink set size") {
+  // Twice: the age distribution is replaced, not accumulated.
+  const std::string scrape = scrapeAfterObserving(kCluster, 2);
 
   CHECK(valueOf(scrape, "gpu_topology_extender_cache_synced") == 1);
   // Ages 400 s and 7,200 s; the GFD node has no gen and is not counted.
@@ -140,16 +146,7 @@ TEST_CASE("observer: replicas and tenants of shared GPUs, per pool") {
                   "        nvidia.com/gpu.sharing-strategy: time-slicing\n"
                   "        nvidia.com/gpu.replicas: \"4\"\n"
                   "        gputopo.dev/tenants: \"32100000\"\n");
-  auto contents = cluster::parseClusterDocument(doc);
-  REQUIRE(contents.ok());
-  cluster::StaticClusterBackend backend(std::move(*contents),
-                                        std::make_shared<const Policy>(defaultPolicy()));
-  metrics::Metrics metrics;
-  ClusterObserver observer(
-      backend, [] { return CacheCounts{}; }, metrics, std::chrono::hours(1),
-      [] { return kGen + 400; });
-  observer.observe();
-  const std::string scrape = metrics.serialize();
+  const std::string scrape = scrapeAfterObserving(doc, 1);
   const std::string v100 = R"(pool="Tesla-V100-SXM2-16GB")";
   // Shared: busy's 8 GPUs, 32 replicas, 6 held; idle's whole GPUs count nothing.
   CHECK(valueOf(scrape, "gpu_topology_extender_shared_gpus{" + v100 + "}") == 8);

@@ -383,6 +383,26 @@ TEST_CASE("a group lands on one GPU model whenever one model can hold it", "[cor
   CHECK_THAT(eights.reason, ContainsSubstring("GPU models mixed: no one model can hold the group"));
 }
 
+TEST_CASE("among GPU models, one whose nodes give every member an NVLink set comes first",
+          "[core][group-plan]") {
+  // Two 2-GPU members that accept any link: the 4x L40S node (4 free GPUs, PCIe only) is the
+  // tighter model, the A100 board (6 free, NVSwitch) the one whose pairs are NVLink.
+  const Cluster cluster(
+      {{testing::make4xPcieL40s(FixtureState().withName("l40s")), "", ""},
+       {testing::makeDgxA100(FixtureState().withName("a100").withUsed("11000000")), "", ""}});
+  const GroupPlan plan = cluster.plan(members(2, 2));
+  REQUIRE(plan.status == GroupPlanStatus::kPlanned);
+  CHECK(perNode(plan) == std::map<std::string, int>{{"a100", 2}});
+  CHECK_THAT(plan.reason, ContainsSubstring("one GPU model, NVIDIA-A100-SXM4-80GB"));
+  // 1-GPU members have no pair: best fit takes the tighter model.
+  CHECK(perNode(cluster.plan(members(2, 1))) == std::map<std::string, int>{{"l40s", 2}});
+  // As free GPUs tie, the model whose largest free NVLink set is smaller: two pairs go to the
+  // DGX-1V (quads) and leave the H100 board's 8-GPU set whole.
+  const Cluster equal({{testing::makeDgxH100(FixtureState().withName("h100")), "", ""},
+                       {testing::makeDgx1Volta(FixtureState().withName("v100")), "", ""}});
+  CHECK(perNode(equal.plan(members(2, 2))) == std::map<std::string, int>{{"v100", 2}});
+}
+
 TEST_CASE("one GPU model is relaxed by the policy or the pod", "[core][group-plan]") {
   Policy mixed = defaultPolicy();
   mixed.groups.sameModel = GroupLevelMode::kIgnored;

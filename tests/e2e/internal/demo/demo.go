@@ -175,7 +175,7 @@ func discoverNode(o Options, m machine) (*corev1.Node, error) {
 	return cluster.FakeGPUNode(m.name, printed.Labels, gpus.Value(), extra), nil
 }
 
-// Story creates the four pods, waits for each, and prints where it went and why.
+// Story creates the pods, waits for each, and prints where it went and why.
 func (d *Demo) Story(ctx context.Context) ([]Placement, error) {
 	say := func(format string, args ...any) { fmt.Fprintf(d.out, format+"\n", args...) }
 	steps := []struct {
@@ -195,10 +195,18 @@ func (d *Demo) Story(ctx context.Context) ([]Placement, error) {
 				pod("pair-1", "nvidia.com/gpu", 2, map[string]string{"gputopo.dev/group": "pair",
 					"gputopo.dev/group-size": "2"}),
 			}, true},
-		// GPU counts alone would put it on the DGX-1V (8 free GPUs): its cube mesh has no all-NVLink
-		// set of 8, which only the extender sees.
-		{"an 8-GPU job that wants NVLink between all its GPUs, which no free node has now",
+		// The 4-GPU job left the H100 board whole: its free 8-GPU NVLink set was the cluster's last
+		// (docs/scoring.md, scarce sets), so the job took a quad elsewhere.
+		{"an 8-GPU job that wants NVLink between all its GPUs: the H100 board was kept whole for it",
 			[]*corev1.Pod{pod("nvlink-8", "nvidia.com/gpu", 8, map[string]string{
+				"gputopo.dev/min-link": "nvlink"})}, true},
+		{"another 4-GPU NVLink job: the DGX-1V's free quad (the pair group took the other one)",
+			[]*corev1.Pod{pod("train-4b", "nvidia.com/gpu", 4, map[string]string{
+				"gputopo.dev/min-link": "nvlink"})}, true},
+		// GPU counts alone would put it on the 4x L40S node (4 free GPUs): its GPUs have no NVLink,
+		// which only the extender sees.
+		{"a third one, which no free GPUs can take with NVLink now",
+			[]*corev1.Pod{pod("train-4c", "nvidia.com/gpu", 4, map[string]string{
 				"gputopo.dev/min-link": "nvlink"})}, false},
 	}
 	var out []Placement
