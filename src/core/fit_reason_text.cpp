@@ -38,6 +38,12 @@ std::string sharedHow(const FitOutcome& outcome) {
   return how;
 }
 
+// The node's GPUs as a replicas-on reason names them: whole, or how they are shared.
+std::string gpusHow(const FitOutcome& outcome) {
+  return outcome.sharing == SharingStrategy::kNone ? std::string("whole GPUs")
+                                                   : "GPUs " + sharedHow(outcome);
+}
+
 }  // namespace
 
 std::string fitReasonText(const FitOutcome& outcome, const PodDemand& demand) {
@@ -84,15 +90,11 @@ std::string fitReasonText(const FitOutcome& outcome, const PodDemand& demand) {
       return "GPUs " + sharedHow(outcome) +
              ": the device plugin admits one replica per pod under MPS; the pod asks for " + k;
     case FitReason::kReplicasNotDistinct:
-      return (outcome.sharing == SharingStrategy::kNone ? std::string("whole GPUs")
-                                                        : "GPUs " + sharedHow(outcome)) +
-             ": the device plugin may put two of the pod's " + k +
+      return gpusHow(outcome) + ": the device plugin may put two of the pod's " + k +
              " replicas on one GPU, or on GPUs without NVLink between them; the pod asks for "
              "distinct NVLink-connected GPUs";
     case FitReason::kReplicasNotSame:
-      return (outcome.sharing == SharingStrategy::kNone ? std::string("whole GPUs")
-                                                        : "GPUs " + sharedHow(outcome)) +
-             ": the pod's " + k +
+      return gpusHow(outcome) + ": the pod's " + k +
              " replicas would not all land on one GPU; the pod asks for "
              "one GPU";
     case FitReason::kDraNoAllocation:

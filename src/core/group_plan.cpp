@@ -317,6 +317,11 @@ class Planner {
     const PodDemand& shape = gpus_[countedShape()];
     return !shape.minLink && shape.gpus >= 2 && chainCovers(shape);
   }
+  // Members of the counted shape node `n` holds on all-NVLink sets (prefersNvlinkSets only).
+  int nvlinkSlotsOn(std::uint32_t n) const {
+    const auto k = static_cast<std::size_t>(gpus_[countedShape()].gpus - 1);
+    return in_.nodes[n].facts->slots.nvlink[k];
+  }
 
   // `nodes` by GPU model: with prefersNvlinkSets, the models that hold every member on NVLink
   // sets first; then best fit: the fewest free GPUs, then the smaller largest free NVLink set
@@ -327,6 +332,7 @@ class Planner {
       pools[m].model = models_[m].first;
       pools[m].fabric = models_[m].second;
     }
+    const bool nvlinkFirst = prefersNvlinkSets();
     for (const std::uint32_t n : nodes) {
       ModelPool& pool = pools[modelId_[n]];
       pool.nodes.push_back(n);
@@ -334,13 +340,9 @@ class Planner {
       pool.slots += slotsOn(n, countedShape(), kMaxCountedSlots);
       pool.largestClique =
           std::max<int>(pool.largestClique, in_.nodes[n].facts->largestNvlinkClique);
-      if (prefersNvlinkSets()) {
-        const auto k = static_cast<std::size_t>(gpus_[countedShape()].gpus - 1);
-        pool.nvlinkSlots += in_.nodes[n].facts->slots.nvlink[k];
-      }
+      if (nvlinkFirst) pool.nvlinkSlots += nvlinkSlotsOn(n);
     }
     std::erase_if(pools, [](const ModelPool& pool) { return pool.nodes.empty(); });
-    const bool nvlinkFirst = prefersNvlinkSets();
     const std::int64_t need = countedNeed();
     std::sort(pools.begin(), pools.end(), [&](const ModelPool& a, const ModelPool& b) {
       const bool na = nvlinkFirst && a.nvlinkSlots >= need;
@@ -484,11 +486,10 @@ class Planner {
     // Members of 2+ GPUs that accept any link: nodes whose slots they would use are all NVLink
     // sets come first. It matters where the chain is the DRA allocator's first-fit (docs/groups.md,
     // "DRA nodes"): the sets it hands out are NVLink on some nodes and PCIe pairs on others.
+    // (Members alike: the counted shape is theirs.)
+    const bool nvlinkFirst = prefersNvlinkSets();
     const auto weak = [&](int count, std::uint32_t n) {
-      const PodDemand& gpus = gpus_.front();
-      if (gpus.minLink || gpus.gpus < 2 || !chainCovers(gpus)) return false;
-      const auto k = static_cast<std::size_t>(gpus.gpus - 1);
-      return count > in_.nodes[n].facts->slots.nvlink[k];
+      return nvlinkFirst && count > nvlinkSlotsOn(n);
     };
     std::sort(open.begin(), open.end(), [&](const auto& a, const auto& b) {
       const bool wa = weak(a.first, a.second);
