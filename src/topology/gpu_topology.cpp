@@ -44,6 +44,14 @@ PcieLevel GpuTopology::pcieLevel(int i, int j) const noexcept {
   return pcie[static_cast<std::size_t>(orderedPairIndex(i, j, gpuCount))];
 }
 
+LinkHealth GpuTopology::linkHealthOf(int i, int j) const noexcept {
+  if (linkHealth.empty() || i == j || i < 0 || j < 0 || i >= gpuCount || j >= gpuCount) {
+    return LinkHealth::kOk;
+  }
+  const auto at = static_cast<std::size_t>(orderedPairIndex(i, j, gpuCount));
+  return at < linkHealth.size() ? linkHealth[at] : LinkHealth::kOk;
+}
+
 LinkClass GpuTopology::linkClass(int i, int j) const noexcept {
   if (nvlinkCount(i, j) > 0) {
     return LinkClass::kNvlink;

@@ -15,7 +15,12 @@ namespace gte {
 inline constexpr int kMaxGpus = 16;
 using GpuMask = std::uint32_t;
 
-enum class GpuHealth : std::uint8_t { kHealthy, kUnhealthy, kCordoned };
+// labels-v1 `health`: `1` healthy, `d` degraded (usable, avoided by multi-GPU sets), `0` failed
+// (never allocated), `c` cordoned by an operator (never allocated). docs/health.md.
+enum class GpuHealth : std::uint8_t { kHealthy, kUnhealthy, kCordoned, kDegraded };
+// labels-v1 `nvlh`, per pair: the NVLinks between two GPUs are fine, degraded (error or recovery
+// rate over the agent's threshold), or down (fewer active links than the board is built with).
+enum class LinkHealth : std::uint8_t { kOk, kDegraded, kDown };
 enum class GpuUse : std::uint8_t { kFree, kAllocated, kMigMode };
 enum class MigMode : std::uint8_t { kNotCapable, kDisabled, kEnabled, kPending };
 enum class MigInstanceState : std::uint8_t { kFree, kUsed, kReserved };
@@ -72,6 +77,16 @@ struct GpuTopology {
   // Per GPU, or empty when none is published (labels-v1 `tenants`): the replicas of the GPU that
   // pods hold where the device plugin shares it (time-slicing, MPS; docs/sharing.md).
   std::vector<std::uint8_t> tenants;
+  // Per pair, or empty when none is published (labels-v1 `nvlh`, written only when some pair is
+  // not kOk): the health of the NVLinks between two GPUs (docs/health.md).
+  std::vector<LinkHealth> linkHealth;
+
+  LinkHealth linkHealthOf(int i, int j) const noexcept;
+  // A GPU that gives no pod trouble-free service but may still be allocated.
+  bool degraded(int gpu) const noexcept {
+    const auto at = static_cast<std::size_t>(gpu);
+    return gpu >= 0 && at < health.size() && health[at] == GpuHealth::kDegraded;
+  }
 
   int tenantsOf(int gpu) const noexcept {
     const auto at = static_cast<std::size_t>(gpu);

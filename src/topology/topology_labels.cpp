@@ -76,6 +76,9 @@ class LabelsV1Reader {
     if (auto status = readPerGpu(topo); !status.ok()) {
       return status.error();
     }
+    if (auto status = readLinkHealth(topo); !status.ok()) {
+      return status.error();
+    }
     if (auto status = readMigInstances(topo); !status.ok()) {
       return status.error();
     }
@@ -254,6 +257,30 @@ class LabelsV1Reader {
     return Ok{};
   }
 
+  // `nvlh`: per pair `1` fine, `d` degraded, `0` down. Absent: every link fine. Only read where
+  // the links are known: a mark on a pair nobody can place is noise, not an error.
+  Status readLinkHealth(GpuTopology& topo) const {
+    auto text = pairString("nvlh", topo.gpuCount);
+    if (!text.ok()) {
+      return text.error();
+    }
+    if (!text->has_value() || !topo.linksKnown) {
+      return Ok{};
+    }
+    topo.linkHealth.reserve((*text)->size());
+    for (std::size_t k = 0; k < (*text)->size(); ++k) {
+      const char c = (**text)[k];
+      if (c != '1' && c != 'd' && c != '0') {
+        return fail("nvlh", "character '" + std::string(1, c) + "' at pair " + std::to_string(k) +
+                                " is not one of 1d0");
+      }
+      topo.linkHealth.push_back(c == '1'   ? LinkHealth::kOk
+                                : c == 'd' ? LinkHealth::kDegraded
+                                           : LinkHealth::kDown);
+    }
+    return Ok{};
+  }
+
   // One character per GPU from `allowed`; absent keys give `fallback` for every GPU.
   Result<std::string> perGpu(std::string_view key, int n, std::string_view allowed,
                              char fallback) const {
@@ -279,7 +306,7 @@ class LabelsV1Reader {
     if (!numa.ok()) {
       return numa.error();
     }
-    const auto health = perGpu("health", n, "10c", '1');
+    const auto health = perGpu("health", n, "10cd", '1');
     if (!health.ok()) {
       return health.error();
     }
@@ -306,6 +333,7 @@ class LabelsV1Reader {
       const char h = (*health)[at];
       topo.health.push_back(h == '1'   ? GpuHealth::kHealthy
                             : h == '0' ? GpuHealth::kUnhealthy
+                            : h == 'd' ? GpuHealth::kDegraded
                                        : GpuHealth::kCordoned);
       const char u = (*used)[at];
       topo.used.push_back(u == '0'   ? GpuUse::kFree

@@ -36,7 +36,8 @@ Status checkSizes(const GpuTopology& topo) {
         std::tuple{"used", topo.used.size(), n}, std::tuple{"mig", topo.migMode.size(), n},
         std::tuple{"migInstances", topo.migInstances.size(), n},
         std::tuple{"nvl", topo.nvlinks.size(), pairs},
-        std::tuple{"pci", topo.pcie.size(), pairs}}) {
+        std::tuple{"pci", topo.pcie.size(), pairs},
+        std::tuple{"nvlh", topo.linkHealth.empty() ? pairs : topo.linkHealth.size(), pairs}}) {
     if (auto status = check(field, have, want); !status.ok()) {
       return status;
     }
@@ -97,8 +98,22 @@ char healthCode(GpuHealth health) noexcept {
       return '0';
     case GpuHealth::kCordoned:
       return 'c';
+    case GpuHealth::kDegraded:
+      return 'd';
   }
   return '0';
+}
+
+char linkHealthCode(LinkHealth health) noexcept {
+  switch (health) {
+    case LinkHealth::kOk:
+      return '1';
+    case LinkHealth::kDegraded:
+      return 'd';
+    case LinkHealth::kDown:
+      return '0';
+  }
+  return '1';
 }
 
 char useCode(GpuUse use) noexcept {
@@ -221,6 +236,13 @@ Result<StringMap> writeLabelsV1(const GpuTopology& topo, std::string_view prefix
     }
     putChunked(labels, p + "nvl", *nvl);
     putChunked(labels, p + "pci", pciString(topo));
+    // Only where some link is not fine: healthy nodes keep the labels they had.
+    if (std::any_of(topo.linkHealth.begin(), topo.linkHealth.end(),
+                    [](LinkHealth h) { return h != LinkHealth::kOk; })) {
+      std::string marks;
+      for (const LinkHealth h : topo.linkHealth) marks += linkHealthCode(h);
+      putChunked(labels, p + "nvlh", marks);
+    }
   }
   auto numa = numaString(topo);
   if (!numa.ok()) {
