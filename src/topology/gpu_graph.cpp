@@ -45,7 +45,7 @@ struct InMask {
 }  // namespace
 
 int devicePluginPairScore(const GpuTopology& topology, int i, int j) noexcept {
-  const int nvlinks = topology.nvswitchFabric() ? 0 : topology.nvlinkCount(i, j);
+  const int nvlinks = topology.nvswitchFabric() ? 0 : topology.installedNvlinks(i, j);
   return kPluginPcieScore[static_cast<std::size_t>(topology.pcieLevel(i, j))] +
          kPluginPointsPerNvlink * nvlinks;
 }

@@ -30,11 +30,15 @@ GpuTopology blankTopology(TopologySource source, int gpuCount, MigMode migMode) 
   return topo;
 }
 
-int GpuTopology::nvlinkCount(int i, int j) const noexcept {
+int GpuTopology::installedNvlinks(int i, int j) const noexcept {
   if (!linksKnown || i == j) {
     return 0;
   }
   return nvlinks[static_cast<std::size_t>(orderedPairIndex(i, j, gpuCount))];
+}
+
+int GpuTopology::nvlinkCount(int i, int j) const noexcept {
+  return linkHealthOf(i, j) == LinkHealth::kCordoned ? 0 : installedNvlinks(i, j);
 }
 
 PcieLevel GpuTopology::pcieLevel(int i, int j) const noexcept {

@@ -18,9 +18,10 @@ using GpuMask = std::uint32_t;
 // labels-v1 `health`: `1` healthy, `d` degraded (usable, avoided by multi-GPU sets), `0` failed
 // (never allocated), `c` cordoned by an operator (never allocated). docs/health.md.
 enum class GpuHealth : std::uint8_t { kHealthy, kUnhealthy, kCordoned, kDegraded };
-// labels-v1 `nvlh`, per pair: the NVLinks between two GPUs are fine, degraded (error or recovery
-// rate over the agent's threshold), or down (fewer active links than the board is built with).
-enum class LinkHealth : std::uint8_t { kOk, kDegraded, kDown };
+// labels-v1 `nvlh`, per pair: the NVLinks between two GPUs are fine (`1`), degraded (`d`: error or
+// recovery rate over the agent's threshold), down (`0`: fewer active links than the board is built
+// with), or cordoned by an operator (`c`: not used for placement at all).
+enum class LinkHealth : std::uint8_t { kOk, kDegraded, kDown, kCordoned };
 enum class GpuUse : std::uint8_t { kFree, kAllocated, kMigMode };
 enum class MigMode : std::uint8_t { kNotCapable, kDisabled, kEnabled, kPending };
 enum class MigInstanceState : std::uint8_t { kFree, kUsed, kReserved };
@@ -94,7 +95,10 @@ struct GpuTopology {
   }
 
   bool nvswitchFabric() const noexcept { return fabric.rfind("nvsw", 0) == 0; }
+  // The NVLinks placement may use: 0 across a cordoned pair.
   int nvlinkCount(int i, int j) const noexcept;
+  // The NVLinks the pair has, cordoned or not (what the NVIDIA device plugin counts).
+  int installedNvlinks(int i, int j) const noexcept;
   PcieLevel pcieLevel(int i, int j) const noexcept;
   // NVLink when any NVLink joins the pair, else its PCIe level; kUnknown when links are unknown.
   LinkClass linkClass(int i, int j) const noexcept;

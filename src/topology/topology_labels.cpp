@@ -257,7 +257,7 @@ class LabelsV1Reader {
     return Ok{};
   }
 
-  // `nvlh`: per pair `1` fine, `d` degraded, `0` down. Absent: every link fine. Only read where
+  // `nvlh`: per pair `1` fine, `d` degraded, `0` down, `c` cordoned. Absent: every link fine. Only read where
   // the links are known: a mark on a pair nobody can place is noise, not an error.
   Status readLinkHealth(GpuTopology& topo) const {
     auto text = pairString("nvlh", topo.gpuCount);
@@ -270,13 +270,14 @@ class LabelsV1Reader {
     topo.linkHealth.reserve((*text)->size());
     for (std::size_t k = 0; k < (*text)->size(); ++k) {
       const char c = (**text)[k];
-      if (c != '1' && c != 'd' && c != '0') {
+      if (c != '1' && c != 'd' && c != '0' && c != 'c') {
         return fail("nvlh", "character '" + std::string(1, c) + "' at pair " + std::to_string(k) +
-                                " is not one of 1d0");
+                                " is not one of 1d0c");
       }
       topo.linkHealth.push_back(c == '1'   ? LinkHealth::kOk
                                 : c == 'd' ? LinkHealth::kDegraded
-                                           : LinkHealth::kDown);
+                                : c == '0' ? LinkHealth::kDown
+                                           : LinkHealth::kCordoned);
     }
     return Ok{};
   }

@@ -112,6 +112,8 @@ char linkHealthCode(LinkHealth health) noexcept {
       return 'd';
     case LinkHealth::kDown:
       return '0';
+    case LinkHealth::kCordoned:
+      return 'c';
   }
   return '1';
 }
