@@ -430,7 +430,9 @@ int main(int argc, char** argv) {
                                         offer.feasibleBest,
                                         offer.topWorst,
                                         std::string(offer.bestNode),
-                                        std::string(offer.topNode)};
+                                        std::string(offer.topNode),
+                                        offer.healthyBest,
+                                        offer.avoidedAny};
   report("  phase: record the decision",
          repeat(iterations, [&] { placements.decided("p1", decision); }));
   std::vector<gte::wire::HostPriority> list;

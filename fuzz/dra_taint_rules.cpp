@@ -1,7 +1,8 @@
 // DeviceTaintRules through their reader and the merge into a slice's devices. The input is read as
 // a DeviceTaintRule; an accepted rule is merged into the HGX H100 fixture's slice, and the merged
 // slice must be the same slice with, per device, its own taints followed by the rule's taint
-// exactly when the rule blocks and selects the device (the very same slice when it selects none).
+// exactly when the rule selects the device, whatever its effect (the very same slice when it
+// selects none).
 // A refused rule says why.
 #include <cstddef>
 #include <cstdint>
@@ -45,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   bool selected = false;
   check(merged->devices.size() == slice.devices.size(), "the same devices");
   for (std::uint32_t d = 0; d < slice.devices.size(); ++d) {
-    const bool adds = (*rule)->blocks() && (*rule)->selectsDevice(slice, d);
+    const bool adds = (*rule)->selectsDevice(slice, d);
     selected = selected || adds;
     const dra::Range own = slice.devices[d].taints;
     const dra::Range now = merged->devices[d].taints;

@@ -66,6 +66,14 @@ std::vector<metrics::PoolFragmentation> fragmentationOf(const ClusterHealth& hea
     out.sharedReplicasFree = t.sharedReplicasFree();
     for (std::size_t q = 0; q < metrics::kSharedTenantQuantileValues.size(); ++q)
       out.sharedTenants[q] = t.sharedTenantsAt(metrics::kSharedTenantQuantileValues[q]);
+    out.failedGpus = t.failedGpus;
+    out.degradedGpus = t.degradedGpus;
+    out.cordonedGpus = t.cordonedGpus;
+    out.degradedLinks = t.degradedLinks;
+    out.downLinks = t.downLinks;
+    out.cordonedLinks = t.cordonedLinks;
+    out.degradedGpusInUse = t.degradedGpusInUse;
+    out.degradedLinksInUse = t.degradedLinksInUse;
     pools.push_back(std::move(out));
   }
   return pools;

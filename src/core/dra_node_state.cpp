@@ -44,6 +44,18 @@ bool availableAlone(const dra::NodeDevices& devices, const dra::NodeDevice& nd, 
   return true;
 }
 
+// A device carrying a taint of effect None (or one this reader does not know, which the API says
+// to treat like None): it may be allocated, but something is wrong with it.
+bool warnsOnly(const dra::NodeDevice& nd) {
+  const dra::ResourceSlice& slice = *nd.slice;
+  const dra::Device& device = slice.devices[nd.index];
+  for (std::uint32_t t = device.taints.first; t < device.taints.first + device.taints.count; ++t) {
+    const dra::TaintEffect effect = slice.taints[t].effect;
+    if (effect == dra::TaintEffect::kNone || effect == dra::TaintEffect::kOther) return true;
+  }
+  return false;
+}
+
 // What the devices in use mean for GPUs: GPUs held, MIG devices counted, the plain order and
 // the GPUs in it the allocator would skip.
 void deriveUsage(DraNodeState& state) {
@@ -54,7 +66,15 @@ void deriveUsage(DraNodeState& state) {
   state.plainTaken = 0;
   state.plainBlocked = 0;
   state.plainUninterpretable = false;
+  state.degradedGpus = 0;
   const std::size_t n = state.devices.devices.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const int gpu = state.deviceGpus[i].gpu;
+    if (gpu >= 0 && state.deviceGpus[i].role != dra::DeviceRole::kOther &&
+        warnsOnly(state.devices.devices[i])) {
+      state.degradedGpus |= bitOf(gpu);
+    }
+  }
   for (std::size_t i = 0; i < n; ++i) {
     const dra::DeviceRole role = state.deviceGpus[i].role;
     const bool inUse = state.devices.devices[i].inUse;

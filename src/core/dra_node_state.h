@@ -51,6 +51,10 @@ struct DraNodeState {
   GpuMask plainBlocked = 0;  // skipped even with no claim holding anything (tainted, counters)
   // Whole GPUs held by allocated DRA devices (whole or MIG), and the MIG devices on the node.
   GpuMask gpusInUse = 0;
+  // GPUs of whole-GPU or MIG devices with a device taint of effect None: a warning the driver or
+  // an admin's DeviceTaintRule puts on hardware that still works, read as a degraded GPU
+  // (docs/health.md). NoSchedule and NoExecute taints keep the device from the allocator instead.
+  GpuMask degradedGpus = 0;
   int migDevices = 0;
   int migDevicesInUse = 0;
   // The pods (UIDs) the claims holding each device in use are reserved for: preempt's what-if

@@ -111,7 +111,15 @@ GroupSlots countGroupSlots(const NodeState& state, const Policy& policy) {
     const auto at = static_cast<std::size_t>(k - 1);
     slots.any[at] = static_cast<std::uint8_t>(chainCount(demand, state, policy, 255));
     demand.minLink = LinkClass::kNvlink;
-    slots.nvlink[at] = static_cast<std::uint8_t>(chainCount(demand, state, policy, 255));
+    const int nvlink = chainCount(demand, state, policy, 255);
+    // A set holding a GPU or NVLink the health policy avoids is not counted as an NVLink slot, so
+    // the planner's NVLink-first order passes over it while a healthy one exists (docs/health.md).
+    int healthy = 0;
+    for (const ChainPick& pick : state.groupChain.forSize(k)) {
+      if (healthy >= nvlink || state.avoided.holds(pick.gpus)) break;
+      ++healthy;
+    }
+    slots.nvlink[at] = static_cast<std::uint8_t>(healthy);
   }
   return slots;
 }

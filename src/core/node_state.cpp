@@ -79,6 +79,8 @@ class NodeStateBuilder {
         bandwidths_(state.topology) {}
 
   void build() {
+    state_.avoided =
+        avoidedPairs(topo_, policy_.health, state_.dra ? state_.dra->degradedGpus : GpuMask{0});
     if (state_.dra) {
       state_.nvlinkNeighbours = table_.nvlinkNeighbours;
     }
@@ -93,6 +95,12 @@ class NodeStateBuilder {
 
  private:
   bool dra() const noexcept { return state_.allocator == GpuAllocator::kDra; }
+
+  // Failed and cordoned GPUs never are; degraded ones unless the policy refuses them.
+  bool allocatable(GpuHealth health) const noexcept {
+    return health == GpuHealth::kHealthy ||
+           (health == GpuHealth::kDegraded && degradedGpuUsable(policy_.health));
+  }
 
   // The GPUs the DRA allocator could hand out for nvidia.com/gpu (the plain order), or, when no
   // class backs it there, every GPU of a whole-GPU device (claims may still take them); and those
@@ -157,7 +165,7 @@ class NodeStateBuilder {
     }
     for (int gpu = 0; gpu < n; ++gpu) {
       const auto at = static_cast<std::size_t>(gpu);
-      if (topo_.health[at] == GpuHealth::kHealthy && topo_.used[at] != GpuUse::kMigMode) {
+      if (allocatable(topo_.health[at]) && topo_.used[at] != GpuUse::kMigMode) {
         state_.usableMask |= bitOf(gpu);
         if (topo_.used[at] == GpuUse::kFree) {
           state_.freeMask |= bitOf(gpu);
@@ -357,7 +365,7 @@ class NodeStateBuilder {
     state_.migFreeInstances.assign(n, {});
     state_.migInstances.assign(n, {});
     for (std::size_t gpu = 0; gpu < n; ++gpu) {
-      if (topo_.migMode[gpu] != MigMode::kEnabled || topo_.health[gpu] != GpuHealth::kHealthy) {
+      if (topo_.migMode[gpu] != MigMode::kEnabled || !allocatable(topo_.health[gpu])) {
         continue;
       }
       state_.migUsable[gpu] = true;
@@ -549,6 +557,7 @@ void forgetLinks(GpuTopology& topology, int gpus) {
   topology.linksKnown = false;
   topology.nvlinks.assign(static_cast<std::size_t>(pairCount(n)), 0);
   topology.pcie.assign(static_cast<std::size_t>(pairCount(n)), PcieLevel::kUnknown);
+  topology.linkHealth.clear();
   topology.numa.assign(per, -1);
   topology.health.resize(per, GpuHealth::kHealthy);
   topology.used.resize(per, GpuUse::kFree);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/degraded_hardware.h"
 #include "core/dra_node_state.h"
 #include "core/gpu_sharing.h"
 #include "core/group_slots.h"
@@ -102,6 +103,9 @@ struct NodeState {
   // the empty node's device-plugin pick of s >= 2 GPUs is all-NVLink (capacity[s]).
   GpuMask numaUnknownGpus = 0;
   std::uint32_t nvlinkWhenEmptySizes = 0;
+  // GPU pairs the health policy ranks at their PCIe class (core/degraded_hardware.h); `gpus` is 0
+  // on a node with nothing degraded, the one field the scoring of a healthy node reads.
+  AvoidedPairs avoided;
 
   std::vector<WholeGpuOptions> whole;  // index k, 0..freeCount (0 unused)
   // Index k, 0..usableCount (0 unused). Depends on labels and policy only, so states that differ

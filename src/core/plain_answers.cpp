@@ -37,6 +37,7 @@ PlainAnswers precomputePlainAnswers(const NodeState& state, const Policy& policy
     answer.brokenSets = static_cast<std::uint8_t>(binpack.brokenSets);
     const SetQuality set = setQualityOf(demand, state);
     answer.setWeakest = set.weakest;
+    if (set.avoided) answer.brokenSets |= PlainAnswer::kSetAvoided;
     answer.setBandwidthGBps = set.bandwidthGBps;
     answer.draPlainClass = draPlainClass;
   }

@@ -27,7 +27,8 @@ struct alignas(16) PlainAnswer {
   FitReason reason = FitReason::kNone;
   // The set (set() below), its two fields apart so the byte between them holds brokenSets.
   LinkClass setWeakest = LinkClass::kUnknown;
-  std::uint8_t brokenSets = 0;  // ScoreTerms::brokenSets, either strategy
+  // ScoreTerms::brokenSets, either strategy, in the low bits; kSetAvoided: SetQuality::avoided.
+  std::uint8_t brokenSets = 0;
   std::uint16_t setBandwidthGBps = 0;
   std::int16_t linkQuality = -1;
   std::int16_t numaLocality = -1;
@@ -39,15 +40,19 @@ struct alignas(16) PlainAnswer {
   // this one line per node, as a plain pod does, instead of the node's DRA state.
   std::int16_t draPlainClass = -1;
 
+  static constexpr std::uint8_t kSetAvoided = 0x80;
+
   FitOutcome fit() const noexcept { return FitOutcome{verdict, reason, -1}; }
-  SetQuality set() const noexcept { return SetQuality{setWeakest, setBandwidthGBps}; }
+  SetQuality set() const noexcept {
+    return SetQuality{setWeakest, setBandwidthGBps, (brokenSets & kSetAvoided) != 0};
+  }
   // migFit stays -1: a plain demand asks for no MIG instance.
   ScoreTerms terms(Strategy strategy) const noexcept {
     ScoreTerms out;
     out.linkQuality = linkQuality;
     out.numaLocality = numaLocality;
     out.packing = strategy == Strategy::kSpread ? packingSpread : packingBinpack;
-    out.brokenSets = brokenSets;
+    out.brokenSets = brokenSets & static_cast<std::uint8_t>(~kSetAvoided);
     return out;
   }
 };

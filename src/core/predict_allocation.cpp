@@ -19,7 +19,9 @@ SetQuality setQualityOf(const PodDemand& demand, const NodeState& state) noexcep
   // Replicas of shared GPUs: the set they land on is not known (docs/sharing.md).
   if (state.sharesGpus) return {};
   const GpuPick* pick = demand.gpus >= 2 ? wholeGpuPick(demand, state) : nullptr;
-  return pick == nullptr ? SetQuality{} : SetQuality{pick->weakest, pick->bandwidthGBps};
+  return pick == nullptr
+             ? SetQuality{}
+             : SetQuality{pick->weakest, pick->bandwidthGBps, state.avoided.holds(pick->gpus)};
 }
 
 Allocation predictAllocation(const PodDemand& demand, const NodeState& state) {

@@ -124,7 +124,9 @@ int sharedPackingTerm(const PodDemand& demand, int k, const NodeState& state) {
 
 void wholeGpuTerms(const PodDemand& demand, int k, const GpuPick& pick, const NodeState& state,
                    ScoreTerms& terms) {
-  terms.linkQuality = termValue(k == 1 ? kTermScale : linkTier(pick.weakest) * kTermScale / 6);
+  // A set holding a degraded GPU or link is scored as that pair's PCIe class (docs/health.md).
+  const LinkClass scored = scoredWeakest(state.avoided, state.topology, pick.gpus, pick.weakest);
+  terms.linkQuality = termValue(k == 1 ? kTermScale : linkTier(scored) * kTermScale / 6);
   terms.numaLocality = termValue(numaTerm(pick, state));
   terms.packing = termValue(wholePackingTerm(demand, k, pick, state));
   terms.brokenSets = brokenSetSizes(state, k, pick);  // none where the GPUs are shared

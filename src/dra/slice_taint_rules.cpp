@@ -5,8 +5,11 @@
 namespace gte::dra {
 namespace {
 
+// Every effect applies: NoSchedule and NoExecute keep devices from the allocator, None (and the
+// effects this reader does not know, which the API says to treat like None) mark hardware the
+// extender ranks as degraded (docs/health.md).
 bool selectsSome(const DeviceTaintRule& rule, const ResourceSlice& slice) noexcept {
-  if (!rule.blocks() || !rule.selectsSlice(slice)) return false;
+  if (!rule.selectsSlice(slice)) return false;
   for (std::uint32_t d = 0; d < slice.devices.size(); ++d) {
     if (rule.selectsDevice(slice, d)) return true;
   }

@@ -74,6 +74,39 @@ void addSharedGpus(const NodeState& state, NodeHealth& health) {
   }
 }
 
+// The GPUs and NVLink pairs the agent marks (HealthCounts::failedGpus and the rest). Taken: GPUs
+// that could be handed out but are not free.
+void addMarkedHardware(const NodeState& state, NodeHealth& health) {
+  const GpuTopology& topo = state.topology;
+  const int n = std::min(topo.gpuCount, kMaxGpus);
+  const GpuMask taken = state.usableMask & ~state.freeMask;
+  const GpuMask draDegraded = state.dra ? state.dra->degradedGpus : GpuMask{0};
+  for (int gpu = 0; gpu < n && static_cast<std::size_t>(gpu) < topo.health.size(); ++gpu) {
+    const GpuHealth mark = topo.health[static_cast<std::size_t>(gpu)];
+    if (mark == GpuHealth::kUnhealthy) ++health.failedGpus;
+    if (mark == GpuHealth::kCordoned) ++health.cordonedGpus;
+    if (mark == GpuHealth::kDegraded ||
+        (mark == GpuHealth::kHealthy && (draDegraded & bitOf(gpu)))) {
+      ++health.degradedGpus;
+      if ((taken & bitOf(gpu)) != 0) ++health.degradedGpusInUse;
+    }
+  }
+  if (topo.linkHealth.empty()) return;
+  for (int i = 0; i < n; ++i) {
+    for (int j = i + 1; j < n; ++j) {
+      const LinkHealth mark = topo.linkHealthOf(i, j);
+      if (mark == LinkHealth::kOk) continue;
+      if (mark == LinkHealth::kCordoned) {
+        ++health.cordonedLinks;
+        continue;
+      }
+      ++(mark == LinkHealth::kDegraded ? health.degradedLinks : health.downLinks);
+      const GpuMask pair = bitOf(i) | bitOf(j);
+      if ((taken & pair) == pair) ++health.degradedLinksInUse;
+    }
+  }
+}
+
 }  // namespace
 
 NodeHealth nodeHealth(const NodeState& state) {
@@ -110,6 +143,7 @@ NodeHealth nodeHealth(const NodeState& state) {
         unusableFreeGpus(state, size, state.freeCount, state.largestNvlinkClique);
   }
   if (sharesGpus(state)) addSharedGpus(state, health);
+  addMarkedHardware(state, health);
   for (int k = 2; k <= kMaxOfferedGpus && k <= state.freeCount && !sharesGpus(state); ++k) {
     const GpuPick& pick = state.devicePluginPicks[static_cast<std::size_t>(k)];
     health.offered[static_cast<std::size_t>(k)] = SetQuality{pick.weakest, pick.bandwidthGBps};

@@ -57,6 +57,18 @@ struct HealthCounts {
   Count sharedReplicas = 0;
   Count sharedReplicasUsed = 0;
   std::array<Count, kTenantBuckets> sharedGpusByTenants{};
+  // Hardware the node agent marks (labels-v1 `health`, `nvlh`; docs/health.md): GPUs failed,
+  // degraded (a DRA device taint of effect None counts too) and cordoned; GPU pairs whose NVLinks
+  // are degraded, down or cordoned; and the degraded GPUs and degraded or down pairs pods hold
+  // (both GPUs of a pair taken).
+  Count failedGpus = 0;
+  Count degradedGpus = 0;
+  Count cordonedGpus = 0;
+  Count degradedLinks = 0;
+  Count downLinks = 0;
+  Count cordonedLinks = 0;
+  Count degradedGpusInUse = 0;
+  Count degradedLinksInUse = 0;
 
   template <class Other>
   void addCounts(const HealthCounts<Other>& other) noexcept {
@@ -74,6 +86,14 @@ struct HealthCounts {
     sharedReplicasUsed += other.sharedReplicasUsed;
     for (std::size_t t = 0; t < kTenantBuckets; ++t)
       sharedGpusByTenants[t] += other.sharedGpusByTenants[t];
+    failedGpus += other.failedGpus;
+    degradedGpus += other.degradedGpus;
+    cordonedGpus += other.cordonedGpus;
+    degradedLinks += other.degradedLinks;
+    downLinks += other.downLinks;
+    cordonedLinks += other.cordonedLinks;
+    degradedGpusInUse += other.degradedGpusInUse;
+    degradedLinksInUse += other.degradedLinksInUse;
   }
   friend bool operator==(const HealthCounts&, const HealthCounts&) = default;
 };

@@ -9,12 +9,16 @@
 namespace gte {
 namespace {
 
-// The same three comparisons for bandwidth and for link class: below what a candidate that fit
-// offered (the extender's or kube-scheduler's choice, by the worst top-ranked set), else below
-// what the cluster offered (nothing the pod could use was better).
+// The same comparisons for bandwidth and for link class: below what a candidate that fit offered
+// (only on degraded hardware the policy avoids, else the extender's or kube-scheduler's choice, by
+// the worst top-ranked set), else below what the cluster offered (nothing the pod could use was
+// better).
 template <class Key>
 RegretReason reasonBy(const PlacementDecision& decision, const SetQuality& got, Key key) {
   if (key(got) < key(decision.feasibleBest)) {
+    if (decision.avoidedAny && key(got) >= key(decision.healthyBest)) {
+      return RegretReason::kAvoidedDegraded;
+    }
     return key(got) < key(decision.topWorst) ? RegretReason::kSchedulerOverride
                                              : RegretReason::kPolicyTradeoff;
   }
@@ -31,6 +35,8 @@ std::string_view regretReasonName(RegretReason reason) noexcept {
       return "policy_tradeoff";
     case RegretReason::kSchedulerOverride:
       return "scheduler_override";
+    case RegretReason::kAvoidedDegraded:
+      return "avoided_degraded";
     case RegretReason::kNone:
       break;
   }

@@ -26,6 +26,9 @@ enum class RegretReason : std::uint8_t {
   // Every node the extender ranked top offered better: kube-scheduler's other scores chose this
   // node.
   kSchedulerOverride,
+  // A candidate offered better, but only on a GPU or NVLink marked degraded, which the health
+  // policy ranks below its class (docs/health.md): the extender avoided it.
+  kAvoidedDegraded,
 };
 std::string_view regretReasonName(RegretReason reason) noexcept;
 
@@ -38,6 +41,10 @@ struct PlacementOffer {
   SetQuality topWorst;
   std::string_view bestNode;  // a candidate offering feasibleBest's bandwidth
   std::string_view topNode;   // the top-ranked candidate with the highest 0..100 score
+  // The best over the fitting candidates' sets that hold nothing degraded the policy avoids; it
+  // differs from feasibleBest only where some candidate's set was avoided (`avoidedAny`).
+  SetQuality healthyBest;
+  bool avoidedAny = false;
   bool any() const noexcept { return !bestNode.empty(); }
 };
 
@@ -50,6 +57,8 @@ struct PlacementDecision {
   SetQuality topWorst;
   std::string bestNode;
   std::string topNode;
+  SetQuality healthyBest;
+  bool avoidedAny = false;
 };
 
 // A pod seen bound to a node: the GPUs it holds there and how well they are linked.

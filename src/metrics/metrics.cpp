@@ -85,8 +85,8 @@ constexpr std::array<const char*, static_cast<std::size_t>(NvlinkSetClass::kCoun
 // 2, 4, 8, "other" for pending pods.
 constexpr std::array<const char*, 4> kRegretSizes = {"2", "4", "8", "other"};
 constexpr std::array<const char*, 5> kPendingSizes = {"1", "2", "4", "8", "other"};
-constexpr std::array<const char*, 3> kPlacementReasons = {"no_better_fit", "policy_tradeoff",
-                                                          "scheduler_override"};
+constexpr std::array<const char*, 4> kPlacementReasons = {"no_better_fit", "policy_tradeoff",
+                                                          "scheduler_override", "avoided_degraded"};
 constexpr std::array<const char*, 2> kUnmeasuredReasons = {"no_decision", "set_unknown"};
 
 std::size_t regretSizeIndex(std::int64_t gpus) noexcept {
@@ -312,7 +312,7 @@ struct Metrics::Impl {
           .Name("gpu_topology_extender_placement_below_best_class_total")
           .Help(
               "GPU pods bound with a weaker link class than the best any node offered, by size "
-              "and reason: no_better_fit, policy_tradeoff, scheduler_override.")
+              "and reason: no_better_fit, policy_tradeoff, scheduler_override, avoided_degraded.")
           .Register(*registry);
   prometheus::Family<prometheus::Counter>& unmeasured =
       prometheus::BuildCounter()
@@ -396,6 +396,28 @@ struct Metrics::Impl {
           .Help(
               "Tenants (replicas held by pods) of the shared GPU at a quantile of the pool's "
               "shared GPUs: stat p50, p95 and max (the busiest).")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& markedGpus =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_marked_gpus")
+          .Help(
+              "GPUs the node agent marks, per pool: state=failed (never allocated), degraded "
+              "(avoided by multi-GPU sets), cordoned (by an operator).")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& markedLinks =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_marked_nvlink_pairs")
+          .Help(
+              "GPU pairs whose NVLinks the node agent marks, per pool: state=degraded (error or "
+              "recovery rate over its threshold), down (fewer active links than the board has), "
+              "cordoned (by an operator).")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& degradedInUse =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_degraded_in_use")
+          .Help(
+              "Degraded hardware pods hold, per pool: kind=gpus (degraded GPUs taken), "
+              "nvlink_pairs (degraded or down pairs with both GPUs taken).")
           .Register(*registry);
   prometheus::Family<prometheus::Gauge>& pendingPods =
       prometheus::BuildGauge()
@@ -504,6 +526,9 @@ struct Metrics::Impl {
     prometheus::Gauge* sharedUsed = nullptr;
     prometheus::Gauge* sharedFree = nullptr;
     std::array<prometheus::Gauge*, kSharedTenantQuantiles.size()> tenants{};
+    std::array<prometheus::Gauge*, 3> gpus{};   // failed, degraded, cordoned
+    std::array<prometheus::Gauge*, 3> links{};  // degraded, down, cordoned
+    std::array<prometheus::Gauge*, 2> inUse{};  // gpus, nvlink_pairs
   };
   Mutex poolsMutex;  // guards the pool series
   std::map<std::string, PoolSeries> pools GTE_GUARDED_BY(poolsMutex);
@@ -529,6 +554,15 @@ struct Metrics::Impl {
       series.tenants[q] =
           &sharedTenants.Add({{"pool", pool}, {"stat", std::string(kSharedTenantQuantiles[q])}});
     }
+    const std::array<const char*, 3> gpuStates = {"failed", "degraded", "cordoned"};
+    const std::array<const char*, 3> linkStates = {"degraded", "down", "cordoned"};
+    const std::array<const char*, 2> kinds = {"gpus", "nvlink_pairs"};
+    for (std::size_t i = 0; i < gpuStates.size(); ++i)
+      series.gpus[i] = &markedGpus.Add({{"pool", pool}, {"state", gpuStates[i]}});
+    for (std::size_t i = 0; i < linkStates.size(); ++i)
+      series.links[i] = &markedLinks.Add({{"pool", pool}, {"state", linkStates[i]}});
+    for (std::size_t i = 0; i < kinds.size(); ++i)
+      series.inUse[i] = &degradedInUse.Add({{"pool", pool}, {"kind", kinds[i]}});
     return series;
   }
 
@@ -547,6 +581,12 @@ struct Metrics::Impl {
     sharedReplicas.Remove(series.sharedFree);
     for (prometheus::Gauge* gauge : series.tenants)
       sharedTenants.Remove(gauge);
+    for (prometheus::Gauge* gauge : series.gpus)
+      markedGpus.Remove(gauge);
+    for (prometheus::Gauge* gauge : series.links)
+      markedLinks.Remove(gauge);
+    for (prometheus::Gauge* gauge : series.inUse)
+      degradedInUse.Remove(gauge);
   }
 
   Mutex policyMutex;  // guards the single policy_info series
@@ -854,6 +894,14 @@ void Metrics::setFragmentation(const std::vector<PoolFragmentation>& pools) {
     set(series.sharedFree, pool.sharedReplicasFree);
     for (std::size_t q = 0; q < kSharedTenantQuantiles.size(); ++q)
       set(series.tenants[q], pool.sharedTenants[q]);
+    set(series.gpus[0], pool.failedGpus);
+    set(series.gpus[1], pool.degradedGpus);
+    set(series.gpus[2], pool.cordonedGpus);
+    set(series.links[0], pool.degradedLinks);
+    set(series.links[1], pool.downLinks);
+    set(series.links[2], pool.cordonedLinks);
+    set(series.inUse[0], pool.degradedGpusInUse);
+    set(series.inUse[1], pool.degradedLinksInUse);
     now.emplace(pool.pool, series);
   }
   for (const auto& [name, gone] : impl_->pools)

@@ -49,7 +49,7 @@ using FreeGpusByNvlinkSet =
 
 // Placement regret (docs/topology-health.md): why a pod got a weaker link class than the best any
 // node offered, and why a placement could not be measured.
-enum class PlacementReason { kNoBetterFit, kPolicyTradeoff, kSchedulerOverride };
+enum class PlacementReason { kNoBetterFit, kPolicyTradeoff, kSchedulerOverride, kAvoidedDegraded };
 enum class UnmeasuredReason { kNoDecision, kSetUnknown };
 
 // The request sizes the fragmentation gauges are given for (label k), in this order.
@@ -71,6 +71,15 @@ struct PoolFragmentation {
   std::int64_t sharedReplicasUsed = 0;
   std::int64_t sharedReplicasFree = 0;
   std::array<std::int64_t, 3> sharedTenants{};
+  // Hardware the node agent marks (docs/health.md).
+  std::int64_t failedGpus = 0;
+  std::int64_t degradedGpus = 0;
+  std::int64_t cordonedGpus = 0;
+  std::int64_t degradedLinks = 0;
+  std::int64_t downLinks = 0;
+  std::int64_t cordonedLinks = 0;
+  std::int64_t degradedGpusInUse = 0;
+  std::int64_t degradedLinksInUse = 0;
 };
 
 // The quantiles of tenants per shared GPU exported per pool (label stat: `quantile` is reserved for

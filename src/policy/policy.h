@@ -78,6 +78,27 @@ struct ScarceSetsPolicy {
   friend bool operator==(const ScarceSetsPolicy&, const ScarceSetsPolicy&) = default;
 };
 
+// What a GPU or NVLink the node agent marks degraded (labels-v1 `health` `d`, `nvlh` `d` or `0`)
+// does to placement (docs/health.md).
+enum class DegradedGpus : std::uint8_t {
+  kAvoid,   // allocatable; sets of two or more GPUs holding one are scored as their PCIe class
+  kRefuse,  // never allocated, as a failed GPU
+};
+enum class DegradedLinks : std::uint8_t {
+  kAvoid,   // a degraded pair is scored as its PCIe class (min-link still counts its NVLink)
+  kIgnore,  // scored as healthy
+};
+std::string_view degradedGpusName(DegradedGpus mode) noexcept;
+std::optional<DegradedGpus> degradedGpusFromName(std::string_view name) noexcept;
+std::string_view degradedLinksName(DegradedLinks mode) noexcept;
+std::optional<DegradedLinks> degradedLinksFromName(std::string_view name) noexcept;
+
+struct HealthPolicy {
+  DegradedGpus degradedGpus = DegradedGpus::kAvoid;
+  DegradedLinks degradedLinks = DegradedLinks::kAvoid;
+  friend bool operator==(const HealthPolicy&, const HealthPolicy&) = default;
+};
+
 // Build one with defaultPolicy() or parsePolicyYaml(): a value-initialised Policy has an empty
 // MIG product table.
 struct Policy {
@@ -100,6 +121,7 @@ struct Policy {
   GroupsPolicy groups;
   SharingPolicy sharing;
   ScarceSetsPolicy scarceSets;
+  HealthPolicy health;
 
   friend bool operator==(const Policy&, const Policy&) = default;
 };

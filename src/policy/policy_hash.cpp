@@ -54,6 +54,12 @@ std::string canonicalPolicyText(const Policy& policy) {
   if (policy.scarceSets.points != ScarceSetsPolicy{}.points) {
     out << "scarceSets.points=" << policy.scarceSets.points << '\n';
   }
+  if (policy.health.degradedGpus != DegradedGpus::kAvoid) {
+    out << "health.degradedGpus=" << degradedGpusName(policy.health.degradedGpus) << '\n';
+  }
+  if (policy.health.degradedLinks != DegradedLinks::kAvoid) {
+    out << "health.degradedLinks=" << degradedLinksName(policy.health.degradedLinks) << '\n';
+  }
   for (std::size_t i = 0; i < policy.groups.levels.size(); ++i) {
     const GroupLevel& level = policy.groups.levels[i];
     out << "groups.levels[" << i << "]=" << level.label << ',' << groupLevelModeName(level.mode)

@@ -76,7 +76,7 @@ class PolicyReader {
     }
     allowKeys(root, "",
               {"labelPrefix", "strategy", "linkScores", "weights", "unknownTopology", "wireScale",
-               "mig", "groups", "sharing", "scarceSets"});
+               "mig", "groups", "sharing", "scarceSets", "health"});
     if (const YAML::Node n = root["labelPrefix"]) {
       readLabelPrefix(n, policy.labelPrefix);
     }
@@ -131,6 +131,9 @@ class PolicyReader {
         readInt(n["points"], "scarceSets.points", 0, kMaxScarceSetPoints, policy.scarceSets.points);
       }
     }
+    if (const YAML::Node n = root["health"]) {
+      readHealth(n, policy.health);
+    }
     if (error_) {
       return *error_;
     }
@@ -142,6 +145,29 @@ class PolicyReader {
     if (!error_) {
       error_ = invalidArgument((path.empty() ? std::string("policy") : path) + ": " +
                                std::string(message));
+    }
+  }
+
+  void readHealth(const YAML::Node& n, HealthPolicy& out) {
+    if (!isMap(n, "health")) return;
+    allowKeys(n, "health", {"degradedGpus", "degradedLinks"});
+    if (const YAML::Node gpus = n["degradedGpus"]) {
+      if (const auto text = scalar(gpus, "health.degradedGpus")) {
+        if (const auto value = degradedGpusFromName(*text)) {
+          out.degradedGpus = *value;
+        } else {
+          fail("health.degradedGpus", "must be avoid or refuse");
+        }
+      }
+    }
+    if (const YAML::Node links = n["degradedLinks"]) {
+      if (const auto text = scalar(links, "health.degradedLinks")) {
+        if (const auto value = degradedLinksFromName(*text)) {
+          out.degradedLinks = *value;
+        } else {
+          fail("health.degradedLinks", "must be avoid or ignore");
+        }
+      }
     }
   }
 

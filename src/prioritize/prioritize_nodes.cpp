@@ -23,6 +23,12 @@ class OfferBuilder {
       offer_.bestNode = node;
     }
     offer_.feasibleBest.weakest = std::max(offer_.feasibleBest.weakest, set.weakest);
+    offer_.avoidedAny = offer_.avoidedAny || set.avoided;
+    if (!set.avoided) {
+      offer_.healthyBest.bandwidthGBps =
+          std::max(offer_.healthyBest.bandwidthGBps, set.bandwidthGBps);
+      offer_.healthyBest.weakest = std::max(offer_.healthyBest.weakest, set.weakest);
+    }
   }
 
   // A candidate ranked top (wire score 10) with its set and 0..100 score.

@@ -16,6 +16,7 @@ struct Row {
   std::string name, topology, model, usable, freeCount, free, sets, largest, links;
   std::string mig;      // "-" without MIG
   std::string sharing;  // "-" when the GPUs are whole
+  std::string health;   // "-" when nothing is marked
 };
 
 // An array of strings as "a,b,c".
@@ -76,6 +77,50 @@ bool readSharing(JsonReader& r, std::string& out) {
   return ok;
 }
 
+// "links": [{"gpus": [i, j], "state": s}, ...] as "i-j s,...".
+bool readLinkMarks(JsonReader& r, std::string& out) {
+  if (!r.beginArray()) return false;
+  while (r.nextElement()) {
+    std::string pair, state;
+    const bool ok = readObject(r, {{"state", &state}}, [&](const std::string& key) {
+      if (key != "gpus") return false;
+      const bool read = readInts(r, pair);
+      std::replace(pair.begin(), pair.end(), ',', '-');
+      return read;
+    });
+    if (!ok) return false;
+    if (!out.empty()) out.append(",");
+    out.append(pair).append(" ").append(state);
+  }
+  return r.ok();
+}
+
+// "health": null, or {"failed", "degraded", "cordoned": [GPUs], "links": [...]} as
+// "failed 5; degraded 0,1; links 2-3 degraded" (docs/health.md).
+bool readHealth(JsonReader& r, std::string& out) {
+  out.assign(1, '-');
+  if (r.readNull()) return true;
+  std::string failed, degraded, cordoned, links;
+  const bool ok = readObject(r, {}, [&](const std::string& key) {
+    if (key == "failed") return readInts(r, failed);
+    if (key == "degraded") return readInts(r, degraded);
+    if (key == "cordoned") return readInts(r, cordoned);
+    return key == "links" && readLinkMarks(r, links);
+  });
+  out.clear();
+  const auto part = [&out](const char* what, const std::string& value) {
+    if (value.empty()) return;
+    if (!out.empty()) out.append("; ");
+    out.append(what).append(" ").append(value);
+  };
+  part("failed", failed);
+  part("degraded", degraded);
+  part("cordoned", cordoned);
+  part("links", links);
+  if (out.empty()) out.assign(1, '-');
+  return ok;
+}
+
 struct Document {
   std::vector<Row> rows;
   std::string listed, cached, freeGpus, sets;
@@ -94,6 +139,7 @@ bool readNode(JsonReader& r, Row& row) {
                       if (key == "freeSets") return readFreeSets(r, row.sets);
                       if (key == "mig") return readMig(r, row.mig);
                       if (key == "sharing") return readSharing(r, row.sharing);
+                      if (key == "health") return readHealth(r, row.health);
                       return key == "links" && readJoined(r, row.links, ' ', true);
                     });
 }
@@ -127,10 +173,16 @@ Result<std::string> nodesTable(std::string_view json) {
   rows.push_back({"NODE", "TOPOLOGY", "MODEL", "USABLE", "FREE", "FREE GPUS", "SETS 1/2/4/8",
                   "LARGEST", "LINKS", "MIG"});
   if (anyShared) rows.back().push_back("SHARED");
+  // The HEALTH column only when some listed node has marked hardware (docs/health.md).
+  const bool anyMarked = std::any_of(doc->rows.begin(), doc->rows.end(), [](const Row& row) {
+    return !row.health.empty() && row.health != "-";
+  });
+  if (anyMarked) rows.back().push_back("HEALTH");
   for (const Row& row : doc->rows) {
     rows.push_back({row.name, row.topology, orDash(row.model), row.usable, row.freeCount,
                     orDash(row.free), row.sets, row.largest, orDash(row.links), orDash(row.mig)});
     if (anyShared) rows.back().push_back(orDash(row.sharing));
+    if (anyMarked) rows.back().push_back(orDash(row.health));
   }
   std::string out = alignedColumns(rows);
   out += doc->listed + (doc->listed == "1" ? " node: " : " nodes: ") + doc->freeGpus +

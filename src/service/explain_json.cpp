@@ -80,6 +80,40 @@ void writeNumaSpan(JsonWriter& w, const std::optional<GpuPick>& pick, const Node
   }
 }
 
+std::string_view linkMarkName(LinkHealth mark) {
+  return mark == LinkHealth::kDown ? "down" : mark == LinkHealth::kDegraded ? "degraded" : "ok";
+}
+
+// What of the set the health policy avoids (core/degraded_hardware.h, docs/health.md): the class
+// the set is scored as, its degraded GPUs and its degraded or down links; null when nothing.
+void writeDegraded(JsonWriter& w, const std::optional<GpuPick>& pick, const NodeState* state) {
+  if (!pick || state == nullptr || !state->avoided.holds(pick->gpus)) {
+    w.null();
+    return;
+  }
+  const GpuTopology& topo = state->topology;
+  const GpuMask alsoDegraded = state->dra ? state->dra->degradedGpus : GpuMask{0};
+  w.beginObject()
+      .key("scoredAs")
+      .string(linkClassName(scoredWeakest(state->avoided, topo, pick->gpus, pick->weakest)));
+  w.key("gpus").beginArray();
+  for (GpuMask rest = pick->gpus & state->avoided.gpus; rest != 0; rest &= rest - 1) {
+    const int gpu = std::countr_zero(rest);
+    if (topo.degraded(gpu) || (alsoDegraded & bitOf(gpu)) != 0) w.element().integer(gpu);
+  }
+  w.endArray().key("links").beginArray();
+  forEachPair(pick->gpus, [&](int i, int j) {
+    const LinkHealth mark = topo.linkHealthOf(i, j);
+    if (mark != LinkHealth::kDegraded && mark != LinkHealth::kDown) return;
+    if ((state->avoided.peers[static_cast<std::size_t>(i)] & bitOf(j)) == 0) return;
+    w.element().beginObject().key("gpus").beginArray();
+    w.element().integer(i);
+    w.element().integer(j);
+    w.endArray().key("state").string(linkMarkName(mark)).endObject();
+  });
+  w.endArray().endObject();
+}
+
 void writeTerm(JsonWriter& w, std::string_view name, int value, int weight) {
   if (value < 0) return;  // does not apply to this pod
   w.key(name).beginObject().key("value").integer(value).key("weight").integer(weight).endObject();
@@ -205,6 +239,8 @@ void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy,
   writeWeakest(w, node.pick);
   w.key("numaSpan");
   writeNumaSpan(w, node.pick, node.state);
+  w.key("degraded");
+  writeDegraded(w, node.pick, node.state);
   w.key("best");
   if (node.best) {
     w.beginObject().key("gpus");

@@ -69,6 +69,8 @@ PlacementDecision decisionOf(const PlacementOffer& offer, const HealthTotals& cl
   }
   decision.feasibleBest = offer.feasibleBest;
   decision.topWorst = offer.topWorst;
+  decision.healthyBest = offer.healthyBest;
+  decision.avoidedAny = offer.avoidedAny;
   decision.bestNode = offer.bestNode;
   decision.topNode = offer.topNode;
   return decision;

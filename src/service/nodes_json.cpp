@@ -28,6 +28,59 @@ void writeLinks(JsonWriter& w, const GpuTopology& topology) {
   w.endObject();
 }
 
+// GPU indices whose health is `mark` (a DRA device taint of effect None counts as degraded).
+void writeGpusMarked(JsonWriter& w, const NodeState& state, GpuHealth mark) {
+  const GpuTopology& topo = state.topology;
+  const GpuMask draDegraded = state.dra ? state.dra->degradedGpus : GpuMask{0};
+  w.beginArray();
+  for (int gpu = 0; gpu < topo.gpuCount && static_cast<std::size_t>(gpu) < topo.health.size();
+       ++gpu) {
+    GpuHealth health = topo.health[static_cast<std::size_t>(gpu)];
+    if (health == GpuHealth::kHealthy && gpu < kMaxGpus && (draDegraded & bitOf(gpu)) != 0) {
+      health = GpuHealth::kDegraded;
+    }
+    if (health == mark) w.element().integer(gpu);
+  }
+  w.endArray();
+}
+
+// The node's marked hardware (docs/health.md): GPUs failed, degraded and cordoned, and the GPU
+// pairs whose NVLinks are not fine; null when nothing is marked.
+void writeHealth(JsonWriter& w, const NodeState& state) {
+  const GpuTopology& topo = state.topology;
+  const bool gpus = (state.dra && state.dra->degradedGpus != 0) ||
+                    std::any_of(topo.health.begin(), topo.health.end(),
+                                [](GpuHealth h) { return h != GpuHealth::kHealthy; });
+  const bool links = std::any_of(topo.linkHealth.begin(), topo.linkHealth.end(),
+                                 [](LinkHealth h) { return h != LinkHealth::kOk; });
+  if (!gpus && !links) {
+    w.null();
+    return;
+  }
+  w.beginObject();
+  w.key("failed");
+  writeGpusMarked(w, state, GpuHealth::kUnhealthy);
+  w.key("degraded");
+  writeGpusMarked(w, state, GpuHealth::kDegraded);
+  w.key("cordoned");
+  writeGpusMarked(w, state, GpuHealth::kCordoned);
+  w.key("links").beginArray();
+  for (int i = 0; i < topo.gpuCount; ++i) {
+    for (int j = i + 1; j < topo.gpuCount; ++j) {
+      const LinkHealth mark = topo.linkHealthOf(i, j);
+      if (mark == LinkHealth::kOk) continue;
+      w.element().beginObject().key("gpus").beginArray();
+      w.element().integer(i);
+      w.element().integer(j);
+      w.endArray().key("state").string(mark == LinkHealth::kDegraded ? "degraded"
+                                       : mark == LinkHealth::kDown   ? "down"
+                                                                     : "cordoned");
+      w.endObject();
+    }
+  }
+  w.endArray().endObject();
+}
+
 }  // namespace
 
 void writeFreeSets(JsonWriter& w, const FreeSetCounts& sets) {
@@ -89,6 +142,8 @@ std::string writeNodeListing(std::span<const ListedNode> nodes, std::size_t cach
     writeMig(w, state);
     w.key("sharing");
     writeGpuSharing(w, &state);
+    w.key("health");
+    writeHealth(w, state);
     w.endObject();
   }
   w.endArray();

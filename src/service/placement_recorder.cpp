@@ -13,6 +13,8 @@ metrics::PlacementReason metricReason(RegretReason reason) {
       return metrics::PlacementReason::kPolicyTradeoff;
     case RegretReason::kSchedulerOverride:
       return metrics::PlacementReason::kSchedulerOverride;
+    case RegretReason::kAvoidedDegraded:
+      return metrics::PlacementReason::kAvoidedDegraded;
     case RegretReason::kNoBetterFit:
     case RegretReason::kNone:
       break;

@@ -106,12 +106,15 @@ TEST_CASE("DRA cache: a rule change marks only the nodes whose devices it select
   cache.upsertTaintRule(rule("maintenance", R"({"pool":"hgx-h100-b","device":"gpu-3"})"), moved);
   CHECK(moved.nodes.size() == 2);
 
-  // Selecting no device of any slice, or not blocking: nothing to re-derive.
+  // Selecting no device of any slice: nothing to re-derive.
   DraChange none;
   cache.upsertTaintRule(rule("elsewhere", R"({"driver":"example.com"})"), none);
-  cache.upsertTaintRule(rule("informational", "{}", "None"), none);
   CHECK(none.nodes.empty());
   CHECK_FALSE(none.everyNode);
+  // Not blocking, but marking devices degraded (docs/health.md): the nodes it selects.
+  DraChange informational;
+  cache.upsertTaintRule(rule("informational", "{}", "None"), informational);
+  CHECK(informational.nodes.size() == 2);
 
   // A full list equal to what is held changes nothing; one dropping a rule marks its node.
   DraChange same;
@@ -122,5 +125,5 @@ TEST_CASE("DRA cache: a rule change marks only the nodes whose devices it select
   CHECK(same.nodes.empty());
   DraChange dropped;
   cache.replaceTaintRules({}, dropped);
-  CHECK(dropped.nodes == std::vector<std::string>{"hgx-h100-b"});
+  CHECK(dropped.nodes.size() == 2);  // the maintenance rule's node, and both of the informational
 }

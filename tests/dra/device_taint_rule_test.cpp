@@ -39,7 +39,9 @@ std::vector<std::string> taints(const ResourceSlice& slice) {
     for (std::uint32_t t = range.first; t < range.first + range.count; ++t) {
       const StoredTaint& taint = slice.taints[t];
       line.append(":").append(slice.view(taint.key)).append("=").append(slice.view(taint.value));
-      line.append(taint.effect == TaintEffect::kNoSchedule ? ":NoSchedule" : ":other");
+      line.append(taint.effect == TaintEffect::kNoSchedule ? ":NoSchedule"
+                  : taint.effect == TaintEffect::kNone     ? ":None"
+                                                           : ":other");
     }
     out.push_back(std::move(line));
   }
@@ -95,7 +97,7 @@ TEST_CASE("DeviceTaintRule reader: selector, taint, refusals", "[dra][taintrules
   }
 }
 
-TEST_CASE("DeviceTaintRule merge: driver, pool and device select; other effects are not merged",
+TEST_CASE("DeviceTaintRule merge: driver, pool and device select; every effect is merged",
           "[dra][taintrules]") {
   // hgx-h100-a lists gpu-1 gpu-6 gpu-3 gpu-4 gpu-7 gpu-2 gpu-5 gpu-0 (driver gpu.nvidia.com, pool
   // hgx-h100-a), none of them tainted.
@@ -117,17 +119,20 @@ TEST_CASE("DeviceTaintRule merge: driver, pool and device select; other effects 
       slice, {rule(R"({"driver":"gpu.nvidia.com","pool":"hgx-h100-a"})"), rule("{}")});
   CHECK(taints(*pool)[0] == std::string("gpu-1").append(tainted).append(tainted));
 
-  // Not selected, or not blocking: the very same slice, not a copy.
+  // Not selected: the very same slice, not a copy.
   for (const std::string& selector :
        {std::string(R"({"driver":"example.com"})"), std::string(R"({"pool":"hgx-h100-b"})"),
         std::string(R"({"device":"gpu-8"})"), std::string("null")}) {
     CAPTURE(selector);
     CHECK(withTaintRules(slice, {rule(selector)}) == slice);
   }
-  CHECK(withTaintRules(slice, {rule("{}", "None")}) == slice);
   CHECK(withTaintRules(slice, {}) == slice);
+  // A taint of effect None blocks nothing but marks the device degraded (docs/health.md): merged.
+  const auto warned = withTaintRules(slice, {rule(R"({"device":"gpu-0"})", "None")});
+  REQUIRE(warned != slice);
+  CHECK(taints(*warned)[7] == "gpu-0:example.com/maintenance=planned:None");
   CHECK(taintsSome(*slice, {rule(R"({"device":"gpu-0"})")}));
-  CHECK_FALSE(taintsSome(*slice, {rule(R"({"device":"gpu-0"})", "None")}));
+  CHECK(taintsSome(*slice, {rule(R"({"device":"gpu-0"})", "None")}));
 }
 
 }  // namespace gte::dra

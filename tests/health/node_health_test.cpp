@@ -152,6 +152,31 @@ TEST_CASE("a shared node's GPUs, replicas and tenants", "[core][health]") {
   CHECK(whole.sharedReplicas == 0);
 }
 
+TEST_CASE("the GPUs and NVLink pairs the agent marks, and those pods hold", "[core][health]") {
+  NodeInfo node =
+      testing::makeDgx1Volta(FixtureState().withHealth("d0c11111").withUsed("10000011"));
+  // Pairs 0-1 degraded, 6-7 down, 4-5 cordoned (labels-v1 pair order, 28 pairs).
+  std::string marks(28, '1');
+  marks[static_cast<std::size_t>(pairIndex(0, 1, 8))] = 'd';
+  marks[static_cast<std::size_t>(pairIndex(6, 7, 8))] = '0';
+  marks[static_cast<std::size_t>(pairIndex(4, 5, 8))] = 'c';
+  node.labels.insert_or_assign("gputopo.dev/nvlh", marks);
+  const NodeHealth health = healthOf(node);
+  CHECK(health.failedGpus == 1);
+  CHECK(health.degradedGpus == 1);
+  CHECK(health.cordonedGpus == 1);
+  CHECK(health.degradedLinks == 1);
+  CHECK(health.downLinks == 1);
+  CHECK(health.cordonedLinks == 1);
+  // GPU 0 (degraded) is taken; pair 6-7 (down) has both GPUs taken, pair 0-1 only one.
+  CHECK(health.degradedGpusInUse == 1);
+  CHECK(health.degradedLinksInUse == 1);
+  // A healthy node counts none of it.
+  const NodeHealth fine = healthOf(testing::makeDgx1Volta());
+  CHECK(fine.failedGpus + fine.degradedGpus + fine.cordonedGpus == 0);
+  CHECK(fine.degradedLinks + fine.downLinks + fine.cordonedLinks == 0);
+}
+
 TEST_CASE("tenants per shared GPU at a quantile of the pool", "[core][health]") {
   HealthTotals totals;
   CHECK(totals.sharedTenantsAt(0.95) == 0);  // no shared GPU

@@ -62,6 +62,7 @@ TEST_CASE("regret ratios and reasons", "[core][regret]") {
   };
   for (const Row& row : rows) {
     INFO(row.what);
+    REQUIRE_FALSE(row.decision.avoidedAny);
     const PlacementRegret regret = placementRegret(row.decision, row.got);
     CHECK(regret.measured);
     CHECK_THAT(regret.ratio, Catch::Matchers::WithinAbs(row.ratio, 1e-9));
@@ -69,6 +70,23 @@ TEST_CASE("regret ratios and reasons", "[core][regret]") {
     CHECK(regret.belowBestClass == row.belowBestClass);
     CHECK(regret.classReason == row.classReason);
   }
+}
+
+TEST_CASE("a better set only on degraded hardware was avoided, not lost", "[core][regret]") {
+  // An NV2 pair fit only across a degraded link; the best healthy set was NV1, which the pod got.
+  PlacementDecision d = decision(nvlink(50), nvlink(50), nvlink(25));
+  d.avoidedAny = true;
+  d.healthyBest = nvlink(25);
+  const PlacementRegret avoided = placementRegret(d, nvlink(25));
+  CHECK(avoided.reason == RegretReason::kAvoidedDegraded);
+  CHECK_THAT(avoided.ratio, Catch::Matchers::WithinAbs(0.5, 1e-9));
+  CHECK_FALSE(avoided.belowBestClass);
+  // A healthy NV2 set also fit: getting NV1 was the ranking's choice, not the health policy's.
+  d.healthyBest = nvlink(50);
+  CHECK(placementRegret(d, nvlink(25)).reason == RegretReason::kPolicyTradeoff);
+  // Below every healthy set too: no longer the health policy's doing.
+  d.healthyBest = nvlink(25);
+  CHECK(placementRegret(d, pcie(LinkClass::kSys, 7)).reason == RegretReason::kSchedulerOverride);
 }
 
 TEST_CASE("regret is unmeasured without both bandwidths", "[core][regret]") {
@@ -81,6 +99,7 @@ TEST_CASE("reason names are the metric's label values", "[core][regret]") {
   CHECK(regretReasonName(RegretReason::kNoBetterFit) == "no_better_fit");
   CHECK(regretReasonName(RegretReason::kPolicyTradeoff) == "policy_tradeoff");
   CHECK(regretReasonName(RegretReason::kSchedulerOverride) == "scheduler_override");
+  CHECK(regretReasonName(RegretReason::kAvoidedDegraded) == "avoided_degraded");
   CHECK(regretReasonName(RegretReason::kNone) == "none");
 }
 

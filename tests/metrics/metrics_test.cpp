@@ -124,8 +124,18 @@ TEST_CASE("metrics: fragmentation series follow the pools, and go with them") {
   a.freeGpus = 8;
   PoolFragmentation b = a;
   b.pool = "h100";
+  b.failedGpus = 1;
+  b.degradedGpus = 2;
+  b.downLinks = 3;
+  b.degradedLinksInUse = 1;
   m.setFragmentation({a, b});
   std::string text = m.serialize();
+  // Marked hardware (docs/health.md), per pool and state.
+  CHECK(has(text, R"(gpu_topology_extender_marked_gpus{pool="h100",state="failed"} 1)"));
+  CHECK(has(text, R"(gpu_topology_extender_marked_gpus{pool="h100",state="degraded"} 2)"));
+  CHECK(has(text, R"(gpu_topology_extender_marked_gpus{pool="a100",state="cordoned"} 0)"));
+  CHECK(has(text, R"(gpu_topology_extender_marked_nvlink_pairs{pool="h100",state="down"} 3)"));
+  CHECK(has(text, R"(gpu_topology_extender_degraded_in_use{kind="nvlink_pairs",pool="h100"} 1)"));
   CHECK(has(text, R"(gpu_topology_extender_fragmentation_hostable_pods{k="8",pool="a100"} 1)"));
   CHECK(has(text, R"(gpu_topology_extender_fragmentation_stranded_gpus{k="8",pool="h100"} 3)"));
   CHECK(has(text, R"(gpu_topology_extender_fragmentation_expected_gpus{pool="a100"} 1.5)"));

@@ -195,6 +195,35 @@ TEST_CASE("scarceSets.points sets what breaking the last set costs", "[policy][y
   CHECK(policyHash(*same) == policyHash(defaultPolicy()));
 }
 
+TEST_CASE("the health section refuses degraded GPUs or ignores degraded links", "[policy][yaml]") {
+  CHECK(defaultPolicy().health.degradedGpus == DegradedGpus::kAvoid);
+  CHECK(defaultPolicy().health.degradedLinks == DegradedLinks::kAvoid);
+  const Result<Policy> strict = parsePolicyYaml("health: {degradedGpus: refuse}");
+  REQUIRE(strict.ok());
+  CHECK(strict->health.degradedGpus == DegradedGpus::kRefuse);
+  CHECK(strict->health.degradedLinks == DegradedLinks::kAvoid);
+  CHECK(policyHash(*strict) != policyHash(defaultPolicy()));
+  const Result<Policy> lax = parsePolicyYaml("health: {degradedLinks: ignore}");
+  REQUIRE(lax.ok());
+  CHECK(lax->health.degradedLinks == DegradedLinks::kIgnore);
+  CHECK(policyHash(*lax) != policyHash(*strict));
+  // Written out at their defaults they hash as omitted.
+  const Result<Policy> same =
+      parsePolicyYaml("health: {degradedGpus: avoid, degradedLinks: avoid}");
+  REQUIRE(same.ok());
+  CHECK(policyHash(*same) == policyHash(defaultPolicy()));
+  for (const auto& [yaml, says] : std::vector<std::pair<std::string, std::string>>{
+           {"health: {degradedGpus: never}", "health.degradedGpus: must be avoid or refuse"},
+           {"health: {degradedLinks: [avoid]}", "health.degradedLinks: must be a scalar"},
+           {"health: {failedGpus: refuse}", "health.failedGpus: unknown key"},
+           {"health: avoid", "health: must be a mapping"}}) {
+    INFO(yaml);
+    const Result<Policy> bad = parsePolicyYaml(yaml);
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message.find(says) != std::string::npos);
+  }
+}
+
 TEST_CASE("the groups section sets the hold time and replaces the levels", "[policy][yaml]") {
   const Result<Policy> parsed = parsePolicyYaml(R"(
 groups:

@@ -98,3 +98,24 @@ TEST_CASE("nodes table: a SHARED column for nodes whose GPUs the device plugin s
                 R"(],"listed":1,"cached":1,"freeGpus":6,"freeSets":{"1":6,"2":3,"4":0,"8":0}})")
             .find("SHARED") == std::string::npos);
 }
+
+TEST_CASE("nodes table: a HEALTH column for nodes with marked hardware") {
+  const std::string marked =
+      R"({"name":"worn","topology":"known","model":"NVIDIA-H100-80GB-HBM3","fabric":"nvsw4",)"
+      R"("gpus":8,"usableGpus":7,"freeGpus":7,"free":[0,1,2,3,4,6,7],)"
+      R"("freeSets":{"1":7,"2":3,"4":1,"8":0},"largestNvlinkSet":7,"links":{"nvlink":28},)"
+      R"("mig":null,"sharing":null,"health":{"failed":[5],"degraded":[0],"cordoned":[],)"
+      R"("links":[{"gpus":[2,3],"state":"degraded"},{"gpus":[6,7],"state":"cordoned"}]}})";
+  const std::string doc = R"({"nodes":[)" + marked + "," + kDgx1 +
+                          R"(],"listed":2,"cached":2,"freeGpus":13,)"
+                          R"("freeSets":{"1":13,"2":6,"4":1,"8":0}})";
+  const std::string table = tableOf(doc);
+  CHECK(table.find("MIG  HEALTH\n") != std::string::npos);
+  CHECK(table.find("-    failed 5; degraded 0; links 2-3 degraded,6-7 cordoned\n") !=
+        std::string::npos);
+  CHECK(table.find("nvlink:16 sys:12  -    -\n") != std::string::npos);
+  // Without marked hardware the table is as before.
+  CHECK(tableOf(R"({"nodes":[)" + kDgx1 +
+                R"(],"listed":1,"cached":1,"freeGpus":6,"freeSets":{"1":6,"2":3,"4":0,"8":0}})")
+            .find("HEALTH") == std::string::npos);
+}
