@@ -96,6 +96,10 @@ class NvmlDiscoverer {
     out_.placements.assign(count, {});
     handles_.assign(count, nullptr);
     pci_.assign(count, nvmlPciInfo_t{});
+    if (options_.sampleHealth) {
+      out_.health.present = true;
+      out_.health.gpus.assign(count, GpuSample{});
+    }
     for (unsigned int i = 0; i < count; ++i) {
       if (auto status = readGpu(i); !status.ok()) {
         return status.error();
@@ -146,6 +150,9 @@ class NvmlDiscoverer {
     out_.busIds[i] = pci_[i].busId;
     out_.topology.numa[i] = numaOf(i);
     readHealth(i);
+    if (options_.sampleHealth) {
+      sampleGpu(i);
+    }
     return readMig(i);
   }
 
@@ -173,6 +180,49 @@ class NvmlDiscoverer {
         out_.topology.health[i] = GpuHealth::kUnhealthy;
       }
     }
+  }
+
+  // Optional signals: a call the driver lacks or refuses leaves the value absent.
+  void sampleGpu(unsigned int i) {
+    GpuSample& sample = out_.health.gpus[i];
+    const auto device = handles_[i];
+    const auto uintValue = [device](nvml::UintFn fn) -> std::optional<unsigned int> {
+      unsigned int value = 0;
+      if (fn != nullptr && fn(device, &value) == nvml::kSuccess) {
+        return value;
+      }
+      return std::nullopt;
+    };
+    sample.pcieWidth = uintValue(fn_.pcieWidth);
+    sample.pcieMaxWidth = uintValue(fn_.pcieMaxWidth);
+    sample.pcieGen = uintValue(fn_.pcieGen);
+    sample.pcieMaxGen = uintValue(fn_.pcieMaxGen);
+    unsigned long long value = 0;
+    if (fn_.clockEventReasons != nullptr &&
+        fn_.clockEventReasons(device, &value) == nvml::kSuccess) {
+      sample.clockEventReasons = value;
+    }
+    if (fn_.totalEccErrors != nullptr &&
+        fn_.totalEccErrors(device, nvml::kMemoryErrorUncorrected, nvml::kVolatileEcc, &value) ==
+            nvml::kSuccess) {
+      sample.eccUncorrectedVolatile = value;
+    }
+  }
+
+  void sampleCounters(nvmlDevice_t device, unsigned int link, LinkSample& sample) {
+    if (fn_.nvlinkErrorCounter == nullptr) {
+      return;
+    }
+    const auto read = [&](unsigned int counter, std::optional<std::uint64_t>& out) {
+      unsigned long long value = 0;
+      if (fn_.nvlinkErrorCounter(device, link, counter, &value) == nvml::kSuccess) {
+        out = value;
+      }
+    };
+    read(nvml::kNvlinkErrorReplay, sample.replay);
+    read(nvml::kNvlinkErrorRecovery, sample.recovery);
+    read(nvml::kNvlinkErrorCrcFlit, sample.crcFlit);
+    read(nvml::kNvlinkErrorCrcData, sample.crcData);
   }
 
   Status readMig(unsigned int i) {
@@ -335,16 +385,36 @@ class NvmlDiscoverer {
     return Ok{};
   }
 
+  // The health sample of link `link` of GPU `i`, or `ignored` when the pass samples no health.
+  LinkSample& sampleOf(int i, unsigned int link, LinkSample& ignored) {
+    if (!options_.sampleHealth) {
+      return ignored;
+    }
+    auto& samples = out_.health.gpus[static_cast<std::size_t>(i)].links;
+    if (samples.size() <= link) {
+      samples.resize(link + 1);
+    }
+    return samples[link];
+  }
+
   void readGpuLinks(int i, Links& links) {
     const auto device = handles_[static_cast<std::size_t>(i)];
     if (device == nullptr) {
       return;
     }
+    LinkSample ignored;
     for (unsigned int link = 0; link < nvml::kMaxNvlinks; ++link) {
       int state = 0;
-      if (fn_.nvlinkState(device, link, &state) != nvml::kSuccess ||
-          state != nvml::kFeatureEnabled) {
-        continue;  // past the GPU's link count, or down
+      if (fn_.nvlinkState(device, link, &state) != nvml::kSuccess) {
+        continue;  // past the GPU's link count
+      }
+      LinkSample& sample = sampleOf(i, link, ignored);
+      if (state != nvml::kFeatureEnabled) {
+        continue;  // down
+      }
+      sample.active = true;
+      if (options_.sampleHealth) {
+        sampleCounters(device, link, sample);
       }
       nvmlPciInfo_t remote{};
       if (fn_.nvlinkRemotePci(device, link, &remote) != nvml::kSuccess) {
@@ -356,11 +426,13 @@ class NvmlDiscoverer {
       const auto peer = gpuAt(keyOf(remote));
       if (peer && (!typed || type == nvml::kNvlinkDeviceTypeGpu)) {
         ++links.direct[static_cast<std::size_t>(i)][static_cast<std::size_t>(*peer)];
+        sample.peerGpu = *peer;
       } else if (!peer && (!typed || type == nvml::kNvlinkDeviceTypeSwitch)) {
         // Untyped remotes that are not a GPU are switches: the only other NVLink peer, an IBM
         // NPU, exists only on POWER hosts and reports its type.
         ++links.switchLinks[static_cast<std::size_t>(i)];
         links.switches.insert(keyOf(remote));
+        sample.toSwitch = true;
       }
     }
   }
