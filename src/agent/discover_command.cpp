@@ -106,14 +106,32 @@ void writeHealthReport(const Discovery& discovery, const HealthVerdict& verdict,
         << " gen " << value(sample.pcieGen) << '/' << value(sample.pcieMaxGen)
         << " clock-event-reasons " << value(sample.clockEventReasons)
         << " ecc-uncorrected-volatile " << value(sample.eccUncorrectedVolatile) << '\n';
+    // Quiet links (active, every counter 0) in one line; the others one line each.
+    int quiet = 0;
+    bool listed = false;
     for (std::size_t l = 0; l < sample.links.size(); ++l) {
       const LinkSample& link = sample.links[l];
-      out << "#   nvlink " << l << ' ' << (link.active ? "active" : "inactive") << " to "
-          << (link.peerGpu >= 0 ? "gpu " + std::to_string(link.peerGpu)
-              : link.toSwitch   ? std::string("nvswitch")
-                                : std::string("-"))
-          << " replay " << value(link.replay) << " recovery " << value(link.recovery)
-          << " crc-flit " << value(link.crcFlit) << " crc-data " << value(link.crcData) << '\n';
+      const auto zero = [](const std::optional<std::uint64_t>& v) { return !v || *v == 0; };
+      if (link.active && zero(link.replay) && zero(link.recovery) && zero(link.crcFlit) &&
+          zero(link.crcData)) {
+        ++quiet;
+        continue;
+      }
+      listed = true;
+      out << "#   nvlink " << l << ' ' << (link.active ? "active" : "inactive");
+      if (link.active) {
+        out << " to "
+            << (link.peerGpu >= 0 ? "gpu " + std::to_string(link.peerGpu)
+                : link.toSwitch   ? std::string("nvswitch")
+                                  : std::string("-"))
+            << " replay " << value(link.replay) << " recovery " << value(link.recovery)
+            << " crc-flit " << value(link.crcFlit) << " crc-data " << value(link.crcData);
+      }
+      out << '\n';
+    }
+    if (!sample.links.empty()) {
+      out << "#   nvlinks: " << quiet << (listed ? " more" : "")
+          << " active with every error counter at 0\n";
     }
   }
 }

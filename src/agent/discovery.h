@@ -59,6 +59,8 @@ struct Discovery {
   std::vector<MigDeviceId> migDevices;
   std::vector<std::vector<ProfilePlacements>> placements;  // per GPU; NVML, MIG-capable GPUs only
   HealthSample health;  // NVML with NvmlDiscoveryOptions::sampleHealth
+  // Per GPU (NVML): why discovery itself marked it unhealthy (lost, memory repair pending).
+  std::vector<std::vector<std::string>> healthReasons;
 };
 
 // Where the driver's possible placements disagree with the extender's MIG product table for this

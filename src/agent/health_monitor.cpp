@@ -165,8 +165,13 @@ HealthVerdict HealthMonitor::evaluate(const Discovery& discovery, HealthClock::t
   for (int i = 0; i < n; ++i) {
     const auto at = static_cast<std::size_t>(i);
     if (at < topo.health.size() && topo.health[at] != GpuHealth::kHealthy) {
+      const bool known =
+          at < discovery.healthReasons.size() && !discovery.healthReasons[at].empty();
       worsen(verdict.gpus[at], topo.health[at],
-             "NVML: GPU lost, or memory repair (row remapping, page retirement) pending");
+             known ? discovery.healthReasons[at].front() : "discovery marked it unhealthy");
+      for (std::size_t k = 1; known && k < discovery.healthReasons[at].size(); ++k) {
+        verdict.gpus[at].reasons.push_back(discovery.healthReasons[at][k]);
+      }
     }
   }
   if (!discovery.health.present || discovery.health.gpus.size() != static_cast<std::size_t>(n)) {

@@ -96,6 +96,7 @@ class NvmlDiscoverer {
     out_.placements.assign(count, {});
     handles_.assign(count, nullptr);
     pci_.assign(count, nvmlPciInfo_t{});
+    out_.healthReasons.assign(count, {});
     if (options_.sampleHealth) {
       out_.health.present = true;
       out_.health.gpus.assign(count, GpuSample{});
@@ -117,10 +118,18 @@ class NvmlDiscoverer {
     return Error{ErrorCode::kUnavailable, nvml_.describe(call, rc)};
   }
 
+  void unhealthy(unsigned int gpu, const char* reason) {
+    out_.topology.health[gpu] = GpuHealth::kUnhealthy;
+    auto& reasons = out_.healthReasons[gpu];
+    if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) {
+      reasons.emplace_back(reason);
+    }
+  }
+
   // A lost GPU is a fact to publish (unhealthy), not a reason to publish nothing.
   bool lost(unsigned int gpu, nvmlReturn_t rc) {
     if (rc == nvml::kErrorGpuIsLost) {
-      out_.topology.health[gpu] = GpuHealth::kUnhealthy;
+      unhealthy(gpu, "NVML: GPU is lost");
       return true;
     }
     return false;
@@ -169,15 +178,15 @@ class NvmlDiscoverer {
     if (fn_.remappedRows != nullptr) {
       unsigned int corrected = 0, uncorrected = 0, pending = 0, failed = 0;
       const auto rc = fn_.remappedRows(handles_[i], &corrected, &uncorrected, &pending, &failed);
-      if (lost(i, rc) || (rc == nvml::kSuccess && (pending != 0 || failed != 0))) {
-        out_.topology.health[i] = GpuHealth::kUnhealthy;
+      if (!lost(i, rc) && rc == nvml::kSuccess && (pending != 0 || failed != 0)) {
+        unhealthy(i, failed != 0 ? "row remapping failed" : "row remapping pending (reset needed)");
       }
     }
     if (fn_.retiredPagesPending != nullptr) {
       int pending = 0;
       const auto rc = fn_.retiredPagesPending(handles_[i], &pending);
-      if (lost(i, rc) || (rc == nvml::kSuccess && pending == nvml::kFeatureEnabled)) {
-        out_.topology.health[i] = GpuHealth::kUnhealthy;
+      if (!lost(i, rc) && rc == nvml::kSuccess && pending == nvml::kFeatureEnabled) {
+        unhealthy(i, "page retirement pending (reset needed)");
       }
     }
   }
