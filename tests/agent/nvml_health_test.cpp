@@ -7,6 +7,7 @@
 
 #include <dlfcn.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -29,7 +30,8 @@ class Machine {
  public:
   explicit Machine(const char* name, LinkHealthSettings settings = {2, 100, 3600s})
       : control_(std::filesystem::temp_directory_path() /
-                 ("gte-fake-nvml-health-" + std::string(name))),
+                 ("gte-fake-nvml-health-" + std::string(name) + "-" +
+                  std::to_string(::getpid()))),  // ctest -j runs test cases side by side
         source_(kFakeNvml, settings, {}, [this] { return now_; }) {
     ::setenv("GTE_FAKE_NVML_MACHINE", name, 1);
     ::setenv("GTE_FAKE_NVML_HEALTH", control_.c_str(), 1);
