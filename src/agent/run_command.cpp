@@ -108,7 +108,8 @@ void logHealthChanges(const HealthVerdict& verdict, std::string& last) {
     now += healthCode(gpu.health);
   }
   for (std::size_t i = 0; i < verdict.gpus.size(); ++i) {
-    if (i < last.size() && last[i] == now[i]) {
+    // The first pass logs only the GPUs that are not healthy.
+    if (i < last.size() ? last[i] == now[i] : now[i] == '1') {
       continue;
     }
     std::string reasons;
