@@ -6,7 +6,7 @@ LISTEN ?= 127.0.0.1:8888
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 BIN := $(BUILD_DIR)/bin/gpu-topology-extender
 
-.PHONY: all deps fuzz-deps configure build run demo test unit e2e e2e-matrix e2e-failover e2e-control asan tsan fuzz thread-safety bench bench-e2e soak image image-test format format-check clean
+.PHONY: all deps fuzz-deps configure build run demo test unit e2e e2e-matrix e2e-failover e2e-control asan tsan fuzz thread-safety bench bench-e2e soak image image-test format format-check clean gpu-check
 
 all: build
 
@@ -127,6 +127,12 @@ image:
 
 image-test: image
 	@$(SUDO) tests/image/check-image.sh
+
+# On a machine with an NVIDIA GPU and driver: the node agent's discovery and health pass once on the
+# real NVML (labels, per-GPU health with the reason, NVLink counters). Builds the agent if needed;
+# exits 2 with a clear message where there is no driver (scripts/gpu-check.sh; docs/agent.md).
+gpu-check:
+	@BUILD_DIR=$(BUILD_DIR) JOBS=$(JOBS) scripts/gpu-check.sh
 
 format:
 	@git ls-files '*.h' '*.cpp' | xargs clang-format -i

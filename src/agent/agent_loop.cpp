@@ -2,6 +2,7 @@
 
 #include <ostream>
 
+#include "agent/cordon_annotations.h"
 #include "agent/publishable_labels.h"
 #include "agent/usage.h"
 #include "log/logger.h"
@@ -64,13 +65,37 @@ PassOutcome AgentLoop::pass(Clock::time_point now) {
     log::error("discovery failed; writing nothing", {{"error", discovery.error().message}});
     return PassOutcome{};
   }
+  std::optional<NodeView> node;
+  if (publisher_ != nullptr) {
+    auto read = publisher_->read();
+    if (!read.ok()) {
+      metrics_.apiFailed(read.error().message);
+      log::error("reading the Node failed; will retry", {{"error", read.error().message}});
+      return PassOutcome{};
+    }
+    node = std::move(read).value();
+    applyOperatorCordons(*discovery, node->annotations);
+  }
   auto desired = desiredLabels(*discovery, now);
   if (!desired.ok()) {
     return PassOutcome{};
   }
-  PassOutcome outcome = publish(*desired, now);
+  PassOutcome outcome = publish(*desired, now, node ? &node->labels : nullptr);
   publishCompanion(*discovery);
   return outcome;
+}
+
+void AgentLoop::applyOperatorCordons(Discovery& discovery, const StringMap& annotations) {
+  const Cordons cordons =
+      parseCordons(annotations, policy_.labelPrefix, discovery.topology.gpuCount);
+  if (cordons.errors != lastCordonErrors_) {  // logged and counted once per change
+    for (const std::string& error : cordons.errors) {
+      log::warn("malformed cordon annotation entry skipped", {{"error", error}});
+    }
+    metrics_.cordonAnnotationErrors(cordons.errors.size());
+    lastCordonErrors_ = cordons.errors;
+  }
+  applyCordons(cordons, discovery.topology);
 }
 
 void AgentLoop::publishCompanion(const Discovery& discovery) {
@@ -110,7 +135,8 @@ void AgentLoop::publishCompanion(const Discovery& discovery) {
   }
 }
 
-PassOutcome AgentLoop::publish(const StringMap& desired, Clock::time_point now) {
+PassOutcome AgentLoop::publish(const StringMap& desired, Clock::time_point now,
+                               const StringMap* currentLabels) {
   PassOutcome outcome;
   const bool changed = !lastPublished_ || !sameFacts(*lastPublished_, desired, policy_.labelPrefix);
   if (lastWrite_ && now - *lastWrite_ < settings_.minInterval) {
@@ -136,7 +162,8 @@ PassOutcome AgentLoop::publish(const StringMap& desired, Clock::time_point now) 
     return outcome;
   }
   // The Node is read every pass: another writer (a person, a reinstall) may have changed it.
-  auto wrote = publisher_->publish(desired);
+  auto wrote = currentLabels != nullptr ? publisher_->publish(desired, *currentLabels)
+                                        : publisher_->publish(desired);
   if (!wrote.ok()) {
     metrics_.apiFailed(wrote.error().message);
     log::error("publishing labels failed; will retry", {{"error", wrote.error().message}});

@@ -2,7 +2,9 @@
 // One publishing pass of the daemon, clock injected: discover, read usage, build the labels, and
 // merge-patch the Node when a fact changed, at most once per min-interval. A failed discovery or
 // usage read writes nothing (the labels already on the Node stay, and their `gen` says how old
-// they are); every failure is counted and kept as the last error for /healthz.
+// they are); every failure is counted and kept as the last error for /healthz. With a publisher
+// the Node is read once per pass, before the labels are built: its cordon annotations
+// (cordon_annotations.h) are merged into the published health.
 #include <chrono>
 #include <functional>
 #include <iosfwd>
@@ -52,7 +54,9 @@ class AgentLoop {
 
  private:
   Result<StringMap> desiredLabels(Discovery& discovery, Clock::time_point now);
-  PassOutcome publish(const StringMap& desired, Clock::time_point now);
+  PassOutcome publish(const StringMap& desired, Clock::time_point now,
+                      const StringMap* currentLabels);
+  void applyOperatorCordons(Discovery& discovery, const StringMap& annotations);
   void publishCompanion(const Discovery& discovery);
 
   DiscoverFn discover_;
@@ -65,6 +69,7 @@ class AgentLoop {
   std::ostream& dryRunOut_;
   std::optional<Clock::time_point> lastWrite_;
   std::optional<StringMap> lastPublished_;
+  std::vector<std::string> lastCordonErrors_;
 };
 
 }  // namespace gte::agent

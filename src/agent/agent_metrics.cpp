@@ -52,6 +52,15 @@ void AgentMetrics::companionPublished(bool published) {
   companionPublished_ = published;
 }
 
+void AgentMetrics::setHealthMetrics(std::string text) {
+  std::lock_guard lock(mutex_);
+  healthText_ = std::move(text);
+}
+
+void AgentMetrics::cordonAnnotationErrors(std::uint64_t count) {
+  cordonErrors_ += count;
+}
+
 void AgentMetrics::setError(const std::string& error) {
   std::lock_guard lock(mutex_);
   lastError_ = error;
@@ -87,6 +96,13 @@ std::string AgentMetrics::render() const {
   family(out, "gte_agent_label_writes_total", "counter",
          "Merge patches of the Node's labels the API server accepted.",
          std::to_string(writes_.load()));
+  family(out, "gte_agent_cordon_annotation_errors_total", "counter",
+         "Malformed entries in the cordoned-gpus / cordoned-links Node annotations (skipped).",
+         std::to_string(cordonErrors_.load()));
+  {
+    std::lock_guard lock(mutex_);
+    out += healthText_;
+  }
   if (companionEnabled_) {
     family(out, "gte_agent_companion_slice_writes_total", "counter",
            "Companion ResourceSlices created or replaced that the API server kept with "

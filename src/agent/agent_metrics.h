@@ -25,6 +25,11 @@ class AgentMetrics {
   void companionRefused(CompanionRefusal why);
   void companionPublished(bool published);
   void enableCompanion() { companionEnabled_ = true; }
+  // NVML health (docs/agent.md, Health): the families HealthMonitor::renderMetrics wrote for the
+  // last pass, rendered as they are; malformed cordon annotation entries seen.
+  void setHealthMetrics(std::string text);
+  void cordonAnnotationErrors(std::uint64_t count);
+  std::uint64_t cordonErrors() const { return cordonErrors_.load(); }
 
   std::int64_t lastSuccess() const { return lastSuccess_.load(); }
   std::uint64_t writes() const { return writes_.load(); }
@@ -55,8 +60,10 @@ class AgentMetrics {
   std::atomic<std::uint64_t> kubeletRefusals_{0};
   std::atomic<bool> companionPublished_{false};
   bool companionEnabled_ = false;  // set before the HTTP threads start; families rendered only then
+  std::atomic<std::uint64_t> cordonErrors_{0};
   mutable std::mutex mutex_;
   std::string lastError_;
+  std::string healthText_;
 };
 
 }  // namespace gte::agent

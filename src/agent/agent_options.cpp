@@ -58,6 +58,27 @@ Result<bool> sourceFlag(const std::string& flag, const std::string& arg, ArgRead
   if (flag == "--mig-file") return set(source.migFile);
   if (flag == "--model") return set(source.model);
   if (flag == "--label-prefix") return set(source.labelPrefix);
+  if (flag == "--nvlink-recovery-per-hour" || flag == "--nvlink-replay-per-hour") {
+    auto v = in.value(flag, arg);
+    if (!v.ok()) return v.error();
+    double value = 0;
+    const auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), value);
+    if (v->empty() || ec != std::errc() || ptr != v->data() + v->size() || value < 0) {
+      return usage(flag + ": not a non-negative number: '" + *v + "'");
+    }
+    (flag == "--nvlink-recovery-per-hour" ? source.health.recoveryPerHour
+                                          : source.health.replayPerHour) = value;
+    return true;
+  }
+  if (flag == "--health-window") {
+    auto v = in.value(flag, arg);
+    if (!v.ok()) return v.error();
+    auto d = parseDuration(*v);
+    if (!d.ok()) return usage(flag + ": " + d.error().message);
+    if (*d < std::chrono::seconds(1)) return usage(flag + ": must be at least 1s");
+    source.health.window = std::chrono::duration_cast<std::chrono::seconds>(*d);
+    return true;
+  }
   if (flag == "--used") {
     auto v = in.value(flag, arg);
     if (!v.ok()) {
@@ -120,6 +141,10 @@ Result<AgentInvocation> parseDiscover(ArgReader& in) {
       out.output = *v;
       continue;
     }
+    if (flag == "--health") {
+      out.source.healthReport = true;
+      continue;
+    }
     if (flag == "--node-name") {
       auto v = in.value(flag, arg);
       if (!v.ok()) return v.error();
@@ -127,6 +152,9 @@ Result<AgentInvocation> parseDiscover(ArgReader& in) {
       continue;
     }
     return usage("discover: unknown flag " + flag);
+  }
+  if (out.source.healthReport && !out.source.topoFile.empty()) {
+    return usage("discover: --health needs NVML discovery");
   }
   if (out.output == "node" && out.nodeName.empty()) {
     return usage("discover: -o node needs --node-name NAME (the Node's metadata.name)");
@@ -276,11 +304,13 @@ std::string agentHelp() {
 Commands:
   discover [--nvml | --topo-file F [--topo-mp-file F] [--mig-file F]] [--model M] [--used BITS]
            [--gen UNIX_SECONDS] [--nvml-lib PATH] [--label-prefix P] [-o labels|node --node-name N]
+           [--health]
       Prints the labels it would write, one key=value per line, sorted by key; with -o node a
       v1 Node (YAML) named N with those labels and the allocatable GPUs and MIG devices the device
       plugin would advertise, ready for a cluster file (serve --cluster-file). Exit codes: 0 ok,
       1 discovery failed (no NVML, NVML error, labels the extender would reject), 2 a capture it
-      cannot read (one line: file:line: what), 64 bad flags.
+      cannot read (one line: file:line: what), 64 bad flags. --health (NVML) also prints, after
+      the labels, '# ' lines: each GPU's health with its reasons and each NVLink's counters.
   run --node NAME [--kubeconfig F | --in-cluster] [--interval 30s] [--min-interval 10s]
       [--dry-run] [--cleanup] [--once] [--listen ADDR] [--pod-resources-socket PATH]
       [--companion-slice [--companion-driver NAME]] [discovery flags as for discover]
@@ -292,6 +322,10 @@ Commands:
       under the DRA driver --companion-driver (default topology.gputopo.dev), with
       skipNodeOperations, while the Node declares DRAOptionalNodeOperations (needs that gate on
       API server, scheduler and kubelet; without it no slice stays, counted). NVML only.
+  Health flags (NVML; run and discover): --nvlink-recovery-per-hour N (default 2),
+      --nvlink-replay-per-hour N (default 100; 0 turns a check off), --health-window D (default
+      1h). The Node annotations <prefix>cordoned-gpus and <prefix>cordoned-links are merged in
+      (docs/agent.md, Health).
   version
 )";
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/link_health_monitor.h"
 #include "base/result.h"
 
 namespace gte::agent {
@@ -23,6 +24,10 @@ struct SourceOptions {
   std::string model;                // text mode: product name (sanitised like GFD)
   std::optional<std::string> used;  // per-GPU usage instead of PodResources
   std::string labelPrefix = "gputopo.dev/";
+  // NVML health (docs/agent.md, Health): --nvlink-recovery-per-hour, --nvlink-replay-per-hour,
+  // --health-window.
+  LinkHealthSettings health;
+  bool healthReport = false;  // discover --health: also print per-GPU health and link counters
 };
 
 enum class ClusterAccess { kNone, kKubeconfig, kInCluster };

@@ -2,10 +2,12 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <string>
 
 #include "agent/nvml_discovery.h"
+#include "agent/nvml_health.h"
 #include "agent/publishable_labels.h"
 #include "agent/text_discovery.h"
 #include "agent/usage.h"
@@ -83,6 +85,57 @@ std::int64_t unixNow() {
       .count();
 }
 
+// discover --health: per GPU its health and reasons, per NVLink its state and counters.
+void writeHealthReport(const Discovery& discovery, const HealthVerdict& verdict, bool xids,
+                       std::ostream& out) {
+  const auto value = [](const auto& v) { return v ? std::to_string(*v) : std::string("-"); };
+  out << "# health: one pass; rates need two passes (run), XIDs are those since this pass began"
+      << (xids ? "" : " (driver has no XID events)") << '\n';
+  for (std::size_t i = 0; i < verdict.gpus.size(); ++i) {
+    const GpuVerdict& gpu = verdict.gpus[i];
+    out << "# gpu " << i << ": " << healthCode(gpu.health);
+    for (std::size_t k = 0; k < gpu.reasons.size(); ++k) {
+      out << (k == 0 ? " (" : "; ") << gpu.reasons[k];
+    }
+    out << (gpu.reasons.empty() ? "" : ")") << '\n';
+    if (i >= discovery.health.gpus.size()) {
+      continue;
+    }
+    const GpuSample& sample = discovery.health.gpus[i];
+    out << "#   pcie width " << value(sample.pcieWidth) << '/' << value(sample.pcieMaxWidth)
+        << " gen " << value(sample.pcieGen) << '/' << value(sample.pcieMaxGen)
+        << " clock-event-reasons " << value(sample.clockEventReasons)
+        << " ecc-uncorrected-volatile " << value(sample.eccUncorrectedVolatile) << '\n';
+    // Quiet links (active, every counter 0) in one line; the others one line each.
+    int quiet = 0;
+    bool listed = false;
+    for (std::size_t l = 0; l < sample.links.size(); ++l) {
+      const LinkSample& link = sample.links[l];
+      const auto zero = [](const std::optional<std::uint64_t>& v) { return !v || *v == 0; };
+      if (link.active && zero(link.replay) && zero(link.recovery) && zero(link.crcFlit) &&
+          zero(link.crcData)) {
+        ++quiet;
+        continue;
+      }
+      listed = true;
+      out << "#   nvlink " << l << ' ' << (link.active ? "active" : "inactive");
+      if (link.active) {
+        out << " to "
+            << (link.peerGpu >= 0 ? "gpu " + std::to_string(link.peerGpu)
+                : link.toSwitch   ? std::string("nvswitch")
+                                  : std::string("-"))
+            << " replay " << value(link.replay) << " recovery " << value(link.recovery)
+            << " crc-flit " << value(link.crcFlit) << " crc-data " << value(link.crcData);
+      }
+      out << '\n';
+    }
+    if (!sample.links.empty()) {
+      out << "#   nvlinks: " << quiet << (listed ? " more" : "")
+          << " active with every error counter at 0\n";
+    }
+  }
+}
+
 }  // namespace
 
 Result<Discovery> discoverNode(const SourceOptions& source, const Policy& policy,
@@ -119,7 +172,21 @@ int runDiscover(const AgentInvocation& invocation, std::ostream& out, std::ostre
   Policy policy = defaultPolicy();
   policy.labelPrefix = invocation.source.labelPrefix;
   int exitCode = kExitFailed;
-  auto discovery = discoverNode(invocation.source, policy, exitCode);
+  std::unique_ptr<NvmlHealthSource> health;
+  Result<Discovery> discovery = invalidArgument("no discovery");
+  if (invocation.source.healthReport) {
+    health =
+        std::make_unique<NvmlHealthSource>(invocation.source.nvmlLib, invocation.source.health);
+    discovery = health->discover();
+    if (discovery.ok() && invocation.source.used) {
+      if (auto status = applyUsedBits(*discovery, *invocation.source.used); !status.ok()) {
+        exitCode = kExitUsage;
+        discovery = status.error();
+      }
+    }
+  } else {
+    discovery = discoverNode(invocation.source, policy, exitCode);
+  }
   if (!discovery.ok()) {
     err << discovery.error().message << '\n';
     return exitCode;
@@ -139,6 +206,9 @@ int runDiscover(const AgentInvocation& invocation, std::ostream& out, std::ostre
   }
   for (const auto& [key, value] : *labels) {  // StringMap is sorted by key
     out << key << '=' << value << '\n';
+  }
+  if (health) {
+    writeHealthReport(*discovery, health->lastVerdict(), health->watchingXids(), out);
   }
   return kExitOk;
 }

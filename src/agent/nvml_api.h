@@ -48,6 +48,18 @@ struct nvmlGpuInstanceInfo_t {
   nvmlGpuInstancePlacement_t placement;
 };
 
+struct nvmlEventSet_st;
+using nvmlEventSet_t = nvmlEventSet_st*;
+
+// nvmlEventData_t: what nvmlEventSetWait_v2 fills.
+struct nvmlEventData_t {
+  nvmlDevice_t device;
+  unsigned long long eventType;
+  unsigned long long eventData;  // the XID for nvmlEventTypeXidCriticalError
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+};
+
 }  // extern "C"
 
 namespace gte::agent::nvml {
@@ -66,6 +78,8 @@ inline constexpr int kTopologyHostBridge = 30;
 inline constexpr int kTopologyNode = 40;
 inline constexpr int kTopologySystem = 50;
 
+inline constexpr nvmlReturn_t kErrorTimeout = 10;
+
 inline constexpr int kFeatureEnabled = 1;       // nvmlEnableState_t
 inline constexpr int kNvlinkDeviceTypeGpu = 0;  // nvmlIntNvLinkDeviceType_t
 inline constexpr int kNvlinkDeviceTypeSwitch = 2;
@@ -73,6 +87,21 @@ inline constexpr unsigned int kMaxNvlinks = 18;  // NVML_NVLINK_MAX_LINKS
 inline constexpr unsigned int kUuidBuffer = 96;
 inline constexpr unsigned int kNameBuffer = 96;
 inline constexpr unsigned int kMigModeEnabled = 1;
+
+// nvmlNvLinkErrorCounter_t
+inline constexpr unsigned int kNvlinkErrorReplay = 0;    // NVML_NVLINK_ERROR_DL_REPLAY
+inline constexpr unsigned int kNvlinkErrorRecovery = 1;  // NVML_NVLINK_ERROR_DL_RECOVERY
+inline constexpr unsigned int kNvlinkErrorCrcFlit = 2;   // NVML_NVLINK_ERROR_DL_CRC_FLIT
+inline constexpr unsigned int kNvlinkErrorCrcData = 3;   // NVML_NVLINK_ERROR_DL_CRC_DATA
+// nvmlMemoryErrorType_t / nvmlEccCounterType_t
+inline constexpr unsigned int kMemoryErrorUncorrected = 1;
+inline constexpr unsigned int kVolatileEcc = 0;
+// nvmlEventType bits
+inline constexpr unsigned long long kEventTypeXidCriticalError = 0x8ULL;
+// nvmlClocksEventReasons (same bits as the older ThrottleReasons)
+inline constexpr unsigned long long kClocksHwSlowdown = 0x8ULL;
+inline constexpr unsigned long long kClocksHwThermalSlowdown = 0x40ULL;
+inline constexpr unsigned long long kClocksHwPowerBrakeSlowdown = 0x80ULL;
 
 using InitFn = nvmlReturn_t (*)();
 using ShutdownFn = nvmlReturn_t (*)();
@@ -93,6 +122,14 @@ using InstancesFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlGpuInstance
 using InstanceInfoFn = nvmlReturn_t (*)(nvmlGpuInstance_t, nvmlGpuInstanceInfo_t*);
 using MigHandleFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, nvmlDevice_t*);
 using RetiredPendingFn = nvmlReturn_t (*)(nvmlDevice_t, int*);
+using NvlinkErrorCounterFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int,
+                                              unsigned long long*);
+using Uint64Fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*);
+using TotalEccFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int, unsigned int, unsigned long long*);
+using EventSetCreateFn = nvmlReturn_t (*)(nvmlEventSet_t*);
+using RegisterEventsFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long, nvmlEventSet_t);
+using EventSetWaitFn = nvmlReturn_t (*)(nvmlEventSet_t, nvmlEventData_t*, unsigned int);
+using EventSetFreeFn = nvmlReturn_t (*)(nvmlEventSet_t);
 using RemappedRowsFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*, unsigned int*,
                                         unsigned int*);
 

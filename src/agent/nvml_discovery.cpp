@@ -96,6 +96,11 @@ class NvmlDiscoverer {
     out_.placements.assign(count, {});
     handles_.assign(count, nullptr);
     pci_.assign(count, nvmlPciInfo_t{});
+    out_.healthReasons.assign(count, {});
+    if (options_.sampleHealth) {
+      out_.health.present = true;
+      out_.health.gpus.assign(count, GpuSample{});
+    }
     for (unsigned int i = 0; i < count; ++i) {
       if (auto status = readGpu(i); !status.ok()) {
         return status.error();
@@ -113,10 +118,18 @@ class NvmlDiscoverer {
     return Error{ErrorCode::kUnavailable, nvml_.describe(call, rc)};
   }
 
+  void unhealthy(unsigned int gpu, const char* reason) {
+    out_.topology.health[gpu] = GpuHealth::kUnhealthy;
+    auto& reasons = out_.healthReasons[gpu];
+    if (std::find(reasons.begin(), reasons.end(), reason) == reasons.end()) {
+      reasons.emplace_back(reason);
+    }
+  }
+
   // A lost GPU is a fact to publish (unhealthy), not a reason to publish nothing.
   bool lost(unsigned int gpu, nvmlReturn_t rc) {
     if (rc == nvml::kErrorGpuIsLost) {
-      out_.topology.health[gpu] = GpuHealth::kUnhealthy;
+      unhealthy(gpu, "NVML: GPU is lost");
       return true;
     }
     return false;
@@ -146,6 +159,9 @@ class NvmlDiscoverer {
     out_.busIds[i] = pci_[i].busId;
     out_.topology.numa[i] = numaOf(i);
     readHealth(i);
+    if (options_.sampleHealth) {
+      sampleGpu(i);
+    }
     return readMig(i);
   }
 
@@ -162,17 +178,60 @@ class NvmlDiscoverer {
     if (fn_.remappedRows != nullptr) {
       unsigned int corrected = 0, uncorrected = 0, pending = 0, failed = 0;
       const auto rc = fn_.remappedRows(handles_[i], &corrected, &uncorrected, &pending, &failed);
-      if (lost(i, rc) || (rc == nvml::kSuccess && (pending != 0 || failed != 0))) {
-        out_.topology.health[i] = GpuHealth::kUnhealthy;
+      if (!lost(i, rc) && rc == nvml::kSuccess && (pending != 0 || failed != 0)) {
+        unhealthy(i, failed != 0 ? "row remapping failed" : "row remapping pending (reset needed)");
       }
     }
     if (fn_.retiredPagesPending != nullptr) {
       int pending = 0;
       const auto rc = fn_.retiredPagesPending(handles_[i], &pending);
-      if (lost(i, rc) || (rc == nvml::kSuccess && pending == nvml::kFeatureEnabled)) {
-        out_.topology.health[i] = GpuHealth::kUnhealthy;
+      if (!lost(i, rc) && rc == nvml::kSuccess && pending == nvml::kFeatureEnabled) {
+        unhealthy(i, "page retirement pending (reset needed)");
       }
     }
+  }
+
+  // Optional signals: a call the driver lacks or refuses leaves the value absent.
+  void sampleGpu(unsigned int i) {
+    GpuSample& sample = out_.health.gpus[i];
+    const auto device = handles_[i];
+    const auto uintValue = [device](nvml::UintFn fn) -> std::optional<unsigned int> {
+      unsigned int value = 0;
+      if (fn != nullptr && fn(device, &value) == nvml::kSuccess) {
+        return value;
+      }
+      return std::nullopt;
+    };
+    sample.pcieWidth = uintValue(fn_.pcieWidth);
+    sample.pcieMaxWidth = uintValue(fn_.pcieMaxWidth);
+    sample.pcieGen = uintValue(fn_.pcieGen);
+    sample.pcieMaxGen = uintValue(fn_.pcieMaxGen);
+    unsigned long long value = 0;
+    if (fn_.clockEventReasons != nullptr &&
+        fn_.clockEventReasons(device, &value) == nvml::kSuccess) {
+      sample.clockEventReasons = value;
+    }
+    if (fn_.totalEccErrors != nullptr &&
+        fn_.totalEccErrors(device, nvml::kMemoryErrorUncorrected, nvml::kVolatileEcc, &value) ==
+            nvml::kSuccess) {
+      sample.eccUncorrectedVolatile = value;
+    }
+  }
+
+  void sampleCounters(nvmlDevice_t device, unsigned int link, LinkSample& sample) {
+    if (fn_.nvlinkErrorCounter == nullptr) {
+      return;
+    }
+    const auto read = [&](unsigned int counter, std::optional<std::uint64_t>& out) {
+      unsigned long long value = 0;
+      if (fn_.nvlinkErrorCounter(device, link, counter, &value) == nvml::kSuccess) {
+        out = value;
+      }
+    };
+    read(nvml::kNvlinkErrorReplay, sample.replay);
+    read(nvml::kNvlinkErrorRecovery, sample.recovery);
+    read(nvml::kNvlinkErrorCrcFlit, sample.crcFlit);
+    read(nvml::kNvlinkErrorCrcData, sample.crcData);
   }
 
   Status readMig(unsigned int i) {
@@ -335,16 +394,36 @@ class NvmlDiscoverer {
     return Ok{};
   }
 
+  // The health sample of link `link` of GPU `i`, or `ignored` when the pass samples no health.
+  LinkSample& sampleOf(int i, unsigned int link, LinkSample& ignored) {
+    if (!options_.sampleHealth) {
+      return ignored;
+    }
+    auto& samples = out_.health.gpus[static_cast<std::size_t>(i)].links;
+    if (samples.size() <= link) {
+      samples.resize(link + 1);
+    }
+    return samples[link];
+  }
+
   void readGpuLinks(int i, Links& links) {
     const auto device = handles_[static_cast<std::size_t>(i)];
     if (device == nullptr) {
       return;
     }
+    LinkSample ignored;
     for (unsigned int link = 0; link < nvml::kMaxNvlinks; ++link) {
       int state = 0;
-      if (fn_.nvlinkState(device, link, &state) != nvml::kSuccess ||
-          state != nvml::kFeatureEnabled) {
-        continue;  // past the GPU's link count, or down
+      if (fn_.nvlinkState(device, link, &state) != nvml::kSuccess) {
+        continue;  // past the GPU's link count
+      }
+      LinkSample& sample = sampleOf(i, link, ignored);
+      if (state != nvml::kFeatureEnabled) {
+        continue;  // down
+      }
+      sample.active = true;
+      if (options_.sampleHealth) {
+        sampleCounters(device, link, sample);
       }
       nvmlPciInfo_t remote{};
       if (fn_.nvlinkRemotePci(device, link, &remote) != nvml::kSuccess) {
@@ -356,11 +435,13 @@ class NvmlDiscoverer {
       const auto peer = gpuAt(keyOf(remote));
       if (peer && (!typed || type == nvml::kNvlinkDeviceTypeGpu)) {
         ++links.direct[static_cast<std::size_t>(i)][static_cast<std::size_t>(*peer)];
+        sample.peerGpu = *peer;
       } else if (!peer && (!typed || type == nvml::kNvlinkDeviceTypeSwitch)) {
         // Untyped remotes that are not a GPU are switches: the only other NVLink peer, an IBM
         // NPU, exists only on POWER hosts and reports its type.
         ++links.switchLinks[static_cast<std::size_t>(i)];
         links.switches.insert(keyOf(remote));
+        sample.toSwitch = true;
       }
     }
   }

@@ -8,7 +8,10 @@
 // Health (one character per GPU): unhealthy when NVML reports the GPU lost, when row remapping
 // failed or is pending (A100 and later: uncorrectable memory errors, reset needed), or when page
 // retirement is pending (earlier GPUs: reset needed). Checks a GPU does not support are skipped.
-// XID events are not watched: they need a long-lived event set per GPU.
+// With `sampleHealth` the pass also reads the health signals of docs/agent.md (Health) into
+// Discovery::health: per link state, remote and error counters, PCIe width and generation, clock
+// event reasons, volatile uncorrectable ECC. XID events need a long-lived event set
+// (nvml_health.h) and are added there.
 #include <string>
 
 #include "agent/discovery.h"
@@ -19,6 +22,7 @@ namespace gte::agent {
 
 struct NvmlDiscoveryOptions {
   std::string sysfsRoot = "/sys";  // NUMA fallback: <root>/bus/pci/devices/<bdf>/numa_node
+  bool sampleHealth = false;
 };
 
 Result<Discovery> discoverWithNvml(const NvmlLibrary& nvml, const NvmlDiscoveryOptions& options);

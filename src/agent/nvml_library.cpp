@@ -45,6 +45,20 @@ Result<std::unique_ptr<NvmlLibrary>> NvmlLibrary::open(const std::string& path) 
   bind(handle, "nvmlDeviceGetGpuInstanceId", fn.gpuInstanceId);
   bind(handle, "nvmlDeviceGetRetiredPagesPendingStatus", fn.retiredPagesPending);
   bind(handle, "nvmlDeviceGetRemappedRows", fn.remappedRows);
+  bind(handle, "nvmlDeviceGetNvLinkErrorCounter", fn.nvlinkErrorCounter);
+  bind(handle, "nvmlDeviceGetCurrPcieLinkWidth", fn.pcieWidth);
+  bind(handle, "nvmlDeviceGetMaxPcieLinkWidth", fn.pcieMaxWidth);
+  bind(handle, "nvmlDeviceGetCurrPcieLinkGeneration", fn.pcieGen);
+  bind(handle, "nvmlDeviceGetMaxPcieLinkGeneration", fn.pcieMaxGen);
+  bind(handle, "nvmlDeviceGetCurrentClocksEventReasons", fn.clockEventReasons);
+  if (fn.clockEventReasons == nullptr) {  // drivers before the rename
+    bind(handle, "nvmlDeviceGetCurrentClocksThrottleReasons", fn.clockEventReasons);
+  }
+  bind(handle, "nvmlDeviceGetTotalEccErrors", fn.totalEccErrors);
+  bind(handle, "nvmlEventSetCreate", fn.eventSetCreate);
+  bind(handle, "nvmlDeviceRegisterEvents", fn.registerEvents);
+  bind(handle, "nvmlEventSetWait_v2", fn.eventSetWait);
+  bind(handle, "nvmlEventSetFree", fn.eventSetFree);
   const std::pair<const char*, const void*> required[] = {
       {"nvmlInit_v2", reinterpret_cast<const void*>(fn.init)},
       {"nvmlShutdown", reinterpret_cast<const void*>(fn.shutdown)},

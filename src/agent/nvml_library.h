@@ -37,6 +37,19 @@ struct NvmlFunctions {
   nvml::UintFn gpuInstanceId = nullptr;             // nvmlDeviceGetGpuInstanceId
   nvml::RetiredPendingFn retiredPagesPending = nullptr;  // nvmlDeviceGetRetiredPagesPendingStatus
   nvml::RemappedRowsFn remappedRows = nullptr;           // nvmlDeviceGetRemappedRows
+  // Health signals (docs/agent.md, Health): sampled each pass when present.
+  nvml::NvlinkErrorCounterFn nvlinkErrorCounter = nullptr;  // nvmlDeviceGetNvLinkErrorCounter
+  nvml::UintFn pcieWidth = nullptr;                         // nvmlDeviceGetCurrPcieLinkWidth
+  nvml::UintFn pcieMaxWidth = nullptr;                      // nvmlDeviceGetMaxPcieLinkWidth
+  nvml::UintFn pcieGen = nullptr;                           // nvmlDeviceGetCurrPcieLinkGeneration
+  nvml::UintFn pcieMaxGen = nullptr;                        // nvmlDeviceGetMaxPcieLinkGeneration
+  // nvmlDeviceGetCurrentClocksEventReasons, else nvmlDeviceGetCurrentClocksThrottleReasons.
+  nvml::Uint64Fn clockEventReasons = nullptr;
+  nvml::TotalEccFn totalEccErrors = nullptr;        // nvmlDeviceGetTotalEccErrors
+  nvml::EventSetCreateFn eventSetCreate = nullptr;  // nvmlEventSetCreate
+  nvml::RegisterEventsFn registerEvents = nullptr;  // nvmlDeviceRegisterEvents
+  nvml::EventSetWaitFn eventSetWait = nullptr;      // nvmlEventSetWait_v2
+  nvml::EventSetFreeFn eventSetFree = nullptr;      // nvmlEventSetFree
 };
 
 // Owns the dlopen handle and one nvmlInit_v2 / nvmlShutdown pair.

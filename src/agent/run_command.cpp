@@ -13,7 +13,9 @@
 #include "agent/agent_loop.h"
 #include "agent/discover_command.h"
 #include "agent/node_publisher.h"
+#include "agent/nvml_health.h"
 #include "agent/pod_resources_client.h"
+#include "agent/usage.h"
 #include "kube/api_client.h"
 #include "kube/in_cluster_config.h"
 #include "kube/kubeconfig_file.h"
@@ -99,6 +101,28 @@ int cleanup(NodePublisher& publisher, CompanionPublisher* companion, const std::
   return kExitOk;
 }
 
+// One log line per GPU whose health changed since the last pass, with its reasons.
+void logHealthChanges(const HealthVerdict& verdict, std::string& last) {
+  std::string now;
+  for (const GpuVerdict& gpu : verdict.gpus) {
+    now += healthCode(gpu.health);
+  }
+  for (std::size_t i = 0; i < verdict.gpus.size(); ++i) {
+    // The first pass logs only the GPUs that are not healthy.
+    if (i < last.size() ? last[i] == now[i] : now[i] == '1') {
+      continue;
+    }
+    std::string reasons;
+    for (const std::string& reason : verdict.gpus[i].reasons) {
+      reasons += (reasons.empty() ? "" : "; ") + reason;
+    }
+    log::info(
+        "GPU health",
+        {{"gpu", std::to_string(i)}, {"health", std::string(1, now[i])}, {"reasons", reasons}});
+  }
+  last = now;
+}
+
 }  // namespace
 
 int runDaemon(const AgentInvocation& invocation) {
@@ -154,6 +178,26 @@ int runDaemon(const AgentInvocation& invocation) {
     int exitCode = kExitFailed;
     return discoverNode(source, policy, exitCode);
   };
+  // NVML: one session across passes, with the health signals (docs/agent.md, Health).
+  std::unique_ptr<NvmlHealthSource> health;
+  std::string lastHealth;
+  if (source.nvml) {
+    health = std::make_unique<NvmlHealthSource>(source.nvmlLib, source.health);
+    discover = [&health, &metrics, &lastHealth, source]() -> Result<Discovery> {
+      auto discovery = health->discover();
+      metrics.setHealthMetrics(health->renderMetrics());
+      if (!discovery.ok()) {
+        return discovery;
+      }
+      logHealthChanges(health->lastVerdict(), lastHealth);
+      if (source.used) {
+        if (auto status = applyUsedBits(*discovery, *source.used); !status.ok()) {
+          return status.error();
+        }
+      }
+      return discovery;
+    };
+  }
   // Usage from the kubelet unless --used gives it (tests, dry runs).
   AgentLoop::UsageFn usage;
   if (!source.used) {

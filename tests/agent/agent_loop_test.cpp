@@ -20,6 +20,7 @@ using namespace std::chrono_literals;
 // A tiny API server: one Node whose labels PATCH merges into.
 struct FakeNodeServer {
   StringMap labels = {{"kubernetes.io/hostname", "n1"}};
+  StringMap annotations;  // the operator's (cordons); PATCH never touches them
   bool down = false;
   testing::FakeTransport transport;
 
@@ -37,6 +38,13 @@ struct FakeNodeServer {
       std::string body = R"({"metadata":{"name":"n1","labels":{)";
       bool first = true;
       for (const auto& [k, v] : labels) {
+        if (!first) body.append(",");
+        body.append("\"").append(k).append("\":\"").append(v).append("\"");
+        first = false;
+      }
+      body.append("},\"annotations\":{");
+      first = true;
+      for (const auto& [k, v] : annotations) {
         if (!first) body.append(",");
         body.append("\"").append(k).append("\":\"").append(v).append("\"");
         first = false;
@@ -197,6 +205,29 @@ TEST_CASE("cleanup removes the prefix's labels only", "[agent][loop]") {
   auto again = h.publisher.cleanup();
   REQUIRE(again.ok());
   CHECK_FALSE(*again);
+}
+
+TEST_CASE("cordon annotations are merged into health and nvlh; malformed ones counted",
+          "[agent][loop][cordon]") {
+  Harness h;
+  h.loop.pass(kT0);
+  CHECK(h.server.labels.at("gputopo.dev/health") == "11");
+  CHECK(h.server.labels.count("gputopo.dev/nvlh") == 0);
+  h.server.annotations = {{"gputopo.dev/cordoned-gpus", "1,7,x"},
+                          {"gputopo.dev/cordoned-links", "0-1"}};
+  const PassOutcome out = h.loop.pass(kT0 + 30s);
+  CHECK(out.wrote);
+  CHECK(h.server.labels.at("gputopo.dev/health") == "1c");
+  CHECK(h.server.labels.at("gputopo.dev/nvlh") == "c");
+  CHECK(h.server.annotations.size() == 2);  // never written by the agent
+  CHECK(h.metrics.cordonErrors() == 2);     // '7' (2 GPUs) and 'x'
+  CHECK_THAT(h.metrics.render(), ContainsSubstring("gte_agent_cordon_annotation_errors_total 2\n"));
+  h.loop.pass(kT0 + 60s);
+  CHECK(h.metrics.cordonErrors() == 2);  // the same entries: counted once
+  h.server.annotations.clear();
+  h.loop.pass(kT0 + 90s);
+  CHECK(h.server.labels.at("gputopo.dev/health") == "11");
+  CHECK(h.server.labels.count("gputopo.dev/nvlh") == 0);
 }
 
 TEST_CASE("dry run prints changed labels instead of writing", "[agent][loop]") {

@@ -100,5 +100,35 @@ TEST_CASE("help, version and unknown commands", "[agent][options]") {
   CHECK_THAT(parse({"serve"}).error().message, ContainsSubstring("unknown command 'serve'"));
 }
 
+TEST_CASE("health flags: thresholds, window, defaults and errors", "[agent][options][health]") {
+  auto defaults = parse({"run", "--node", "n1", "--dry-run"});
+  REQUIRE(defaults.ok());
+  CHECK(defaults->source.health.recoveryPerHour == 2);
+  CHECK(defaults->source.health.replayPerHour == 100);
+  CHECK(defaults->source.health.window == 3600s);
+  auto set = parse({"run", "--node", "n1", "--dry-run", "--nvlink-recovery-per-hour", "0.5",
+                    "--nvlink-replay-per-hour=0", "--health-window", "30m"});
+  REQUIRE(set.ok());
+  CHECK(set->source.health.recoveryPerHour == 0.5);
+  CHECK(set->source.health.replayPerHour == 0);
+  CHECK(set->source.health.window == 1800s);
+  auto discover = parse({"discover", "--health", "--health-window", "2h"});
+  REQUIRE(discover.ok());
+  CHECK(discover->source.healthReport);
+  CHECK(discover->source.health.window == 7200s);
+  CHECK_THAT(
+      parse({"run", "--node", "n1", "--dry-run", "--nvlink-replay-per-hour", "-1"}).error().message,
+      ContainsSubstring("--nvlink-replay-per-hour: not a non-negative number"));
+  CHECK_THAT(parse({"run", "--node", "n1", "--dry-run", "--nvlink-recovery-per-hour", "x"})
+                 .error()
+                 .message,
+             ContainsSubstring("--nvlink-recovery-per-hour"));
+  CHECK_THAT(
+      parse({"run", "--node", "n1", "--dry-run", "--health-window", "500ms"}).error().message,
+      ContainsSubstring("at least 1s"));
+  CHECK_THAT(parse({"discover", "--health", "--topo-file", "a"}).error().message,
+             ContainsSubstring("--health needs NVML"));
+}
+
 }  // namespace
 }  // namespace gte::agent

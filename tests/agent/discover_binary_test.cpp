@@ -4,6 +4,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -153,6 +154,31 @@ TEST_CASE("discover -o node prints a Node with the labels and the advertised dev
             .exitCode == 64);
   CHECK(runAgent("", "discover --topo-file " + kTopologies + "g6e-l40sx4-node.topo -o yaml")
             .exitCode == 64);
+}
+
+TEST_CASE("discover --health prints each GPU's health, reasons and unusual links",
+          "[agent][binary][health]") {
+  const std::string control = "/tmp/gte-discover-health-" + std::to_string(::getpid());
+  std::FILE* file = std::fopen(control.c_str(), "w");
+  REQUIRE(file != nullptr);
+  std::fputs("recovery 2 0 5\nwidth 6 8 16\nlinkdown 5 17\n", file);
+  std::fclose(file);
+  const Outcome out = runAgent("GTE_FAKE_NVML_MACHINE=hgx-h100 GTE_FAKE_NVML_HEALTH=" + control +
+                                   " LD_LIBRARY_PATH=" + GTE_FAKE_NVML_DIR,
+                               "discover --health --gen 7");
+  std::remove(control.c_str());
+  CHECK(out.exitCode == 0);
+  CHECK_THAT(out.output, ContainsSubstring("gputopo.dev/health=11101dd1\n"));
+  CHECK_THAT(out.output, ContainsSubstring("gputopo.dev/nvlh=1111011111011110111011011001\n"));
+  CHECK_THAT(out.output, ContainsSubstring("# gpu 3: 0 (row remapping failed)\n"));
+  CHECK_THAT(out.output, ContainsSubstring("# gpu 5: d (17 of 18 NVSwitch links active)\n"));
+  CHECK_THAT(out.output, ContainsSubstring("# gpu 6: d (pcie width x8 of x16)\n"));
+  CHECK_THAT(out.output, ContainsSubstring("#   nvlink 0 active to nvswitch replay 0 recovery 5 "
+                                           "crc-flit 0 crc-data 0\n"));
+  CHECK_THAT(out.output, ContainsSubstring("#   nvlink 17 inactive\n"));
+  const Outcome text =
+      runAgent("", "discover --health --topo-file " + kTopologies + "g6e-l40sx4-node.topo");
+  CHECK(text.exitCode == 64);
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 # extender binary (--cluster-file) with a stand-in kubectl (fake-kubectl.sh) that forwards its
 # port-forward, get --raw and create --raw calls to that extender. Checks both ways of reaching it
 # (--via port-forward, --via proxy), each command's table and JSON, the bodies it builds (pod
-# flags, CSV, policy file), the errors it passes on, and its flag errors. The real kubectl and API
+# flags, CSV, policy file), the errors it passes on, and its flag errors; and the cordon commands'
+# annotation edits against a stand-in kubectl that holds one Node's annotations. The real kubectl and API
 # server are exercised by the e2e test (tests/e2e, TestKubectlPlugin).
 # Usage: check-kubectl-plugin.sh PATH/TO/gpu-topology-extender
 source "$(dirname "$0")/ops_lib.sh"
@@ -151,4 +152,92 @@ status=0
 plugin --url ftp://x nodes 2>/dev/null || status=$?
 [[ $status == 2 ]] || fail "--url ftp://x: want exit 2, got $status"
 
-echo "kubectl plugin: nodes, explain and whatif through port-forward and the service proxy"
+# Cordon commands: a stand-in kubectl holding one Node's annotations (node n1; first line of
+# $NODE_STATE the resourceVersion, then KEY=VALUE lines) answers the plugin's get and annotate.
+cat >"$work/node-kubectl.sh" <<'EOF'
+#!/bin/sh
+set -eu
+printf '%s\n' "$*" >>"$NODE_KUBECTL_LOG"
+[ "$1" != --context ] || shift 2
+case $1 in
+  get)  # get node NAME -o jsonpath={.metadata.resourceVersion} {.metadata.annotations.KEY}
+    [ "$3" = n1 ] || { echo "Error from server (NotFound): nodes \"$3\" not found" >&2; exit 1; }
+    key=$(printf '%s' "$5" | sed -e 's/.*annotations\.//' -e 's/}$//' -e 's/\\\././g')
+    value=$(sed -n '2,$p' "$NODE_STATE" | awk -v k="$key" 'index($0, k "=") == 1 { print substr($0, length(k) + 2) }')
+    printf '%s %s' "$(head -n 1 "$NODE_STATE")" "$value"
+    ;;
+  annotate)  # annotate --overwrite --resource-version V node NAME KEY=VALUE|KEY-
+    if [ "$(cat "$NODE_CONFLICTS")" -gt 0 ]; then
+      echo $(($(cat "$NODE_CONFLICTS") - 1)) >"$NODE_CONFLICTS"
+      echo 'error: Operation cannot be fulfilled on nodes "n1": the object has been modified; please apply your changes to the latest version and try again' >&2
+      exit 1
+    fi
+    [ "$4" = "$(head -n 1 "$NODE_STATE")" ] || { echo "stale resourceVersion $4" >&2; exit 1; }
+    arg=$7
+    case $arg in *=*) key=${arg%%=*} ;; *) key=${arg%-} ;; esac
+    { echo $(($4 + 1)); sed -n '2,$p' "$NODE_STATE" | awk -v k="$key" 'index($0, k "=") != 1'
+      case $arg in *=*) printf '%s\n' "$arg" ;; esac; } >"$NODE_STATE.new"
+    mv "$NODE_STATE.new" "$NODE_STATE"
+    ;;
+  *) echo "node-kubectl: unexpected call: $*" >&2; exit 1 ;;
+esac
+EOF
+chmod +x "$work/node-kubectl.sh"
+export NODE_STATE="$work/node-state" NODE_KUBECTL_LOG="$work/node-kubectl.log" NODE_CONFLICTS="$work/conflicts"
+echo 0 >"$NODE_CONFLICTS"
+printf '1\nother/key=kept\n' >"$NODE_STATE"
+cordon() { KUBECTL="$work/node-kubectl.sh" plugin "$@"; }
+annotation() { sed -n '2,$p' "$NODE_STATE" | awk -v k="$1" 'index($0, k "=") == 1 { print substr($0, length(k) + 2) }'; }
+gpus=gputopo.dev/cordoned-gpus links=gputopo.dev/cordoned-links
+
+out=$(cordon cordon-gpu n1 3) || fail "cordon-gpu failed"
+expect "cordon-gpu output" "node/n1: $gpus=3" "$out"
+cordon cordon-gpu n1 5 >/dev/null
+expect "cordon-gpu keeps the others" "3,5" "$(annotation $gpus)"
+: >"$NODE_KUBECTL_LOG"
+out=$(cordon cordon-gpu n1 05)
+expect "cordon-gpu of a cordoned GPU" "node/n1: $gpus already 3,5 (holds 5)" "$out"
+grep -q '^annotate' "$NODE_KUBECTL_LOG" && fail "an unchanged annotation was written"
+expect "other annotations untouched" "kept" "$(annotation other/key)"
+# Entries it does not understand are kept: the agent reports them.
+printf '7\n%s=7, x ,3\n' "$gpus" >"$NODE_STATE"
+cordon uncordon-gpu n1 3 >/dev/null
+expect "uncordon-gpu keeps the others" "7,x" "$(annotation $gpus)"
+cordon uncordon-gpu n1 x >/dev/null 2>&1 && fail "uncordon-gpu took a malformed GPU"
+cordon --label-prefix gputopo.dev/ uncordon-gpu n1 7 >/dev/null
+expect "uncordon keeps what it does not understand" "x" "$(annotation $gpus)"
+: >"$NODE_KUBECTL_LOG"
+printf '9\n%s=3\n' "$gpus" >"$NODE_STATE"
+cordon uncordon-gpu n1 3 >/dev/null
+grep -q "annotate --overwrite --resource-version 9 node n1 $gpus-\$" "$NODE_KUBECTL_LOG" ||
+  fail "the last entry removed must remove the annotation: $(cat "$NODE_KUBECTL_LOG")"
+[[ -z $(annotation $gpus) ]] || fail "annotation left: $(cat "$NODE_STATE")"
+# Links: I-J in one spelling (I < J).
+cordon cordon-link n1 1-0 >/dev/null
+cordon cordon-link n1 2-3 >/dev/null
+cordon cordon-link n1 0-1 >/dev/null
+expect "cordon-link" "0-1,2-3" "$(annotation $links)"
+cordon uncordon-link n1 3-2 >/dev/null
+expect "uncordon-link" "0-1" "$(annotation $links)"
+# Another prefix, and a concurrent edit (kubectl refuses the stale resourceVersion: tried again).
+echo 1 >"$NODE_CONFLICTS"
+: >"$NODE_KUBECTL_LOG"
+GTE_LABEL_PREFIX=example.com/ cordon cordon-gpu n1 2 >/dev/null || fail "cordon after a conflict"
+expect "prefix" "2" "$(annotation example.com/cordoned-gpus)"
+expect "retried once" 2 "$(grep -c '^annotate' "$NODE_KUBECTL_LOG")"
+grep -q 'jsonpath={.metadata.resourceVersion} {.metadata.annotations.example\\.com/cordoned-gpus}' \
+  "$NODE_KUBECTL_LOG" || fail "jsonpath key not escaped: $(cat "$NODE_KUBECTL_LOG")"
+# Errors: bad arguments exit 2, kubectl failing exits 1.
+for args in "cordon-gpu n1 x" "cordon-gpu n1 -1" "cordon-gpu n1" "cordon-link n1 3" "cordon-link n1 3-3" \
+  "uncordon-link n1 a-b" "cordon-link n1 1-2 extra"; do
+  status=0
+  # shellcheck disable=SC2086
+  cordon $args 2>/dev/null || status=$?
+  expect "$args exit status" 2 "$status"
+done
+status=0
+err=$(cordon cordon-gpu nope 1 2>&1) || status=$?
+expect "unknown node exit status" 1 "$status"
+[[ $err == *"reading node nope"*NotFound* ]] || fail "unknown node: $err"
+
+echo "kubectl plugin: nodes, explain and whatif through port-forward and the service proxy; cordon edits"

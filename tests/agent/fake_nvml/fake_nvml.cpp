@@ -10,6 +10,17 @@
 //                the GPU instances of the labels-v1 spec's worked example
 // Facts: the NVLink pairs of the DGX-1V capture, the PCIe levels of go-gpuallocator's DGX-1V
 // fixture, the NUMA nodes of the HGX captures, the A100/H100 MIG placement table.
+//
+// Health signals a test drives: GTE_FAKE_NVML_HEALTH names a control file, read again at every
+// nvmlDeviceGetCount_v2 (the start of each agent pass), one fact per line ('#' comments):
+//   replay|recovery|crcflit|crcdata <gpu> <link> <count>   NVLink error counter (default 0)
+//   linkdown <gpu> <link>                                  the link is inactive
+//   width <gpu> <current> <max>                            PCIe link width (default 16 16)
+//   gen <gpu> <current> <max>                              PCIe generation (default 4 4)
+//   clocks <gpu> <bits>                                    clock event reasons (default 0)
+//   ecc <gpu> <count>                                      volatile uncorrectable ECC (default 0)
+//   xid <gpu> <code>                                       an XID event, delivered once, in order
+// gteFakeNvmlCalls() counts the NVML calls made since nvmlInit_v2 (tests dlsym it).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -92,6 +103,65 @@ struct Machine {
 
 Machine g_machine;
 bool g_initialized = false;
+unsigned long long g_calls = 0;
+
+constexpr unsigned int kLinks = 18;
+struct GpuHealthFacts {
+  unsigned long long counters[kLinks][4] = {};
+  bool linkDown[kLinks] = {};
+  unsigned int width = 16, maxWidth = 16, gen = 4, maxGen = 4;
+  unsigned long long clocks = 0, ecc = 0;
+};
+struct Xid {
+  int gpu;
+  unsigned long long code;
+};
+std::vector<GpuHealthFacts> g_health;
+std::vector<Xid> g_xids;          // every xid line of the control file, in order
+std::size_t g_xidsDelivered = 0;  // events already handed out
+std::vector<bool> g_registered;   // per GPU: registered for XID events
+int g_eventSet = 0;               // the one event set's address is its handle
+
+void readHealthFile() {
+  g_health.assign(g_machine.gpus.size(), GpuHealthFacts{});
+  g_xids.clear();
+  const char* path = std::getenv("GTE_FAKE_NVML_HEALTH");
+  if (path == nullptr || *path == 0) {
+    return;
+  }
+  FILE* in = std::fopen(path, "r");
+  if (in == nullptr) {
+    return;
+  }
+  char line[256];
+  while (std::fgets(line, sizeof line, in) != nullptr) {
+    char word[32] = {};
+    unsigned long long a = 0, b = 0, c = 0;
+    const int n = std::sscanf(line, "%31s %llu %llu %llu", word, &a, &b, &c);
+    if (n < 2 || word[0] == '#' || a >= g_health.size()) {
+      continue;
+    }
+    GpuHealthFacts& gpu = g_health[a];
+    const std::string w = word;
+    const char* counters[] = {"replay", "recovery", "crcflit", "crcdata"};
+    for (int k = 0; k < 4; ++k) {
+      if (w == counters[k] && n == 4 && b < kLinks) gpu.counters[b][k] = c;
+    }
+    if (w == "linkdown" && n >= 3 && b < kLinks) gpu.linkDown[b] = true;
+    if (w == "width" && n == 4) {
+      gpu.width = static_cast<unsigned int>(b);
+      gpu.maxWidth = static_cast<unsigned int>(c);
+    }
+    if (w == "gen" && n == 4) {
+      gpu.gen = static_cast<unsigned int>(b);
+      gpu.maxGen = static_cast<unsigned int>(c);
+    }
+    if (w == "clocks" && n >= 3) gpu.clocks = b;
+    if (w == "ecc" && n >= 3) gpu.ecc = b;
+    if (w == "xid" && n >= 3) g_xids.push_back(Xid{static_cast<int>(a), b});
+  }
+  std::fclose(in);
+}
 
 void addLinks(Machine& m, int a, int b, int count) {
   for (int k = 0; k < count; ++k) {
@@ -221,6 +291,7 @@ const Profile* profileById(unsigned int id) {
 extern "C" {
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlInit_v2() {
+  ++g_calls;
   const char* which = std::getenv("GTE_FAKE_NVML_MACHINE");
   const std::string name = which ? which : "";
   if (name == "dgx1v") {
@@ -233,15 +304,21 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlInit_v2() {
     return 9;  // NVML_ERROR_DRIVER_NOT_LOADED
   }
   g_initialized = true;
+  g_calls = 1;
+  g_xidsDelivered = 0;
+  g_registered.assign(g_machine.gpus.size(), false);
+  readHealthFile();
   return kOk;
 }
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlShutdown() {
+  ++g_calls;
   g_initialized = false;
   return kOk;
 }
 
 __attribute__((visibility("default"))) const char* nvmlErrorString(nvmlReturn_t rc) {
+  ++g_calls;
   switch (rc) {
     case kOk:
       return "Success";
@@ -261,13 +338,16 @@ __attribute__((visibility("default"))) const char* nvmlErrorString(nvmlReturn_t 
 }
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* count) {
+  ++g_calls;
   if (!g_initialized) return kUninitialized;
+  readHealthFile();
   *count = static_cast<unsigned int>(g_machine.gpus.size());
   return kOk;
 }
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(
     unsigned int index, nvmlDevice_t* device) {
+  ++g_calls;
   if (!g_initialized) return kUninitialized;
   if (index >= g_machine.gpus.size()) return kInvalid;
   *device = reinterpret_cast<nvmlDevice_t>(&g_machine.gpus[index].handle);
@@ -277,6 +357,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetHandleByIndex_v
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device,
                                                                       char* out,
                                                                       unsigned int length) {
+  ++g_calls;
   auto* handle = reinterpret_cast<Handle*>(device);
   if (!g_initialized || handle == nullptr) return kInvalid;
   const Gpu& gpu = g_machine.gpus[static_cast<std::size_t>(handle->gpu)];
@@ -290,6 +371,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device,
                                                                       char* out,
                                                                       unsigned int length) {
+  ++g_calls;
   const Gpu* gpu = gpuOf(device);
   if (gpu == nullptr) return kInvalid;
   return copyString(gpu->name, out, length);
@@ -297,6 +379,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetName(nvmlDevice
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device,
                                                                             nvmlPciInfo_t* pci) {
+  ++g_calls;
   const Gpu* gpu = gpuOf(device);
   if (gpu == nullptr) return kInvalid;
   fillPci(pci, gpu->bus);
@@ -305,6 +388,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvml
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device,
                                                                             unsigned int* node) {
+  ++g_calls;
   const Gpu* gpu = gpuOf(device);
   if (gpu == nullptr) return kInvalid;
   if (!g_machine.numaCall || gpu->numa < 0) return kNotSupported;
@@ -314,6 +398,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetNumaNodeId(nvml
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(
     nvmlDevice_t a, nvmlDevice_t b, int* level) {
+  ++g_calls;
   const Gpu* x = gpuOf(a);
   const Gpu* y = gpuOf(b);
   if (x == nullptr || y == nullptr) return kInvalid;
@@ -324,15 +409,17 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetTopologyCommonA
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device,
                                                                              unsigned int link,
                                                                              int* active) {
+  ++g_calls;
   const Gpu* gpu = gpuOf(device);
   if (gpu == nullptr) return kInvalid;
   if (link >= gpu->links.size()) return kNotSupported;
-  *active = 1;
+  *active = g_health[static_cast<std::size_t>(gpu->handle.gpu)].linkDown[link] ? 0 : 1;
   return kOk;
 }
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(
     nvmlDevice_t device, unsigned int link, nvmlPciInfo_t* pci) {
+  ++g_calls;
   const Gpu* gpu = gpuOf(device);
   if (gpu == nullptr) return kInvalid;
   if (link >= gpu->links.size()) return kNotSupported;
@@ -344,6 +431,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetNvLinkRemotePci
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(
     nvmlDevice_t device, unsigned int link, int* type) {
+  ++g_calls;
   const Gpu* gpu = gpuOf(device);
   if (gpu == nullptr) return kInvalid;
   if (!g_machine.remoteTypeCall || link >= gpu->links.size()) return kNotSupported;
@@ -354,6 +442,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetNvLinkRemoteDev
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device,
                                                                          unsigned int* current,
                                                                          unsigned int* pending) {
+  ++g_calls;
   const Gpu* gpu = gpuOf(device);
   if (gpu == nullptr) return kInvalid;
   if (!gpu->migCapable) return kNotSupported;
@@ -364,6 +453,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetMigMode(nvmlDev
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(
     nvmlDevice_t device, unsigned int constant, nvmlGpuInstanceProfileInfo_t* info) {
+  ++g_calls;
   const Gpu* gpu = gpuOf(device);
   if (gpu == nullptr) return kInvalid;
   if (!gpu->migCapable) return kNotSupported;
@@ -381,6 +471,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetGpuInstanceProf
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetGpuInstancePossiblePlacements_v2(
     nvmlDevice_t device, unsigned int profileId, nvmlGpuInstancePlacement_t* out,
     unsigned int* count) {
+  ++g_calls;
   const Gpu* gpu = gpuOf(device);
   const Profile* p = profileById(profileId);
   if (gpu == nullptr || p == nullptr || !gpu->migCapable) return kInvalid;
@@ -394,6 +485,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetGpuInstancePoss
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetGpuInstances(
     nvmlDevice_t device, unsigned int profileId, nvmlGpuInstance_t* out, unsigned int* count) {
+  ++g_calls;
   Gpu* gpu = gpuOf(device);
   if (gpu == nullptr || !gpu->migEnabled) return kNotSupported;
   unsigned int n = 0;
@@ -408,6 +500,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetGpuInstances(
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlGpuInstanceGetInfo(
     nvmlGpuInstance_t instance, nvmlGpuInstanceInfo_t* info) {
+  ++g_calls;
   const auto* gi = reinterpret_cast<const Instance*>(instance);
   if (!g_initialized || gi == nullptr) return kInvalid;
   std::memset(info, 0, sizeof *info);
@@ -419,6 +512,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlGpuInstanceGetInfo(
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(
     nvmlDevice_t device, unsigned int* count) {
+  ++g_calls;
   const Gpu* gpu = gpuOf(device);
   if (gpu == nullptr || !gpu->migCapable) return kNotSupported;
   *count = 7;
@@ -427,6 +521,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetMaxMigDeviceCou
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(
     nvmlDevice_t device, unsigned int index, nvmlDevice_t* mig) {
+  ++g_calls;
   Gpu* gpu = gpuOf(device);
   if (gpu == nullptr) return kInvalid;
   if (index >= gpu->migHandles.size()) return kNotFound;
@@ -436,6 +531,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetMigDeviceHandle
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device,
                                                                                unsigned int* id) {
+  ++g_calls;
   auto* handle = reinterpret_cast<Handle*>(device);
   if (!g_initialized || handle == nullptr || !handle->mig) return kInvalid;
   *id = g_machine.gpus[static_cast<std::size_t>(handle->gpu)]
@@ -446,6 +542,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetGpuInstanceId(n
 
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(
     nvmlDevice_t device, int* pending) {
+  ++g_calls;
   const Gpu* gpu = gpuOf(device);
   if (gpu == nullptr) return kInvalid;
   *pending = gpu->retiredPending ? 1 : 0;
@@ -455,6 +552,7 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetRetiredPagesPen
 __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetRemappedRows(
     nvmlDevice_t device, unsigned int* corrected, unsigned int* uncorrected, unsigned int* pending,
     unsigned int* failed) {
+  ++g_calls;
   const Gpu* gpu = gpuOf(device);
   if (gpu == nullptr) return kInvalid;
   if (gpu->name.find("V100") != std::string::npos) return kNotSupported;  // A100 and later
@@ -463,6 +561,122 @@ __attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetRemappedRows(
   *pending = 0;
   *failed = gpu->remapFailure ? 1 : 0;
   return kOk;
+}
+
+namespace {
+
+const GpuHealthFacts* healthOf(nvmlDevice_t device) {
+  const Gpu* gpu = gpuOf(device);
+  return gpu == nullptr ? nullptr : &g_health[static_cast<std::size_t>(gpu->handle.gpu)];
+}
+
+nvmlReturn_t uintFact(nvmlDevice_t device, unsigned int GpuHealthFacts::*field, unsigned int* out) {
+  const GpuHealthFacts* facts = healthOf(device);
+  if (facts == nullptr || out == nullptr) return kInvalid;
+  *out = facts->*field;
+  return kOk;
+}
+
+}  // namespace
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(
+    nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long* value) {
+  ++g_calls;
+  const Gpu* gpu = gpuOf(device);
+  if (gpu == nullptr || counter > 4) return kInvalid;
+  if (link >= gpu->links.size() || counter == 4) return kNotSupported;
+  *value = g_health[static_cast<std::size_t>(gpu->handle.gpu)].counters[link][counter];
+  return kOk;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(
+    nvmlDevice_t device, unsigned int* width) {
+  ++g_calls;
+  return uintFact(device, &GpuHealthFacts::width, width);
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(
+    nvmlDevice_t device, unsigned int* width) {
+  ++g_calls;
+  return uintFact(device, &GpuHealthFacts::maxWidth, width);
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(
+    nvmlDevice_t device, unsigned int* gen) {
+  ++g_calls;
+  return uintFact(device, &GpuHealthFacts::gen, gen);
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(
+    nvmlDevice_t device, unsigned int* gen) {
+  ++g_calls;
+  return uintFact(device, &GpuHealthFacts::maxGen, gen);
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(
+    nvmlDevice_t device, unsigned long long* reasons) {
+  ++g_calls;
+  const GpuHealthFacts* facts = healthOf(device);
+  if (facts == nullptr) return kInvalid;
+  *reasons = facts->clocks;
+  return kOk;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceGetTotalEccErrors(
+    nvmlDevice_t device, unsigned int errorType, unsigned int counterType,
+    unsigned long long* count) {
+  ++g_calls;
+  const GpuHealthFacts* facts = healthOf(device);
+  if (facts == nullptr) return kInvalid;
+  *count = errorType == 1 && counterType == 0 ? facts->ecc : 0;
+  return kOk;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t* set) {
+  ++g_calls;
+  if (!g_initialized) return kUninitialized;
+  *set = reinterpret_cast<nvmlEventSet_t>(&g_eventSet);
+  return kOk;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlDeviceRegisterEvents(
+    nvmlDevice_t device, unsigned long long types, nvmlEventSet_t set) {
+  ++g_calls;
+  const Gpu* gpu = gpuOf(device);
+  if (gpu == nullptr || set != reinterpret_cast<nvmlEventSet_t>(&g_eventSet)) return kInvalid;
+  if ((types & 0x8ULL) == 0) return kNotSupported;
+  g_registered[static_cast<std::size_t>(gpu->handle.gpu)] = true;
+  return kOk;
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set,
+                                                                        nvmlEventData_t* data,
+                                                                        unsigned int) {
+  ++g_calls;
+  if (!g_initialized || set != reinterpret_cast<nvmlEventSet_t>(&g_eventSet)) return kInvalid;
+  while (g_xidsDelivered < g_xids.size()) {
+    const Xid xid = g_xids[g_xidsDelivered++];
+    if (xid.gpu < 0 || static_cast<std::size_t>(xid.gpu) >= g_registered.size() ||
+        !g_registered[static_cast<std::size_t>(xid.gpu)]) {
+      continue;
+    }
+    std::memset(data, 0, sizeof *data);
+    data->device =
+        reinterpret_cast<nvmlDevice_t>(&g_machine.gpus[static_cast<std::size_t>(xid.gpu)].handle);
+    data->eventType = 0x8ULL;
+    data->eventData = xid.code;
+    return kOk;
+  }
+  return 10;  // NVML_ERROR_TIMEOUT
+}
+
+__attribute__((visibility("default"))) nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set) {
+  ++g_calls;
+  return set == reinterpret_cast<nvmlEventSet_t>(&g_eventSet) ? kOk : kInvalid;
+}
+
+__attribute__((visibility("default"))) unsigned long long gteFakeNvmlCalls() {
+  return g_calls;
 }
 
 }  // extern "C"
