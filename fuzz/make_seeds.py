@@ -106,6 +106,10 @@ def node_labels():
     write(d, "dgx1-usage", dgx1 + "!gpu=0\n!gpu=3\n!unknown=2\n")
     a100 = (d / "a100").read_text()
     write(d, "a100-mig-usage", a100 + "!mig=0,1g.10gb,6\n!mig=1,3g.40gb,4\n")
+    # Failing hardware (docs/health.md): a degraded and a failed GPU, NVLink pairs degraded, down
+    # and cordoned.
+    write(d, "dgx1-health", dgx1.replace("health=11111111", "health=d0c11111")
+          + "nvlh=d1111111111111111111101c1111\n")
 
 
 def policy_yaml():
@@ -128,6 +132,7 @@ mig:
     write(d, "weights", "weights: {linkQuality: 1000, numaLocality: 0, packing: 5, migFit: 7}\n")
     write(d, "groups", "groups:\n  holdTtl: 90s\n  levels:\n    - {label: cloud.example.com/rack, mode: required}\n    - {label: cloud.example.com/block, mode: ignore}\n")
     write(d, "scarce-sets-one-model", "scarceSets: {points: 0}\ngroups: {sameModel: ignore}\n")
+    write(d, "health", "health: {degradedGpus: refuse, degradedLinks: ignore}\n")
 
 
 def cluster_file():

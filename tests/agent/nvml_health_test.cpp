@@ -1,18 +1,16 @@
 // NVML health end to end through the real dlopen path against the fake libnvidia-ml.so.1, whose
 // health facts each test writes to a control file (GTE_FAKE_NVML_HEALTH): passes of
 // NvmlHealthSource with a test clock produce the labels the agent publishes (`health`, `nvlh`).
-// Also the NVML calls one pass makes and its CPU time on an 8-GPU node.
+// Also the NVML calls one pass makes on an 8-GPU node.
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <dlfcn.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 
 #include "agent/nvml_health.h"
 #include "agent/publishable_labels.h"
@@ -149,14 +147,7 @@ TEST_CASE("NVML health: XIDs, PCIe width and clocks set per-GPU health", "[agent
                                "action=\"degraded\"} 1"));
 }
 
-double cpuSeconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
-}
-
-TEST_CASE("NVML health: NVML calls and CPU time of one pass on an 8-GPU node",
-          "[agent][nvml][health][perf]") {
+TEST_CASE("NVML health: the NVML calls of one pass on an 8-GPU node", "[agent][nvml][health]") {
   Machine m("hgx-h100");
   m.pass();
   void* fake = dlopen(kFakeNvml.c_str(), RTLD_NOW | RTLD_NOLOAD);
@@ -168,18 +159,9 @@ TEST_CASE("NVML health: NVML calls and CPU time of one pass on an 8-GPU node",
   const unsigned long long perPass = calls() - before;
   // 8 GPUs x 18 links x (state, remote PCI, remote type, 4 error counters) = 1008, plus the
   // per-GPU calls (identity, NUMA, ancestors, MIG, memory health, PCIe, clocks, ECC) and the
-  // event drain. docs/agent.md states the figure.
-  std::cout << "NVML calls per pass (hgx-h100, 8 GPUs): " << perPass << "\n";
+  // event drain: docs/agent.md states the figure. Its CPU time: bench/bench_agent_health.
   CHECK(perPass > 1008);
   CHECK(perPass < 1400);
-  constexpr int kPasses = 50;
-  const double start = cpuSeconds();
-  for (int k = 0; k < kPasses; ++k) {
-    m.pass();
-  }
-  const double perPassMs = (cpuSeconds() - start) * 1000.0 / kPasses;
-  std::cout << "CPU per pass (hgx-h100, 8 GPUs, fake NVML): " << perPassMs << " ms\n";
-  CHECK(perPassMs <= 5.0);
   dlclose(fake);
 }
 

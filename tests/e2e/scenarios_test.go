@@ -59,6 +59,7 @@ var scenarios = []scenario{
 	{"groups-gang-off", groupsGangOff, 1, nil},                             // groups_test.go
 	{"groups-gang-on", groupsGangOn, 1, &needPodGroups},                    // groups_test.go
 	{"groups-one-model", groupsOneModel, groupsOneModelOdds, nil},          // groups_test.go
+	{"nvlink-degrading", nvlinkDegrading, nvlinkDegradingOdds, nil},        // hardware_health_test.go
 	{"dra-group-first-fit", draGroupFirstFit, 1, &needDRAExtendedResource}, // dra_groups_test.go
 	// The chart-identity mode's checks of the chart's RBAC, after everything else ran
 	// (chart_rbac_test.go).
