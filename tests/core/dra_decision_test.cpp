@@ -295,6 +295,38 @@ std::string taintedL40sSlice() {
   return testing::draSliceJson("l40s-slice", "l40s", "l40s", devices + "]");
 }
 
+TEST_CASE("a device taint of effect None marks its GPU degraded: sets holding it score lower",
+          "[core][dra][health]") {
+  const Policy policy = defaultPolicy();
+  // DRA's first two devices on this node are GPUs 0 and 2, NVLink-bridged; gpu-2 warned.
+  std::string json = testing::draFixtureText("a100-nvlink-first-slice.json");
+  const std::string gpu2 = R"("name": "gpu-2",)";
+  const auto at = json.find(gpu2);
+  REQUIRE(at != std::string::npos);
+  json.insert(at + gpu2.size(),
+              R"("taints": [{"key": "example.com/nvlink-replays", "effect": "None"}],)");
+  testing::DraCluster warned;
+  warned.addSliceJson(json);
+  testing::DraCluster clean;
+  clean.addSlice("a100-nvlink-first-slice.json");
+  const auto node = draNode(testing::makeA100PcieBridged, "a100-nvlink-first");
+  const auto degraded = warned.nodeState(node, policy);
+  const auto healthy = clean.nodeState(node, policy);
+  REQUIRE(degraded->dra);
+  CHECK(degraded->dra->degradedGpus == mask({2}));
+  CHECK(degraded->avoided.holds(mask({0, 2})));
+  // Not blocked: the allocator still hands gpu-2 out, first.
+  CHECK(degraded->freeMask == healthy->freeMask);
+  auto demand = parsePodDemand(testing::makeGpuPod("train", 2), policy, warned.objects.get());
+  REQUIRE(demand.ok());
+  const Decided onDegraded = decide(*demand, *degraded, policy);
+  CHECK(onDegraded.fit.fits());
+  CHECK(onDegraded.terms.linkQuality < 1200);  // the bridge scored as its PCIe path
+  auto single = parsePodDemand(testing::makeGpuPod("one", 1), policy, warned.objects.get());
+  REQUIRE(single.ok());
+  CHECK(decide(*single, *degraded, policy).terms.linkQuality == 1200);
+}
+
 TEST_CASE("claims of N GPUs decide from the precomputed picks exactly as the first-fit does",
           "[core][dra]") {
   const Policy policy = defaultPolicy();
