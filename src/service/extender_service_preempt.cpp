@@ -1,5 +1,7 @@
 // The preempt verb of ExtenderService (kept apart from filter/prioritize: it is the only verb that
 // asks "what if these pods were gone").
+#include <algorithm>
+
 #include "core/compiled_pod.h"
 #include "core/fit_outcome.h"
 #include "core/node_state.h"
@@ -38,6 +40,29 @@ std::vector<wire::MetaVictims> passThrough(const wire::PreemptionArgs& args) {
   return out;
 }
 
+// Topology-minimal preemption (core/preemption_planner.h): the other pods of the node the
+// extender may evict instead of the scheduler's choice, the GPU pods of lower priority than the
+// preemptor that are bound there, running and not being deleted.
+void addOtherVictims(const PodInfo& preemptor, const std::string& node,
+                     const ClusterBackend& cluster, std::vector<VictimInfo>& victims) {
+  for (PodInfo& pod : cluster.podsOnNode(node)) {
+    if (pod.priority >= preemptor.priority || pod.deleting || pod.terminal() ||
+        pod.uid == preemptor.uid || !holdsDevices(pod)) {
+      continue;
+    }
+    const bool listed = std::any_of(victims.begin(), victims.end(),
+                                    [&](const VictimInfo& v) { return v.uid == pod.uid; });
+    if (listed) continue;
+    VictimInfo info;
+    info.uid = std::move(pod.uid);
+    info.proposed = false;
+    info.priority = pod.priority;
+    info.priorityKnown = true;
+    info.requests = std::move(pod.requests);
+    victims.push_back(std::move(info));
+  }
+}
+
 void logVeto(const PodInfo& pod, const std::string& node, std::string_view reason) {
   log::info("preemption candidate vetoed: the pod does not fit even with every victim gone",
             {{"pod", pod.ns + "/" + pod.name}, {"node", node}, {"reason", reason}});
@@ -69,15 +94,21 @@ Reply ExtenderService::preempt(std::string_view body) const {
     for (const auto& v : c.pods) {
       // The cache keeps only pods that hold devices: a victim it does not know holds none, and
       // stays a victim (the in-tree fit may need it gone).
-      bool holds = false;
-      if (v.pod) {
-        holds = holdsDevices(*v.pod);
-      } else if (auto cached = cluster_->podByUid(v.uid)) {
-        holds = holdsDevices(*cached);
+      VictimInfo info;
+      info.uid = v.uid;
+      info.holdsGpus = false;
+      std::optional<PodInfo> known = v.pod;
+      if (!known) known = cluster_->podByUid(v.uid);
+      if (known) {
+        info.holdsGpus = holdsDevices(*known);
+        info.priority = known->priority;
+        info.priorityKnown = true;
+        info.requests = known->requests;
       }
-      victims.push_back({v.uid, holds});
-      if (holds) candidate.victims.push_back(v.uid);
+      if (info.holdsGpus) candidate.victims.push_back(v.uid);
+      victims.push_back(std::move(info));
     }
+    addOtherVictims(args->pod, c.node, *cluster_, victims);
     victimsOf.push_back(std::move(victims));
     candidates.push_back(std::move(candidate));
   }
@@ -102,7 +133,7 @@ Reply ExtenderService::preempt(std::string_view body) const {
       // Its group holds GPUs here for it: only the victims without GPUs can matter.
       wire::MetaVictims kept{c.node, {}, c.numPdbViolations};
       for (const VictimInfo& v : victims) {
-        if (!v.holdsGpus) kept.podUids.push_back(v.uid);
+        if (v.proposed && !v.holdsGpus) kept.podUids.push_back(v.uid);
       }
       out.push_back(std::move(kept));
       continue;

@@ -45,6 +45,7 @@ var scenarios = []scenario{
 	{"bind-annotated-atomically", bindAnnotatedAtomically, 1, nil},            // bind_test.go
 	{"bind-wrong-uid-refused", bindWrongUIDRefused, 1, nil},                   // bind_test.go
 	{"preempt-on-full-node", preemptOnFullNode, 1, nil},                       // preempt_test.go
+	{"preempt-frees-one-quad", preemptFreesOneQuad, 0, nil},                   // preempt_test.go
 	{"agent-labels-node", agentLabelsNode, 0.5, nil},                          // agent_test.go
 	{"chart-manifests-dry-run", chartManifestsDryRun, 1, nil},                 // chart_manifests_test.go
 	{"kubectl-plugin", kubectlPlugin, 1, nil},                                 // kubectl_plugin_test.go
