@@ -1,0 +1,314 @@
+// Preemption by topology (core/preemption_planner.h; docs/placement-quality.md, "Preemption"): a
+// node filled with GPU pods of mixed priorities, then a higher-priority pod asking for k
+// NVLink-connected GPUs (`min-link: nvlink`). Per node template and k, over seeded fills:
+//   - scheduler: kube-scheduler's own dry run (every lower-priority pod removed, then reprieved
+//     most important first while the GPU count still fits), the victims evicted whatever GPUs they
+//     free; satisfied when the device plugin's pick over the freed GPUs is all-NVLink;
+//   - extender, proposed only: the extender judging only the dry run's victims (what it did
+//     before topology-minimal preemption): the node is vetoed when they free no usable set, else
+//     the fewest of them that do;
+//   - extender: topology-minimal preemption, any lower-priority GPU pod of the node;
+//   - ideal: the fewest evictions of lower-priority pods that let the pod fit (brute force,
+//     priorities ignored beyond the preemptor's).
+// Prints, as mean±sd over the seeds: the share of preemptors satisfied on the node, evictions per
+// satisfied preemptor, and evictions per preemptor that satisfied nothing (the scheduler's own,
+// where its victims free no usable set).
+//
+//   build/bin/bench_preemption [--pods OPENB_CSV] [--fills 200] [--seeds 1,2,3,4,5]
+// With --pods, fill pods' GPU counts are drawn from the trace's GPU pods (1, 2, 4 or 8 GPUs; other
+// counts are skipped), else from the openb multigpu50 mix.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/fit.h"
+#include "core/node_charges.h"
+#include "core/node_state.h"
+#include "core/pod_demand.h"
+#include "core/predict_allocation.h"
+#include "core/preemption_planner.h"
+#include "policy/default_policy.h"
+#include "sim/node_template.h"
+#include "sim/openb_csv.h"
+
+namespace {
+
+using namespace gte;
+
+struct FillPod {
+  std::string uid;
+  int gpus = 0;
+  std::int64_t priority = 0;
+  Allocation allocation;
+};
+
+struct Tally {
+  int preemptors = 0;
+  int satisfied = 0;
+  long evictions = 0;        // of satisfied preemptors
+  long wastedEvictions = 0;  // evictions that satisfied nothing
+};
+
+PodDemand demandOf(int gpus, bool nvlink, const Policy& policy) {
+  // Copied from strings built once: GCC 12 -O3 warns falsely on short literals assigned here
+  // (PR 105329).
+  static const std::string kName("preemptor"), kNs("bench"), kGpu("nvidia.com/gpu"),
+      kMinLink("gputopo.dev/min-link"), kNvlink("nvlink");
+  PodInfo pod;
+  pod.name = kName;
+  pod.ns = kNs;
+  pod.uid = kName;
+  pod.requests.set(kGpu, Quantity::fromUnits(gpus));
+  if (nvlink) pod.annotations[kMinLink] = kNvlink;
+  auto demand = parsePodDemand(pod, policy);
+  if (!demand.ok()) std::abort();
+  return *demand;
+}
+
+NodeStateConstSharedPtr charged(const NodeState& read, const std::vector<FillPod>& pods,
+                                const Policy& policy) {
+  auto charges = std::make_shared<NodeCharges>();
+  for (const FillPod& p : pods)
+    charges->put(PodCharge{p.uid, true, p.allocation, 0});
+  return chargeNodeState(read, charges, policy);
+}
+
+bool fitsWithout(const PodDemand& demand, const NodeState& state,
+                 const std::vector<std::string>& gone, const Policy& policy) {
+  return checkFit(demand, *nodeStateWithout(state, gone, policy), policy).fits();
+}
+
+// kube-scheduler's dry run on GPU counts: remove every lower-priority pod, reprieve the most
+// important first while the count still fits.
+std::vector<const FillPod*> dryRun(const std::vector<FillPod>& pods, int free, int k,
+                                   std::int64_t preemptor) {
+  std::vector<const FillPod*> lower;
+  for (const FillPod& p : pods) {
+    if (p.priority < preemptor) lower.push_back(&p);
+  }
+  int released = 0;
+  for (const FillPod* p : lower)
+    released += p->gpus;
+  if (free + released < k) return {};
+  std::stable_sort(lower.begin(), lower.end(),
+                   [](const FillPod* a, const FillPod* b) { return a->priority > b->priority; });
+  std::vector<const FillPod*> victims;
+  for (const FillPod* p : lower) {
+    if (free + released - p->gpus >= k) {
+      released -= p->gpus;  // reprieved
+    } else {
+      victims.push_back(p);
+    }
+  }
+  return victims;
+}
+
+std::vector<std::string> uids(const std::vector<const FillPod*>& pods) {
+  std::vector<std::string> out;
+  for (const FillPod* p : pods)
+    out.push_back(p->uid);
+  return out;
+}
+
+int idealEvictions(const PodDemand& demand, const NodeState& state,
+                   const std::vector<FillPod>& pods, std::int64_t preemptor, const Policy& policy) {
+  std::vector<const FillPod*> lower;
+  for (const FillPod& p : pods) {
+    if (p.priority < preemptor) lower.push_back(&p);
+  }
+  const std::size_t n = lower.size();
+  int best = -1;
+  for (std::uint32_t mask = 1; mask < (1U << n); ++mask) {
+    const int count = __builtin_popcount(mask);
+    if (best >= 0 && count >= best) continue;
+    std::vector<std::string> gone;
+    for (std::size_t i = 0; i < n; ++i) {
+      if ((mask >> i) & 1U) gone.push_back(lower[i]->uid);
+    }
+    if (fitsWithout(demand, state, gone, policy)) best = count;
+  }
+  return best;
+}
+
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (const double x : v)
+    sum += x;
+  return v.empty() ? 0 : sum / static_cast<double>(v.size());
+}
+
+double sd(const std::vector<double>& v) {
+  if (v.size() < 2) return 0;
+  const double m = mean(v);
+  double sum = 0;
+  for (const double x : v)
+    sum += (x - m) * (x - m);
+  return std::sqrt(sum / static_cast<double>(v.size() - 1));
+}
+
+std::vector<int> readTraceGpus(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto pods = sim::parseOpenbPods(text.str());
+  if (!pods.ok()) {
+    std::fprintf(stderr, "bench_preemption: %s: %s\n", path.c_str(), pods.error().message.c_str());
+    std::exit(2);
+  }
+  std::vector<int> out;
+  for (const sim::SimPod& p : *pods) {
+    if (p.gpus == 1 || p.gpus == 2 || p.gpus == 4 || p.gpus == 8) out.push_back(p.gpus);
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string trace;
+  int fills = 200;
+  std::vector<std::uint64_t> seeds = {1, 2, 3, 4, 5};
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--pods") {
+      trace = argv[i + 1];
+    } else if (flag == "--fills") {
+      fills = std::max(1, std::atoi(argv[i + 1]));
+    } else if (flag == "--seeds") {
+      seeds.clear();
+      std::stringstream list(argv[i + 1]);
+      for (std::string item; std::getline(list, item, ',');)
+        seeds.push_back(std::strtoull(item.c_str(), nullptr, 10));
+    }
+  }
+  // The openb multigpu50 list's GPU pods: 6,989 of 1 GPU, 222 of 2, 206 of 4, 556 of 8.
+  std::vector<int> sizes;
+  if (!trace.empty()) {
+    sizes = readTraceGpus(trace);
+  } else {
+    sizes.insert(sizes.end(), 6989, 1);
+    sizes.insert(sizes.end(), 222, 2);
+    sizes.insert(sizes.end(), 206, 4);
+    sizes.insert(sizes.end(), 556, 8);
+  }
+  const Policy policy = defaultPolicy();
+  std::printf(
+      "preemption of a k-GPU min-link nvlink pod on a full node, %d fills x %zu seeds, "
+      "fill pods from %s, priorities 0-3 uniform\n",
+      fills, seeds.size(), trace.empty() ? "the multigpu50 mix" : "the trace");
+  std::printf("%-10s %2s  %-28s %13s %12s %12s\n", "node", "k", "chooser", "satisfied", "evict/sat",
+              "wasted/pre");
+  for (const char* name : {"dgx1v", "hgx-h100"}) {
+    const sim::NodeTemplate* machine = sim::findNodeTemplate(name);
+    const NodeInfo node = sim::makeTemplateNode(*machine, name, policy.labelPrefix);
+    const NodeStateConstSharedPtr read = readNodeState(node, policy);
+    for (const int k : {2, 4}) {
+      const PodDemand preemptor = demandOf(k, true, policy);
+      // Per seed, so each figure is a mean and a standard deviation over the seeds.
+      std::vector<std::array<Tally, 4>> perSeed;
+      for (const std::uint64_t seed : seeds) {
+        Tally scheduler, proposedOnly, extender, ideal;
+        std::mt19937_64 rng(seed * 1000003ULL + static_cast<std::uint64_t>(k));
+        for (int f = 0; f < fills; ++f) {
+          // Fill the node until the next pod does not fit.
+          std::vector<FillPod> pods;
+          NodeStateConstSharedPtr state = charged(*read, pods, policy);
+          for (int attempt = 0; attempt < 64 && state->freeCount > 0; ++attempt) {
+            const int gpus = sizes[rng() % sizes.size()];
+            const PodDemand fill = demandOf(gpus, false, policy);
+            if (!checkFit(fill, *state, policy).fits()) continue;
+            FillPod pod;
+            // Appended, not `"f" + ...`: GCC 12 -O3 warns falsely on that (PR 105329).
+            pod.uid.assign(1, 'f').append(std::to_string(pods.size()));
+            pod.gpus = gpus;
+            pod.priority = static_cast<std::int64_t>(rng() % 4);
+            pod.allocation = predictAllocation(fill, *state);
+            pods.push_back(pod);
+            state = charged(*read, pods, policy);
+          }
+          if (checkFit(preemptor, *state, policy).fits()) continue;  // no preemption needed
+          const std::int64_t high = 10;
+          const auto victims = dryRun(pods, state->freeCount, k, high);
+          if (victims.empty()) continue;  // the dry run finds no candidate: nobody tries
+          for (Tally* t : {&scheduler, &proposedOnly, &extender, &ideal})
+            ++t->preemptors;
+          const std::vector<std::string> proposed = uids(victims);
+          // kube-scheduler alone evicts its victims whatever GPUs they free.
+          if (fitsWithout(preemptor, *state, proposed, policy)) {
+            ++scheduler.satisfied;
+            scheduler.evictions += static_cast<long>(proposed.size());
+          } else {
+            scheduler.wastedEvictions += static_cast<long>(proposed.size());
+          }
+          std::vector<VictimInfo> infos;
+          for (const FillPod* v : victims) {
+            VictimInfo info;
+            info.uid = v->uid;
+            info.priority = v->priority;
+            info.priorityKnown = true;
+            info.requests.set("nvidia.com/gpu", Quantity::fromUnits(v->gpus));
+            infos.push_back(info);
+          }
+          const VictimPlan narrow = planVictims(preemptor, infos, *state, policy);
+          if (narrow.helps()) {
+            ++proposedOnly.satisfied;
+            proposedOnly.evictions += static_cast<long>(narrow.victims.size());
+          }
+          for (const FillPod& p : pods) {
+            if (p.priority >= high ||
+                std::find(proposed.begin(), proposed.end(), p.uid) != proposed.end()) {
+              continue;
+            }
+            VictimInfo info;
+            info.uid = p.uid;
+            info.proposed = false;
+            info.priority = p.priority;
+            info.priorityKnown = true;
+            info.requests.set("nvidia.com/gpu", Quantity::fromUnits(p.gpus));
+            infos.push_back(info);
+          }
+          const VictimPlan wide = planVictims(preemptor, infos, *state, policy);
+          if (wide.helps()) {
+            ++extender.satisfied;
+            extender.evictions += static_cast<long>(wide.victims.size());
+          }
+          const int best = idealEvictions(preemptor, *state, pods, high, policy);
+          if (best >= 0) {
+            ++ideal.satisfied;
+            ideal.evictions += best;
+          }
+        }
+        perSeed.push_back({scheduler, proposedOnly, extender, ideal});
+      }
+      const char* const choosers[] = {"scheduler alone", "extender, proposed only",
+                                      "extender (topology-minimal)", "ideal (fewest evictions)"};
+      int preemptors = 0;
+      for (const auto& seed : perSeed)
+        preemptors += seed[0].preemptors;
+      for (std::size_t c = 0; c < 4; ++c) {
+        std::vector<double> satisfied, perSatisfied, wasted;
+        for (const auto& seed : perSeed) {
+          const Tally& t = seed[c];
+          satisfied.push_back(t.preemptors ? 100.0 * t.satisfied / t.preemptors : 0.0);
+          perSatisfied.push_back(t.satisfied ? static_cast<double>(t.evictions) / t.satisfied
+                                             : 0.0);
+          wasted.push_back(t.preemptors ? static_cast<double>(t.wastedEvictions) / t.preemptors
+                                        : 0.0);
+        }
+        std::printf("%-10s %2d  %-28s %6.1f±%-5.1f%% %6.2f±%-5.2f %6.2f±%-5.2f\n", name, k,
+                    choosers[c], mean(satisfied), sd(satisfied), mean(perSatisfied),
+                    sd(perSatisfied), mean(wasted), sd(wasted));
+      }
+      std::printf("%-10s %2d  (%d preemptors over %zu seeds)\n", name, k, preemptors, seeds.size());
+    }
+  }
+  return 0;
+}
