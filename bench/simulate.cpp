@@ -611,6 +611,7 @@ int runFaultMode(const Options& options, const Policy& policy, const std::string
       "%-31s %-5s %7s %7s %11s %11s %11s %11s %11s %11s %10s %11s %8s %7s\n";
   std::printf(kRow, "chooser", "marks", "pods", "groups", "podsHit%", "podsSeen%", "groupsHit%",
               "groupsSeen%", "util%", "idleFA%", "withheld", "withheld%", "faults", "FA");
+  std::vector<std::string> bySize;
   for (const std::string& chooser : splitList(options.choosers)) {
     GroupSimOptions sim;
     sim.pods.extenderWeight = options.extenderWeight;
@@ -637,8 +638,8 @@ int runFaultMode(const Options& options, const Policy& policy, const std::string
     }
     for (const bool healthAware : {false, true}) {
       const std::vector<FaultRunSummary>& runs = healthAware ? aware : blind;
-      std::vector<double> pods, groups, podsHit, groupsHit, podsMarked, groupsMarked, util, idle,
-          withheld, withheldShare, failures, alarms;
+      std::vector<double> pods, groups, podsHit, groupsHit, podsMarked, groupsMarked, util, hit2,
+          hit4, hit8, idle, withheld, withheldShare, failures, alarms;
       for (std::size_t k = 0; k < runs.size(); ++k) {
         const FaultRunSummary& run = runs[k];
         pods.push_back(run.multiGpuPods);
@@ -646,6 +647,9 @@ int runFaultMode(const Options& options, const Policy& policy, const std::string
         podsHit.push_back(percent(run.multiGpuPodsHit, run.multiGpuPods));
         groupsHit.push_back(percent(run.groupsHit, run.groups));
         podsMarked.push_back(percent(run.multiGpuPodsHitMarked, run.multiGpuPods));
+        hit2.push_back(percent(run.podsHitBySize[2], run.podsBySize[2]));
+        hit4.push_back(percent(run.podsHitBySize[4], run.podsBySize[4]));
+        hit8.push_back(percent(run.podsHitBySize[8], run.podsBySize[8]));
         groupsMarked.push_back(percent(run.groupsHitMarked, run.groups));
         util.push_back(run.utilisation);
         idle.push_back(percent(run.falselyMarkedIdle, run.capacityTime));
@@ -662,7 +666,14 @@ int runFaultMode(const Options& options, const Policy& policy, const std::string
                   healthAware ? meanSd(withheld, 0).c_str() : "-",
                   healthAware ? meanSd(withheldShare, 3).c_str() : "-", meanSd(failures, 0).c_str(),
                   meanSd(alarms, 0).c_str());
+      bySize.push_back(chooser + " " + (healthAware ? "aware" : "blind") + ": 2-GPU " +
+                       meanSd(hit2, 2) + ", 4-GPU " + meanSd(hit4, 2) + ", 8-GPU " +
+                       meanSd(hit8, 2));
     }
+  }
+  std::cout << "podsHit% by single pods' GPU count:\n";
+  for (const std::string& line : bySize) {
+    std::cout << "  " << line << "\n";
   }
   return 0;
 }

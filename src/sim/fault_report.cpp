@@ -28,6 +28,11 @@ FaultRunSummary summariseFaultRun(const GroupRun& run, std::span<const TimedArri
     (group ? summary.groups : summary.multiGpuPods) += 1;
     (group ? summary.groupsHit : summary.multiGpuPodsHit) += hit ? 1 : 0;
     (group ? summary.groupsHitMarked : summary.multiGpuPodsHitMarked) += marked ? 1 : 0;
+    if (!group && arrival.pod.gpus <= kMaxGpus) {
+      const auto size = static_cast<std::size_t>(arrival.pod.gpus);
+      summary.podsBySize[size] += 1;
+      summary.podsHitBySize[size] += hit ? 1 : 0;
+    }
   }
   summary.utilisation = run.utilisation;
   summary.falselyMarkedIdle = run.falselyMarkedIdle;

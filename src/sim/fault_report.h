@@ -3,12 +3,14 @@
 // measured arrivals that were placed, the multi-GPU single pods and the groups a real fault hit
 // during their run (fault_model.h: faultHits), and the run's allocation and free GPU-time on
 // falsely marked GPUs.
+#include <array>
 #include <cstddef>
 #include <span>
 
 #include "sim/fault_model.h"
 #include "sim/group_simulator.h"
 #include "sim/group_workload.h"
+#include "topology/gpu_topology.h"
 
 namespace gte::sim {
 
@@ -21,6 +23,9 @@ struct FaultRunSummary {
   // precursor the aware extender could see; the blind one never does).
   int multiGpuPodsHitMarked = 0;
   int groupsHitMarked = 0;
+  // Multi-GPU single pods by GPU count (index 2..16): placed, and hit.
+  std::array<int, kMaxGpus + 1> podsBySize{};
+  std::array<int, kMaxGpus + 1> podsHitBySize{};
   double utilisation = 0;        // GroupRun::utilisation
   double falselyMarkedIdle = 0;  // GroupRun::falselyMarkedIdle (GPU-time)
   double capacityTime = 0;       // capacity GPUs x the measured span

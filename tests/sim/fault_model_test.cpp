@@ -264,3 +264,32 @@ TEST_CASE("faults run: the health-aware extender is hit less than the health-bli
   CHECK(blindHits >= 40);
   CHECK(awareHits * 3 < blindHits);
 }
+
+TEST_CASE("faults run: free GPU-time under a false alarm's mark is clocked") {
+  const auto nodes = *parseClusterSpec("gb200:1/1");
+  // Pods without GPUs at 0 and 10: the run measures from 0 to 10.
+  std::vector<TimedArrival> arrivals = {pod(0, 1, 0), pod(10, 1, 0)};
+  arrivals[0].pod.cpuMilli = arrivals[1].pod.cpuMilli = 100;
+  std::vector<FaultEvent> events(2);
+  events[0].part = FaultPart::kLink;  // GPUs 0 and 1, from 2 to 6
+  events[0].gpu = 0;
+  events[0].peer = 1;
+  events[0].falseAlarm = true;
+  events[0].markAt = 2;
+  events[0].clearAt = 6;
+  events[1].gpu = 1;  // GPU 1 again, from 5 to 8
+  events[1].falseAlarm = true;
+  events[1].markAt = 5;
+  events[1].clearAt = 8;
+  GroupSimOptions options;
+  options.pods.chooser = Chooser::kExtender;
+  options.faults = events;
+  for (const bool aware : {false, true}) {
+    options.healthAware = aware;
+    const GroupRun run = simulateGroups(nodes, arrivals, defaultPolicy(), options);
+    CHECK(run.measuredSpan == 10);
+    // GPUs 0 and 1 for 4, GPU 1 for 2 more: the marks are clocked whether the labels show them
+    // or not (the blind run is the baseline the withheld time is measured against).
+    CHECK(run.falselyMarkedIdle == 10);
+  }
+}
