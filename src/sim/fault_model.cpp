@@ -17,7 +17,8 @@ struct PartRef {
   int peer = -1;
 };
 
-// `count` faults drawn over `parts`, uniformly in time over [0, horizon).
+// A Poisson number of faults (mean rate x parts x horizon) on parts drawn uniformly, at times
+// uniform over [0, horizon).
 void drawFaults(std::span<const PartRef> parts, double rate, double horizon, bool falseAlarm,
                 const FaultModelOptions& options, std::mt19937_64& rng,
                 std::vector<FaultEvent>& out) {
