@@ -14,7 +14,12 @@
 //                [--arrivals 8000] [--group-share 0.1] [--group-sizes MIX] [--group-duration 2]
 //                [--single-duration 3] [--warmup 0.25] [--choosers LIST] [--seeds ...] [--csv ...]
 //                [--json ...]
+//   gte_simulate --mode faults [groups options] [--gpu-fail-rate 0.0028]
+//                [--link-fail-rate 0.0008]
+//                [--lead 5] [--no-precursor 0] [--false-alarms 1] [--false-alarm-duration 5]
+//                [--repair-time 3]
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -27,6 +32,8 @@
 #include "policy/default_policy.h"
 #include "policy/policy_yaml.h"
 #include "sim/cluster_spec.h"
+#include "sim/fault_model.h"
+#include "sim/fault_report.h"
 #include "sim/group_simulator.h"
 #include "sim/group_workload.h"
 #include "sim/openb_csv.h"
@@ -42,7 +49,7 @@ using namespace gte;
 using namespace gte::sim;
 
 constexpr std::string_view kUsage =
-    "usage: gte_simulate [--mode fill|groups]\n"
+    "usage: gte_simulate [--mode fill|groups|faults]\n"
     "                    [--cluster SPEC | --openb-nodes PATH [--eight hgx-a100,dgx1v]]\n"
     "                    [--pods PATH | --synthetic MIX] [--choosers LIST] [--seeds 42,43,44]\n"
     "                    [--target 130] [--extender-weight 12] [--policy FILE]\n"
@@ -81,7 +88,16 @@ constexpr std::string_view kUsage =
     "           tas-best-fit[:CHOOSER] (Kueue-like domain choice by counts; members inside and\n"
     "           single pods by least-allocated or CHOOSER) and\n"
     "           extender-groups[+least-allocated|+most-allocated|+none] (the extender's group\n"
-    "           planner)\n";
+    "           planner)\n"
+    "  --mode faults  the groups run on failing hardware (docs/placement-quality.md\n"
+    "           #failing-hardware), health-blind and health-aware on the same arrivals and\n"
+    "           faults, per chooser (default extender+most-allocated,\n"
+    "           extender-groups+most-allocated); groups options, and --gpu-fail-rate and\n"
+    "           --link-fail-rate (real failures per GPU / NVLink pair per time unit, 0.0028 / "
+    "0.0008),\n"
+    "           --lead (precursor mark before a failure, 5), --no-precursor (share of failures\n"
+    "           without one, 0), --false-alarms (false alarms per real failure, 1),\n"
+    "           --false-alarm-duration (5), --repair-time (3)\n";
 
 // Defaults that differ by mode are empty here and filled in by applyModeDefaults.
 struct Options {
@@ -113,12 +129,17 @@ struct Options {
   double singleDuration = 3;
   double groupDuration = 2;
   double warmup = 0.25;
+  // --mode faults
+  FaultModelOptions faults;
 };
 
 bool applyModeDefaults(Options& options) {
-  const bool groups = options.mode == "groups";
+  const bool groups = options.mode == "groups" || options.mode == "faults";
   if (!groups && options.mode != "fill") {
     return false;
+  }
+  if (options.mode == "faults" && options.choosers.empty()) {
+    options.choosers = "extender+most-allocated,extender-groups+most-allocated";
   }
   const auto fill = [](std::string& value, std::string_view fillMode, std::string_view groupMode,
                        bool isGroups) {
@@ -162,7 +183,9 @@ bool readFile(const std::string& path, std::string& out) {
 }
 
 // Every option takes one value, written into one field of Options.
-using OptionField = std::variant<std::string Options::*, int Options::*, double Options::*>;
+using FaultField = double FaultModelOptions::*;
+using OptionField =
+    std::variant<std::string Options::*, int Options::*, double Options::*, FaultField>;
 const std::pair<std::string_view, OptionField> kOptionFields[] = {
     {"--cluster", &Options::cluster},
     {"--openb-nodes", &Options::openbNodes},
@@ -191,6 +214,13 @@ const std::pair<std::string_view, OptionField> kOptionFields[] = {
     {"--single-duration", &Options::singleDuration},
     {"--group-duration", &Options::groupDuration},
     {"--warmup", &Options::warmup},
+    {"--gpu-fail-rate", &FaultModelOptions::gpuFailRate},
+    {"--link-fail-rate", &FaultModelOptions::linkFailRate},
+    {"--lead", &FaultModelOptions::lead},
+    {"--no-precursor", &FaultModelOptions::noPrecursorShare},
+    {"--false-alarms", &FaultModelOptions::falseAlarmRatio},
+    {"--false-alarm-duration", &FaultModelOptions::falseAlarmDuration},
+    {"--repair-time", &FaultModelOptions::repairTime},
 };
 
 bool parseArgs(int argc, char** argv, Options& options) {
@@ -207,6 +237,8 @@ bool parseArgs(int argc, char** argv, Options& options) {
         options.*(*text) = value;
       } else if (const auto* whole = std::get_if<int Options::*>(&option->second)) {
         options.*(*whole) = std::stoi(value);
+      } else if (const auto* fault = std::get_if<FaultField>(&option->second)) {
+        options.faults.*(*fault) = std::stod(value);
       } else {
         options.*std::get<double Options::*>(option->second) = std::stod(value);
       }
@@ -510,6 +542,142 @@ int runGroupMode(const Options& options, const Policy& policy) {
   return written ? 0 : 1;
 }
 
+// "mean±sd" of the values (population deviation, as the other tables), `digits` decimals.
+std::string meanSd(const std::vector<double>& values, int digits) {
+  if (values.empty()) {
+    return "-";
+  }
+  double mean = 0;
+  for (const double v : values) {
+    mean += v;
+  }
+  mean /= static_cast<double>(values.size());
+  double variance = 0;
+  for (const double v : values) {
+    variance += (v - mean) * (v - mean);
+  }
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f±%.*f", digits, mean, digits,
+                std::sqrt(variance / static_cast<double>(values.size())));
+  return text;
+}
+
+double percent(double part, double whole) {
+  return whole > 0 ? 100.0 * part / whole : 0;
+}
+
+// --mode faults: per chooser and seed, the same arrivals and faults replayed health-blind and
+// health-aware; per chooser a row for each, mean±sd over seeds.
+int runFaultMode(const Options& options, const Policy& policy, const std::string& commandLine) {
+  if (options.dra != "off" || options.migShare > 0) {
+    std::cerr << "gte_simulate: --mode faults models the device plugin's whole GPUs: no --dra,"
+                 " no --mig-share\n";
+    return 2;
+  }
+  auto nodes = parseClusterSpec(options.cluster);
+  if (!nodes.ok()) {
+    std::cerr << "gte_simulate: --cluster: " << nodes.error().message << "\n";
+    return 2;
+  }
+  std::vector<SimPod> trace;
+  GroupWorkloadSpec spec;
+  if (!groupWorkloadSpec(options, *nodes, trace, spec)) {
+    return 2;
+  }
+  std::int64_t capacity = 0;
+  for (const SimNodeSpec& node : *nodes) {
+    capacity += node.machine->gpus;
+  }
+  spec.load = std::stod(splitList(options.loads).front());
+  const std::vector<std::string> seeds = splitList(options.seeds);
+  std::cout << "# " << commandLine << "\n"
+            << "cluster " << options.cluster << " (" << capacity << " GPUs), load " << spec.load
+            << ", " << options.arrivals << " arrivals, single pods "
+            << (options.pods.empty() ? "mix " + options.synthetic : "from --pods") << "; faults:"
+            << " gpu-fail-rate " << options.faults.gpuFailRate << ", link-fail-rate "
+            << options.faults.linkFailRate << ", lead " << options.faults.lead << ", no-precursor "
+            << options.faults.noPrecursorShare << ", false-alarms "
+            << options.faults.falseAlarmRatio << " (duration " << options.faults.falseAlarmDuration
+            << "), repair-time " << options.faults.repairTime << "; seeds " << options.seeds << "\n"
+            << "podsHit% = placed multi-GPU single pods with a GPU or an NVLink pair of theirs"
+               " failing during their run; groupsHit% = placed groups likewise (any member's GPU,"
+               " or a pair between two of its GPUs on one node); podsSeen%/groupsSeen% = of those, "
+               "hit by a"
+               " fault whose degraded mark was already up at placement; util = allocated GPUs % of"
+               " capacity; idleFA = GPU-time falsely marked GPUs sat free, % of capacity"
+               " GPU-time; withheld = aware idleFA - blind idleFA, GPU-time (time units x GPUs)"
+               " and % of capacity GPU-time. Measured after the warm-up. mean±sd over seeds.\n";
+  constexpr const char* kRow =
+      "%-31s %-5s %7s %7s %11s %11s %11s %11s %11s %11s %10s %11s %8s %7s\n";
+  std::printf(kRow, "chooser", "marks", "pods", "groups", "podsHit%", "podsSeen%", "groupsHit%",
+              "groupsSeen%", "util%", "idleFA%", "withheld", "withheld%", "faults", "FA");
+  std::vector<std::string> bySize;
+  for (const std::string& chooser : splitList(options.choosers)) {
+    GroupSimOptions sim;
+    sim.pods.extenderWeight = options.extenderWeight;
+    if (!groupChooserOptions(chooser, sim)) {
+      std::cerr << "gte_simulate: --choosers: unknown '" << chooser << "'\n" << kUsage;
+      return 2;
+    }
+    sim.measureFrom = static_cast<std::size_t>(options.warmup * options.arrivals);
+    std::vector<FaultRunSummary> blind;
+    std::vector<FaultRunSummary> aware;
+    for (const std::string& seedText : seeds) {
+      const auto seed = static_cast<std::uint64_t>(std::stoull(seedText));
+      const std::vector<TimedArrival> arrivals = groupWorkload(spec, capacity, seed);
+      const std::vector<FaultEvent> faults =
+          generateFaults(*nodes, workloadHorizon(arrivals), options.faults, seed);
+      sim.pods.seed = seed;
+      sim.faults = faults;
+      for (const bool healthAware : {false, true}) {
+        sim.healthAware = healthAware;
+        const GroupRun run = simulateGroups(*nodes, arrivals, policy, sim);
+        (healthAware ? aware : blind)
+            .push_back(summariseFaultRun(run, arrivals, faults, sim.measureFrom));
+      }
+    }
+    for (const bool healthAware : {false, true}) {
+      const std::vector<FaultRunSummary>& runs = healthAware ? aware : blind;
+      std::vector<double> pods, groups, podsHit, groupsHit, podsMarked, groupsMarked, util, hit2,
+          hit4, hit8, idle, withheld, withheldShare, failures, alarms;
+      for (std::size_t k = 0; k < runs.size(); ++k) {
+        const FaultRunSummary& run = runs[k];
+        pods.push_back(run.multiGpuPods);
+        groups.push_back(run.groups);
+        podsHit.push_back(percent(run.multiGpuPodsHit, run.multiGpuPods));
+        groupsHit.push_back(percent(run.groupsHit, run.groups));
+        podsMarked.push_back(percent(run.multiGpuPodsHitMarked, run.multiGpuPods));
+        hit2.push_back(percent(run.podsHitBySize[2], run.podsBySize[2]));
+        hit4.push_back(percent(run.podsHitBySize[4], run.podsBySize[4]));
+        hit8.push_back(percent(run.podsHitBySize[8], run.podsBySize[8]));
+        groupsMarked.push_back(percent(run.groupsHitMarked, run.groups));
+        util.push_back(run.utilisation);
+        idle.push_back(percent(run.falselyMarkedIdle, run.capacityTime));
+        const double extra = run.falselyMarkedIdle - blind[k].falselyMarkedIdle;
+        withheld.push_back(extra);
+        withheldShare.push_back(percent(extra, run.capacityTime));
+        failures.push_back(run.gpuFailures + run.linkFailures);
+        alarms.push_back(run.falseAlarms);
+      }
+      std::printf(kRow, chooser.c_str(), healthAware ? "aware" : "blind", meanSd(pods, 0).c_str(),
+                  meanSd(groups, 0).c_str(), meanSd(podsHit, 2).c_str(),
+                  meanSd(podsMarked, 2).c_str(), meanSd(groupsHit, 2).c_str(),
+                  meanSd(groupsMarked, 2).c_str(), meanSd(util, 2).c_str(), meanSd(idle, 3).c_str(),
+                  healthAware ? meanSd(withheld, 0).c_str() : "-",
+                  healthAware ? meanSd(withheldShare, 3).c_str() : "-", meanSd(failures, 0).c_str(),
+                  meanSd(alarms, 0).c_str());
+      bySize.push_back(chooser + " " + (healthAware ? "aware" : "blind") + ": 2-GPU " +
+                       meanSd(hit2, 2) + ", 4-GPU " + meanSd(hit4, 2) + ", 8-GPU " +
+                       meanSd(hit8, 2));
+    }
+  }
+  std::cout << "podsHit% by single pods' GPU count:\n";
+  for (const std::string& line : bySize) {
+    std::cout << "  " << line << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -532,6 +700,13 @@ int main(int argc, char** argv) {
   }
   if (options.mode == "groups") {
     return runGroupMode(options, policy);
+  }
+  if (options.mode == "faults") {
+    std::string commandLine = "gte_simulate";
+    for (int i = 1; i < argc; ++i) {
+      commandLine += std::string(" ") + argv[i];
+    }
+    return runFaultMode(options, policy, commandLine);
   }
   if (options.migShare > 0) {
     policy.dynamicMig = true;

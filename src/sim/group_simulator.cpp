@@ -1,11 +1,14 @@
 #include "sim/group_simulator.h"
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <queue>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -49,6 +52,11 @@ class GroupReplay {
         built_(templateEngineNodes(cluster, policy, dra_.get(), options.pods)),
         engine_(std::move(built_.nodes), policy, options.pods, dra_.get()),
         domains_(cluster, options.levels.empty() ? policy.groups.levels : options.levels) {
+    if (!options.faults.empty()) {
+      faultLabels_.emplace(cluster, policy, options.faults, options.healthAware);
+      changes_ = faultChanges(options.faults);
+      nodeLabels_.resize(cluster.size());
+    }
     run_.capacityGpus = built_.capacityGpus;
     run_.levels.assign(domains_.levels().begin(), domains_.levels().end());
     for (std::size_t n = 0; n < cluster.size(); ++n) {
@@ -59,11 +67,14 @@ class GroupReplay {
   GroupRun run() {
     double utilisation = 0;
     std::size_t sampled = 0;
+    double measureStart = 0;
     for (std::size_t i = 0; i < arrivals_.size(); ++i) {
       const TimedArrival& arrival = arrivals_[i];
-      while (!departures_.empty() && departures_.top().first <= arrival.at) {
-        depart(departures_.top().second);
-        departures_.pop();
+      advanceTo(arrival.at);
+      if (i == options_.measureFrom) {
+        measuring_ = true;
+        measureStart = arrival.at;
+        lastTime_ = arrival.at;
       }
       if (i >= options_.measureFrom) {
         utilisation += run_.capacityGpus == 0 ? 0
@@ -78,10 +89,57 @@ class GroupReplay {
       run_.outcomes.push_back(std::move(outcome));
     }
     run_.utilisation = sampled == 0 ? 0 : utilisation / static_cast<double>(sampled);
+    run_.measuredSpan = measuring_ ? lastTime_ - measureStart : 0;
     return std::move(run_);
   }
 
  private:
+  // Departures and fault changes up to `time`, in time order (a departure first on a tie).
+  void advanceTo(double time) {
+    while (true) {
+      const double departure =
+          departures_.empty() ? std::numeric_limits<double>::infinity() : departures_.top().first;
+      const double change = nextChange_ < changes_.size() ? changes_[nextChange_].at
+                                                          : std::numeric_limits<double>::infinity();
+      const double next = std::min(departure, change);
+      if (next > time) {
+        break;
+      }
+      accumulate(next);
+      if (departure <= change) {
+        depart(departures_.top().second);
+        departures_.pop();
+      } else {
+        applyChange(changes_[nextChange_++]);
+      }
+    }
+    accumulate(time);
+  }
+
+  // Free GPU-time on falsely marked GPUs since the last step.
+  void accumulate(double time) {
+    if (measuring_ && time > lastTime_) {
+      int idle = 0;
+      const std::span<const EngineNode> nodes = engine_.nodes();
+      for (const std::size_t n : falselyMarkedNodes_) {
+        idle += std::popcount(faultLabels_->falselyMarked(n) & nodes[n].state->freeMask);
+      }
+      run_.falselyMarkedIdle += static_cast<double>(idle) * (time - lastTime_);
+    }
+    lastTime_ = std::max(lastTime_, time);
+  }
+
+  void applyChange(const FaultChange& change) {
+    const std::size_t node = faultLabels_->apply(change);
+    nodeLabels_[node] = faultLabels_->labels(node);
+    engine_.relabel(node, nodeLabels_[node].get());
+    if (faultLabels_->falselyMarked(node) != 0) {
+      falselyMarkedNodes_.insert(node);
+    } else {
+      falselyMarkedNodes_.erase(node);
+    }
+  }
+
   ArrivalOutcome placeSingle(const TimedArrival& arrival) {
     ArrivalOutcome outcome;
     const PodPlacement placement = engine_.place(arrival.pod, simPodDemand(arrival.pod, policy_));
@@ -339,6 +397,15 @@ class GroupReplay {
   std::int64_t allocatedGpus_ = 0;
   std::map<std::string, std::vector<std::uint8_t>, std::less<>> pools_;
   std::unordered_map<std::string_view, std::size_t> nodeIndex_;
+  // Faults: the nodes' marks, the changes still to come, each changed node's labels (kept alive
+  // for the engine), the nodes with a false alarm's mark now, and the free-GPU-time clock.
+  std::optional<FaultLabels> faultLabels_;
+  std::vector<FaultChange> changes_;
+  std::size_t nextChange_ = 0;
+  std::vector<NodeStateConstSharedPtr> nodeLabels_;
+  std::set<std::size_t> falselyMarkedNodes_;
+  bool measuring_ = false;
+  double lastTime_ = 0;
   using Departure = std::pair<double, std::size_t>;
   std::priority_queue<Departure, std::vector<Departure>, std::greater<>> departures_;
 };

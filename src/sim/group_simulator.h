@@ -37,6 +37,7 @@
 #include "core/group_plan.h"
 #include "policy/group_levels.h"
 #include "policy/policy.h"
+#include "sim/fault_model.h"
 #include "sim/group_workload.h"
 #include "sim/placement_engine.h"
 #include "sim/topology_domains.h"
@@ -54,6 +55,11 @@ struct GroupSimOptions {
   GroupMode groups = GroupMode::kPerPod;
   std::vector<GroupLevel> levels;  // empty: the policy's groups.levels
   std::size_t measureFrom = 0;     // arrivals before this index warm the cluster up (not sampled)
+  // Failing hardware (fault_model.h; not with DRA): the faults the nodes' labels go through as the
+  // run's time passes, with the degraded marks (health-aware) or without them (health-blind: only
+  // failed GPUs and down links). Pods already running stay where they are. Empty: no faults.
+  std::span<const FaultEvent> faults;
+  bool healthAware = true;
 };
 
 struct ArrivalOutcome {
@@ -78,6 +84,10 @@ struct GroupRun {
   std::vector<ArrivalOutcome> outcomes;  // one per arrival
   // Allocated GPUs, % of capacity, averaged over the measured arrivals (sampled as each arrives).
   double utilisation = 0;
+  // With faults: GPU-time that GPUs under a false alarm's mark sat free, from the first measured
+  // arrival to the last arrival (`measuredSpan` long).
+  double falselyMarkedIdle = 0;
+  double measuredSpan = 0;
 };
 
 GroupRun simulateGroups(std::span<const SimNodeSpec> cluster,

@@ -426,4 +426,10 @@ void PlacementEngine::release(const SimPod& pod, const PodPlacement& placement) 
   node.state = rebuildNodeState(*node.labels, node.usage, policy_);
 }
 
+void PlacementEngine::relabel(std::size_t node, const NodeState* labels) {
+  EngineNode& target = nodes_[node];
+  target.labels = labels;
+  target.state = rebuildNodeState(*labels, target.usage, policy_);
+}
+
 }  // namespace gte::sim

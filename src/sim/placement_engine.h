@@ -131,6 +131,11 @@ class PlacementEngine {
   // is released: its whole-GPU devices are free to the allocator again.
   void release(const SimPod& pod, const PodPlacement& placement);
 
+  // The node's labels changed (its GPUs' or links' health, fault_model.h): its state is rebuilt
+  // from `labels` with what the replay placed there still taken; pods on it are not moved.
+  // `labels` must outlive the engine (or the next relabel). Not in DRA mode.
+  void relabel(std::size_t node, const NodeState* labels);
+
   std::span<const EngineNode> nodes() const noexcept { return nodes_; }
 
  private:
