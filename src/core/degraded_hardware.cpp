@@ -7,13 +7,17 @@ namespace gte {
 AvoidedPairs avoidedPairs(const GpuTopology& topology, const HealthPolicy& policy,
                           GpuMask alsoDegraded) {
   AvoidedPairs out;
-  if (!topology.linksKnown) return out;
   const int n = std::min(topology.gpuCount, kMaxGpus);
   const bool gpus = policy.degradedGpus == DegradedGpus::kAvoid;
   const bool links = policy.degradedLinks == DegradedLinks::kAvoid;
   const auto degraded = [&](int gpu) {
     return topology.degraded(gpu) || (alsoDegraded & bitOf(gpu)) != 0;
   };
+  for (int i = 0; i < n && gpus; ++i) {
+    if (degraded(i)) out.degraded |= bitOf(i);
+  }
+  // Pairs are ranked by links only where links are known.
+  if (!topology.linksKnown) return out;
   for (int i = 0; i < n; ++i) {
     for (int j = i + 1; j < n; ++j) {
       const LinkHealth mark = topology.linkHealthOf(i, j);

@@ -14,10 +14,18 @@
 
 namespace gte {
 
-// Per GPU, the GPUs its pair with is avoided; and the GPUs that have any such pair.
+// Per GPU, the GPUs its pair with is avoided; the GPUs that have any such pair; and the GPUs
+// marked degraded themselves (what a 1-GPU member of a group avoids: a link of its GPU failing does
+// not stop it, the GPU failing does).
 struct AvoidedPairs {
   std::array<GpuMask, kMaxGpus> peers{};
   GpuMask gpus = 0;
+  GpuMask degraded = 0;
+
+  // The set holds nothing the health policy avoids: for one GPU, not a degraded GPU.
+  bool healthy(GpuMask set) const noexcept {
+    return gpuCountOf(set) == 1 ? (set & degraded) == 0 : !holds(set);
+  }
 
   bool holds(GpuMask set) const noexcept {
     for (GpuMask rest = set & gpus; rest != 0; rest &= rest - 1) {
@@ -29,8 +37,8 @@ struct AvoidedPairs {
 
 // The pairs the policy ranks below their class: a pair whose `nvlh` mark is degraded or down
 // (health.degradedLinks: avoid), or one GPU of which is degraded (health.degradedGpus: avoid; a
-// refused GPU is never in a set). Only where the links are known. `alsoDegraded`: GPUs degraded by
-// another account than the labels (a DRA device taint of effect None).
+// refused GPU is never in a set), pairs only where the links are known. `alsoDegraded`: GPUs
+// degraded by another account than the labels (a DRA device taint of effect None).
 AvoidedPairs avoidedPairs(const GpuTopology& topology, const HealthPolicy& policy,
                           GpuMask alsoDegraded = 0);
 

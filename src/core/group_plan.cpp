@@ -20,6 +20,8 @@ std::string linkSuffix(const PodDemand& demand) {
 // One domain of one level, as the candidates (and anchors) fill it.
 struct DomainTally {
   std::int64_t slots = 0;  // members of the counted shape it can take
+  // ... on sets that hold nothing the health policy avoids (GroupSlots::healthy)
+  std::int64_t healthySlots = 0;
   std::int64_t freeGpus = 0;
   std::int64_t usableGpus = 0;
   std::uint32_t nodes = 0;
@@ -185,7 +187,9 @@ class Planner {
       if (id == kNoDomain) continue;
       if (id >= tallies.size()) tallies.resize(id + 1);
       DomainTally& tally = tallies[id];
-      tally.slots += slotsOn(n, shape, kMaxCountedSlots);
+      const int slots = slotsOn(n, shape, kMaxCountedSlots);
+      tally.slots += slots;
+      tally.healthySlots += healthySlotsOf(slots, n);
       tally.freeGpus += in_.nodes[n].facts->freeGpus;
       tally.usableGpus += in_.nodes[n].facts->usableGpus;
       ++tally.nodes;
@@ -214,7 +218,12 @@ class Planner {
     // GPUs, so this is the fewest free GPUs now), then the fewest spare slots, then the name.
     // Ranked by free GPUs first, leftovers of other shapes count too: a domain whose free GPUs
     // are stranded in slots the group cannot use is kept for the smaller pods they can serve.
+    // A domain that holds the group on healthy sets (nothing degraded, docs/health.md) comes
+    // first: a group stops when any member's GPU or link fails.
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const bool ha = tallies[a].healthySlots >= countedNeed();
+      const bool hb = tallies[b].healthySlots >= countedNeed();
+      if (ha != hb) return ha;
       if (tallies[a].freeGpus != tallies[b].freeGpus) {
         return tallies[a].freeGpus < tallies[b].freeGpus;
       }
@@ -322,6 +331,17 @@ class Planner {
     const auto k = static_cast<std::size_t>(gpus_[countedShape()].gpus - 1);
     return in_.nodes[n].facts->slots.nvlink[k];
   }
+
+  // Of `count` slots of the counted shape on node `n`, those whose sets hold nothing degraded
+  // (GroupSlots::healthy: the first ones of the chain); members the precomputed chain does not
+  // cover: all of them.
+  int healthySlotsOf(int count, std::uint32_t n) const {
+    const PodDemand& demand = gpus_[countedShape()];
+    if (!chainCovers(demand)) return count;
+    const auto k = static_cast<std::size_t>(demand.gpus - 1);
+    return std::min<int>(count, in_.nodes[n].facts->slots.healthy[k]);
+  }
+  bool sickSlots(int count, std::uint32_t n) const { return healthySlotsOf(count, n) < count; }
 
   // `nodes` by GPU model: with prefersNvlinkSets, the models that hold every member on NVLink
   // sets first; then best fit: the fewest free GPUs, then the smaller largest free NVLink set
@@ -491,10 +511,15 @@ class Planner {
     const auto weak = [&](int count, std::uint32_t n) {
       return nvlinkFirst && count > nvlinkSlotsOn(n);
     };
+    // Then nodes whose slots hold nothing degraded (docs/health.md): a group stops when any
+    // member's GPU or link fails, so degraded hardware is used only when healthy slots run out.
     std::sort(open.begin(), open.end(), [&](const auto& a, const auto& b) {
       const bool wa = weak(a.first, a.second);
       const bool wb = weak(b.first, b.second);
       if (wa != wb) return wb;
+      const bool sa = sickSlots(a.first, a.second);
+      const bool sb = sickSlots(b.first, b.second);
+      if (sa != sb) return sb;
       if (a.first != b.first) return a.first < b.first;
       const auto& fa = *in_.nodes[a.second].facts;
       const auto& fb = *in_.nodes[b.second].facts;

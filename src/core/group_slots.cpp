@@ -110,6 +110,12 @@ GroupSlots countGroupSlots(const NodeState& state, const Policy& policy) {
     demand.gpus = k;
     const auto at = static_cast<std::size_t>(k - 1);
     slots.any[at] = static_cast<std::uint8_t>(chainCount(demand, state, policy, 255));
+    int well = 0;
+    for (const ChainPick& pick : state.groupChain.forSize(k)) {
+      if (well >= slots.any[at] || !state.avoided.healthy(pick.gpus)) break;
+      ++well;
+    }
+    slots.healthy[at] = static_cast<std::uint8_t>(well);
     demand.minLink = LinkClass::kNvlink;
     const int nvlink = chainCount(demand, state, policy, 255);
     // A set holding a GPU or NVLink the health policy avoids is not counted as an NVLink slot, so

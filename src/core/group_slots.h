@@ -55,6 +55,10 @@ struct GroupChain {
 struct GroupSlots {
   std::array<std::uint8_t, kGroupChainSizes> any{};
   std::array<std::uint8_t, kGroupChainSizes> nvlink{};
+  // Of the `any` slots, the first ones whose sets hold nothing the health policy avoids (a
+  // degraded GPU; for 2+ GPUs, a degraded or down NVLink pair): the planner fills nodes whose
+  // slots are healthy first (docs/health.md).
+  std::array<std::uint8_t, kGroupChainSizes> healthy{};
   friend bool operator==(const GroupSlots&, const GroupSlots&) = default;
 };
 

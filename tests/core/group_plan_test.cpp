@@ -458,3 +458,53 @@ TEST_CASE("inside a domain, a looser domain of one model beats a tighter mixed o
 
 }  // namespace
 }  // namespace gte
+
+namespace gte {
+namespace {
+
+TEST_CASE("inside the domain, members go to trays whose slots hold nothing degraded first",
+          "[core][group-plan][health]") {
+  // Clique h: three free trays; on h0 GPU 0 is degraded, on h1 the NVLink pair 0-1 is degraded.
+  NodeInfo worn = tray("h0");
+  worn.labels["gputopo.dev/health"] = "d111";
+  NodeInfo link = tray("h1");
+  link.labels["gputopo.dev/nvlh"] = "d11111";
+  const Cluster cluster({{worn, "h", ""}, {link, "h", ""}, {tray("h2"), "h", ""}});
+  // Two 2-GPU members: the trays tie on every count; h2's pairs are healthy, then h0's second
+  // pair (2-3) and h1's (2-3) are too, but their first slots are not.
+  const GroupPlan pairs = cluster.plan(members(2, 2));
+  REQUIRE(pairs.status == GroupPlanStatus::kPlanned);
+  CHECK(perNode(pairs) == std::map<std::string, int>{{"h2", 2}});
+  // 1-GPU members: a degraded link does not matter to one GPU, so h1 ties with h2 (and wins by
+  // name); h0, whose first slot is its degraded GPU 0, comes last.
+  const GroupPlan singles = cluster.plan(members(4, 1));
+  REQUIRE(singles.status == GroupPlanStatus::kPlanned);
+  CHECK(perNode(singles) == std::map<std::string, int>{{"h1", 4}});
+  const GroupPlan eight = cluster.plan(members(8, 1));
+  REQUIRE(eight.status == GroupPlanStatus::kPlanned);
+  CHECK(perNode(eight) == std::map<std::string, int>{{"h1", 4}, {"h2", 4}});
+}
+
+TEST_CASE("a domain that holds the group on healthy trays beats a tighter one that does not",
+          "[core][group-plan][health]") {
+  // Clique t: two free trays, one with a degraded GPU. Clique u: three free trays, all healthy.
+  NodeInfo worn = tray("t0");
+  worn.labels["gputopo.dev/health"] = "1d11";
+  const Cluster cluster({{worn, "t", ""},
+                         {tray("t1"), "t", ""},
+                         {tray("u0"), "u", ""},
+                         {tray("u1"), "u", ""},
+                         {tray("u2"), "u", ""}});
+  // Two 4-GPU members: t is the best fit by free GPUs (8 against 12), but one of its two trays is
+  // degraded; u holds both members on healthy trays.
+  const GroupPlan plan = cluster.plan(members(2, 4));
+  REQUIRE(plan.status == GroupPlanStatus::kPlanned);
+  CHECK(cluster.names->name(0, plan.domain[0]) == "u");
+  // One member fits t's healthy tray: t, the tighter one, again.
+  const GroupPlan one = cluster.plan(members(1, 4));
+  REQUIRE(one.status == GroupPlanStatus::kPlanned);
+  CHECK(perNode(one) == std::map<std::string, int>{{"t1", 1}});
+}
+
+}  // namespace
+}  // namespace gte
