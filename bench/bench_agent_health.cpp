@@ -4,7 +4,8 @@
 // then the labels it publishes. Prints the median CPU time per pass over `rounds` rounds of
 // `passes` passes, and the NVML calls one pass makes (the fake counts them).
 //
-//   build/bin/bench_agent_health build/fake-nvml/libnvidia-ml.so.1 [rounds] [passes]
+//   build/bin/bench_agent_health [FAKE_LIBNVIDIA_ML] [rounds] [passes]
+// (default: the fake the build puts in build/fake-nvml/).
 #include <dlfcn.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "agent/nvml_health.h"
@@ -33,11 +35,13 @@ double cpuSeconds() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s FAKE_LIBNVIDIA_ML [rounds] [passes]\n", argv[0]);
-    return 2;
+  // Default: the fake the build puts beside bin/ (build/fake-nvml/libnvidia-ml.so.1).
+  std::string library = argc > 1 ? argv[1] : std::string();
+  if (library.empty()) {
+    std::error_code error;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+    library = (self.parent_path().parent_path() / "fake-nvml" / "libnvidia-ml.so.1").string();
   }
-  const std::string library = argv[1];
   const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 9;
   const int passes = argc > 3 ? std::max(1, std::atoi(argv[3])) : 200;
   const std::filesystem::path control = std::filesystem::temp_directory_path() /
