@@ -469,6 +469,24 @@ bool groupWorkloadSpec(const Options& options, std::span<const SimNodeSpec> node
   return true;
 }
 
+// What the timed modes (groups, faults) replay: the cluster, the group workload (with the single
+// pods' trace it reads from) and the cluster's GPUs. False, the error printed, when an option does
+// not read.
+bool timedRunSetup(const Options& options, std::vector<SimNodeSpec>& nodes,
+                   std::vector<SimPod>& trace, GroupWorkloadSpec& spec, std::int64_t& capacity) {
+  auto parsed = parseClusterSpec(options.cluster);
+  if (!parsed.ok()) {
+    std::cerr << "gte_simulate: --cluster: " << parsed.error().message << "\n";
+    return false;
+  }
+  nodes = std::move(*parsed);
+  if (!groupWorkloadSpec(options, nodes, trace, spec)) return false;
+  capacity = 0;
+  for (const SimNodeSpec& node : nodes)
+    capacity += node.machine->gpus;
+  return true;
+}
+
 int runGroupMode(const Options& options, const Policy& policy) {
   if (options.migShare > 0) {
     std::cerr << "gte_simulate: --mig-share does not apply to --mode groups\n";
@@ -484,23 +502,16 @@ int runGroupMode(const Options& options, const Policy& policy) {
     std::cerr << "gte_simulate: --dra: unknown '" << options.dra << "'\n";
     return 2;
   }
-  auto nodes = parseClusterSpec(options.cluster);
-  if (!nodes.ok()) {
-    std::cerr << "gte_simulate: --cluster: " << nodes.error().message << "\n";
+  std::vector<SimNodeSpec> nodes;
+  std::vector<SimPod> trace;
+  GroupWorkloadSpec spec;
+  std::int64_t capacity = 0;
+  if (!timedRunSetup(options, nodes, trace, spec, capacity)) {
     return 2;
   }
   if (*draOrder != DraDeviceOrder::kOff &&
-      !draModelled(options, std::vector<Scenario>{Scenario{"", *nodes}})) {
+      !draModelled(options, std::vector<Scenario>{Scenario{"", nodes}})) {
     return 2;
-  }
-  std::vector<SimPod> trace;
-  GroupWorkloadSpec spec;
-  if (!groupWorkloadSpec(options, *nodes, trace, spec)) {
-    return 2;
-  }
-  std::int64_t capacity = 0;
-  for (const SimNodeSpec& node : *nodes) {
-    capacity += node.machine->gpus;
   }
   std::vector<LabelledRun> runs;
   for (const std::string& load : splitList(options.loads)) {
@@ -523,7 +534,7 @@ int runGroupMode(const Options& options, const Policy& policy) {
         const auto seed = static_cast<std::uint64_t>(std::stoull(seedText));
         const std::vector<TimedArrival> arrivals = groupWorkload(spec, capacity, seed);
         sim.pods.seed = seed;
-        const GroupRun run = simulateGroups(*nodes, arrivals, policy, sim);
+        const GroupRun run = simulateGroups(nodes, arrivals, policy, sim);
         runs.push_back(
             LabelledRun{name, chooser, seed, summariseGroups(run, arrivals, sim.measureFrom), {}});
       }
@@ -542,24 +553,9 @@ int runGroupMode(const Options& options, const Policy& policy) {
   return written ? 0 : 1;
 }
 
-// "mean±sd" of the values (population deviation, as the other tables), `digits` decimals.
+// "mean±sd" of the values, as the other tables write it.
 std::string meanSd(const std::vector<double>& values, int digits) {
-  if (values.empty()) {
-    return "-";
-  }
-  double mean = 0;
-  for (const double v : values) {
-    mean += v;
-  }
-  mean /= static_cast<double>(values.size());
-  double variance = 0;
-  for (const double v : values) {
-    variance += (v - mean) * (v - mean);
-  }
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f±%.*f", digits, mean, digits,
-                std::sqrt(variance / static_cast<double>(values.size())));
-  return text;
+  return formatMeanSd(values, digits);
 }
 
 double percent(double part, double whole) {
@@ -574,19 +570,12 @@ int runFaultMode(const Options& options, const Policy& policy, const std::string
                  " no --mig-share\n";
     return 2;
   }
-  auto nodes = parseClusterSpec(options.cluster);
-  if (!nodes.ok()) {
-    std::cerr << "gte_simulate: --cluster: " << nodes.error().message << "\n";
-    return 2;
-  }
+  std::vector<SimNodeSpec> nodes;
   std::vector<SimPod> trace;
   GroupWorkloadSpec spec;
-  if (!groupWorkloadSpec(options, *nodes, trace, spec)) {
-    return 2;
-  }
   std::int64_t capacity = 0;
-  for (const SimNodeSpec& node : *nodes) {
-    capacity += node.machine->gpus;
+  if (!timedRunSetup(options, nodes, trace, spec, capacity)) {
+    return 2;
   }
   spec.load = std::stod(splitList(options.loads).front());
   const std::vector<std::string> seeds = splitList(options.seeds);
@@ -626,12 +615,12 @@ int runFaultMode(const Options& options, const Policy& policy, const std::string
       const auto seed = static_cast<std::uint64_t>(std::stoull(seedText));
       const std::vector<TimedArrival> arrivals = groupWorkload(spec, capacity, seed);
       const std::vector<FaultEvent> faults =
-          generateFaults(*nodes, workloadHorizon(arrivals), options.faults, seed);
+          generateFaults(nodes, workloadHorizon(arrivals), options.faults, seed);
       sim.pods.seed = seed;
       sim.faults = faults;
       for (const bool healthAware : {false, true}) {
         sim.healthAware = healthAware;
-        const GroupRun run = simulateGroups(*nodes, arrivals, policy, sim);
+        const GroupRun run = simulateGroups(nodes, arrivals, policy, sim);
         (healthAware ? aware : blind)
             .push_back(summariseFaultRun(run, arrivals, faults, sim.measureFrom));
       }

@@ -75,15 +75,11 @@ Result<std::string> NodePublisher::getNode() {
 }
 
 Result<StringMap> NodePublisher::currentLabels() {
-  auto body = getNode();
-  if (!body.ok()) {
-    return body.error();
+  auto view = read();
+  if (!view.ok()) {
+    return view.error();
   }
-  auto node = parseNodeJson(*body);
-  if (!node.ok()) {
-    return node.error();
-  }
-  return node->labels;
+  return std::move(view->labels);
 }
 
 Result<NodeView> NodePublisher::read() {

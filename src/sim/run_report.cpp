@@ -12,6 +12,25 @@ double ratio(int part, int whole) {
   return whole == 0 ? -1 : 100.0 * part / whole;
 }
 
+}  // namespace
+
+std::string formatMeanSd(std::span<const double> values, int digits) {
+  if (values.empty()) return "-";
+  double mean = 0;
+  for (const double v : values)
+    mean += v;
+  mean /= static_cast<double>(values.size());
+  double variance = 0;
+  for (const double v : values)
+    variance += (v - mean) * (v - mean);
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f±%.*f", digits, mean, digits,
+                std::sqrt(variance / static_cast<double>(values.size())));
+  return text;
+}
+
+namespace {
+
 struct Stat {
   std::vector<double> values;  // -1 entries mean "did not happen" and are counted apart
 
@@ -25,20 +44,9 @@ struct Stat {
     if (seen.empty()) {
       return "-";
     }
-    double mean = 0;
-    for (const double v : seen) {
-      mean += v;
-    }
-    mean /= static_cast<double>(seen.size());
-    double variance = 0;
-    for (const double v : seen) {
-      variance += (v - mean) * (v - mean);
-    }
-    const double deviation = std::sqrt(variance / static_cast<double>(seen.size()));
-    char text[64];
-    std::snprintf(text, sizeof text, "%.1f±%.1f", mean, deviation);
-    std::string out = text;
+    std::string out = formatMeanSd(seen, 1);
     if (seen.size() != values.size()) {
+      char text[32];
       std::snprintf(text, sizeof text, "(%zu/%zu)", seen.size(), values.size());
       out += text;
     }

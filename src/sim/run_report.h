@@ -23,6 +23,9 @@ struct LabelledRun {
 // Every scalar of a run as (name, value); a first failure that never happened is -1.
 std::vector<std::pair<std::string, double>> flattenMetrics(const RunMetrics& metrics);
 
+// "mean±sd" of the values (population deviation), `digits` decimals; "-" for none.
+std::string formatMeanSd(std::span<const double> values, int digits);
+
 void writeTable(std::ostream& out, std::span<const LabelledRun> runs);
 void writeMetricsCsv(std::ostream& out, std::span<const LabelledRun> runs);
 void writeMetricsJson(std::ostream& out, std::span<const LabelledRun> runs);
