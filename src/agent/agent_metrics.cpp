@@ -53,7 +53,7 @@ void AgentMetrics::companionPublished(bool published) {
 }
 
 void AgentMetrics::setHealthMetrics(std::string text) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   healthText_ = std::move(text);
 }
 
@@ -62,12 +62,12 @@ void AgentMetrics::cordonAnnotationErrors(std::uint64_t count) {
 }
 
 void AgentMetrics::setError(const std::string& error) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   lastError_ = error;
 }
 
 std::string AgentMetrics::lastError() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return lastError_;
 }
 
@@ -100,7 +100,7 @@ std::string AgentMetrics::render() const {
          "Malformed entries in the cordoned-gpus / cordoned-links Node annotations (skipped).",
          std::to_string(cordonErrors_.load()));
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     out += healthText_;
   }
   if (companionEnabled_) {

@@ -3,8 +3,9 @@
 // loop and read by HTTP threads; the last error text sits behind a mutex.
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <string>
+
+#include "base/mutex.h"
 
 namespace gte::agent {
 
@@ -61,9 +62,9 @@ class AgentMetrics {
   std::atomic<bool> companionPublished_{false};
   bool companionEnabled_ = false;  // set before the HTTP threads start; families rendered only then
   std::atomic<std::uint64_t> cordonErrors_{0};
-  mutable std::mutex mutex_;
-  std::string lastError_;
-  std::string healthText_;
+  mutable Mutex mutex_;
+  std::string lastError_ GTE_GUARDED_BY(mutex_);
+  std::string healthText_ GTE_GUARDED_BY(mutex_);
 };
 
 }  // namespace gte::agent
