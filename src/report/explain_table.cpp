@@ -15,8 +15,9 @@ using json::JsonReader;
 
 struct Row {
   std::string name, verdict, reason, link, numa, gpus;
-  std::string mig;   // a MIG pod's predicted instances, shown where whole GPUs would be
-  std::string wire;  // wireScoreAfterFilter: what kube-scheduler's prioritize call gets
+  std::string degraded;  // what of the set the health policy avoids; empty: nothing
+  std::string mig;       // a MIG pod's predicted instances, shown where whole GPUs would be
+  std::string wire;      // wireScoreAfterFilter: what kube-scheduler's prioritize call gets
   std::int64_t score = 0;
 };
 
@@ -119,6 +120,36 @@ bool readMigPlacements(JsonReader& r, std::string& out) {
   return r.ok();
 }
 
+// "degraded": null, or {"scoredAs", "gpus": [...], "links": [{"gpus": [i, j], "state"}]} as
+// "degraded GPU 0, link 2-3; scored sys" (docs/health.md).
+bool readDegraded(JsonReader& r, std::string& out) {
+  if (r.readNull()) return true;
+  std::string scored, gpus, links;
+  const bool ok = readObject(r, {{"scoredAs", &scored}}, [&](const std::string& key) {
+    if (key == "gpus") return readInts(r, gpus);
+    if (key != "links" || !r.beginArray()) return false;
+    while (r.nextElement()) {
+      std::string pair;
+      if (!readObject(r, {}, [&](const std::string& field) {
+            if (field != "gpus") return false;
+            const bool read = readInts(r, pair);
+            std::replace(pair.begin(), pair.end(), ',', '-');
+            return read;
+          })) {
+        return false;
+      }
+      if (!links.empty()) links.append(",");
+      links.append(pair);
+    }
+    return r.ok();
+  });
+  out.assign("degraded");
+  if (!gpus.empty()) out.append(" GPU ").append(gpus);
+  if (!links.empty()) out.append(gpus.empty() ? " link " : ", link ").append(links);
+  out.append("; scored ").append(scored);
+  return ok;
+}
+
 bool readNode(JsonReader& r, Row& row) {
   const bool ok = readObject(r,
                              {{"name", &row.name},
@@ -131,6 +162,7 @@ bool readNode(JsonReader& r, Row& row) {
                                if (key == "gpus") return readInts(r, row.gpus);
                                if (key == "score") return r.readInt64(row.score);
                                if (key == "mig") return readMigPlacements(r, row.mig);
+                               if (key == "degraded") return readDegraded(r, row.degraded);
                                return false;
                              });
   // A MIG pod's placement stands in the GPUS column (it gets no whole GPU), whatever the order of
@@ -192,8 +224,11 @@ Result<std::string> explainTable(std::string_view json, std::size_t top) {
   std::vector<TextRow> cells;
   cells.push_back({"NODE", "VERDICT", "SCORE", "WIRE", "GPUS", "LINK", "NUMA", "REASON"});
   for (const Row& row : rows) {
+    // The set's weakest link, and what of it the health policy avoids (docs/health.md).
+    const std::string link =
+        row.degraded.empty() ? orDash(row.link) : orDash(row.link) + " (" + row.degraded + ")";
     cells.push_back({row.name, row.verdict, std::to_string(row.score), orDash(row.wire),
-                     orDash(row.gpus), orDash(row.link), orDash(row.numa), orDash(row.reason)});
+                     orDash(row.gpus), link, orDash(row.numa), orDash(row.reason)});
   }
   std::string out = "pod ";
   out.append(doc->pod).append(": ");

@@ -136,3 +136,18 @@ TEST_CASE("explain table: a MIG pod's predicted instance stands in the GPUS colu
   REQUIRE(table.ok());
   CHECK(table->find("a100  fit      91     10    1g.10gb on GPU 0 at 2") != std::string::npos);
 }
+
+TEST_CASE("explain table: a set holding degraded hardware says so in the LINK column") {
+  std::string worn = node("worn", "fit", 60, 0, "2,3", R"("nvlink")", "");
+  worn.replace(worn.find(R"("best":null)"), 11,
+               R"("degraded":{"scoredAs":"sys","gpus":[],"links":[{"gpus":[2,3],"state":)"
+               R"("degraded"}]},"best":null)");
+  const std::string doc = R"({"pod":)" + kPod + R"(,"mode":"cluster","nodes":[)" +
+                          node("fresh", "fit", 88, 10, "6,7", R"("nvlink")", "") + "," + worn +
+                          "]}";
+  auto table = explainTable(doc, 0);
+  REQUIRE(table.ok());
+  CHECK(table->find("worn   fit      60     0     2,3   nvlink (degraded link 2-3; scored sys)") !=
+        std::string::npos);
+  CHECK(table->find("fresh  fit      88     10    6,7   nvlink ") != std::string::npos);
+}
