@@ -5,17 +5,12 @@
 namespace gte {
 
 AvoidedPairs avoidedPairs(const GpuTopology& topology, const HealthPolicy& policy,
-                          GpuMask alsoDegraded) {
+                          GpuMask degraded) {
   AvoidedPairs out;
   const int n = std::min(topology.gpuCount, kMaxGpus);
   const bool gpus = policy.degradedGpus == DegradedGpus::kAvoid;
   const bool links = policy.degradedLinks == DegradedLinks::kAvoid;
-  const auto degraded = [&](int gpu) {
-    return topology.degraded(gpu) || (alsoDegraded & bitOf(gpu)) != 0;
-  };
-  for (int i = 0; i < n && gpus; ++i) {
-    if (degraded(i)) out.degraded |= bitOf(i);
-  }
+  if (gpus) out.degraded = degraded & allGpus(n);
   // Pairs are ranked by links only where links are known.
   if (!topology.linksKnown) return out;
   for (int i = 0; i < n; ++i) {
@@ -23,7 +18,7 @@ AvoidedPairs avoidedPairs(const GpuTopology& topology, const HealthPolicy& polic
       const LinkHealth mark = topology.linkHealthOf(i, j);
       const bool avoided =
           (links && (mark == LinkHealth::kDegraded || mark == LinkHealth::kDown)) ||
-          (gpus && (degraded(i) || degraded(j)));
+          (out.degraded & (bitOf(i) | bitOf(j))) != 0;
       if (!avoided) continue;
       out.peers[static_cast<std::size_t>(i)] |= bitOf(j);
       out.peers[static_cast<std::size_t>(j)] |= bitOf(i);

@@ -18,9 +18,9 @@ namespace gte {
 // marked degraded themselves (what a 1-GPU member of a group avoids: a link of its GPU failing does
 // not stop it, the GPU failing does).
 struct AvoidedPairs {
-  std::array<GpuMask, kMaxGpus> peers{};
-  GpuMask gpus = 0;
+  GpuMask gpus = 0;  // first: a healthy node's check reads this word alone
   GpuMask degraded = 0;
+  std::array<GpuMask, kMaxGpus> peers{};
 
   // The set holds nothing the health policy avoids: for one GPU, not a degraded GPU.
   bool healthy(GpuMask set) const noexcept {
@@ -37,10 +37,10 @@ struct AvoidedPairs {
 
 // The pairs the policy ranks below their class: a pair whose `nvlh` mark is degraded or down
 // (health.degradedLinks: avoid), or one GPU of which is degraded (health.degradedGpus: avoid; a
-// refused GPU is never in a set), pairs only where the links are known. `alsoDegraded`: GPUs
-// degraded by another account than the labels (a DRA device taint of effect None).
+// refused GPU is never in a set), pairs only where the links are known. `degraded`: the GPUs
+// marked degraded (NodeState::gpuHealth: the labels, and DRA device taints of effect None).
 AvoidedPairs avoidedPairs(const GpuTopology& topology, const HealthPolicy& policy,
-                          GpuMask alsoDegraded = 0);
+                          GpuMask degraded);
 
 // The class the set is scored as: `weakest` when it holds no avoided pair, else the weakest over
 // its pairs with each avoided pair counted at its PCIe level.

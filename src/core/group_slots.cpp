@@ -117,15 +117,9 @@ GroupSlots countGroupSlots(const NodeState& state, const Policy& policy) {
     }
     slots.healthy[at] = static_cast<std::uint8_t>(well);
     demand.minLink = LinkClass::kNvlink;
-    const int nvlink = chainCount(demand, state, policy, 255);
-    // A set holding a GPU or NVLink the health policy avoids is not counted as an NVLink slot, so
-    // the planner's NVLink-first order passes over it while a healthy one exists (docs/health.md).
-    int healthy = 0;
-    for (const ChainPick& pick : state.groupChain.forSize(k)) {
-      if (healthy >= nvlink || state.avoided.holds(pick.gpus)) break;
-      ++healthy;
-    }
-    slots.nvlink[at] = static_cast<std::uint8_t>(healthy);
+    // The NVLink slots checkFit would grant a `min-link: nvlink` member, degraded or not (a warning
+    // refuses no pod); which slots are healthy is `healthy` above.
+    slots.nvlink[at] = static_cast<std::uint8_t>(chainCount(demand, state, policy, 255));
   }
   return slots;
 }

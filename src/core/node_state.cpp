@@ -79,8 +79,11 @@ class NodeStateBuilder {
         bandwidths_(state.topology) {}
 
   void build() {
-    state_.avoided =
-        avoidedPairs(topo_, policy_.health, state_.dra ? state_.dra->degradedGpus : GpuMask{0});
+    GpuMask degraded = 0;
+    for (int gpu = 0; gpu < std::min(topo_.gpuCount, kMaxGpus); ++gpu) {
+      if (state_.gpuHealth(gpu) == GpuHealth::kDegraded) degraded |= bitOf(gpu);
+    }
+    state_.avoided = avoidedPairs(topo_, policy_.health, degraded);
     if (state_.dra) {
       state_.nvlinkNeighbours = table_.nvlinkNeighbours;
     }
@@ -626,6 +629,14 @@ NodeStateConstSharedPtr chargeNodeState(const NodeState& sameLabels,
   NodeStateBuilder(*state, *usage, policy, &sameLabels).build();
   state->charges = std::move(charges);
   return state;
+}
+
+GpuHealth NodeState::gpuHealth(int gpu) const noexcept {
+  const auto at = static_cast<std::size_t>(gpu);
+  if (gpu < 0 || at >= topology.health.size()) return GpuHealth::kHealthy;
+  const GpuHealth mark = topology.health[at];
+  const bool warned = dra && gpu < kMaxGpus && (dra->degradedGpus & bitOf(gpu)) != 0;
+  return mark == GpuHealth::kHealthy && warned ? GpuHealth::kDegraded : mark;
 }
 
 }  // namespace gte

@@ -103,9 +103,6 @@ struct NodeState {
   // the empty node's device-plugin pick of s >= 2 GPUs is all-NVLink (capacity[s]).
   GpuMask numaUnknownGpus = 0;
   std::uint32_t nvlinkWhenEmptySizes = 0;
-  // GPU pairs the health policy ranks at their PCIe class (core/degraded_hardware.h); `gpus` is 0
-  // on a node with nothing degraded, the one field the scoring of a healthy node reads.
-  AvoidedPairs avoided;
 
   std::vector<WholeGpuOptions> whole;  // index k, 0..freeCount (0 unused)
   // Index k, 0..usableCount (0 unused). Depends on labels and policy only, so states that differ
@@ -117,6 +114,10 @@ struct NodeState {
   // through `whole` (a second, dependent cache miss per node).
   static constexpr std::size_t kInlinePicks = 9;
   std::array<GpuPick, kInlinePicks> devicePluginPicks{};
+  // GPU pairs the health policy ranks at their PCIe class (core/degraded_hardware.h). Right after
+  // the picks, off the first lines: only requests the precomputed answers do not cover read it,
+  // and on a node with nothing degraded only its first word (`gpus` is 0).
+  AvoidedPairs avoided;
 
   std::string name;
   std::string topologyError;  // set for kMalformed
@@ -164,6 +165,9 @@ struct NodeState {
     return status == TopologyStatus::kKnown && topology.linksKnown;
   }
   const MigProfileFit* migFit(std::string_view resource) const noexcept;
+  // The GPU's mark as placement reads it (docs/health.md): its `health` label, except that a
+  // healthy GPU whose DRA device carries a taint of effect None reads as degraded.
+  GpuHealth gpuHealth(int gpu) const noexcept;
 };
 
 using NodeStateConstSharedPtr = std::shared_ptr<const NodeState>;

@@ -80,13 +80,11 @@ void addMarkedHardware(const NodeState& state, NodeHealth& health) {
   const GpuTopology& topo = state.topology;
   const int n = std::min(topo.gpuCount, kMaxGpus);
   const GpuMask taken = state.usableMask & ~state.freeMask;
-  const GpuMask draDegraded = state.dra ? state.dra->degradedGpus : GpuMask{0};
-  for (int gpu = 0; gpu < n && static_cast<std::size_t>(gpu) < topo.health.size(); ++gpu) {
-    const GpuHealth mark = topo.health[static_cast<std::size_t>(gpu)];
+  for (int gpu = 0; gpu < n; ++gpu) {
+    const GpuHealth mark = state.gpuHealth(gpu);
     if (mark == GpuHealth::kUnhealthy) ++health.failedGpus;
     if (mark == GpuHealth::kCordoned) ++health.cordonedGpus;
-    if (mark == GpuHealth::kDegraded ||
-        (mark == GpuHealth::kHealthy && (draDegraded & bitOf(gpu)))) {
+    if (mark == GpuHealth::kDegraded) {
       ++health.degradedGpus;
       if ((taken & bitOf(gpu)) != 0) ++health.degradedGpusInUse;
     }

@@ -80,10 +80,6 @@ void writeNumaSpan(JsonWriter& w, const std::optional<GpuPick>& pick, const Node
   }
 }
 
-std::string_view linkMarkName(LinkHealth mark) {
-  return mark == LinkHealth::kDown ? "down" : mark == LinkHealth::kDegraded ? "degraded" : "ok";
-}
-
 // What of the set the health policy avoids (core/degraded_hardware.h, docs/health.md): the class
 // the set is scored as, its degraded GPUs and its degraded or down links; null when nothing.
 void writeDegraded(JsonWriter& w, const std::optional<GpuPick>& pick, const NodeState* state) {
@@ -92,14 +88,13 @@ void writeDegraded(JsonWriter& w, const std::optional<GpuPick>& pick, const Node
     return;
   }
   const GpuTopology& topo = state->topology;
-  const GpuMask alsoDegraded = state->dra ? state->dra->degradedGpus : GpuMask{0};
   w.beginObject()
       .key("scoredAs")
       .string(linkClassName(scoredWeakest(state->avoided, topo, pick->gpus, pick->weakest)));
   w.key("gpus").beginArray();
   for (GpuMask rest = pick->gpus & state->avoided.gpus; rest != 0; rest &= rest - 1) {
     const int gpu = std::countr_zero(rest);
-    if (topo.degraded(gpu) || (alsoDegraded & bitOf(gpu)) != 0) w.element().integer(gpu);
+    if (state->gpuHealth(gpu) == GpuHealth::kDegraded) w.element().integer(gpu);
   }
   w.endArray().key("links").beginArray();
   forEachPair(pick->gpus, [&](int i, int j) {
@@ -109,7 +104,7 @@ void writeDegraded(JsonWriter& w, const std::optional<GpuPick>& pick, const Node
     w.element().beginObject().key("gpus").beginArray();
     w.element().integer(i);
     w.element().integer(j);
-    w.endArray().key("state").string(linkMarkName(mark)).endObject();
+    w.endArray().key("state").string(linkHealthName(mark)).endObject();
   });
   w.endArray().endObject();
 }

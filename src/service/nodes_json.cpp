@@ -28,18 +28,11 @@ void writeLinks(JsonWriter& w, const GpuTopology& topology) {
   w.endObject();
 }
 
-// GPU indices whose health is `mark` (a DRA device taint of effect None counts as degraded).
+// GPU indices whose mark is `mark` (NodeState::gpuHealth).
 void writeGpusMarked(JsonWriter& w, const NodeState& state, GpuHealth mark) {
-  const GpuTopology& topo = state.topology;
-  const GpuMask draDegraded = state.dra ? state.dra->degradedGpus : GpuMask{0};
   w.beginArray();
-  for (int gpu = 0; gpu < topo.gpuCount && static_cast<std::size_t>(gpu) < topo.health.size();
-       ++gpu) {
-    GpuHealth health = topo.health[static_cast<std::size_t>(gpu)];
-    if (health == GpuHealth::kHealthy && gpu < kMaxGpus && (draDegraded & bitOf(gpu)) != 0) {
-      health = GpuHealth::kDegraded;
-    }
-    if (health == mark) w.element().integer(gpu);
+  for (int gpu = 0; gpu < state.topology.gpuCount; ++gpu) {
+    if (state.gpuHealth(gpu) == mark) w.element().integer(gpu);
   }
   w.endArray();
 }
@@ -48,9 +41,9 @@ void writeGpusMarked(JsonWriter& w, const NodeState& state, GpuHealth mark) {
 // pairs whose NVLinks are not fine; null when nothing is marked.
 void writeHealth(JsonWriter& w, const NodeState& state) {
   const GpuTopology& topo = state.topology;
-  const bool gpus = (state.dra && state.dra->degradedGpus != 0) ||
-                    std::any_of(topo.health.begin(), topo.health.end(),
-                                [](GpuHealth h) { return h != GpuHealth::kHealthy; });
+  bool gpus = false;
+  for (int gpu = 0; gpu < topo.gpuCount && !gpus; ++gpu)
+    gpus = state.gpuHealth(gpu) != GpuHealth::kHealthy;
   const bool links = std::any_of(topo.linkHealth.begin(), topo.linkHealth.end(),
                                  [](LinkHealth h) { return h != LinkHealth::kOk; });
   if (!gpus && !links) {
@@ -72,9 +65,7 @@ void writeHealth(JsonWriter& w, const NodeState& state) {
       w.element().beginObject().key("gpus").beginArray();
       w.element().integer(i);
       w.element().integer(j);
-      w.endArray().key("state").string(mark == LinkHealth::kDegraded ? "degraded"
-                                       : mark == LinkHealth::kDown   ? "down"
-                                                                     : "cordoned");
+      w.endArray().key("state").string(linkHealthName(mark));
       w.endObject();
     }
   }

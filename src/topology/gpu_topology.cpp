@@ -48,6 +48,20 @@ PcieLevel GpuTopology::pcieLevel(int i, int j) const noexcept {
   return pcie[static_cast<std::size_t>(orderedPairIndex(i, j, gpuCount))];
 }
 
+std::string_view linkHealthName(LinkHealth health) noexcept {
+  switch (health) {
+    case LinkHealth::kDegraded:
+      return "degraded";
+    case LinkHealth::kDown:
+      return "down";
+    case LinkHealth::kCordoned:
+      return "cordoned";
+    case LinkHealth::kOk:
+      break;
+  }
+  return "ok";
+}
+
 LinkHealth GpuTopology::linkHealthOf(int i, int j) const noexcept {
   if (linkHealth.empty() || i == j || i < 0 || j < 0 || i >= gpuCount || j >= gpuCount) {
     return LinkHealth::kOk;

@@ -3,6 +3,7 @@
 // plain data, no Boost, cheap to copy. Pair facts are stored in labels-v1 pair order.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "policy/link_class.h"
@@ -22,6 +23,8 @@ enum class GpuHealth : std::uint8_t { kHealthy, kUnhealthy, kCordoned, kDegraded
 // recovery rate over the agent's threshold), down (`0`: fewer active links than the board is built
 // with), or cordoned by an operator (`c`: not used for placement at all).
 enum class LinkHealth : std::uint8_t { kOk, kDegraded, kDown, kCordoned };
+// "ok", "degraded", "down", "cordoned": what explain and /nodes write.
+std::string_view linkHealthName(LinkHealth health) noexcept;
 enum class GpuUse : std::uint8_t { kFree, kAllocated, kMigMode };
 enum class MigMode : std::uint8_t { kNotCapable, kDisabled, kEnabled, kPending };
 enum class MigInstanceState : std::uint8_t { kFree, kUsed, kReserved };
@@ -83,11 +86,6 @@ struct GpuTopology {
   std::vector<LinkHealth> linkHealth;
 
   LinkHealth linkHealthOf(int i, int j) const noexcept;
-  // A GPU that gives no pod trouble-free service but may still be allocated.
-  bool degraded(int gpu) const noexcept {
-    const auto at = static_cast<std::size_t>(gpu);
-    return gpu >= 0 && at < health.size() && health[at] == GpuHealth::kDegraded;
-  }
 
   int tenantsOf(int gpu) const noexcept {
     const auto at = static_cast<std::size_t>(gpu);

@@ -87,7 +87,7 @@ TEST_CASE("a degraded GPU serves single-GPU pods and weighs down sets", "[core][
   const auto degraded =
       buildNodeState(testing::makeDgxH100(FixtureState().withHealth(health)), {}, policy);
   CHECK(degraded->freeCount == 8);
-  CHECK(degraded->topology.degraded(a));
+  CHECK(degraded->gpuHealth(a) == GpuHealth::kDegraded);
   CHECK(scoreNode(gpusDemand(1, policy), *degraded, policy) ==
         scoreNode(gpusDemand(1, policy), *healthy, policy));
   CHECK(scoreTerms(gpusDemand(2, policy), *degraded).linkQuality <
@@ -147,7 +147,7 @@ TEST_CASE("scoredWeakest counts only the avoided pairs at their PCIe level", "[c
   }
   topo.linkHealth.assign(static_cast<std::size_t>(pairCount(4)), LinkHealth::kOk);
   topo.linkHealth[static_cast<std::size_t>(pairIndex(0, 1, 4))] = LinkHealth::kDegraded;
-  const AvoidedPairs avoided = avoidedPairs(topo, HealthPolicy{});
+  const AvoidedPairs avoided = avoidedPairs(topo, HealthPolicy{}, 0);
   CHECK(avoided.holds(bitOf(0) | bitOf(1)));
   CHECK_FALSE(avoided.holds(bitOf(0) | bitOf(2)));
   CHECK(scoredWeakest(avoided, topo, bitOf(0) | bitOf(1), LinkClass::kNvlink) == LinkClass::kPix);
@@ -155,7 +155,7 @@ TEST_CASE("scoredWeakest counts only the avoided pairs at their PCIe level", "[c
         LinkClass::kNvlink);
   // Links unknown: nothing is avoided (nothing is ranked by links there).
   topo.linksKnown = false;
-  CHECK(avoidedPairs(topo, HealthPolicy{}).gpus == 0);
+  CHECK(avoidedPairs(topo, HealthPolicy{}, 0).gpus == 0);
 }
 
 }  // namespace

@@ -143,9 +143,9 @@ TEST_CASE("fault labels: the precursor mark comes lead before the failure, aware
   const NodeStateConstSharedPtr a7 = at(awareAt7, 7);
   const NodeStateConstSharedPtr b7 = at(blindAt7, 7);
   CHECK(a7->topology.linkHealthOf(0, 2) == LinkHealth::kDegraded);
-  CHECK(a7->topology.degraded(3));
+  CHECK(a7->gpuHealth(3) == GpuHealth::kDegraded);
   CHECK(b7->topology.linkHealthOf(0, 2) == LinkHealth::kOk);
-  CHECK_FALSE(b7->topology.degraded(3));
+  CHECK(b7->gpuHealth(3) == GpuHealth::kHealthy);
   CHECK(a7->topology.nvlinkCount(0, 2) > 0);
   CHECK(rebuildNodeState(*a7, NodeUsage{}, policy)->usableCount == 4);
   // At 12: the link is down (no NVLink) and GPU 3 failed, in both.
