@@ -29,11 +29,10 @@
 #include <string>
 #include <vector>
 
-#include "core/fit.h"
 #include "core/node_charges.h"
+#include "core/node_decider.h"
 #include "core/node_state.h"
 #include "core/pod_demand.h"
-#include "core/predict_allocation.h"
 #include "core/preemption_planner.h"
 #include "policy/default_policy.h"
 #include "sim/node_template.h"
@@ -81,9 +80,24 @@ NodeStateConstSharedPtr charged(const NodeState& read, const std::vector<FillPod
   return chargeNodeState(read, charges, policy);
 }
 
+// The one per-node decision filter makes (NodeDecider), as preempt's planner asks it.
+bool fits(const PodDemand& demand, const NodeState& state, const Policy& policy) {
+  return NodeDecider(demand, policy)
+      .decide(NodeCandidate{{}, &state, {}, nullptr}, DecisionPart::kVerdict)
+      .fit.fits();
+}
+
 bool fitsWithout(const PodDemand& demand, const NodeState& state,
                  const std::vector<std::string>& gone, const Policy& policy) {
-  return checkFit(demand, *nodeStateWithout(state, gone, policy), policy).fits();
+  return fits(demand, *nodeStateWithout(state, gone, policy), policy);
+}
+
+// The GPUs a pod that fits gets there: the decision's placement.
+Allocation placementOf(const PodDemand& demand, const NodeState& state, const Policy& policy) {
+  NodePlacement placement;
+  NodeDecider(demand, policy)
+      .decide(NodeCandidate{{}, &state, {}, nullptr}, DecisionPart::kVerdict, &placement);
+  return placement.allocation;
 }
 
 // kube-scheduler's dry run on GPU counts: remove every lower-priority pod, reprieve the most
@@ -224,17 +238,17 @@ int main(int argc, char** argv) {
           for (int attempt = 0; attempt < 64 && state->freeCount > 0; ++attempt) {
             const int gpus = sizes[rng() % sizes.size()];
             const PodDemand fill = demandOf(gpus, false, policy);
-            if (!checkFit(fill, *state, policy).fits()) continue;
+            if (!fits(fill, *state, policy)) continue;
             FillPod pod;
             // Appended, not `"f" + ...`: GCC 12 -O3 warns falsely on that (PR 105329).
             pod.uid.assign(1, 'f').append(std::to_string(pods.size()));
             pod.gpus = gpus;
             pod.priority = static_cast<std::int64_t>(rng() % 4);
-            pod.allocation = predictAllocation(fill, *state);
+            pod.allocation = placementOf(fill, *state, policy);
             pods.push_back(pod);
             state = charged(*read, pods, policy);
           }
-          if (checkFit(preemptor, *state, policy).fits()) continue;  // no preemption needed
+          if (fits(preemptor, *state, policy)) continue;  // no preemption needed
           const std::int64_t high = 10;
           const auto victims = dryRun(pods, state->freeCount, k, high);
           if (victims.empty()) continue;  // the dry run finds no candidate: nobody tries
