@@ -14,7 +14,7 @@ bool parseIndex(std::string_view text, int& out) {
 
 Error badToken(std::string_view token) {
   return invalidArgument("gpus annotation: bad entry \"" + std::string(token) +
-                         "\" (want a GPU index or mig:<gpu>:<profile>@<start>)");
+                         "\" (want a GPU index, mig:<gpu>:<profile>@<start> or replicas:<count>)");
 }
 
 // "mig:<gpu>:<profile>@<start>"
@@ -50,6 +50,10 @@ std::string formatGpuAnnotation(const Allocation& allocation) {
     out += "mig:" + std::to_string(instance.gpu) + ":" + instance.profile + "@" +
            std::to_string(instance.start);
   }
+  if (allocation.replicas > 0) {
+    separate();
+    out.append(kReplicasToken).append(std::to_string(allocation.replicas));
+  }
   return out;
 }
 
@@ -64,6 +68,16 @@ Result<Allocation> parseGpuAnnotation(std::string_view value) {
       auto instance = parseMigToken(token);
       if (!instance) return std::move(instance).error();
       allocation.mig.push_back(std::move(*instance));
+      continue;
+    }
+    if (token.rfind(kReplicasToken, 0) == 0) {
+      // One count per pod, at least 1: a second one, or 0, is not what formatGpuAnnotation writes.
+      int replicas = 0;
+      if (allocation.replicas > 0 || !parseIndex(token.substr(kReplicasToken.size()), replicas) ||
+          replicas == 0) {
+        return badToken(token);
+      }
+      allocation.replicas = replicas;
       continue;
     }
     int gpu = 0;

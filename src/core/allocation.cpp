@@ -7,6 +7,7 @@ void addToUsage(NodeUsage& usage, const Allocation& allocation) {
   for (const MigAssignment& instance : allocation.mig) {
     usage.mig.push_back({instance.gpu, instance.profile, instance.start});
   }
+  if (allocation.replicas > 0) usage.replicas.push_back(allocation.replicas);
 }
 
 }  // namespace gte

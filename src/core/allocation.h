@@ -19,6 +19,9 @@ struct Allocation {
   bool complete = false;  // false when the node cannot host the whole demand
   std::vector<int> gpus;  // whole GPUs, ascending
   std::vector<MigAssignment> mig;
+  // Replicas of shared GPUs (docs/sharing.md): the device plugin lays them on the GPUs by tenants
+  // when the pod starts, so they name no GPU; the node's state counts them as tenants.
+  int replicas = 0;
   friend bool operator==(const Allocation&, const Allocation&) = default;
 };
 

@@ -39,6 +39,30 @@ FitOutcome checkUnknownTopology(const PodDemand& demand, bool numaKnown, const N
   return kFit;
 }
 
+// A shared node (docs/sharing.md): the pod's nvidia.com/gpu are replicas, so what bounds it is
+// the replicas left, not free whole GPUs (a GPU with tenants stays free for more). Link and NUMA
+// demands were refused before (sharingRefusal).
+FitOutcome filterReplicas(const PodDemand& demand, const NodeState& state, const Policy& policy) {
+  const std::int64_t k = demand.gpus;
+  if (state.usableCount == 0) return reject(Verdict::kUnresolvable, FitReason::kNoGpus);
+  if (!state.linksKnown()) {
+    const bool numaKnown = state.status == TopologyStatus::kKnown;
+    if (const FitOutcome outcome = checkUnknownTopology(demand, numaKnown, state, policy);
+        !outcome.fits()) {
+      return outcome;
+    }
+  }
+  if (state.replicasFree(k)) return kFit;
+  // Emptied of pods, the node offers every usable GPU's replicas (or its allocatable).
+  const int perGpu = state.sharing.replicas;
+  const std::int64_t total =
+      perGpu > 0 ? std::int64_t{perGpu} * state.usableCount : state.allocatableGpus;
+  FitOutcome out = reject(unlessEmptyFits(k <= total), FitReason::kInsufficientFreeReplicas);
+  out.sharing = state.sharing.strategy;
+  out.replicas = state.sharing.replicas;
+  return out;
+}
+
 FitOutcome filterWholeGpus(const PodDemand& demand, const NodeState& state, const Policy& policy) {
   const std::int64_t k = demand.gpus;
   if (state.allocator == GpuAllocator::kDra && state.dra) {
@@ -47,6 +71,7 @@ FitOutcome filterWholeGpus(const PodDemand& demand, const NodeState& state, cons
     if (state.dra->plainUninterpretable) return kFit;
     if (state.dra->plainClass < 0) return reject(Verdict::kUnresolvable, FitReason::kNoGpus);
   }
+  if (state.sharesGpus) return filterReplicas(demand, state, policy);
   if (k > state.usableCount) {
     return reject(Verdict::kUnresolvable,
                   state.usableCount == 0 ? FitReason::kNoGpus : FitReason::kTooFewGpus);
@@ -132,19 +157,18 @@ std::optional<FitOutcome> replicasOnRefusal(const PodDemand& demand, const NodeS
   // The free GPUs that still have a replica to give, and the lowest tenant count among them (masks:
   // the fit check allocates nothing per node).
   const int perGpu = state.sharing.replicas;
-  const GpuTopology& topology = state.topology;
   GpuMask open = 0;
   int least = INT_MAX;
   for (GpuMask rest = state.freeMask; rest != 0; rest &= rest - 1) {
     const int gpu = std::countr_zero(rest);
-    const int tenants = topology.tenantsOf(gpu);
+    const int tenants = state.tenantsOf(gpu);
     if (perGpu > 0 && tenants >= perGpu) continue;
     open |= GpuMask{1} << gpu;
     least = std::min(least, tenants);
   }
   if (demand.replicasOn == ReplicasOn::kSame) {
     const bool one = std::popcount(open) == 1 && perGpu > 0 &&
-                     perGpu - topology.tenantsOf(std::countr_zero(open)) >= k;
+                     perGpu - state.tenantsOf(std::countr_zero(open)) >= k;
     if (one) return std::nullopt;
     out.reason = FitReason::kReplicasNotSame;
     // Emptied, the node offers every GPU's replicas: one GPU only on a one-GPU node.
@@ -154,13 +178,13 @@ std::optional<FitOutcome> replicasOnRefusal(const PodDemand& demand, const NodeS
   GpuMask quietest = 0;
   for (GpuMask rest = open; rest != 0; rest &= rest - 1) {
     const int gpu = std::countr_zero(rest);
-    if (topology.tenantsOf(gpu) == least) quietest |= GpuMask{1} << gpu;
+    if (state.tenantsOf(gpu) == least) quietest |= GpuMask{1} << gpu;
   }
-  if (std::popcount(quietest) >= k && allNvlinked(topology, quietest)) return std::nullopt;
+  if (std::popcount(quietest) >= k && allNvlinked(state.topology, quietest)) return std::nullopt;
   out.reason = FitReason::kReplicasNotDistinct;
   // Emptied, every usable GPU has no tenant: distinct then holds when they are k or more and
   // NVLink-connected pairwise.
-  if (state.usableCount >= k && allNvlinked(topology, state.usableMask)) {
+  if (state.usableCount >= k && allNvlinked(state.topology, state.usableMask)) {
     out.verdict = Verdict::kUnschedulable;
   }
   return out;

@@ -19,24 +19,25 @@ enum class Verdict : std::uint8_t {
 
 enum class FitReason : std::uint8_t {
   kNone,
-  kNoGpus,                   // the node has no usable whole GPUs at all
-  kTooFewGpus,               // fewer usable GPUs than requested
-  kInsufficientFreeGpus,     // enough GPUs, not enough free
-  kLinkTooWeak,              // the pick's weakest link is below the pod's min-link
-  kNoSingleNumaSet,          // no NUMA node has enough free GPUs
-  kTopologyMalformed,        // labels-v1 malformed and the pod needs topology facts
-  kTopologyUnknownMinLink,   // links unknown and the pod sets min-link
-  kTopologyUnknownNuma,      // NUMA unknown and the pod asks for one NUMA node
-  kTopologyUnknownMultiGpu,  // links unknown and the policy keeps multi-GPU pods off
-  kMigUnsupportedModel,      // the GPU model has no MIG product table entry
-  kMigProfileUnknown,        // the product does not offer the requested profile
-  kMigNoPlacement,           // no free instance or legal free placement for the profile
-  kDraNoAllocation,          // the DRA allocator finds no devices for the pod's claims
-  kGpusShared,               // exclusive GPUs asked, the device plugin shares the node's GPUs
-  kGpusSharedSetUnknown,     // min-link or one NUMA node asked of replicas the plugin places
-  kMpsOneReplica,            // MPS: the device plugin refuses requests of more than one replica
-  kReplicasNotDistinct,      // replicas-on: distinct, and two replicas may share a GPU
-  kReplicasNotSame,          // replicas-on: same, and the replicas would span GPUs
+  kNoGpus,                    // the node has no usable whole GPUs at all
+  kTooFewGpus,                // fewer usable GPUs than requested
+  kInsufficientFreeGpus,      // enough GPUs, not enough free
+  kLinkTooWeak,               // the pick's weakest link is below the pod's min-link
+  kNoSingleNumaSet,           // no NUMA node has enough free GPUs
+  kTopologyMalformed,         // labels-v1 malformed and the pod needs topology facts
+  kTopologyUnknownMinLink,    // links unknown and the pod sets min-link
+  kTopologyUnknownNuma,       // NUMA unknown and the pod asks for one NUMA node
+  kTopologyUnknownMultiGpu,   // links unknown and the policy keeps multi-GPU pods off
+  kMigUnsupportedModel,       // the GPU model has no MIG product table entry
+  kMigProfileUnknown,         // the product does not offer the requested profile
+  kMigNoPlacement,            // no free instance or legal free placement for the profile
+  kDraNoAllocation,           // the DRA allocator finds no devices for the pod's claims
+  kGpusShared,                // exclusive GPUs asked, the device plugin shares the node's GPUs
+  kGpusSharedSetUnknown,      // min-link or one NUMA node asked of replicas the plugin places
+  kMpsOneReplica,             // MPS: the device plugin refuses requests of more than one replica
+  kReplicasNotDistinct,       // replicas-on: distinct, and two replicas may share a GPU
+  kReplicasNotSame,           // replicas-on: same, and the replicas would span GPUs
+  kInsufficientFreeReplicas,  // shared GPUs: fewer free replicas than requested
 };
 
 struct FitOutcome {

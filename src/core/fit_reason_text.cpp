@@ -97,6 +97,9 @@ std::string fitReasonText(const FitOutcome& outcome, const PodDemand& demand) {
       return gpusHow(outcome) + ": the pod's " + k +
              " replicas would not all land on one GPU; the pod asks for "
              "one GPU";
+    case FitReason::kInsufficientFreeReplicas:
+      return demand.gpus == 1 ? std::string("no free replica of the node's shared GPUs")
+                              : "fewer than " + k + " free replicas of the node's shared GPUs";
     case FitReason::kDraNoAllocation:
       return "the pod's DRA claims cannot be allocated from the node's free devices";
   }

@@ -20,6 +20,7 @@ void subtract(NodeUsage& usage, const PodCharge& charge) {
     const auto it = std::find(usage.mig.begin(), usage.mig.end(), ref);
     if (it != usage.mig.end()) usage.mig.erase(it);
   }
+  if (charge.allocation.replicas > 0) removeOne(usage.replicas, charge.allocation.replicas);
   usage.unknownGpus -= charge.unplacedGpus;
 }
 

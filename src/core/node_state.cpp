@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 
 #include "core/node_charges.h"
 #include "model/gpu_request.h"
@@ -51,6 +52,15 @@ void markReleased(GpuTopology& topology, const NodeUsage& released, const Policy
       topology.used[at] = GpuUse::kFree;
     }
   }
+  // Replicas of shared GPUs name no GPU: they leave the busiest ones, the inverse of how the
+  // device plugin lays them.
+  for (const int replicas : released.replicas) {
+    for (int i = 0; i < replicas; ++i) {
+      const auto busiest = std::max_element(topology.tenants.begin(), topology.tenants.end());
+      if (busiest == topology.tenants.end() || *busiest == 0) break;
+      --*busiest;
+    }
+  }
   const MigProduct* product = findMigProduct(policy.migProducts, topology.model);
   for (const MigInstanceRef& ref : released.mig) {
     const auto at = static_cast<std::size_t>(ref.gpu);
@@ -88,6 +98,7 @@ class NodeStateBuilder {
       state_.nvlinkNeighbours = table_.nvlinkNeighbours;
     }
     computeFreeGpus();
+    computeTenants();
     computeWholeOptions();
     computeCapacity();
     computeScoringFacts();
@@ -180,8 +191,9 @@ class NodeStateBuilder {
         state_.freeMask &= ~bitOf(gpu);
       }
     }
-    if (usage_.unknownGpus > 0) {
-      // Pods whose GPUs we cannot name got them from the device plugin, so assume its pick.
+    if (usage_.unknownGpus > 0 && !state_.sharesGpus) {
+      // Pods whose GPUs we cannot name got them from the device plugin, so assume its pick (on a
+      // shared node they hold replicas: computeTenants).
       const int taken = static_cast<int>(std::min<std::int64_t>(usage_.unknownGpus, kMaxGpus));
       const GpuMask pick =
           taken >= gpuCountOf(state_.freeMask)
@@ -190,6 +202,50 @@ class NodeStateBuilder {
       state_.freeMask &= ~pick;
     }
     finishFreeGpus();
+  }
+
+  // Shared GPUs: the agent's tenants, then the replicas of the pods the usage holds (and of pods
+  // it counts by number only), each pod's laid as the plugin's distributed allocation lays them.
+  void computeTenants() {
+    if (!state_.sharesGpus) return;
+    const int n = std::min(topo_.gpuCount, kMaxGpus);
+    for (int gpu = 0; gpu < n; ++gpu) {
+      state_.tenants[static_cast<std::size_t>(gpu)] =
+          static_cast<std::uint8_t>(std::min(topo_.tenantsOf(gpu), 255));
+    }
+    for (const int replicas : usage_.replicas)
+      layReplicas(replicas);
+    layReplicas(usage_.unknownGpus);
+    const int perGpu = state_.sharing.replicas;
+    std::int64_t free = -1;
+    if (perGpu > 0) {
+      free = 0;
+      for (GpuMask rest = state_.freeMask; rest != 0; rest &= rest - 1) {
+        free += std::max(0, perGpu - state_.tenantsOf(std::countr_zero(rest)));
+      }
+    } else if (state_.allocatableGpus >= 0) {
+      std::int64_t held = 0;
+      for (const std::uint8_t t : state_.tenants)
+        held += t;
+      free = std::max<std::int64_t>(0, state_.allocatableGpus - held);
+    }
+    state_.freeReplicas = static_cast<std::int32_t>(std::min<std::int64_t>(free, INT32_MAX));
+  }
+
+  // One pod's replicas, each on the free GPU with the fewest tenants that has a replica left.
+  void layReplicas(std::int64_t count) {
+    const int perGpu = state_.sharing.replicas;
+    for (; count > 0; --count) {
+      int chosen = -1;
+      for (GpuMask rest = state_.freeMask; rest != 0; rest &= rest - 1) {
+        const int gpu = std::countr_zero(rest);
+        const int held = state_.tenantsOf(gpu);
+        if ((perGpu > 0 && held >= perGpu) || held >= 255) continue;
+        if (chosen < 0 || held < state_.tenantsOf(chosen)) chosen = gpu;
+      }
+      if (chosen < 0) return;  // every replica held: the usage counts more than the node offers
+      ++state_.tenants[static_cast<std::size_t>(chosen)];
+    }
   }
 
   void finishFreeGpus() {

@@ -128,6 +128,15 @@ struct NodeState {
   // Whether the device plugin shares each GPU among pods (time-slicing, MPS; core/gpu_sharing.h):
   // a pod asking for exclusive GPUs is refused here.
   GpuSharing sharing;
+  // Shared GPUs (sharesGpus): the replicas pods hold on each GPU: the agent's `tenants` label plus
+  // the replicas of the pods the usage holds (placed since its last pass), laid on the free GPUs
+  // as the device plugin lays them, one by one on the GPU with the fewest. Ties go to the lowest
+  // index: which tied GPU the plugin takes cannot be known, but the counts as a multiset are exact.
+  std::array<std::uint8_t, kMaxGpus> tenants{};
+  // Shared GPUs: the replicas the device plugin can still hand out: over the free GPUs, replicas
+  // per GPU less their tenants; without a replica count, allocatable nvidia.com/gpu less every
+  // tenant; -1 when neither is known (kube-scheduler's resource fit alone bounds them then).
+  std::int32_t freeReplicas = 0;
 
   // MIG (labels-v1 nodes with a product table entry).
   std::optional<MigProduct> migProduct;
@@ -165,6 +174,11 @@ struct NodeState {
     return status == TopologyStatus::kKnown && topology.linksKnown;
   }
   const MigProfileFit* migFit(std::string_view resource) const noexcept;
+  int tenantsOf(int gpu) const noexcept {
+    return gpu >= 0 && gpu < kMaxGpus ? tenants[static_cast<std::size_t>(gpu)] : 0;
+  }
+  // Whether `k` replicas are free (shared GPUs; always where no bound is known).
+  bool replicasFree(std::int64_t k) const noexcept { return freeReplicas < 0 || k <= freeReplicas; }
   // The GPU's mark as placement reads it (docs/health.md): its `health` label, except that a
   // healthy GPU whose DRA device carries a taint of effect None reads as degraded.
   GpuHealth gpuHealth(int gpu) const noexcept;

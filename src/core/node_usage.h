@@ -19,8 +19,14 @@ struct NodeUsage {
   std::vector<int> gpus;            // whole GPUs taken, by index
   std::int64_t unknownGpus = 0;     // whole GPUs taken whose indices are unknown
   std::vector<MigInstanceRef> mig;  // MIG instances taken (existing free ones, or new ones)
+  // Where the device plugin shares the node's GPUs (docs/sharing.md): each pod's replicas, in the
+  // order the pods were placed. The state lays them on the GPUs as the plugin would (by tenants);
+  // in a `released` usage they are replicas the labels' tenants count that are to be free.
+  std::vector<int> replicas;
 
-  bool empty() const noexcept { return gpus.empty() && unknownGpus == 0 && mig.empty(); }
+  bool empty() const noexcept {
+    return gpus.empty() && unknownGpus == 0 && mig.empty() && replicas.empty();
+  }
   friend bool operator==(const NodeUsage&, const NodeUsage&) = default;
 };
 

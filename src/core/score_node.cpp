@@ -102,7 +102,7 @@ int sharedPackingTerm(const PodDemand& demand, int k, const NodeState& state) {
   std::size_t count = 0;
   int busiest = 0;
   for (GpuMask rest = state.freeMask; rest != 0 && count < free.size(); rest &= rest - 1) {
-    const int t = state.topology.tenantsOf(std::countr_zero(rest));
+    const int t = state.tenantsOf(std::countr_zero(rest));
     free[count++] = t;
     busiest = std::max(busiest, t);
   }
@@ -124,20 +124,23 @@ int sharedPackingTerm(const PodDemand& demand, int k, const NodeState& state) {
 
 void wholeGpuTerms(const PodDemand& demand, int k, const GpuPick& pick, const NodeState& state,
                    ScoreTerms& terms) {
+  if (state.sharesGpus) {
+    // The device plugin hands out replicas by tenants per GPU, not a set (docs/sharing.md): their
+    // links and NUMA node are not known, as on a node whose topology is unknown; packing follows
+    // the tenants the pod's replicas would join; no set is broken.
+    terms.linkQuality =
+        termValue(k == 1 ? kTermScale : linkTier(LinkClass::kUnknown) * kTermScale / 6);
+    terms.numaLocality = termValue(kHalf);
+    terms.packing = termValue(sharedPackingTerm(demand, k, state));
+    terms.brokenSets = 0;
+    return;
+  }
   // A set holding a degraded GPU or link is scored as that pair's PCIe class (docs/health.md).
   const LinkClass scored = scoredWeakest(state.avoided, state.topology, pick.gpus, pick.weakest);
   terms.linkQuality = termValue(k == 1 ? kTermScale : linkTier(scored) * kTermScale / 6);
   terms.numaLocality = termValue(numaTerm(pick, state));
   terms.packing = termValue(wholePackingTerm(demand, k, pick, state));
-  terms.brokenSets = brokenSetSizes(state, k, pick);  // none where the GPUs are shared
-  if (state.sharesGpus) {
-    // The device plugin hands out replicas by tenants per GPU, not this set (docs/sharing.md):
-    // its links and NUMA node are not known, as on a node whose topology is unknown; packing
-    // follows the tenants the pod's replicas would join.
-    if (k > 1) terms.linkQuality = termValue(linkTier(LinkClass::kUnknown) * kTermScale / 6);
-    terms.numaLocality = termValue(kHalf);
-    terms.packing = termValue(sharedPackingTerm(demand, k, state));
-  }
+  terms.brokenSets = brokenSetSizes(state, k, pick);
 }
 
 int migDevicePackingTerm(const PodDemand& demand, int inUse, int taken, int total) {
@@ -155,7 +158,10 @@ ScoreTerms scoreTerms(const PodDemand& demand, const NodeState& state) {
     return ScoreTerms{};  // the DRA allocator's pick cannot be told: no claim about the node
   }
   if (demand.gpus > 0) {
-    const GpuPick* pick = wholeGpuPick(demand, state);
+    // Replicas of shared GPUs land on no set (wholeGpuTerms reads the tenants), however many
+    // GPUs are free.
+    static constexpr GpuPick kReplicas{};
+    const GpuPick* pick = state.sharesGpus ? &kReplicas : wholeGpuPick(demand, state);
     if (pick == nullptr) {
       return ScoreTerms{};
     }

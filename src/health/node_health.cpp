@@ -60,7 +60,7 @@ bool sharesGpus(const NodeState& state) noexcept {
 // A shared node's GPUs, replicas and tenants (HealthCounts::sharedGpus and the rest).
 void addSharedGpus(const NodeState& state, NodeHealth& health) {
   for (GpuMask rest = state.usableMask; rest != 0; rest &= rest - 1) {
-    const int tenants = state.topology.tenantsOf(std::countr_zero(rest));
+    const int tenants = state.tenantsOf(std::countr_zero(rest));
     ++health.sharedGpus;
     health.sharedReplicasUsed += tenants;
     ++health.sharedGpusByTenants[std::min<std::size_t>(static_cast<std::size_t>(tenants),

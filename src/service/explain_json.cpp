@@ -525,10 +525,13 @@ void writeGpuSharing(JsonWriter& w, const NodeState* state) {
   } else {
     w.string(sharing.unreadable);
   }
-  // Per GPU, the replicas pods hold (labels-v1 `tenants`); empty when the agent published none.
+  // Per GPU, the replicas pods hold: the agent's labels-v1 `tenants` plus the pods placed since
+  // its last pass, as the device plugin lays them (NodeState::tenants); empty when none is held.
   w.key("tenants").beginArray();
-  for (const std::uint8_t tenants : state->topology.tenants)
-    w.element().integer(tenants);
+  const bool held = std::any_of(state->tenants.begin(), state->tenants.end(),
+                                [](std::uint8_t tenants) { return tenants > 0; });
+  for (int gpu = 0; held && gpu < std::min(state->topology.gpuCount, kMaxGpus); ++gpu)
+    w.element().integer(state->tenantsOf(gpu));
   w.endArray();
   w.endObject();
 }

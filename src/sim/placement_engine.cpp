@@ -47,16 +47,13 @@ bool selects(const EngineNode& node, const SimPod& pod) {
   return pod.gpuProduct.empty() || node.state->topology.model == pod.gpuProduct;
 }
 
-// Replicas of a shared node's GPUs still free: its allocatable nvidia.com/gpu less the tenants
-// the labels report and what the replay placed; unbounded where the GPUs are whole (their free
-// GPUs bound them) or the allocatable is unknown.
+// Replicas of a shared node's GPUs still free, as kube-scheduler's resource fit bounds them: the
+// state's count, which holds the tenants the labels report and the replicas the replay placed;
+// unbounded where the GPUs are whole (their free GPUs bound them) or no bound is known.
 std::int64_t freeReplicas(const EngineNode& node) {
   const NodeState& state = *node.state;
-  if (!state.sharesGpus || state.allocatableGpus < 0) return INT64_MAX;
-  std::int64_t held = node.replicasRequested;
-  for (const std::uint8_t tenants : state.topology.tenants)
-    held += tenants;
-  return state.allocatableGpus - held;
+  if (!state.sharesGpus || state.freeReplicas < 0) return INT64_MAX;
+  return state.freeReplicas;
 }
 
 bool resourcesFit(const EngineNode& node, const SimPod& pod) {
@@ -223,7 +220,7 @@ bool take(EngineNode& node, const SimPod& pod, const PodDemand& demand, const Po
   }
   node.cpuRequested += pod.cpuMilli;
   node.memoryRequested += pod.memoryMib;
-  if (node.state->sharesGpus) node.replicasRequested += demand.gpus;
+  placement.replicas = allocation.replicas;
   if (demand.draClaims()) {
     GpuMask gpus = 0;
     for (const int gpu : allocation.gpus)
@@ -337,9 +334,11 @@ PodPlacement PlacementEngine::place(const SimPod& pod, const PodDemand& demand,
       const ClaimOffer& offer = offerOn(i);
       alternatives_.push_back(offer.alternative);
       placement.bestOffered = std::max(placement.bestOffered, offer.weakest);
-    } else if (demand.gpus >= 2) {
-      placement.bestOffered =
-          std::max(placement.bestOffered, wholeGpuPick(demand, *node.state)->weakest);
+    } else if (const GpuPick* pick = demand.gpus >= 2 && !node.state->sharesGpus
+                                         ? wholeGpuPick(demand, *node.state)
+                                         : nullptr) {
+      // Replicas of shared GPUs offer no known set (docs/sharing.md).
+      placement.bestOffered = std::max(placement.bestOffered, pick->weakest);
     }
   }
   int bestAlternative = -1;
@@ -403,7 +402,7 @@ void PlacementEngine::release(const SimPod& pod, const PodPlacement& placement) 
   EngineNode& node = nodes_[static_cast<std::size_t>(placement.node)];
   node.cpuRequested -= pod.cpuMilli;
   node.memoryRequested -= pod.memoryMib;
-  if (placement.gpus == 0 && placement.migGpu < 0) {
+  if (placement.gpus == 0 && placement.migGpu < 0 && placement.replicas == 0) {
     return;
   }
   if (dra_ != nullptr) {
@@ -416,6 +415,11 @@ void PlacementEngine::release(const SimPod& pod, const PodPlacement& placement) 
   }
   std::erase_if(node.usage.gpus,
                 [&](int gpu) { return (placement.gpus & (GpuMask{1} << gpu)) != 0; });
+  if (const auto held =
+          std::find(node.usage.replicas.begin(), node.usage.replicas.end(), placement.replicas);
+      placement.replicas > 0 && held != node.usage.replicas.end()) {
+    node.usage.replicas.erase(held);
+  }
   const auto instance =
       std::find_if(node.usage.mig.begin(), node.usage.mig.end(), [&](const MigInstanceRef& mig) {
         return mig.gpu == placement.migGpu && mig.start == placement.migStart;

@@ -65,15 +65,15 @@ struct EngineNode {
   NodeUsage usage;                // what is taken on top of `labels`
   std::int64_t cpuRequested = 0;
   std::int64_t memoryRequested = 0;
-  // Replicas of shared GPUs the replay placed here: they take no whole GPU (docs/sharing.md), so
-  // they are counted against the node's allocatable, as kube-scheduler's resource fit counts them.
-  std::int64_t replicasRequested = 0;
   NodeInfo draNode;  // DRA mode: the node as its DRA state is built from (name, labels)
 };
 
 struct PodPlacement {
   int node = -1;  // index into the engine's nodes; -1 when no node was feasible
   GpuMask gpus = 0;
+  // Replicas of shared GPUs the pod holds (docs/sharing.md): they name no GPU; the node's usage
+  // counts them, so its state lays them on its tenants.
+  int replicas = 0;
   LinkClass weakest = LinkClass::kUnknown;  // 2+ GPUs: weakest pair of the set it got
   LinkClass bestOffered =
       LinkClass::kUnknown;  // 2+ GPUs: best weakest pair a feasible node offered

@@ -46,16 +46,8 @@ TemplateNodes templateEngineNodes(std::span<const SimNodeSpec> cluster, const Po
       shared.second = rebuildNodeState(*shared.first, NodeUsage{}, policy);
       out.labels.push_back(shared.first);
     }
-    out.nodes.push_back(EngineNode{spec.name,
-                                   spec.cpuMilli,
-                                   spec.memoryMib,
-                                   shared.first.get(),
-                                   shared.second,
-                                   {},
-                                   0,
-                                   0,
-                                   0,
-                                   {}});
+    out.nodes.push_back(EngineNode{
+        spec.name, spec.cpuMilli, spec.memoryMib, shared.first.get(), shared.second, {}, 0, 0, {}});
     if (dra != nullptr) {
       dra->publish(*spec.machine, spec.name, sliceOrder(*spec.machine, options.draOrder, orderRng));
       EngineNode& node = out.nodes.back();

@@ -24,8 +24,18 @@ TEST_CASE("gpus annotation: whole GPUs and MIG instances round-trip") {
   CHECK(parsed->mig[0].start == 2);
 }
 
+TEST_CASE("gpus annotation: replicas of shared GPUs are a count, not GPUs") {
+  Allocation allocation{true, {}, {}};
+  allocation.replicas = 3;
+  CHECK(formatGpuAnnotation(allocation) == "replicas:3");
+  auto parsed = parseGpuAnnotation("replicas:3");
+  REQUIRE(parsed.ok());
+  CHECK(*parsed == allocation);
+}
+
 TEST_CASE("gpus annotation: malformed entries are named") {
-  for (const char* bad : {"a", "1,,2", "-1", "mig:0:3g", "mig:x:3g@4", "mig:0:@4", "1 ,2"}) {
+  for (const char* bad : {"a", "1,,2", "-1", "mig:0:3g", "mig:x:3g@4", "mig:0:@4", "1 ,2",
+                          "replicas:0", "replicas:", "replicas:-2", "replicas:2,replicas:1"}) {
     auto parsed = parseGpuAnnotation(bad);
     CHECK_FALSE(parsed.ok());
   }

@@ -122,3 +122,34 @@ TEST_CASE("a what-if fills a time-sliced node by its replicas, naming no whole G
   }
   CHECK(onSliced == 29);
 }
+
+TEST_CASE("binds through the extender never give the last replica of a shared node twice") {
+  // The agent reports 31 of the sliced node's 32 replicas held: one bind takes the last one, the
+  // next is refused with the fit check's reason, and explain counts the bound pod as a tenant.
+  gte::NodeInfo sliced = timeSliced();
+  sliced.labels.insert_or_assign("gputopo.dev/tenants", std::string("44444443"));
+  const gte::PodInfo first = gte::testing::makeGpuPod("first", 1);
+  const gte::PodInfo second = gte::testing::makeGpuPod("second", 1);
+  auto policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
+  gte::cluster::StaticClusterBackend cluster{
+      gte::cluster::ClusterFileContents{
+          {sliced}, {{first, std::nullopt}, {second, std::nullopt}}, {}},
+      policy,
+      {}};
+  gte::ExtenderService service{[p = policy] { return p; }, &cluster, nullptr};
+  const auto bind = [&service](const std::string& name) {
+    std::string answer;
+    service.bind(R"({"PodName":")" + name + R"(","PodNamespace":"default","PodUID":"uid-)" + name +
+                     R"(","Node":"sliced"})",
+                 [&answer](gte::Reply r) { answer = r.body; });
+    return json::parse(answer);
+  };
+  CHECK(bind("first")["Error"] == "");
+  const json refused = bind("second");
+  CHECK(refused["Error"].get<std::string>().find("no free replica of the node's shared GPUs") !=
+        std::string::npos);
+  const json explained =
+      json::parse(service.explain(gte::testing::namesArgsJson(second, {"sliced"})).body);
+  const json& node = explained["nodes"][0];
+  CHECK(node["sharing"]["tenants"] == json::array({4, 4, 4, 4, 4, 4, 4, 4}));
+}

@@ -60,7 +60,7 @@ TEST_CASE("fragmentation: free GPUs too few for the sizes seen, or not as well l
   const Policy policy = defaultPolicy();
   const auto hgx =
       buildNodeState(makeTemplateNode(*findNodeTemplate("hgx-a100"), "a", policy.labelPrefix),
-                     NodeUsage{{0, 1, 2, 3, 4}, 0, {}}, policy);
+                     NodeUsage{{0, 1, 2, 3, 4}, 0, {}, {}}, policy);
   SizeShares fourOnly{};
   fourOnly[4] = 1;
   const std::vector<NodeStateConstSharedPtr> nodes = {hgx};
@@ -71,7 +71,7 @@ TEST_CASE("fragmentation: free GPUs too few for the sizes seen, or not as well l
   // but 2-7 and 3-6 have no NVLink): a 4-GPU pod fits by count, not as an all-NVLink quad.
   const auto dgx =
       buildNodeState(makeTemplateNode(*findNodeTemplate("dgx1v"), "b", policy.labelPrefix),
-                     NodeUsage{{0, 1, 4, 5}, 0, {}}, policy);
+                     NodeUsage{{0, 1, 4, 5}, 0, {}, {}}, policy);
   const std::vector<NodeStateConstSharedPtr> mesh = {dgx};
   const Fragmentation scattered = measureFragmentation(mesh, fourOnly);
   CHECK(scattered.fgdRate == 0.0);
