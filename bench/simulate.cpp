@@ -39,6 +39,7 @@
 #include "sim/openb_csv.h"
 #include "sim/placement_metrics.h"
 #include "sim/run_report.h"
+#include "sim/sharing_report.h"
 #include "sim/simulator.h"
 #include "sim/weighted_values.h"
 #include "sim/workload.h"
@@ -49,7 +50,7 @@ using namespace gte;
 using namespace gte::sim;
 
 constexpr std::string_view kUsage =
-    "usage: gte_simulate [--mode fill|groups|faults]\n"
+    "usage: gte_simulate [--mode fill|groups|faults|sharing]\n"
     "                    [--cluster SPEC | --openb-nodes PATH [--eight hgx-a100,dgx1v]]\n"
     "                    [--pods PATH | --synthetic MIX] [--choosers LIST] [--seeds 42,43,44]\n"
     "                    [--target 130] [--extender-weight 12] [--policy FILE]\n"
@@ -97,7 +98,14 @@ constexpr std::string_view kUsage =
     "0.0008),\n"
     "           --lead (precursor mark before a failure, 5), --no-precursor (share of failures\n"
     "           without one, 0), --false-alarms (false alarms per real failure, 1),\n"
-    "           --false-alarm-duration (5), --repair-time (3)\n";
+    "           --false-alarm-duration (5), --repair-time (3)\n"
+    "  --mode sharing  a fill of a cluster with shared inference pools\n"
+    "           (docs/placement-quality.md#shared-gpus): --cluster (default\n"
+    "           hgx-h100:8,hgx-h100-ts4:4,pcie4-mps2:8; hgx-h100-ts4 time-slices 4 ways,\n"
+    "           pcie4-mps2 runs MPS 2 ways), --synthetic (default 1:85,2:6,4:5,8:4): 1-GPU\n"
+    "           pods are shared services, pods of 2+ GPUs exclusive jobs; --target % of the\n"
+    "           advertised nvidia.com/gpu (replicas counted) arriving (130); --choosers\n"
+    "           (default extender,least-allocated,best-fit); --seeds (42..46)\n";
 
 // Defaults that differ by mode are empty here and filled in by applyModeDefaults.
 struct Options {
@@ -135,6 +143,16 @@ struct Options {
 
 bool applyModeDefaults(Options& options) {
   const bool groups = options.mode == "groups" || options.mode == "faults";
+  if (options.mode == "sharing") {
+    const auto fill = [](std::string& value, std::string_view sharing) {
+      if (value.empty()) value = sharing;
+    };
+    fill(options.cluster, "hgx-h100:8,hgx-h100-ts4:4,pcie4-mps2:8");
+    fill(options.synthetic, "1:85,2:6,4:5,8:4");
+    fill(options.choosers, "extender,least-allocated,best-fit");
+    fill(options.seeds, "42,43,44,45,46");
+    return true;
+  }
   if (!groups && options.mode != "fill") {
     return false;
   }
@@ -667,6 +685,105 @@ int runFaultMode(const Options& options, const Policy& policy, const std::string
   return 0;
 }
 
+// --mode sharing: per chooser and seed, one fill of the cluster; then the extender on the same
+// sequence with the shared pools and their pods taken out, for the exclusive jobs' link misses.
+int runSharingMode(const Options& options, const Policy& policy) {
+  if (options.dra != "off" || options.migShare > 0 || !options.openbNodes.empty()) {
+    std::cerr << "gte_simulate: --mode sharing models the device plugin's whole GPUs and their"
+                 " replicas on --cluster templates: no --dra, --mig-share or --openb-nodes\n";
+    return 2;
+  }
+  auto nodes = parseClusterSpec(options.cluster);
+  if (!nodes.ok()) {
+    std::cerr << "gte_simulate: --cluster: " << nodes.error().message << "\n";
+    return 2;
+  }
+  std::vector<SimNodeSpec> exclusiveNodes;
+  std::int64_t advertised = 0;
+  std::int64_t exclusiveGpus = 0;
+  for (const SimNodeSpec& node : *nodes) {
+    advertised += node.machine->advertisedGpus();
+    if (node.machine->sharing.empty()) {
+      exclusiveNodes.push_back(node);
+      exclusiveGpus += node.machine->gpus;
+    }
+  }
+  std::vector<SimPod> trace;
+  if (!loadTrace(options, policy, advertised, trace)) {
+    return 2;
+  }
+  for (SimPod& pod : trace) {
+    pod.exclusive = pod.gpus >= 2;
+  }
+  std::cout << "cluster " << options.cluster << " (" << advertised
+            << " nvidia.com/gpu advertised, replicas counted), pods " << options.synthetic
+            << " (1-GPU pods shared services, 2+ GPUs exclusive jobs), " << options.target
+            << "% of it arriving; seeds " << options.seeds << "\n"
+            << "exclOnShared = exclusive pods placed on a node whose GPUs the device plugin"
+               " shares (% of exclusive pods placed); tenants p50/p95/max = replicas held per"
+               " shared GPU at the end; replicas% = advertised replicas of the shared nodes held"
+               " at the end; sharedPlaced% / exclPlaced% = pods placed of those arrived;"
+               " sharedOnWhole% = shared services placed on whole GPUs, of those placed;"
+               " exclMiss% = exclusive pods of 2+ GPUs given a weaker link class than a feasible"
+               " node offered (on a shared node no set is known). mean±sd over seeds.\n";
+  constexpr const char* kRow = "%-34s %13s %11s %11s %9s %11s %13s %14s %11s %11s\n";
+  std::printf(kRow, "chooser", "exclOnShared%", "tenantsP50", "tenantsP95", "max", "replicas%",
+              "sharedPlaced%", "sharedOnWhole%", "exclPlaced%", "exclMiss%");
+  const std::vector<std::string> seeds = splitList(options.seeds);
+  const auto row = [&](const std::string& label, const SimOptions& base,
+                       std::span<const SimNodeSpec> cluster, bool exclusiveOnly) {
+    std::vector<double> onShared, p50, p95, peak, replicas, sharedPlaced, onWhole, exclPlaced,
+        misses;
+    for (const std::string& seedText : seeds) {
+      SimOptions sim = base;
+      sim.seed = static_cast<std::uint64_t>(std::stoull(seedText));
+      std::vector<SimPod> arrivals = arrivalSequence(trace, advertised, options.target, sim.seed);
+      if (exclusiveOnly) {
+        std::erase_if(arrivals, [](const SimPod& pod) { return pod.gpus > 0 && !pod.exclusive; });
+      }
+      const SimRun run = simulate(cluster, arrivals, policy, sim);
+      const SharingFigures f = measureSharing(run, arrivals);
+      onShared.push_back(percent(static_cast<double>(f.exclusiveOnShared),
+                                 static_cast<double>(f.exclusivePlaced)));
+      p50.push_back(f.tenantsP50);
+      p95.push_back(f.tenantsP95);
+      peak.push_back(f.tenantsMax);
+      replicas.push_back(
+          percent(static_cast<double>(f.replicasHeld), static_cast<double>(f.replicasAdvertised)));
+      sharedPlaced.push_back(
+          percent(static_cast<double>(f.sharedPlaced), static_cast<double>(f.sharedPods)));
+      onWhole.push_back(
+          percent(static_cast<double>(f.sharedOnWhole), static_cast<double>(f.sharedPlaced)));
+      exclPlaced.push_back(
+          percent(static_cast<double>(f.exclusivePlaced), static_cast<double>(f.exclusivePods)));
+      misses.push_back(percent(static_cast<double>(f.multiGpuExclusiveMisses),
+                               static_cast<double>(f.multiGpuExclusivePlaced)));
+    }
+    std::printf(kRow, label.c_str(), meanSd(onShared, 1).c_str(),
+                exclusiveOnly ? "-" : meanSd(p50, 1).c_str(),
+                exclusiveOnly ? "-" : meanSd(p95, 1).c_str(),
+                exclusiveOnly ? "-" : meanSd(peak, 1).c_str(),
+                exclusiveOnly ? "-" : meanSd(replicas, 1).c_str(),
+                exclusiveOnly ? "-" : meanSd(sharedPlaced, 1).c_str(),
+                exclusiveOnly ? "-" : meanSd(onWhole, 1).c_str(), meanSd(exclPlaced, 1).c_str(),
+                meanSd(misses, 1).c_str());
+  };
+  for (const std::string& chooser : splitList(options.choosers)) {
+    SimOptions sim;
+    sim.extenderWeight = options.extenderWeight;
+    if (!chooserOptions(chooser, sim)) {
+      std::cerr << "gte_simulate: --choosers: unknown '" << chooser << "'\n" << kUsage;
+      return 2;
+    }
+    row(chooser, sim, *nodes, false);
+  }
+  SimOptions extender;
+  extender.extenderWeight = options.extenderWeight;
+  row("extender, exclusive pods on the " + std::to_string(exclusiveGpus) + " whole GPUs alone",
+      extender, exclusiveNodes, true);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -689,6 +806,9 @@ int main(int argc, char** argv) {
   }
   if (options.mode == "groups") {
     return runGroupMode(options, policy);
+  }
+  if (options.mode == "sharing") {
+    return runSharingMode(options, policy);
   }
   if (options.mode == "faults") {
     std::string commandLine = "gte_simulate";

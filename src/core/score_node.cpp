@@ -96,19 +96,22 @@ int migPackingTerm(const PodDemand& demand, const MigPlan& plan, const NodeState
 // one, each from the GPU with the fewest replicas in use, counting the ones it just took. The
 // load is the tenants the pod joins that way over what its replicas' GPUs hold at most (replicas
 // per GPU; without a known count, 4 or one more than the busiest GPU). spread: the emptier, the
-// higher; pack: the fuller, the higher.
+// higher; pack: the fuller, the higher, and never below half: pack fills shared GPUs before it
+// opens whole ones, so a shared node with a free replica ranks with the fullest whole nodes.
 int sharedPackingTerm(const PodDemand& demand, int k, const NodeState& state) {
   std::array<int, kMaxGpus> free{};
   std::size_t count = 0;
   int busiest = 0;
+  const int known = state.sharing.replicas;
   for (GpuMask rest = state.freeMask; rest != 0 && count < free.size(); rest &= rest - 1) {
     const int t = state.tenantsOf(std::countr_zero(rest));
+    if (known > 0 && t >= known) continue;  // no replica left: the plugin takes none there
     free[count++] = t;
     busiest = std::max(busiest, t);
   }
   const std::span<int> tenants(free.data(), count);
   if (tenants.empty() || k <= 0) return kHalf;
-  const int perGpu = state.sharing.replicas > 0 ? state.sharing.replicas : std::max(4, busiest + 1);
+  const int perGpu = known > 0 ? known : std::max(4, busiest + 1);
   std::int64_t joined = 0;
   for (int i = 0; i < k; ++i) {
     const auto least = std::min_element(tenants.begin(), tenants.end());
@@ -117,7 +120,7 @@ int sharedPackingTerm(const PodDemand& demand, int k, const NodeState& state) {
   }
   const std::int64_t room = static_cast<std::int64_t>(k) * std::max(1, perGpu - 1);
   const int load = static_cast<int>(std::min<std::int64_t>(kTermScale, kTermScale * joined / room));
-  return demand.sharedPlacement == SharedPlacement::kPack ? load : kTermScale - load;
+  return demand.sharedPlacement == SharedPlacement::kPack ? kHalf + load / 2 : kTermScale - load;
 }
 
 }  // namespace
@@ -126,11 +129,13 @@ void wholeGpuTerms(const PodDemand& demand, int k, const GpuPick& pick, const No
                    ScoreTerms& terms) {
   if (state.sharesGpus) {
     // The device plugin hands out replicas by tenants per GPU, not a set (docs/sharing.md): their
-    // links and NUMA node are not known, as on a node whose topology is unknown; packing follows
-    // the tenants the pod's replicas would join; no set is broken.
+    // links and NUMA node are not known, as on a node whose topology is unknown, except that one
+    // replica is on one GPU, so in one NUMA node where the node's are known (as one whole GPU);
+    // packing follows the tenants the pod's replicas would join; no set is broken.
     terms.linkQuality =
         termValue(k == 1 ? kTermScale : linkTier(LinkClass::kUnknown) * kTermScale / 6);
-    terms.numaLocality = termValue(kHalf);
+    const bool numaKnown = (state.numaUnknownGpus & state.usableMask) == 0;
+    terms.numaLocality = termValue(k == 1 && numaKnown ? kTermScale : kHalf);
     terms.packing = termValue(sharedPackingTerm(demand, k, state));
     terms.brokenSets = 0;
     return;
@@ -139,7 +144,11 @@ void wholeGpuTerms(const PodDemand& demand, int k, const GpuPick& pick, const No
   const LinkClass scored = scoredWeakest(state.avoided, state.topology, pick.gpus, pick.weakest);
   terms.linkQuality = termValue(k == 1 ? kTermScale : linkTier(scored) * kTermScale / 6);
   terms.numaLocality = termValue(numaTerm(pick, state));
-  terms.packing = termValue(wholePackingTerm(demand, k, pick, state));
+  // sharing.placement pack fills shared GPUs before it opens whole ones: whole GPUs' packing
+  // counts in the lower half, below every shared node with a free replica (sharedPackingTerm).
+  const int packing = wholePackingTerm(demand, k, pick, state);
+  terms.packing =
+      termValue(demand.sharedPlacement == SharedPlacement::kPack ? packing / 2 : packing);
   terms.brokenSets = brokenSetSizes(state, k, pick);
 }
 

@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "core/gpu_sharing.h"
 #include "model/gpu_request.h"
 
 namespace gte::sim {
@@ -11,7 +12,7 @@ std::string repeat(std::size_t count, char c) {
   return std::string(count, c);
 }
 
-std::array<NodeTemplate, 11> makeTemplates() {
+std::array<NodeTemplate, 13> makeTemplates() {
   // HGX A100 8-GPU: NV12 between every pair through NVSwitch; pairs of GPUs share a PCIe switch
   // complex (PXB), NUMA 3,3,1,1,7,7,5,5 (AMD NPS4).
   NodeTemplate hgx{"hgx-a100",
@@ -92,14 +93,23 @@ std::array<NodeTemplate, 11> makeTemplates() {
                      "",
                      18,
                      true};
-  return {hgx,     dgx1v,          pcie2,       pcie4,   pcie1, hgxMig,
-          hgxMig4, hgxMigBalanced, a100PcieMig, hgxH100, gb200};
+  // Inference pools whose GPUs the device plugin shares (docs/sharing.md).
+  NodeTemplate hgxH100Sliced = hgxH100;
+  hgxH100Sliced.name = "hgx-h100-ts4";
+  hgxH100Sliced.sharing = "time-slicing";
+  hgxH100Sliced.replicas = 4;
+  NodeTemplate pcie4Mps = pcie4;
+  pcie4Mps.name = "pcie4-mps2";
+  pcie4Mps.sharing = "mps";
+  pcie4Mps.replicas = 2;
+  return {hgx,         dgx1v,   pcie2, pcie4,         pcie1,   hgxMig, hgxMig4, hgxMigBalanced,
+          a100PcieMig, hgxH100, gb200, hgxH100Sliced, pcie4Mps};
 }
 
 }  // namespace
 
 std::span<const NodeTemplate> builtinNodeTemplates() {
-  static const std::array<NodeTemplate, 11> templates = makeTemplates();
+  static const std::array<NodeTemplate, 13> templates = makeTemplates();
   return templates;
 }
 
@@ -149,7 +159,11 @@ NodeInfo makeTemplateNode(const NodeTemplate& machine, const std::string& nodeNa
   put("used", used);
   put("mig", machine.mig);
   put("gen", "1");
-  node.allocatable.set(std::string(kGpuResource), Quantity::fromUnits(machine.wholeGpus()));
+  if (!machine.sharing.empty()) {
+    node.labels[std::string(kSharingStrategyLabel)] = machine.sharing;
+    node.labels[std::string(kSharingReplicasLabel)] = std::to_string(machine.replicas);
+  }
+  node.allocatable.set(std::string(kGpuResource), Quantity::fromUnits(machine.advertisedGpus()));
   return node;
 }
 

@@ -5,7 +5,9 @@
 // H100 (NVSwitch, NV18) and a GB200 compute tray (4 GPUs, NV18; 18 trays to an NVL72 rack). The
 // MIG templates are A100-80GB machines with MIG mode on for some or all GPUs, either with no GPU
 // instance created yet (the MIG manager creates the one the scheduler places: policy
-// `mig.dynamic`) or with a static layout a MIG manager created ahead of time.
+// `mig.dynamic`) or with a static layout a MIG manager created ahead of time. The shared templates
+// are inference pools whose device plugin time-slices (a DGX H100, 4 replicas per GPU) or runs MPS
+// (the T4 box, 2 replicas per GPU).
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,9 +33,16 @@ struct NodeTemplate {
   // tray of the rack with the same `nvidia.com/gpu.clique`).
   int rackNodes = 0;
   bool rackNvlink = false;
+  // The NVIDIA device plugin shares every GPU (docs/sharing.md): GPU Feature Discovery's
+  // `nvidia.com/gpu.sharing-strategy` ("time-slicing", "mps"; empty: whole GPUs) and
+  // `nvidia.com/gpu.replicas`, with allocatable nvidia.com/gpu = whole GPUs x replicas.
+  std::string sharing{};
+  int replicas = 0;
 
-  int migGpus() const noexcept;                                // GPUs with MIG mode on
-  int wholeGpus() const noexcept { return gpus - migGpus(); }  // what nvidia.com/gpu counts
+  int migGpus() const noexcept;  // GPUs with MIG mode on
+  int wholeGpus() const noexcept { return gpus - migGpus(); }
+  // What nvidia.com/gpu counts: the whole GPUs, times their replicas where they are shared.
+  int advertisedGpus() const noexcept { return wholeGpus() * (sharing.empty() ? 1 : replicas); }
 };
 
 std::span<const NodeTemplate> builtinNodeTemplates();

@@ -85,15 +85,24 @@ bool gpusFit(const EngineNode& node, const SimPod& pod, const PodDemand& demand,
     return profile != nullptr && (freeInstanceExists(*node.state, *profile) ||
                                   (policy.dynamicMig && sliceCountsFit(*node.state, *profile)));
   }
-  return node.state->freeCount >= demand.gpus;  // kube-scheduler sees the count only
+  // kube-scheduler sees the count only: of free GPUs, or of replicas where the device plugin
+  // shares them (resourcesFit bounds those).
+  return node.state->sharesGpus || node.state->freeCount >= demand.gpus;
 }
 
-// nvidia.com/gpu as kube-scheduler sees it: the GPUs not in MIG mode.
+// nvidia.com/gpu as kube-scheduler sees it: the GPUs not in MIG mode, or their replicas where
+// the device plugin shares them.
 NodeLoad loadAfter(const EngineNode& node, const SimPod& pod) {
-  return NodeLoad{
-      node.cpuMilli,           node.cpuRequested + pod.cpuMilli,
-      node.memoryMib,          node.memoryRequested + pod.memoryMib,
-      node.state->usableCount, node.state->usableCount - node.state->freeCount + pod.gpus};
+  const NodeState& state = *node.state;
+  std::int64_t capacity = state.usableCount;
+  std::int64_t requested = state.usableCount - state.freeCount + pod.gpus;
+  if (state.sharesGpus && state.freeReplicas >= 0 && state.allocatableGpus >= 0) {
+    capacity = state.allocatableGpus;
+    requested = state.allocatableGpus - state.freeReplicas + pod.gpus;
+  }
+  return NodeLoad{node.cpuMilli,  node.cpuRequested + pod.cpuMilli,
+                  node.memoryMib, node.memoryRequested + pod.memoryMib,
+                  capacity,       requested};
 }
 
 // `wire` is the extender's 0..10 answer for this node (prioritizeNodes over the feasible nodes).
@@ -277,6 +286,8 @@ PodDemand simPodDemand(const SimPod& pod, const Policy& policy) {
     demand.mig.push_back(MigRequest{migResourceSuffix(pod.migProfile), 1});
   }
   demand.strategy = policy.defaultStrategy;
+  demand.isolation = pod.exclusive ? Isolation::kExclusive : policy.sharing.defaultIsolation;
+  demand.sharedPlacement = policy.sharing.placement;
   return demand;
 }
 

@@ -31,6 +31,9 @@ struct SimPod {
   // The pod's nodeSelector on `nvidia.com/gpu.product` (labels-v1 `model`, the same sanitised
   // name): a pool of one machine type, e.g. "NVIDIA-GB200". Empty: any node.
   std::string gpuProduct;
+  // The pod asks for exclusive GPUs (`<prefix>isolation: exclusive`, docs/sharing.md); else it
+  // accepts shared ones (the policy's default isolation).
+  bool exclusive = false;
 
   // GPU demand in memory slices: a whole GPU is all 8 of its slices.
   std::int64_t demandSlices() const noexcept;

@@ -69,6 +69,9 @@ SimRun simulate(std::span<const SimNodeSpec> cluster, std::span<const SimPod> ar
       run.fragmentation.push_back(point);
     }
   }
+  for (const EngineNode& node : engine.nodes()) {
+    run.finalStates.push_back(node.state);
+  }
   return run;
 }
 

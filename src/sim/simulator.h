@@ -27,6 +27,7 @@ struct SimRun {
   std::int64_t capacityMigSlices = 0;    // memory slices of GPUs in MIG mode
   std::vector<PodPlacement> placements;  // one per arrival, in order
   std::vector<Fragmentation> fragmentation;
+  std::vector<NodeStateConstSharedPtr> finalStates;  // every node once the last pod arrived
 };
 
 SimRun simulate(std::span<const SimNodeSpec> cluster, std::span<const SimPod> arrivals,

@@ -146,3 +146,29 @@ TEST_CASE("without a replica count the free replicas are the allocatable less ev
 
 }  // namespace
 }  // namespace gte
+
+namespace gte {
+namespace {
+
+TEST_CASE("under pack a shared node with a free replica outranks every whole GPU on packing",
+          "[core]") {
+  Policy policy = defaultPolicy();
+  policy.sharing.placement = SharedPlacement::kPack;
+  Result<PodDemand> one = parsePodDemand(testing::makeGpuPod("p", 1), policy);
+  REQUIRE(one);
+  REQUIRE(one->sharedPlacement == SharedPlacement::kPack);
+  // The emptiest shared board (no tenant) against whole boards at every fill.
+  const NodeStateConstSharedPtr empty = buildNodeState(sliced("4", "00000000"), {}, policy);
+  const int shared = scoreTerms(*one, *empty).packing;
+  CHECK(shared == 600);
+  for (const char* used : {"00000000", "11110000", "11111100", "11111110"}) {
+    const NodeStateConstSharedPtr whole = buildNodeState(
+        testing::makeDgxH100(FixtureState().withName("whole").withUsed(used)), {}, policy);
+    CHECK(scoreTerms(*one, *whole).packing <= shared);
+  }
+  // One replica lands on one GPU: on a board whose NUMA nodes are known, its NUMA term is full.
+  CHECK(scoreTerms(*one, *empty).numaLocality == 1200);
+}
+
+}  // namespace
+}  // namespace gte
