@@ -23,6 +23,10 @@ const (
 	// GPUs (time-slicing, MPS; docs/sharing.md).
 	reasonGPUsShared = "GPUs shared by time-slicing"
 
+	// reasonNoFreeReplica: a pod of one replica on a node whose shared GPUs have none left
+	// (docs/sharing.md#replicas-counted).
+	reasonNoFreeReplica = "no free replica"
+
 	// logMalformedLabels: the extender logs a line containing this and the node's name for a node
 	// whose labels-v1 values are malformed.
 	logMalformedLabels = "malformed"

@@ -1,6 +1,11 @@
 package e2e
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // sharingExclusive: pods asking for exclusive GPUs (gputopo.dev/isolation: exclusive) go to the one
 // DGX-1V whose GPUs are whole, not to any of five whose device plugin time-slices each GPU four
@@ -44,4 +49,53 @@ func sharingExclusive(s *scenarioEnv) {
 	shared.Spec.NodeSelector["kubernetes.io/hostname"] = s.name + "-sliced-a"
 	s.createPod(shared)
 	s.expectBoundTo(shared.Name, s.name+"-sliced-a")
+}
+
+// sharingLastReplica: a time-sliced DGX-1V whose agent reports 31 of its 32 replicas held
+// (labels-v1 tenants 44444443) and two pods that accept shared GPUs, created at once and pinned to
+// it. kube-scheduler's own fit sees 32 allocatable nvidia.com/gpu and no pod, so alone it binds
+// both; the extender counts the agent's tenants and the replica it reserves for the first bind,
+// binds one (recording gputopo.dev/gpus: replicas:1) and keeps the other Pending with its reason
+// (docs/sharing.md#replicas-counted). A blind extender binds both.
+func sharingLastReplica(s *scenarioEnv) {
+	if !s.mode.mode.cache {
+		s.t.Skip("nodes mode: the extender decides from the node's labels alone, and they change " +
+			"only at the agent's next pass; kube-scheduler's binder does not ask it")
+	}
+	s.createNodes(nodeSpec{name: "sliced", capture: dgx1V, gpus: 32, mutate: func(labels map[string]string) {
+		labels["nvidia.com/gpu.sharing-strategy"] = "time-slicing"
+		labels["nvidia.com/gpu.replicas"] = "4"
+		labels[key("tenants")] = "44444443"
+	}})
+	node := s.name + "-sliced"
+	var names []string
+	for i := range 2 {
+		pod := s.newPod(fmt.Sprintf("svc-%d", i), "nvidia.com/gpu", 1)
+		pod.Spec.NodeSelector["kubernetes.io/hostname"] = node
+		s.createPod(pod)
+		names = append(names, pod.Name)
+	}
+	var bound, pending string
+	err := s.poll(bindTimeout, func(ctx context.Context) (bool, error) {
+		for i, name := range names {
+			p, err := client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			if p.Spec.NodeName != "" {
+				bound, pending = name, names[1-i]
+				if got := p.Annotations[key("gpus")]; got != "replicas:1" {
+					return false, fmt.Errorf("pod %s bound with %s=%q, want \"replicas:1\"", name, key("gpus"), got)
+				}
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		s.t.Fatalf("no pod took the last replica of %s within %s as the extender binds it: %v", node,
+			bindTimeout, err)
+	}
+	s.t.Logf("%s took the last replica", bound)
+	s.expectUnschedulable(pending, reasonNoFreeReplica)
 }
