@@ -18,7 +18,7 @@ namespace {
 // GPUs, or links the demand needs that the node cannot vouch for.
 bool nodeAdmits(const PodDemand& demand, const NodeState& state, const Policy& policy) {
   const std::int64_t k = demand.gpus;
-  if (k > state.usableCount) return false;
+  if (state.usableCount == 0 || (k > state.usableCount && !state.sharesGpus)) return false;
   // Shared GPUs (min-link, NUMA, MPS multi-replica): filter refuses, so no slot either.
   if (sharingRefusal(demand, state)) return false;
   if (state.linksKnown()) return true;
@@ -42,6 +42,11 @@ Allocation allocationOf(GpuMask gpus) {
 
 int chainCount(const PodDemand& demand, const NodeState& state, const Policy& policy, int limit) {
   if (!nodeAdmits(demand, state, policy)) return 0;
+  if (state.sharesGpus) {
+    // Replicas of shared GPUs (docs/sharing.md): members fit while free replicas last, on no set.
+    if (state.freeReplicas < 0) return limit;
+    return static_cast<int>(std::min<std::int64_t>(limit, state.freeReplicas / demand.gpus));
+  }
   int count = 0;
   for (const ChainPick& pick : state.groupChain.forSize(static_cast<int>(demand.gpus))) {
     if (count >= limit || !pickAdmits(demand, pick)) break;
@@ -52,10 +57,18 @@ int chainCount(const PodDemand& demand, const NodeState& state, const Policy& po
 
 // The whole GPUs the state counts as taken, as usage: rebuilding the state's labels with it gives
 // the same free GPUs however the state was built (charges, a simulator's usage, labels alone).
+// On a shared node the replicas the state lays beyond its labels' tenants come along as one entry:
+// laid one by one on the least-held GPU, they fall as they did however they were grouped in pods.
 NodeUsage takenOf(const NodeState& state) {
   NodeUsage usage;
   for (GpuMask rest = state.usableMask & ~state.freeMask; rest != 0; rest &= rest - 1) {
     usage.gpus.push_back(std::countr_zero(rest));
+  }
+  if (state.sharesGpus) {
+    int laid = 0;
+    for (int gpu = 0; gpu < state.gpuCount; ++gpu)
+      laid += state.tenantsOf(gpu) - std::min(state.topology.tenantsOf(gpu), 255);
+    if (laid > 0) usage.replicas.push_back(laid);
   }
   return usage;
 }
@@ -111,8 +124,12 @@ GroupSlots countGroupSlots(const NodeState& state, const Policy& policy) {
     const auto at = static_cast<std::size_t>(k - 1);
     slots.any[at] = static_cast<std::uint8_t>(chainCount(demand, state, policy, 255));
     int well = 0;
+    if (state.sharesGpus) {
+      // Replicas land by tenants, on any usable GPU: healthy while none of them is marked.
+      well = (state.usableMask & state.avoided.degraded) == 0 ? slots.any[at] : 0;
+    }
     for (const ChainPick& pick : state.groupChain.forSize(k)) {
-      if (well >= slots.any[at] || !state.avoided.healthy(pick.gpus)) break;
+      if (state.sharesGpus || well >= slots.any[at] || !state.avoided.healthy(pick.gpus)) break;
       ++well;
     }
     slots.healthy[at] = static_cast<std::uint8_t>(well);
@@ -150,7 +167,10 @@ int groupSlotCount(const PodDemand& member, const NodeState& state, const Policy
   if (!gpus) return 0;
   const PodDemand& demand = *gpus;
   if (demand.empty() || limit <= 0) return 0;
-  if (chainCovers(demand)) return chainCount(demand, state, policy, limit);
+  if (chainCovers(demand) || (state.sharesGpus && demand.isolation != Isolation::kExclusive &&
+                              demand.mig.empty() && demand.replicasOn == ReplicasOn::kAny)) {
+    return chainCount(demand, state, policy, limit);
+  }
   const std::vector<PodDemand> same(static_cast<std::size_t>(limit), demand);
   return static_cast<int>(rebuiltSets(state, same, policy).size());
 }
@@ -168,7 +188,8 @@ std::vector<Allocation> groupSlotSets(const NodeState& state, std::span<const Po
       !demands.empty() && std::all_of(demands.begin(), demands.end(), [&](const PodDemand& d) {
         return chainCovers(d) && d.gpus == demands.front().gpus;
       });
-  if (!chained) return rebuiltSets(state, demands, policy);
+  // Shared GPUs: each member's replicas, as the fit check and the predicted allocation count them.
+  if (!chained || state.sharesGpus) return rebuiltSets(state, demands, policy);
   std::vector<Allocation> out;
   const std::span<const ChainPick> picks =
       state.groupChain.forSize(static_cast<int>(demands.front().gpus));
