@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "core/node_charges.h"
+#include "core/replica_landing.h"
 #include "model/gpu_request.h"
 #include "topology/best_set.h"
 #include "topology/device_plugin_pick.h"
@@ -232,20 +233,16 @@ class NodeStateBuilder {
     state_.freeReplicas = static_cast<std::int32_t>(std::min<std::int64_t>(free, INT32_MAX));
   }
 
-  // One pod's replicas, each on the free GPU with the fewest tenants that has a replica left.
+  // One pod's replicas, laid as the device plugin lays them (core/replica_landing.h); of GPUs
+  // tied at the last level the lowest indices take the rest: the counts as a multiset are exact.
   void layReplicas(std::int64_t count) {
-    const int perGpu = state_.sharing.replicas;
-    for (; count > 0; --count) {
-      int chosen = -1;
-      for (GpuMask rest = state_.freeMask; rest != 0; rest &= rest - 1) {
-        const int gpu = std::countr_zero(rest);
-        const int held = state_.tenantsOf(gpu);
-        if ((perGpu > 0 && held >= perGpu) || held >= 255) continue;
-        if (chosen < 0 || held < state_.tenantsOf(chosen)) chosen = gpu;
-      }
-      if (chosen < 0) return;  // every replica held: the usage counts more than the node offers
-      ++state_.tenants[static_cast<std::size_t>(chosen)];
-    }
+    if (count <= 0) return;
+    const ReplicaLanding landing = landReplicas(state_, count);
+    for (std::size_t gpu = 0; gpu < state_.tenants.size(); ++gpu)
+      state_.tenants[gpu] = static_cast<std::uint8_t>(state_.tenants[gpu] + landing.certain[gpu]);
+    int left = landing.undecided;
+    for (GpuMask rest = landing.tied; rest != 0 && left > 0; rest &= rest - 1, --left)
+      ++state_.tenants[static_cast<std::size_t>(std::countr_zero(rest))];
   }
 
   void finishFreeGpus() {

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "core/node_charges.h"
+#include "core/replica_landing.h"
 #include "json/json_writer.h"
 #include "policy/link_class.h"
 
@@ -207,6 +208,27 @@ void writeDra(JsonWriter& w, const NodeExplanation& node, const PodDemand* deman
   w.endArray().endObject();
 }
 
+// Where the pod's replicas of shared GPUs land (core/replica_landing.h): null unless the node
+// shares its GPUs and fits the pod.
+void writeReplicaGpus(JsonWriter& w, const NodeExplanation& node) {
+  const int k = node.allocation.replicas;
+  if (node.state == nullptr || !node.state->sharesGpus || !node.allocation.complete || k <= 0) {
+    w.null();
+    return;
+  }
+  const ReplicaLanding landing = landReplicas(*node.state, k);
+  w.beginObject().key("count").integer(k).key("on").beginArray();
+  for (int gpu = 0; gpu < kMaxGpus; ++gpu) {
+    const int replicas = landing.certain[static_cast<std::size_t>(gpu)];
+    if (replicas == 0) continue;
+    w.element().beginObject().key("gpu").integer(gpu).key("replicas").integer(replicas);
+    w.endObject();
+  }
+  w.endArray().key("undecided").integer(landing.undecided).key("tied");
+  writeGpuList(w, landing.tied);
+  w.endObject();
+}
+
 void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy,
                const PodDemand* demand, const ScarceSets& scarce) {
   w.element().beginObject();
@@ -228,6 +250,8 @@ void writeNode(JsonWriter& w, const NodeExplanation& node, const Policy& policy,
       w.element().integer(gpu);
   }
   w.endArray();
+  w.key("replicaGpus");
+  writeReplicaGpus(w, node);
   w.key("mig");
   writeMig(w, node.allocation.complete ? node.allocation : Allocation{});
   w.key("weakestLink");

@@ -14,6 +14,7 @@
 #include "core/plain_answers.h"
 #include "core/pod_demand.h"
 #include "core/predict_allocation.h"
+#include "core/replica_landing.h"
 #include "core/score_node.h"
 #include "model/gpu_request.h"
 #include "policy/default_policy.h"
@@ -197,6 +198,35 @@ TEST_CASE("a group's slots on a shared node are its free replicas, and its sets 
     CHECK(set.gpus.empty());
     CHECK(set.replicas == 4);
   }
+}
+
+}  // namespace
+}  // namespace gte
+
+namespace gte {
+namespace {
+
+TEST_CASE("replicas land on the least-held GPUs; only the last level's tie is the plugin's",
+          "[core]") {
+  const Policy policy = defaultPolicy();
+  const NodeStateConstSharedPtr state = buildNodeState(sliced("4", "33332200"), {}, policy);
+  // Two replicas: GPUs 6 and 7, one each, certain.
+  ReplicaLanding two = landReplicas(*state, 2);
+  CHECK(two.certain[6] == 1);
+  CHECK(two.certain[7] == 1);
+  CHECK(two.undecided == 0);
+  // Five: 6 and 7 to level 1, then 2 (and 4, 5 with them) to level 2: 6, 7 take two each and one
+  // more goes to one of 4, 5, 6, 7.
+  ReplicaLanding five = landReplicas(*state, 5);
+  CHECK(five.certain[6] == 2);
+  CHECK(five.certain[7] == 2);
+  CHECK(five.undecided == 1);
+  CHECK(five.tied == 0b11110000);
+  // No GPU takes a replica past the count: 16 free, 17 asked leaves one unplaced.
+  ReplicaLanding all = landReplicas(*state, 17);
+  CHECK(all.unplaced == 1);
+  CHECK(all.certain[0] == 1);
+  CHECK(all.certain[6] == 4);
 }
 
 }  // namespace

@@ -153,3 +153,31 @@ TEST_CASE("binds through the extender never give the last replica of a shared no
   const json& node = explained["nodes"][0];
   CHECK(node["sharing"]["tenants"] == json::array({4, 4, 4, 4, 4, 4, 4, 4}));
 }
+
+TEST_CASE("explain says which GPUs a pod's replicas land on, and where the device plugin decides") {
+  // Tenants 3,3,3,3,2,2,0,0: three replicas take GPUs 6 and 7 (the least held) and then one of
+  // them again (both at 1 then): which one the plugin's sort decides.
+  gte::NodeInfo sliced = timeSliced();
+  sliced.labels.insert_or_assign("gputopo.dev/tenants", std::string("33332200"));
+  gte::NodeInfo quiet = timeSliced();
+  quiet.name = "quiet";
+  quiet.labels.insert_or_assign("gputopo.dev/tenants", std::string("33332210"));
+  auto policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
+  gte::cluster::StaticClusterBackend cluster{
+      gte::cluster::ClusterFileContents{{sliced, quiet}, {}, {}}, policy, {}};
+  gte::ExtenderService service{[p = policy] { return p; }, &cluster, nullptr};
+  const auto landing = [&service](int replicas, const std::string& node) {
+    const json explained = json::parse(
+        service
+            .explain(gte::testing::namesArgsJson(gte::testing::makeGpuPod("svc", replicas), {node}))
+            .body);
+    return explained["nodes"][0]["replicaGpus"];
+  };
+  CHECK(landing(3, "sliced") == json::parse(R"({"count":3,"on":[{"gpu":6,"replicas":1},
+        {"gpu":7,"replicas":1}],"undecided":1,"tied":[6,7]})"));
+  // One replica on the node whose GPU 7 alone has none: known.
+  CHECK(landing(1, "quiet") ==
+        json::parse(R"({"count":1,"on":[{"gpu":7,"replicas":1}],"undecided":0,"tied":[]})"));
+  // A pod of 40 replicas does not fit (32 advertised): no landing.
+  CHECK(landing(40, "quiet").is_null());
+}
