@@ -7,8 +7,11 @@
 namespace gte::agent {
 namespace {
 
+// Whole GPUs, the device plugin's renamed replicas of shared GPUs (renameByDefault) and MIG
+// devices, shared or not.
 bool gpuResource(const std::string& name) {
-  return name == "nvidia.com/gpu" || name.rfind("nvidia.com/mig-", 0) == 0;
+  return name == "nvidia.com/gpu" || name == "nvidia.com/gpu.shared" ||
+         name.rfind("nvidia.com/mig-", 0) == 0;
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ std::string podKey(const PodInfo& pod) {
 }
 
 bool isGpuResource(std::string_view name) {
-  return name == kGpuResource || name.starts_with(kMigResourcePrefix);
+  return name == kGpuResource || name == kSharedGpuResource || name.starts_with(kMigResourcePrefix);
 }
 
 // A bound pod's GPUs counted by number when no placement can be named: a topology annotation the

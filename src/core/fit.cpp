@@ -190,7 +190,25 @@ std::optional<FitOutcome> replicasOnRefusal(const PodDemand& demand, const NodeS
   return out;
 }
 
+namespace {
+
+// The resource the pod's GPUs are asked by against the one the node advertises: the device
+// plugin's renamed replicas (nvidia.com/gpu.shared) or nvidia.com/gpu (docs/sharing.md).
+std::optional<FitOutcome> resourceRefusal(const PodDemand& demand, const NodeState& state) {
+  if (demand.gpus <= 0) return std::nullopt;
+  if (demand.sharedResource && state.allocatableSharedGpus <= 0) {
+    return reject(Verdict::kUnresolvable, FitReason::kNoSharedResource);
+  }
+  if (!demand.sharedResource && state.allocatableSharedGpus > 0 && state.allocatableGpus < 0) {
+    return reject(Verdict::kUnresolvable, FitReason::kGpusRenamedShared);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 FitOutcome checkFit(const PodDemand& demand, const NodeState& state, const Policy& policy) {
+  if (const auto refused = resourceRefusal(demand, state)) return *refused;
   if (const auto refused = sharingRefusal(demand, state)) return *refused;
   if (const auto refused = replicasOnRefusal(demand, state)) return *refused;
   if (demand.gpus > 0) {

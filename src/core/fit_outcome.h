@@ -38,6 +38,8 @@ enum class FitReason : std::uint8_t {
   kReplicasNotDistinct,       // replicas-on: distinct, and two replicas may share a GPU
   kReplicasNotSame,           // replicas-on: same, and the replicas would span GPUs
   kInsufficientFreeReplicas,  // shared GPUs: fewer free replicas than requested
+  kNoSharedResource,          // the pod asks nvidia.com/gpu.shared, the node does not advertise it
+  kGpusRenamedShared,  // the pod asks nvidia.com/gpu, the node advertises nvidia.com/gpu.shared
 };
 
 struct FitOutcome {

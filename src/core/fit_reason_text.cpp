@@ -100,6 +100,11 @@ std::string fitReasonText(const FitOutcome& outcome, const PodDemand& demand) {
     case FitReason::kInsufficientFreeReplicas:
       return demand.gpus == 1 ? std::string("no free replica of the node's shared GPUs")
                               : "fewer than " + k + " free replicas of the node's shared GPUs";
+    case FitReason::kNoSharedResource:
+      return "node does not advertise nvidia.com/gpu.shared";
+    case FitReason::kGpusRenamedShared:
+      return "node advertises its GPUs as nvidia.com/gpu.shared (replicas of shared GPUs); the "
+             "pod asks for nvidia.com/gpu";
     case FitReason::kDraNoAllocation:
       return "the pod's DRA claims cannot be allocated from the node's free devices";
   }

@@ -1,5 +1,7 @@
 #include "core/gpu_sharing.h"
 
+#include "model/gpu_request.h"
+
 #include <charconv>
 #include <limits>
 
@@ -84,6 +86,15 @@ GpuSharing readGpuSharing(const NodeInfo& node, int wholeGpus, bool migModeGpus,
     return out;
   }
   GpuSharing out;
+  // The device plugin's renamed replicas (renameByDefault): shared by a strategy not named.
+  if (const Quantity* renamed = node.allocatable.find(kSharedGpuResource);
+      renamed != nullptr && renamed->wholeUnits().value_or(0) > 0) {
+    allocatable = renamed->wholeUnits().value_or(0);
+    if (wholeGpus <= 0) {
+      out.strategy = SharingStrategy::kUnknown;
+      return out;
+    }
+  }
   if (!migModeGpus && wholeGpus > 0 && allocatable > wholeGpus) {
     out.strategy = SharingStrategy::kUnknown;
     if (allocatable % wholeGpus == 0 &&

@@ -10,7 +10,8 @@ namespace {
 
 // The allocatable entries a state is read from: whole GPUs and MIG devices.
 bool isDevice(std::string_view resource) noexcept {
-  return resource == kGpuResource || resource.starts_with(kMigResourcePrefix);
+  return resource == kGpuResource || resource == kSharedGpuResource ||
+         resource.starts_with(kMigResourcePrefix);
 }
 
 using Entries = std::vector<ResourceList::Entry>;

@@ -18,8 +18,8 @@
 namespace gte {
 namespace {
 
-std::int64_t allocatableGpus(const NodeInfo& node) {
-  const Quantity* quantity = node.allocatable.find(kGpuResource);
+std::int64_t allocatableOf(const NodeInfo& node, std::string_view resource) {
+  const Quantity* quantity = node.allocatable.find(resource);
   return quantity == nullptr ? -1 : quantity->wholeUnits().value_or(0);
 }
 
@@ -224,11 +224,14 @@ class NodeStateBuilder {
       for (GpuMask rest = state_.freeMask; rest != 0; rest &= rest - 1) {
         free += std::max(0, perGpu - state_.tenantsOf(std::countr_zero(rest)));
       }
-    } else if (state_.allocatableGpus >= 0) {
+    } else if (const std::int64_t advertised = state_.allocatableGpus >= 0
+                                                   ? state_.allocatableGpus
+                                                   : state_.allocatableSharedGpus;
+               advertised >= 0) {
       std::int64_t held = 0;
       for (const std::uint8_t t : state_.tenants)
         held += t;
-      free = std::max<std::int64_t>(0, state_.allocatableGpus - held);
+      free = std::max<std::int64_t>(0, advertised - held);
     }
     state_.freeReplicas = static_cast<std::int32_t>(std::min<std::int64_t>(free, INT32_MAX));
   }
@@ -584,7 +587,8 @@ GpuSharing sharingOf(const NodeInfo& node, const NodeState& state) {
 std::shared_ptr<NodeState> readState(const NodeInfo& node, const Policy& policy) {
   auto state = std::make_shared<NodeState>();
   state->name = node.name;
-  state->allocatableGpus = allocatableGpus(node);
+  state->allocatableGpus = allocatableOf(node, kGpuResource);
+  state->allocatableSharedGpus = allocatableOf(node, kSharedGpuResource);
   readInto(*state, node, policy);
   state->sharing = sharingOf(node, *state);
   state->sharesGpus = state->sharing.shared();  // the device plugin's until adoptDra says not
@@ -599,6 +603,7 @@ std::shared_ptr<NodeState> copyRead(const NodeState& sameLabels) {
   state->topologyError = sameLabels.topologyError;
   state->topology = sameLabels.topology;
   state->allocatableGpus = sameLabels.allocatableGpus;
+  state->allocatableSharedGpus = sameLabels.allocatableSharedGpus;
   state->sharing = sameLabels.sharing;
   state->dra = sameLabels.dra;
   return state;

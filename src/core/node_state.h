@@ -125,6 +125,9 @@ struct NodeState {
   // without switch-hierarchy structure) and is the best partition found, not proven upstream's.
   bool devicePluginApproximate = false;
   std::int64_t allocatableGpus = -1;  // status.allocatable nvidia.com/gpu; -1 when absent
+  // status.allocatable nvidia.com/gpu.shared (the device plugin's renamed replicas of shared
+  // GPUs); -1 when absent.
+  std::int64_t allocatableSharedGpus = -1;
   // Whether the device plugin shares each GPU among pods (time-slicing, MPS; core/gpu_sharing.h):
   // a pod asking for exclusive GPUs is refused here.
   GpuSharing sharing;

@@ -66,8 +66,8 @@ struct PlainAnswers {
   // The k of a demand these answers cover, or 0 when it must go through checkFit and scoreTerms.
   static std::int64_t gpusOf(const PodDemand& demand) noexcept {
     const bool plain = demand.mig.empty() && !demand.minLink && !demand.singleNuma &&
-                       demand.replicasOn == ReplicasOn::kAny && demand.gpus >= 1 &&
-                       demand.gpus <= kMaxGpus &&
+                       !demand.sharedResource && demand.replicasOn == ReplicasOn::kAny &&
+                       demand.gpus >= 1 && demand.gpus <= kMaxGpus &&
                        (!demand.dra || (!demand.dra->hasClaims() && !demand.dra->passedThrough()));
     return plain ? demand.gpus : 0;
   }

@@ -32,13 +32,26 @@ Result<PodDemand> parsePodDemand(const PodInfo& pod, const Policy& policy,
   if (!request.ok()) {
     return request.error();
   }
+  if (request->gpus > 0 && request->sharedGpus > 0) {
+    return invalidArgument("the pod asks for both " + std::string(kGpuResource) + " and " +
+                           std::string(kSharedGpuResource) +
+                           ": no node advertises both (the device plugin renames all of a "
+                           "node's shared replicas)");
+  }
   PodDemand demand;
   demand.gpus = request->gpus;
-  demand.mig = std::move(request).value().mig;
   demand.strategy = policy.defaultStrategy;
   demand.isolation = policy.sharing.defaultIsolation;
+  if (request->sharedGpus > 0) {
+    // Replicas of shared GPUs by name: shared whatever the policy's default isolation.
+    demand.gpus = request->sharedGpus;
+    demand.sharedResource = true;
+    demand.isolation = Isolation::kShared;
+  }
+  demand.mig = std::move(request).value().mig;
   demand.sharedPlacement = policy.sharing.placement;
-  demand.dra = resolveDraDemand(pod, demand.gpus, dra);
+  // A DRA-backed extended resource stands for nvidia.com/gpu, never for the renamed replicas.
+  demand.dra = resolveDraDemand(pod, demand.sharedResource ? 0 : demand.gpus, dra);
 
   if (const std::string* value = annotation(pod, policy, kMinLinkAnnotation)) {
     // `sameboard` and `unknown` are internal classes; the annotation offers the documented six.
@@ -66,6 +79,12 @@ Result<PodDemand> parsePodDemand(const PodInfo& pod, const Policy& policy,
     const auto isolation = isolationFromName(*value);
     if (!isolation) {
       return badAnnotation(policy, kIsolationAnnotation, "exclusive or shared", *value);
+    }
+    if (demand.sharedResource && *isolation == Isolation::kExclusive) {
+      return invalidArgument("annotation " + policy.labelPrefix +
+                             std::string(kIsolationAnnotation) +
+                             ": exclusive, but the pod asks for " +
+                             std::string(kSharedGpuResource) + " (replicas of shared GPUs)");
     }
     demand.isolation = *isolation;
   }

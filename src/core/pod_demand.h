@@ -34,6 +34,9 @@ struct PodDemand {
   SharedPlacement sharedPlacement = SharedPlacement::kSpread;
   // `<prefix>replicas-on`: where a multi-replica pod's replicas must land (docs/sharing.md).
   ReplicasOn replicasOn = ReplicasOn::kAny;
+  // `gpus` are asked as nvidia.com/gpu.shared, the device plugin's renamed replicas of shared
+  // GPUs: only a node that advertises that resource hands them out (docs/sharing.md).
+  bool sharedResource = false;
   // Its DRA claims and DRA-backed nvidia.com/gpu (core/dra_demand.h); null: no DRA part.
   DraDemandConstSharedPtr dra;
 
@@ -49,7 +52,8 @@ struct PodDemand {
 // strategy only ranks nodes).
 inline bool sameShape(const PodDemand& a, const PodDemand& b) {
   return a.gpus == b.gpus && a.mig == b.mig && a.minLink == b.minLink &&
-         a.singleNuma == b.singleNuma && a.isolation == b.isolation && a.replicasOn == b.replicasOn;
+         a.singleNuma == b.singleNuma && a.isolation == b.isolation &&
+         a.replicasOn == b.replicasOn && a.sharedResource == b.sharedResource;
 }
 
 inline constexpr std::string_view kMinLinkAnnotation = "min-link";

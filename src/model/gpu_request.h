@@ -11,6 +11,9 @@
 namespace gte {
 
 inline constexpr std::string_view kGpuResource = "nvidia.com/gpu";
+// The NVIDIA device plugin's name for replicas of shared GPUs under `renameByDefault` (time-slicing
+// or MPS, docs/sharing.md): the node advertises them instead of nvidia.com/gpu.
+inline constexpr std::string_view kSharedGpuResource = "nvidia.com/gpu.shared";
 inline constexpr std::string_view kMigResourcePrefix = "nvidia.com/mig-";
 
 struct MigRequest {
@@ -22,7 +25,8 @@ struct MigRequest {
 struct GpuRequest {
   std::int64_t gpus = 0;        // whole GPUs
   std::vector<MigRequest> mig;  // sorted by profile, counts > 0
-  bool empty() const noexcept { return gpus == 0 && mig.empty(); }
+  std::int64_t sharedGpus = 0;  // replicas of shared GPUs asked as nvidia.com/gpu.shared
+  bool empty() const noexcept { return gpus == 0 && mig.empty() && sharedGpus == 0; }
   friend bool operator==(const GpuRequest&, const GpuRequest&) = default;
 };
 

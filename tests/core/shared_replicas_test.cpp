@@ -231,3 +231,77 @@ TEST_CASE("replicas land on the least-held GPUs; only the last level's tie is th
 
 }  // namespace
 }  // namespace gte
+
+namespace gte {
+namespace {
+
+// A DGX H100 whose device plugin renames its replicas (renameByDefault): GFD's labels, and
+// nvidia.com/gpu.shared: 32 allocatable instead of nvidia.com/gpu.
+NodeInfo renamed() {
+  NodeInfo node = sliced("4", "");
+  node.allocatable = ResourceList{};
+  node.allocatable.set(std::string(kSharedGpuResource), Quantity::fromUnits(32));
+  return node;
+}
+
+PodDemand sharedGpus(int k, std::vector<std::pair<std::string, std::string>> annotations = {}) {
+  PodInfo pod = testing::makeGpuPod("p", 0, annotations);
+  pod.requests.set(std::string(kSharedGpuResource), Quantity::fromUnits(k));
+  Result<PodDemand> demand = parsePodDemand(pod, defaultPolicy());
+  REQUIRE(demand);
+  return *demand;
+}
+
+TEST_CASE("replicas asked as nvidia.com/gpu.shared go only where the device plugin renames them",
+          "[core]") {
+  const Policy policy = defaultPolicy();
+  const PodDemand two = sharedGpus(2);
+  CHECK(two.gpus == 2);
+  CHECK(two.sharedResource);
+  CHECK(two.isolation == Isolation::kShared);
+  const NodeStateConstSharedPtr onRenamed = buildNodeState(renamed(), {}, policy);
+  REQUIRE(onRenamed->sharesGpus);
+  CHECK(onRenamed->freeReplicas == 32);
+  CHECK(checkFit(two, *onRenamed, policy).fits());
+  CHECK(predictAllocation(two, *onRenamed).replicas == 2);
+  // nvidia.com/gpu is not what that node advertises; nvidia.com/gpu.shared not what the others do.
+  const FitOutcome plain = checkFit(gpus(1), *onRenamed, policy);
+  CHECK(plain.reason == FitReason::kGpusRenamedShared);
+  CHECK(plain.verdict == Verdict::kUnresolvable);
+  CHECK(precomputePlainAnswers(*onRenamed, policy).forGpus(1).reason ==
+        FitReason::kGpusRenamedShared);
+  const NodeStateConstSharedPtr unrenamed = buildNodeState(sliced("4", ""), {}, policy);
+  const FitOutcome missing = checkFit(two, *unrenamed, policy);
+  CHECK(missing.reason == FitReason::kNoSharedResource);
+  CHECK(fitReasonText(missing, two) == "node does not advertise nvidia.com/gpu.shared");
+  // Without GFD's labels the renamed allocatable alone says the GPUs are shared.
+  NodeInfo bare = renamed();
+  bare.labels.erase(std::string(kSharingStrategyLabel));
+  bare.labels.erase(std::string(kSharingReplicasLabel));
+  const NodeStateConstSharedPtr unlabelled = buildNodeState(bare, {}, policy);
+  CHECK(unlabelled->sharesGpus);
+  CHECK(unlabelled->sharing.replicas == 4);
+}
+
+TEST_CASE("a pod asking nvidia.com/gpu.shared is shared whatever the default isolation", "[core]") {
+  Policy exclusive = defaultPolicy();
+  exclusive.sharing.defaultIsolation = Isolation::kExclusive;
+  PodInfo pod = testing::makeGpuPod("p", 0);
+  pod.requests.set(std::string(kSharedGpuResource), Quantity::fromUnits(1));
+  Result<PodDemand> demand = parsePodDemand(pod, exclusive);
+  REQUIRE(demand);
+  CHECK(demand->isolation == Isolation::kShared);
+  // Asking exclusive GPUs by annotation contradicts the resource; so does asking both resources.
+  pod.annotations["gputopo.dev/isolation"] = "exclusive";
+  const Result<PodDemand> contradiction = parsePodDemand(pod, exclusive);
+  REQUIRE_FALSE(contradiction);
+  CHECK(contradiction.error().message ==
+        "annotation gputopo.dev/isolation: exclusive, but the pod asks for nvidia.com/gpu.shared "
+        "(replicas of shared GPUs)");
+  PodInfo both = testing::makeGpuPod("p", 1);
+  both.requests.set(std::string(kSharedGpuResource), Quantity::fromUnits(1));
+  CHECK_FALSE(parsePodDemand(both, defaultPolicy()));
+}
+
+}  // namespace
+}  // namespace gte

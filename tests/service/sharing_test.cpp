@@ -181,3 +181,29 @@ TEST_CASE("explain says which GPUs a pod's replicas land on, and where the devic
   // A pod of 40 replicas does not fit (32 advertised): no landing.
   CHECK(landing(40, "quiet").is_null());
 }
+
+TEST_CASE("filter sends nvidia.com/gpu.shared pods to the nodes that advertise it, and only them") {
+  // The device plugin's renameByDefault: the sliced node advertises nvidia.com/gpu.shared.
+  gte::NodeInfo renamed = timeSliced();
+  renamed.allocatable = gte::ResourceList{};
+  renamed.allocatable.set("nvidia.com/gpu.shared", gte::Quantity::fromUnits(32));
+  auto policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
+  gte::cluster::StaticClusterBackend cluster{
+      gte::cluster::ClusterFileContents{
+          {renamed, gte::testing::makeDgx1Volta(FixtureState().withName("whole"))}, {}, {}},
+      policy,
+      {}};
+  gte::ExtenderService service{[p = policy] { return p; }, &cluster, nullptr};
+  gte::PodInfo svc = gte::testing::makeGpuPod("svc", 0);
+  svc.requests.set("nvidia.com/gpu.shared", gte::Quantity::fromUnits(1));
+  const json shared =
+      json::parse(service.filter(gte::testing::namesArgsJson(svc, {"sliced", "whole"})).body);
+  CHECK(shared["NodeNames"] == json({"sliced"}));
+  CHECK(shared["FailedAndUnresolvableNodes"]["whole"] ==
+        "gpu-topology: node does not advertise nvidia.com/gpu.shared");
+  const json plain = json::parse(service
+                                     .filter(gte::testing::namesArgsJson(
+                                         gte::testing::makeGpuPod("job", 1), {"sliced", "whole"}))
+                                     .body);
+  CHECK(plain["NodeNames"] == json({"whole"}));
+}
