@@ -11,10 +11,15 @@
 //   - ideal: the fewest evictions of lower-priority pods that let the pod fit (brute force,
 //     priorities ignored beyond the preemptor's).
 // Prints, as mean±sd over the seeds: the share of preemptors satisfied on the node, evictions per
-// satisfied preemptor, and evictions per preemptor that satisfied nothing (the scheduler's own,
-// where its victims free no usable set).
+// satisfied preemptor, evictions per preemptor that satisfied nothing (the scheduler's own, where
+// its victims free no usable set), the GPU-hours the evictions destroy per preemptor (each victim's
+// GPUs times the hours it had run), and the preemptor's wait: none when preemption gives it its
+// set, else until pods leaving on their own free one. Run times are a model: every fill pod has run
+// an exponential time of mean --mean-hours (24) and has as long again left, drawn independently
+// (the running pods of a steady state with exponential run times).
 //
 //   build/bin/bench_preemption [--pods OPENB_CSV] [--fills 200] [--seeds 1,2,3,4,5]
+//                              [--mean-hours 24]
 // With --pods, fill pods' GPU counts are drawn from the trace's GPU pods (1, 2, 4 or 8 GPUs; other
 // counts are skipped), else from the openb multigpu50 mix.
 #include <algorithm>
@@ -24,6 +29,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -47,6 +53,8 @@ struct FillPod {
   int gpus = 0;
   std::int64_t priority = 0;
   Allocation allocation;
+  double ranHours = 0;   // what an eviction destroys (no checkpoint)
+  double leftHours = 0;  // until it ends on its own
 };
 
 struct Tally {
@@ -54,6 +62,8 @@ struct Tally {
   int satisfied = 0;
   long evictions = 0;        // of satisfied preemptors
   long wastedEvictions = 0;  // evictions that satisfied nothing
+  double gpuHoursDestroyed = 0;
+  double waitHours = 0;
 };
 
 PodDemand demandOf(int gpus, bool nvlink, const Policy& policy) {
@@ -132,24 +142,58 @@ std::vector<std::string> uids(const std::vector<const FillPod*>& pods) {
   return out;
 }
 
-int idealEvictions(const PodDemand& demand, const NodeState& state,
-                   const std::vector<FillPod>& pods, std::int64_t preemptor, const Policy& policy) {
+// The fewest lower-priority pods whose eviction lets the pod fit (the first such set found);
+// nullopt when none does.
+std::optional<std::vector<std::string>> idealVictims(const PodDemand& demand,
+                                                     const NodeState& state,
+                                                     const std::vector<FillPod>& pods,
+                                                     std::int64_t preemptor, const Policy& policy) {
   std::vector<const FillPod*> lower;
   for (const FillPod& p : pods) {
     if (p.priority < preemptor) lower.push_back(&p);
   }
   const std::size_t n = lower.size();
-  int best = -1;
+  std::optional<std::vector<std::string>> best;
   for (std::uint32_t mask = 1; mask < (1U << n); ++mask) {
     const int count = __builtin_popcount(mask);
-    if (best >= 0 && count >= best) continue;
+    if (best && count >= static_cast<int>(best->size())) continue;
     std::vector<std::string> gone;
     for (std::size_t i = 0; i < n; ++i) {
       if ((mask >> i) & 1U) gone.push_back(lower[i]->uid);
     }
-    if (fitsWithout(demand, state, gone, policy)) best = count;
+    if (fitsWithout(demand, state, gone, policy)) best = std::move(gone);
   }
   return best;
+}
+
+// The GPU-hours evicting `victims` destroys: each one's GPUs times the hours it had run.
+double gpuHoursOf(const std::vector<FillPod>& pods, const std::vector<std::string>& victims) {
+  double hours = 0;
+  for (const FillPod& p : pods) {
+    if (std::find(victims.begin(), victims.end(), p.uid) != victims.end()) {
+      hours += p.gpus * p.ranHours;
+    }
+  }
+  return hours;
+}
+
+// How long the preemptor waits once `evicted` are gone: until the pods left, ending on their own
+// in order, free a set it fits (0 when it fits at once).
+double waitHours(const PodDemand& demand, const NodeState& state, const std::vector<FillPod>& pods,
+                 std::vector<std::string> evicted, const Policy& policy) {
+  std::vector<const FillPod*> staying;
+  for (const FillPod& p : pods) {
+    if (std::find(evicted.begin(), evicted.end(), p.uid) == evicted.end()) staying.push_back(&p);
+  }
+  std::sort(staying.begin(), staying.end(),
+            [](const FillPod* a, const FillPod* b) { return a->leftHours < b->leftHours; });
+  double now = 0;
+  for (const FillPod* p : staying) {
+    if (fitsWithout(demand, state, evicted, policy)) return now;
+    evicted.push_back(p->uid);
+    now = p->leftHours;
+  }
+  return now;
 }
 
 double mean(const std::vector<double>& v) {
@@ -189,6 +233,7 @@ std::vector<int> readTraceGpus(const std::string& path) {
 int main(int argc, char** argv) {
   std::string trace;
   int fills = 200;
+  double meanHours = 24;
   std::vector<std::uint64_t> seeds = {1, 2, 3, 4, 5};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
@@ -196,6 +241,8 @@ int main(int argc, char** argv) {
       trace = argv[i + 1];
     } else if (flag == "--fills") {
       fills = std::max(1, std::atoi(argv[i + 1]));
+    } else if (flag == "--mean-hours") {
+      meanHours = std::max(0.01, std::atof(argv[i + 1]));
     } else if (flag == "--seeds") {
       seeds.clear();
       std::stringstream list(argv[i + 1]);
@@ -216,10 +263,10 @@ int main(int argc, char** argv) {
   const Policy policy = defaultPolicy();
   std::printf(
       "preemption of a k-GPU min-link nvlink pod on a full node, %d fills x %zu seeds, "
-      "fill pods from %s, priorities 0-3 uniform\n",
-      fills, seeds.size(), trace.empty() ? "the multigpu50 mix" : "the trace");
-  std::printf("%-10s %2s  %-28s %13s %12s %12s\n", "node", "k", "chooser", "satisfied", "evict/sat",
-              "wasted/pre");
+      "fill pods from %s, priorities 0-3 uniform, run times exponential of mean %.0f h\n",
+      fills, seeds.size(), trace.empty() ? "the multigpu50 mix" : "the trace", meanHours);
+  std::printf("%-10s %2s  %-28s %13s %12s %12s %14s %12s\n", "node", "k", "chooser", "satisfied",
+              "evict/sat", "wasted/pre", "GPUh lost/pre", "wait h/pre");
   for (const char* name : {"dgx1v", "hgx-h100"}) {
     const sim::NodeTemplate* machine = sim::findNodeTemplate(name);
     const NodeInfo node = sim::makeTemplateNode(*machine, name, policy.labelPrefix);
@@ -231,6 +278,7 @@ int main(int argc, char** argv) {
       for (const std::uint64_t seed : seeds) {
         Tally scheduler, proposedOnly, extender, ideal;
         std::mt19937_64 rng(seed * 1000003ULL + static_cast<std::uint64_t>(k));
+        std::exponential_distribution<double> runTime(1.0 / meanHours);
         for (int f = 0; f < fills; ++f) {
           // Fill the node until the next pod does not fit.
           std::vector<FillPod> pods;
@@ -244,6 +292,8 @@ int main(int argc, char** argv) {
             pod.uid.assign(1, 'f').append(std::to_string(pods.size()));
             pod.gpus = gpus;
             pod.priority = static_cast<std::int64_t>(rng() % 4);
+            pod.ranHours = runTime(rng);
+            pod.leftHours = runTime(rng);
             pod.allocation = placementOf(fill, *state, policy);
             pods.push_back(pod);
             state = charged(*read, pods, policy);
@@ -255,12 +305,14 @@ int main(int argc, char** argv) {
           for (Tally* t : {&scheduler, &proposedOnly, &extender, &ideal})
             ++t->preemptors;
           const std::vector<std::string> proposed = uids(victims);
-          // kube-scheduler alone evicts its victims whatever GPUs they free.
+          // kube-scheduler alone evicts its victims whatever GPUs they free, then waits.
+          scheduler.gpuHoursDestroyed += gpuHoursOf(pods, proposed);
           if (fitsWithout(preemptor, *state, proposed, policy)) {
             ++scheduler.satisfied;
             scheduler.evictions += static_cast<long>(proposed.size());
           } else {
             scheduler.wastedEvictions += static_cast<long>(proposed.size());
+            scheduler.waitHours += waitHours(preemptor, *state, pods, proposed, policy);
           }
           std::vector<VictimInfo> infos;
           for (const FillPod* v : victims) {
@@ -275,6 +327,9 @@ int main(int argc, char** argv) {
           if (narrow.helps()) {
             ++proposedOnly.satisfied;
             proposedOnly.evictions += static_cast<long>(narrow.victims.size());
+            proposedOnly.gpuHoursDestroyed += gpuHoursOf(pods, narrow.victims);
+          } else {
+            proposedOnly.waitHours += waitHours(preemptor, *state, pods, {}, policy);  // vetoed
           }
           for (const FillPod& p : pods) {
             if (p.priority >= high ||
@@ -293,11 +348,16 @@ int main(int argc, char** argv) {
           if (wide.helps()) {
             ++extender.satisfied;
             extender.evictions += static_cast<long>(wide.victims.size());
+            extender.gpuHoursDestroyed += gpuHoursOf(pods, wide.victims);
+          } else {
+            extender.waitHours += waitHours(preemptor, *state, pods, {}, policy);
           }
-          const int best = idealEvictions(preemptor, *state, pods, high, policy);
-          if (best >= 0) {
+          if (const auto best = idealVictims(preemptor, *state, pods, high, policy)) {
             ++ideal.satisfied;
-            ideal.evictions += best;
+            ideal.evictions += static_cast<long>(best->size());
+            ideal.gpuHoursDestroyed += gpuHoursOf(pods, *best);
+          } else {
+            ideal.waitHours += waitHours(preemptor, *state, pods, {}, policy);
           }
         }
         perSeed.push_back({scheduler, proposedOnly, extender, ideal});
@@ -308,7 +368,7 @@ int main(int argc, char** argv) {
       for (const auto& seed : perSeed)
         preemptors += seed[0].preemptors;
       for (std::size_t c = 0; c < 4; ++c) {
-        std::vector<double> satisfied, perSatisfied, wasted;
+        std::vector<double> satisfied, perSatisfied, wasted, destroyed, waited;
         for (const auto& seed : perSeed) {
           const Tally& t = seed[c];
           satisfied.push_back(t.preemptors ? 100.0 * t.satisfied / t.preemptors : 0.0);
@@ -316,10 +376,14 @@ int main(int argc, char** argv) {
                                              : 0.0);
           wasted.push_back(t.preemptors ? static_cast<double>(t.wastedEvictions) / t.preemptors
                                         : 0.0);
+          destroyed.push_back(t.preemptors ? t.gpuHoursDestroyed / t.preemptors : 0.0);
+          waited.push_back(t.preemptors ? t.waitHours / t.preemptors : 0.0);
         }
-        std::printf("%-10s %2d  %-28s %6.1f±%-5.1f%% %6.2f±%-5.2f %6.2f±%-5.2f\n", name, k,
-                    choosers[c], mean(satisfied), sd(satisfied), mean(perSatisfied),
-                    sd(perSatisfied), mean(wasted), sd(wasted));
+        std::printf(
+            "%-10s %2d  %-28s %6.1f±%-5.1f%% %6.2f±%-5.2f %6.2f±%-5.2f %7.0f±%-6.0f %6.1f±%-5.1f\n",
+            name, k, choosers[c], mean(satisfied), sd(satisfied), mean(perSatisfied),
+            sd(perSatisfied), mean(wasted), sd(wasted), mean(destroyed), sd(destroyed),
+            mean(waited), sd(waited));
       }
       std::printf("%-10s %2d  (%d preemptors over %zu seeds)\n", name, k, preemptors, seeds.size());
     }
