@@ -320,6 +320,7 @@ int main(int argc, char** argv) {
             info.uid = v->uid;
             info.priority = v->priority;
             info.priorityKnown = true;
+            info.ranSeconds = static_cast<std::int64_t>(v->ranHours * 3600);
             info.requests.set("nvidia.com/gpu", Quantity::fromUnits(v->gpus));
             infos.push_back(info);
           }
@@ -341,6 +342,7 @@ int main(int argc, char** argv) {
             info.proposed = false;
             info.priority = p.priority;
             info.priorityKnown = true;
+            info.ranSeconds = static_cast<std::int64_t>(p.ranHours * 3600);
             info.requests.set("nvidia.com/gpu", Quantity::fromUnits(p.gpus));
             infos.push_back(info);
           }

@@ -6,6 +6,7 @@
 
 #include "core/node_charges.h"
 #include "core/node_decider.h"
+#include "model/gpu_request.h"
 
 namespace gte {
 namespace {
@@ -26,6 +27,18 @@ ResourceList freedBy(const std::vector<const VictimInfo*>& pods) {
       out.add(entry.first, entry.second);
   }
   return out;
+}
+
+// The work evicting `victim` destroys: its devices (whole GPUs, replicas, MIG instances) times
+// the seconds it has run.
+double workOf(const VictimInfo& victim) {
+  const Result<GpuRequest> devices = gpuRequestFrom(victim.requests);
+  if (!devices) return 0;
+  std::int64_t count = devices->gpus + devices->sharedGpus;
+  for (const MigRequest& mig : devices->mig)
+    count += mig.count;
+  return static_cast<double>(count) *
+         static_cast<double>(std::max<std::int64_t>(0, victim.ranSeconds));
 }
 
 bool covers(const ResourceList& freed, const ResourceList& need) {
@@ -96,23 +109,27 @@ class VictimSearch {
   }
 
   // Among the k-sets of pool_[0, n) holding a pod at `level`, the feasible one with the lowest
-  // sum of priorities (the first such in order on ties).
+  // sum of priorities, then the least work destroyed (the first such in order on ties).
   std::optional<std::vector<const VictimInfo*>> bestOfSize(std::size_t n, std::size_t k,
                                                            std::int64_t level) {
     std::vector<std::size_t> pick(k);
     std::iota(pick.begin(), pick.end(), 0);
     std::optional<std::vector<const VictimInfo*>> best;
     std::int64_t bestSum = 0;
+    double bestLost = 0;
     while (true) {
       std::vector<const VictimInfo*> set;
       std::int64_t sum = 0;
+      double lost = 0;
       bool atLevel = false;
       for (const std::size_t i : pick) {
         set.push_back(pool_[i]);
         sum += pool_[i]->priority;
+        lost += workOf(*pool_[i]);
         atLevel = atLevel || pool_[i]->priority == level;
       }
-      if (atLevel && (!best || sum < bestSum) && covers(freedBy(set), need_)) {
+      const bool better = !best || sum < bestSum || (sum == bestSum && lost < bestLost);
+      if (atLevel && better && covers(freedBy(set), need_)) {
         if (trials_ >= kVictimSearchTrials) {
           cut_ = true;
           return std::nullopt;
@@ -120,6 +137,7 @@ class VictimSearch {
         if (fits(set).fits()) {
           best = std::move(set);
           bestSum = sum;
+          bestLost = lost;
         }
       }
       // The next combination in lexicographic order.

@@ -6,7 +6,8 @@
 // claims. The extender may answer other pods of the node instead (the protocol lets it change the
 // victims, as long as they are on the node): among the GPU pods of lower priority than the
 // preemptor, it takes the set that lets the pod fit with the lowest highest priority, then the
-// fewest pods, then the lowest sum of priorities, and that frees at least the resources the
+// fewest pods, then the lowest sum of priorities, then the least work destroyed (GPUs times the
+// time each victim has run), and that frees at least the resources the
 // scheduler's own GPU victims free (so its in-tree fit still holds). Pure: each "what if these
 // pods were gone" is nodeStateWithout (core/node_charges.h) on the one published state of the
 // node, judged by the per-node decision filter makes (NodeDecider).
@@ -31,6 +32,9 @@ struct VictimInfo {
   std::int64_t priority = 0;
   bool priorityKnown = false;  // a victim known only by UID, outside the cache: unknown
   ResourceList requests;       // what evicting it frees (empty: unknown, counts as nothing)
+  // How long it has run, in seconds (0: unknown or just started): evicting it destroys that much
+  // work on each of its GPUs.
+  std::int64_t ranSeconds = 0;
 };
 
 struct VictimPlan {

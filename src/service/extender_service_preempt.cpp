@@ -1,6 +1,7 @@
 // The preempt verb of ExtenderService (kept apart from filter/prioritize: it is the only verb that
 // asks "what if these pods were gone").
 #include <algorithm>
+#include <chrono>
 
 #include "core/compiled_pod.h"
 #include "core/fit_outcome.h"
@@ -40,11 +41,23 @@ std::vector<wire::MetaVictims> passThrough(const wire::PreemptionArgs& args) {
   return out;
 }
 
+// How long a pod has run, from its bind (0 when unknown): the work evicting it destroys.
+std::int64_t ranSeconds(const PodInfo& pod, std::int64_t now) {
+  return pod.boundAt ? std::max<std::int64_t>(0, now - *pod.boundAt) : 0;
+}
+
+std::int64_t unixNow() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 // Topology-minimal preemption (core/preemption_planner.h): the other pods of the node the
 // extender may evict instead of the scheduler's choice, the GPU pods of lower priority than the
 // preemptor that are bound there, running and not being deleted.
 void addOtherVictims(const PodInfo& preemptor, const std::string& node,
-                     const ClusterBackend& cluster, std::vector<VictimInfo>& victims) {
+                     const ClusterBackend& cluster, std::int64_t now,
+                     std::vector<VictimInfo>& victims) {
   for (PodInfo& pod : cluster.podsOnNode(node)) {
     if (pod.priority >= preemptor.priority || pod.deleting || pod.terminal() ||
         pod.uid == preemptor.uid || !holdsDevices(pod)) {
@@ -58,6 +71,7 @@ void addOtherVictims(const PodInfo& preemptor, const std::string& node,
     info.proposed = false;
     info.priority = pod.priority;
     info.priorityKnown = true;
+    info.ranSeconds = ranSeconds(pod, now);
     info.requests = std::move(pod.requests);
     victims.push_back(std::move(info));
   }
@@ -86,6 +100,7 @@ Reply ExtenderService::preempt(std::string_view body) const {
   }
   const PodDemand& demand = *compiled.demand;
   // Every candidate is judged on this one snapshot: the what-ifs start from its node states.
+  const std::int64_t now = unixNow();
   std::vector<std::vector<VictimInfo>> victimsOf;
   std::vector<PreemptCandidate> candidates;
   for (const auto& c : args->candidates) {
@@ -103,12 +118,13 @@ Reply ExtenderService::preempt(std::string_view body) const {
         info.holdsGpus = holdsDevices(*known);
         info.priority = known->priority;
         info.priorityKnown = true;
+        info.ranSeconds = ranSeconds(*known, now);
         info.requests = known->requests;
       }
       if (info.holdsGpus) candidate.victims.push_back(v.uid);
       victims.push_back(std::move(info));
     }
-    addOtherVictims(args->pod, c.node, *cluster_, victims);
+    addOtherVictims(args->pod, c.node, *cluster_, now, victims);
     victimsOf.push_back(std::move(victims));
     candidates.push_back(std::move(candidate));
   }

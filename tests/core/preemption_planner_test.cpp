@@ -178,3 +178,27 @@ TEST_CASE("Topology-minimal: another set must free what the scheduler's victims 
   REQUIRE(plan.helps());
   CHECK(plan.victims == std::vector<std::string>{"A"});
 }
+
+TEST_CASE("Topology-minimal: of sets alike in count and priority, the one destroying least work") {
+  // A holds NVLink pair 0-3, D pair 4-7 (both NV2 on the DGX-1V); everything else stays. Either
+  // frees the pair the pod wants, at the same priority: the one that has run less goes.
+  Node node{{{"A", {0, 3}}, {"D", {4, 7}}}, {1, 2, 5, 6}};
+  const auto two = demandFor(2, node.policy);
+  VictimInfo a = pod("A", 1, 2, false);
+  VictimInfo d = pod("D", 1, 2, false);
+  a.ranSeconds = 3600;
+  d.ranSeconds = 36000;
+  auto plan = node.plan(two, {a, d});
+  REQUIRE(plan.helps());
+  CHECK(plan.victims == std::vector<std::string>{"A"});
+  a.ranSeconds = 72000;
+  plan = node.plan(two, {a, d});
+  REQUIRE(plan.helps());
+  CHECK(plan.victims == std::vector<std::string>{"D"});
+  // Priority still comes first: the younger pod of higher priority stays.
+  a.ranSeconds = 60;
+  a.priority = 2;
+  plan = node.plan(two, {a, d});
+  REQUIRE(plan.helps());
+  CHECK(plan.victims == std::vector<std::string>{"D"});
+}
