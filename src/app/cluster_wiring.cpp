@@ -161,34 +161,50 @@ Status addLeaderElection(const ServeOptions& options, cluster::ApiServerBackendO
   return Ok{};
 }
 
+// The cache's events to the metrics and to placement regret (either may be absent).
+class ServeEvents final : public cluster::ClusterEvents {
+ public:
+  ServeEvents(metrics::Metrics* metrics, PlacementRecorder* placements)
+      : metrics_(metrics), placements_(placements) {}
+
+  void snapshotBuilt(double seconds) override {
+    if (metrics_ != nullptr) metrics_->observeSnapshotBuild(seconds);
+  }
+  void holdsReleased(cluster::HoldRelease reason, std::size_t n) override {
+    if (metrics_ != nullptr) metrics_->countHoldsReleased(cluster::holdReleaseName(reason), n);
+  }
+  void groupPlaced(std::string_view level, bool whole) override {
+    if (metrics_ != nullptr) metrics_->countGroupPlaced(level, whole);
+  }
+  void groupFirstToLast(double seconds) override {
+    if (metrics_ != nullptr) metrics_->observeGroupFirstToLast(seconds);
+  }
+  void draBindChecked(cluster::DraBindCheck check) override {
+    if (metrics_ != nullptr) metrics_->countDraBindPrediction(cluster::draBindCheckName(check));
+  }
+  void podPlaced(const PodPlacement& placed) override {
+    if (placements_ != nullptr) placements_->placed(placed);
+  }
+  void podGone(const std::string& uid) override {
+    if (placements_ != nullptr) placements_->forget(uid);
+  }
+
+ private:
+  metrics::Metrics* const metrics_;
+  PlacementRecorder* const placements_;
+};
+
 cluster::ClusterStateOptions stateOptions(const ServeOptions& options, metrics::Metrics* metrics,
-                                          PlacementRecorder* placements, GroupPlanStore** groups) {
+                                          PlacementRecorder* placements) {
   cluster::ClusterStateOptions state;
   if (metrics != nullptr) {
-    state.onSnapshotBuilt = [metrics](double seconds) { metrics->observeSnapshotBuild(seconds); };
     metrics->declareHoldReleaseReasons(cluster::holdReleaseNames());
-    state.groupObserver.released = [metrics](cluster::HoldRelease reason, std::size_t n) {
-      metrics->countHoldsReleased(cluster::holdReleaseName(reason), n);
-    };
-    state.groupObserver.placed = [metrics](std::string_view level, bool whole) {
-      metrics->countGroupPlaced(level, whole);
-    };
-    state.groupObserver.firstToLast = [metrics](double seconds) {
-      metrics->observeGroupFirstToLast(seconds);
-    };
+    metrics->declareDraBindResults(cluster::draBindCheckNames());
   }
-  state.attachGroupPlans = [groups](GroupPlanStore* store) { *groups = store; };
-  if (placements != nullptr) {
-    state.onPodPlaced = [placements](const PodPlacement& placed) { placements->placed(placed); };
-    state.onPodGone = [placements](const std::string& uid) { placements->forget(uid); };
+  if (metrics != nullptr || placements != nullptr) {
+    state.events = std::make_shared<ServeEvents>(metrics, placements);
   }
   state.healthPoolLabel = options.healthPoolLabel;
-  if (metrics != nullptr) {
-    metrics->declareDraBindResults(cluster::draBindCheckNames());
-    state.onDraBindChecked = [metrics](cluster::DraBindCheck check) {
-      metrics->countDraBindPrediction(cluster::draBindCheckName(check));
-    };
-  }
   return state;
 }
 
@@ -213,12 +229,10 @@ Result<ClusterWiring> staticBackend(const ServeOptions& options, PolicyConstShar
                                     PolicyListeners& listeners, metrics::Metrics* metrics,
                                     PlacementRecorder* placements) {
   registerGroupLevels(policy, listeners, metrics);
-  GroupPlanStore* groups = nullptr;
   auto backend = cluster::StaticClusterBackend::fromFile(
-      options.clusterFile, std::move(policy), stateOptions(options, metrics, placements, &groups));
+      options.clusterFile, std::move(policy), stateOptions(options, metrics, placements));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();
-  raw->setGroupPlans(groups);
   listeners.add([raw](const PolicyConstSharedPtr& p) { raw->setPolicy(p); });
   // The file's pods, and how the cache keeps them: bound or reserved GPU pods it accounts,
   // pending GPU pods it keeps for bind and groups (pods that hold no device are not kept).
@@ -242,9 +256,8 @@ Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstS
                     : kube::loadKubeconfigFile(options.kubeconfig);
   if (!config) return std::move(config).error();
   registerGroupLevels(policy, listeners, metrics);
-  GroupPlanStore* groups = nullptr;
   cluster::ApiServerBackendOptions backendOptions;
-  backendOptions.state = stateOptions(options, metrics, placements, &groups);
+  backendOptions.state = stateOptions(options, metrics, placements);
   backendOptions.bind.concurrency = options.bindConcurrency;
   backendOptions.bind.deadline = options.bindDeadline;
   backendOptions.warmConnections = options.apiWarmConnections;
@@ -256,7 +269,6 @@ Result<ClusterWiring> apiServerBackend(const ServeOptions& options, PolicyConstS
       cluster::makeApiServerBackend(*config, std::move(policy), std::move(backendOptions));
   if (!backend) return std::move(backend).error();
   auto* raw = backend->get();
-  raw->setGroupPlans(groups);  // the watch-fed state plans pod groups as the file's does
   listeners.add([raw](const PolicyConstSharedPtr& p) { raw->setPolicy(p); });
   raw->start();
   log::info(

@@ -37,6 +37,16 @@ std::int64_t wholeGpusRequested(const PodInfo& pod) {
   return request ? request->gpus : 0;
 }
 
+// The group book's observer, forwarding to `events` (null: nothing is reported).
+GroupBookObserver groupObserver(ClusterEvents* events) {
+  GroupBookObserver out;
+  if (events == nullptr) return out;
+  out.released = [events](HoldRelease reason, std::size_t n) { events->holdsReleased(reason, n); };
+  out.placed = [events](std::string_view level, bool whole) { events->groupPlaced(level, whole); };
+  out.firstToLast = [events](double seconds) { events->groupFirstToLast(seconds); };
+  return out;
+}
+
 }  // namespace
 
 bool holdsDevices(const PodInfo& pod) {
@@ -55,12 +65,9 @@ ClusterState::ClusterState(PolicyConstSharedPtr policy, ClusterStateOptions opti
     : options_(std::move(options)),
       policy_(policy),
       builder_(std::move(policy), options_.healthPoolLabel),
-      groups_(options_.groupObserver) {
-  {
-    MutexLock lock(mutex_);
-    publishLocked();
-  }
-  if (options_.attachGroupPlans) options_.attachGroupPlans(this);
+      groups_(groupObserver(options_.events.get())) {
+  MutexLock lock(mutex_);
+  publishLocked();
 }
 
 ClusterSnapshotConstSharedPtr ClusterState::snapshot() const {
@@ -161,7 +168,7 @@ void ClusterState::upsertPodLocked(ObservedPod observed, NameSet& dirty) {
     erasePodLocked(uid, dirty);
     eraseReservationLocked(uid, dirty);
     groups_.memberGone(uid, dirty);
-    if (options_.onPodGone) gone_.push_back(uid);
+    if (options_.events) gone_.push_back(uid);
     return;
   }
   if (!holdsDevices(observed.pod)) {
@@ -196,7 +203,7 @@ void ClusterState::upsertPodLocked(ObservedPod observed, NameSet& dirty) {
       // by this replica before (not a pod of a first list, bound long ago).
       const bool watched = wasPending || reservation != nullptr ||
                            (existing != nullptr && existing->pod.nodeName.empty());
-      if (watched && options_.onPodPlaced) newlyBound_.push_back(uid);
+      if (watched && options_.events) newlyBound_.push_back(uid);
       if (reservation != nullptr && reservation->node == node) {
         // Our own bind: the GPUs reserved are the ones to count, from the reservation on.
         record.allocation = reservation->allocation;
@@ -268,7 +275,7 @@ void ClusterState::replacePodsLocked(std::vector<ObservedPod> pods) {
     if (listed.count(uid) != 0) continue;
     erasePodLocked(uid, dirty);
     groups_.memberGone(uid, dirty);
-    if (options_.onPodGone) gone_.push_back(uid);
+    if (options_.events) gone_.push_back(uid);
   }
   // keepOnly, a template, calls the lambda in place with mutex_ held; clang cannot carry the lock
   // into a lambda a template calls, so the lambda alone is not analysed.
@@ -302,7 +309,7 @@ void ClusterState::removePod(std::string_view uid) {
     eraseReservationLocked(key, dirty);
     pending_.erase(key);
     groups_.memberGone(key, dirty);
-    if (options_.onPodGone) gone_.push_back(key);
+    if (options_.events) gone_.push_back(key);
     refreshLocked(dirty);
     events = takeEventsLocked();
   }
@@ -377,9 +384,9 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
   if (state == nullptr) {
     return Error{ErrorCode::kInternal, "node " + node + " has no state in the snapshot"};
   }
-  if (dra_ && options_.onDraBindChecked) {
+  if (dra_ && options_.events) {
     const DraBindCheck check = checkDraBind(pod, *state, *dra_->objects(), *now->policy);
-    if (check != DraBindCheck::kNotApplicable) options_.onDraBindChecked(check);
+    if (check != DraBindCheck::kNotApplicable) options_.events->draBindChecked(check);
   }
   // What is the pod's own on the node is judged free: a member of a group binding where its group
   // holds slots decides with those slots free (they were kept for it), and a pod with
@@ -449,7 +456,7 @@ void ClusterState::markBoundLocked(const std::string& key) {
   record.counted = true;  // bound now: no labels written yet can cover it
   const std::string node = held->node;
   if (pending_.erase(key)) groups_.touchMember(key);
-  if (options_.onPodPlaced) newlyBound_.push_back(key);
+  if (options_.events) newlyBound_.push_back(key);
   NameSet dirty{node};
   ledger_.putPod(key, std::move(record));
   eraseReservationLocked(key, dirty);
@@ -647,19 +654,20 @@ ClusterState::Events ClusterState::takeEventsLocked() {
 }
 
 void ClusterState::deliver(const Events& events) const {
+  if (!options_.events) return;
   for (const PodPlacement& placement : events.placed)
-    options_.onPodPlaced(placement);
+    options_.events->podPlaced(placement);
   for (const std::string& uid : events.gone)
-    options_.onPodGone(uid);
+    options_.events->podGone(uid);
 }
 
 void ClusterState::publishLocked() {
   const auto started = std::chrono::steady_clock::now();
   builder_.setGroupMembers(memberTableLocked());
   ClusterSnapshotConstSharedPtr next = builder_.build();
-  if (options_.onSnapshotBuilt) {
+  if (options_.events) {
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
-    options_.onSnapshotBuilt(took.count());
+    options_.events->snapshotBuilt(took.count());
   }
   MutexLock lock(snapshotMutex_);
   current_ = std::move(next);

@@ -31,6 +31,7 @@
 
 #include "base/mutex.h"
 #include "base/result.h"
+#include "cluster/cluster_events.h"
 #include "cluster/dra_bind_check.h"
 #include "cluster/dra_cache.h"
 #include "cluster/group_book.h"
@@ -57,26 +58,13 @@ struct ClusterStateOptions {
   // raise it when node clocks run ahead of the API server's.
   std::int64_t labelClockSkewSeconds = 0;
   WallClock now = [] { return std::chrono::system_clock::now(); };
-  // Called with each snapshot build's wall time in seconds, under the writer lock (keep it
-  // cheap: a metric observation). Empty: not measured.
-  std::function<void(double)> onSnapshotBuilt;
-  // Pod groups: what the group book reports (metric observations, under the writer lock), and
-  // a callback the constructor calls with the state's GroupPlanStore, so that whoever builds a
-  // backend on this state can hand it to the service (ClusterBackend::setGroupPlans).
-  GroupBookObserver groupObserver;
-  std::function<void(GroupPlanStore*)> attachGroupPlans;
-  // Placement regret's feed, called after the writer lock is released, on the thread that made
-  // the change. onPodPlaced: a GPU pod seen bound to a node after the cache saw it pending,
-  // nominated or reserved (the pods of a first list are not new placements), with the GPUs it
-  // holds there. onPodGone: a pod deleted or finished. Empty: not reported.
-  std::function<void(const PodPlacement&)> onPodPlaced;
-  std::function<void(const std::string& uid)> onPodGone;
+  // Who is told of snapshot builds, group holds and placements, placements and departures of pods,
+  // and DRA bind checks (cluster/cluster_events.h); null: nobody (and what only they read, such as
+  // a placement's GPU set quality, is not worked out).
+  std::shared_ptr<ClusterEvents> events;
   // The node label whose value groups nodes in the snapshots' health figures (empty: the GPU
   // model).
   std::string healthPoolLabel;
-  // DRA: at the first bind of a pod with ResourceClaims, the claims' allocation against the
-  // prediction (checkDraBind), under the writer lock (keep it cheap). Empty: not checked.
-  std::function<void(DraBindCheck)> onDraBindChecked;
 };
 
 // A pod as the watch or a cluster file reports it.

@@ -97,9 +97,8 @@ class ClusterBackend {
   // Sizes of the objects that own pod groups (PodGroup, JobSet, Job) the backend knows; null when
   // it watches none (a group whose size is not on its pods is then placed pod by pod).
   virtual const GroupSizeLookup* groupSizes() const { return nullptr; }
-  // The cache's pod-group plans (thread-safe); null: groups are placed pod by pod. Set by whoever
-  // builds the backend on a ClusterState (the ClusterState's own, through
-  // ClusterStateOptions::attachGroupPlans).
+  // The cache's pod-group plans (thread-safe); null: groups are placed pod by pod. A backend built
+  // on a ClusterState sets its state's own, in its constructor (tests may set another).
   GroupPlanStore* groupPlans() const noexcept { return groupPlans_; }
   void setGroupPlans(GroupPlanStore* store) noexcept { groupPlans_ = store; }
 

@@ -12,6 +12,7 @@
 #include "cluster/cluster_state.h"
 #include "cluster_test_support.h"
 #include "core/pod_demand.h"
+#include "support/cluster_events_fixture.h"
 #include "support/dra_fixtures.h"
 #include "support/node_fixtures.h"
 
@@ -285,7 +286,9 @@ TEST_CASE("DRA bind check: the claims' allocation against the first-fit predicti
     ManualClock clock;
     auto options = clockedOptions(clock);
     std::vector<DraBindCheck> seen;
-    options.onDraBindChecked = [&seen](DraBindCheck check) { seen.push_back(check); };
+    auto events = gte::testing::functionEvents();
+    events->onDraBindChecked = [&seen](DraBindCheck check) { seen.push_back(check); };
+    options.events = events;
     ClusterState state(testPolicy(), options);
     state.enableDra();
     state.replaceNodes({draNode("hgx-h100-a")});

@@ -17,6 +17,7 @@
 #include "core/pod_group.h"
 #include "group_plan_support.h"
 #include "snapshot/cluster_snapshot.h"
+#include "support/cluster_events_fixture.h"
 
 using gte::Allocation;
 using gte::CommittedGroupPlan;
@@ -40,9 +41,11 @@ namespace {
 ClusterStateOptions countingReleases(ManualClock& clock,
                                      std::map<HoldRelease, std::size_t>& released) {
   ClusterStateOptions options = clockedOptions(clock);
-  options.groupObserver.released = [&released](HoldRelease reason, std::size_t n) {
+  auto events = gte::testing::functionEvents();
+  events->onHoldsReleased = [&released](HoldRelease reason, std::size_t n) {
     released[reason] += n;
   };
+  options.events = events;
   return options;
 }
 

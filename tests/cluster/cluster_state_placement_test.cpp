@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cluster_test_support.h"
+#include "support/cluster_events_fixture.h"
 
 namespace gte::testing {
 namespace {
@@ -21,14 +22,16 @@ struct Recorded {
 
   cluster::ClusterStateOptions options(ManualClock& clock) {
     cluster::ClusterStateOptions out = clockedOptions(clock);
-    out.onPodPlaced = [this](const PodPlacement& p) {
+    auto events = functionEvents();
+    events->onPodPlaced = [this](const PodPlacement& p) {
       std::lock_guard lock(mutex);
       placed.push_back(p);
     };
-    out.onPodGone = [this](const std::string& uid) {
+    events->onPodGone = [this](const std::string& uid) {
       std::lock_guard lock(mutex);
       gone.push_back(uid);
     };
+    out.events = events;
     return out;
   }
 };

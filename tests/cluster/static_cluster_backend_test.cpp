@@ -1,5 +1,6 @@
 // The --cluster-file backend: ready at once, bind reserves and marks bound in memory.
 #include "cluster/static_cluster_backend.h"
+#include "support/cluster_events_fixture.h"
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -110,10 +111,12 @@ TEST_CASE("static backend: every published snapshot reports its build time; pods
   int builds = 0;
   double total = 0;
   gte::cluster::ClusterStateOptions options;
-  options.onSnapshotBuilt = [&](double seconds) {
+  auto events = gte::testing::functionEvents();
+  events->onSnapshotBuilt = [&](double seconds) {
     ++builds;
     total += seconds;
   };
+  options.events = events;
   StaticClusterBackend backend(smallCluster(2, 1), testPolicy(), options);
   const int afterLoad = builds;
   CHECK(afterLoad >= 1);

@@ -12,6 +12,7 @@
 #include "policy/default_policy.h"
 #include "service/extender_service.h"
 #include "service/placement_recorder.h"
+#include "support/cluster_events_fixture.h"
 #include "support/node_fixtures.h"
 #include "support/object_json.h"
 #include "support/pod_fixtures.h"
@@ -38,8 +39,10 @@ struct Fixture {
 
   gte::cluster::ClusterStateOptions stateOptions() {
     gte::cluster::ClusterStateOptions options;
-    options.onPodPlaced = [this](const gte::PodPlacement& p) { placements.placed(p); };
-    options.onPodGone = [this](const std::string& uid) { placements.forget(uid); };
+    auto events = gte::testing::functionEvents();
+    events->onPodPlaced = [this](const gte::PodPlacement& p) { placements.placed(p); };
+    events->onPodGone = [this](const std::string& uid) { placements.forget(uid); };
+    options.events = events;
     return options;
   }
 

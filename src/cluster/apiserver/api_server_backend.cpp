@@ -64,6 +64,7 @@ ApiServerBackend::ApiServerBackend(std::shared_ptr<kube::ApiTransport> transport
       transport_(transport),
       leader_(makeLeaderGate()),
       binder_(std::make_shared<PodBinder>(transport, state_, options_.bind, leader_)) {
+  setGroupPlans(state_.get());  // the watch-fed state plans pod groups as the file's does
   // The callbacks own what they touch: a watch thread that misses stop()'s deadline and finishes
   // later must not reach into a destroyed backend.
   // Synced once nodes and pods are listed and the group-size owners discovered and listed: until

@@ -13,6 +13,7 @@
 #include "cluster/cluster_test_support.h"
 #include "cluster/group_plan_support.h"
 #include "kube/fake_transport.h"
+#include "support/cluster_events_fixture.h"
 
 using namespace gte::cluster;
 using namespace gte::kube;
@@ -188,9 +189,9 @@ TEST_CASE("PodGroup sink: the gang cycle giving up releases the group's holds on
   gte::testing::ManualClock clock;
   std::map<HoldRelease, std::size_t> released;
   ClusterStateOptions stateOptions = gte::testing::clockedOptions(clock);
-  stateOptions.groupObserver.released = [&](HoldRelease reason, std::size_t n) {
-    released[reason] += n;
-  };
+  auto events = gte::testing::functionEvents();
+  events->onHoldsReleased = [&](HoldRelease reason, std::size_t n) { released[reason] += n; };
+  stateOptions.events = events;
   auto state = std::make_shared<ClusterState>(testPolicy(), stateOptions);
   state->replaceNodes({gte::testing::h100("a"), gte::testing::h100("b")});
   const auto commit = [&] {
