@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "cluster/static_cluster_backend.h"
-#include "core/group_plan.h"
 #include "core/node_state.h"
+#include "group/group_plan.h"
 #include "model/pod_info.h"
 #include "policy/default_policy.h"
 #include "service/extender_service.h"
@@ -278,7 +278,7 @@ int main(int argc, char** argv) {
   std::size_t chainBytes = 0;
   for (const auto& candidate : candidates) {
     const gte::NodeState& state = *candidate.state;
-    chainBytes += sizeof(gte::GroupChain) + sizeof(gte::GroupSlots) +
+    chainBytes += sizeof(gte::AllocatorChain) + sizeof(gte::GroupSlots) +
                   state.groupChain.picks.capacity() * sizeof(gte::ChainPick);
   }
   std::size_t sink = 0;
@@ -296,7 +296,7 @@ int main(int argc, char** argv) {
         const gte::PairTable table = gte::GpuGraph(state.topology, policy->linkScores).pairTable();
         gte::PickBudget budget{.groups = 10'000};
         const std::array<gte::GpuMask, 9> firstPicks{};
-        const gte::GroupChain c = gte::computeGroupChain(
+        const gte::AllocatorChain c = gte::computeAllocatorChain(
             table, state.freeMask, state.topology.linksKnown, firstPicks, &budget);
         sink += c.picks.size() + gte::countGroupSlots(state, *policy).any[0];
       }

@@ -4,7 +4,7 @@
 #include <bit>
 #include <utility>
 
-#include "core/group_slots.h"
+#include "group/group_slots.h"
 #include "topology/pair_table.h"
 
 namespace gte::cluster {

@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "core/allocation.h"
-#include "core/committed_group_plan.h"
-#include "core/group_domains.h"
 #include "core/node_charges.h"
 #include "core/node_state.h"
+#include "group/committed_group_plan.h"
+#include "group/group_domains.h"
 #include "policy/policy.h"
 
 namespace gte::cluster {

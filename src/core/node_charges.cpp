@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/committed_group_plan.h"
+#include "core/hold_charge.h"
 
 namespace gte {
 namespace {

@@ -104,7 +104,7 @@ class NodeStateBuilder {
     computeCapacity();
     computeScoringFacts();
     computeMig();
-    computeGroupSlots();
+    computeChain();
     state_.devicePluginApproximate = pickBudget_.approximate;
   }
 
@@ -397,14 +397,14 @@ class NodeStateBuilder {
     }
   }
 
-  void computeGroupSlots() {
-    std::array<GpuMask, kGroupChainSizes + 1> firstPicks{};
+  void computeChain() {
+    std::array<GpuMask, kChainSizes + 1> firstPicks{};
     for (std::size_t k = 1; k < firstPicks.size() && k < state_.whole.size(); ++k) {
       firstPicks[k] = state_.whole[k].devicePlugin.gpus;
     }
-    state_.groupChain = computeGroupChain(table_, state_.freeMask, topo_.linksKnown, firstPicks,
-                                          &pickBudget_, dra() ? &state_.dra->plainOrder : nullptr);
-    state_.groupSlots = countGroupSlots(state_, policy_);
+    state_.groupChain =
+        computeAllocatorChain(table_, state_.freeMask, topo_.linksKnown, firstPicks, &pickBudget_,
+                              dra() ? &state_.dra->plainOrder : nullptr);
   }
 
   void computeMig() {

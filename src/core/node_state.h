@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "core/allocator_chain.h"
 #include "core/degraded_hardware.h"
 #include "core/dra_node_state.h"
 #include "core/gpu_sharing.h"
-#include "core/group_slots.h"
 #include "core/node_usage.h"
 #include "model/node_info.h"
 #include "policy/policy.h"
@@ -155,10 +155,9 @@ struct NodeState {
   std::vector<MigDeviceCount> migFreeDevices;
   std::vector<MigDeviceCount> migTotalDevices;
 
-  // Pod groups (core/group_slots.h): the device plugin's successive picks per member size, and how
-  // many plain and NVLink members of each size fit one after another.
-  GroupChain groupChain;
-  GroupSlots groupSlots;
+  // The node allocator's successive picks per size (core/allocator_chain.h): what a pod group's
+  // slots on the node are counted from (group/group_slots.h).
+  AllocatorChain groupChain;
 
   // Cluster-cache mode: the pods charged to this node (bound or reserved), whose counted devices
   // make up the usage above; null in full-Node mode.

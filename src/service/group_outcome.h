@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/group_plan.h"
+#include "group/group_plan.h"
 
 namespace gte {
 

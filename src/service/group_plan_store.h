@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "core/committed_group_plan.h"
+#include "group/committed_group_plan.h"
 #include "model/pod_info.h"
 
 namespace gte {

@@ -5,9 +5,10 @@
 #include <memory>
 
 #include "core/group_answers.h"
-#include "core/group_plan.h"
 #include "core/node_charges.h"
 #include "core/pod_group.h"
+#include "group/group_plan.h"
+#include "group/member_answers.h"
 #include "service/cluster_backend.h"
 #include "service/group_requests.h"
 #include "snapshot/cluster_snapshot.h"
@@ -74,7 +75,7 @@ std::optional<std::vector<GroupPreempt>> groupPreemption(
       emptied.push_back(nodeStateWithout(*state, candidates[it->second].victims, policy));
       state = emptied.back().get();
     }
-    facts.push_back(nodeGroupFacts(*state, published->domain));
+    facts.push_back(nodeGroupFacts(*state, published->domain, policy));
     nodes.push_back(GroupPlanNode{name, state, nullptr});
   }
   for (std::size_t i = 0; i < nodes.size(); ++i)

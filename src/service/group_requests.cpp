@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "core/member_pin.h"
+#include "group/member_answers.h"
+#include "group/member_pin.h"
 #include "metrics/metrics.h"
 #include "service/cluster_backend.h"
 #include "service/group_outcome.h"

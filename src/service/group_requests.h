@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "base/result.h"
-#include "core/committed_group_plan.h"
 #include "core/compiled_pod.h"
 #include "core/group_answers.h"
-#include "core/group_plan.h"
 #include "core/pod_demand.h"
 #include "core/pod_group.h"
+#include "group/committed_group_plan.h"
+#include "group/group_plan.h"
 #include "model/pod_info.h"
 #include "service/resolve_nodes.h"
 
@@ -47,9 +47,9 @@ enum class GroupWrite : std::uint8_t {
 };
 
 // The member's planned node: the state, in `snapshot`, of the node of the held slot it is pinned
-// to (core/member_pin.h; the group's waiting members come from the snapshot), or none when the plan
-// holds no slot for it. Only that node answers kPlanned: keeping a member on every node where its
-// group holds a slot of its shape would let a gang cycle send two members to a node that holds
+// to (group/member_pin.h; the group's waiting members come from the snapshot), or none when the
+// plan holds no slot for it. Only that node answers kPlanned: keeping a member on every node where
+// its group holds a slot of its shape would let a gang cycle send two members to a node that holds
 // one.
 std::vector<const NodeState*> pinnedStates(const CommittedGroupPlan& plan,
                                            const ClusterSnapshot& snapshot, const PodInfo& pod,

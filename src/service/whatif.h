@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "base/result.h"
-#include "core/group_plan.h"
 #include "core/pod_demand.h"
 #include "core/pod_group.h"
+#include "group/group_plan.h"
 #include "policy/policy.h"
 #include "service/whatif_request.h"
 #include "sim/live_replay.h"

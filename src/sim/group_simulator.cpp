@@ -205,7 +205,7 @@ class GroupReplay {
     for (std::size_t n = 0; n < nodes.size(); ++n) {
       if (pool[n] != 0 && memberSlots(nodes[n], arrival.pod) > 0) {
         candidates.push_back(n);
-        facts.push_back(nodeGroupFacts(*nodes[n].state, domains_.idsOf(n)));
+        facts.push_back(nodeGroupFacts(*nodes[n].state, domains_.idsOf(n), policy_));
       }
     }
     std::vector<GroupPlanNode> planNodes;

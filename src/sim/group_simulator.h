@@ -14,7 +14,7 @@
 //   level and, past the last, to the fewest domains (largest first); the members then go one by
 //   one by the pod chooser inside the chosen domain (GPU-blind inside the node with the default
 //   scheduler: the device plugin's pick);
-// - planned: the extender's group planner (core/group_plan.h) over the group's nodes that have
+// - planned: the extender's group planner (group/group_plan.h) over the group's nodes that have
 //   room for a member's CPU and memory (what kube-scheduler's own filters pass), with the nodes'
 //   states, slot facts and domain ids as the snapshot gives them; each member lands on its planned
 //   node (the engine confirms the fit and takes the device plugin's pick, which the plan
@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "core/group_plan.h"
+#include "group/group_plan.h"
 #include "policy/group_levels.h"
 #include "policy/policy.h"
 #include "sim/fault_model.h"

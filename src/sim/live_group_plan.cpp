@@ -42,7 +42,8 @@ LiveGroupPlan planGroupOnLiveStates(const LiveGroupPlanInput& input, const Polic
     node.state = input.rebuild ? rebuildNodeState(*live.state, node.usage, policy) : live.state;
     node.sets = freeNvlinkSets(*node.state);
     addSets(out.clusterBefore, node.sets, 1);
-    facts[i] = nodeGroupFacts(*node.state, i < input.domains.size() ? input.domains[i] : none);
+    facts[i] =
+        nodeGroupFacts(*node.state, i < input.domains.size() ? input.domains[i] : none, policy);
     candidates.push_back(GroupPlanNode{live.name, node.state.get(), &facts[i]});
     indexOf.emplace(live.name, i);
   }

@@ -1,6 +1,6 @@
 #pragma once
 // A group what-if on a live cluster: "if a group of M pods arrived now, where would each go?",
-// answered by the extender's group planner (core/group_plan.h, planGroup: the domain, each
+// answered by the extender's group planner (group/group_plan.h, planGroup: the domain, each
 // member's node, each member's GPU set) over a copy of the cluster's node states, and what each
 // member strands: the free all-NVLink sets of its node before and after it, and of the whole
 // cluster. The states given are shared and immutable; the members' GPUs are taken on copies, one
@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/group_domains.h"
-#include "core/group_plan.h"
 #include "core/pod_demand.h"
+#include "group/group_domains.h"
+#include "group/group_plan.h"
 #include "policy/group_levels.h"
 #include "policy/policy.h"
 #include "sim/live_replay.h"

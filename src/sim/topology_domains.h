@@ -1,7 +1,7 @@
 #pragma once
 // A simulated cluster's topology domains at the pod-group levels (policy `groups.levels`, innermost
 // first): per node the domain id its label names at each level, interned as the extender's snapshot
-// interns them (core/group_domains.h), and the names behind the ids. What the label-level baseline
+// interns them (group/group_domains.h), and the names behind the ids. What the label-level baseline
 // chooses among, what the planner is given, and what the group metrics call "whole" (every member
 // in one domain).
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/group_domains.h"
+#include "group/group_domains.h"
 #include "policy/group_levels.h"
 #include "sim/sim_pod.h"
 

@@ -6,12 +6,12 @@
 #include <memory>
 #include <string_view>
 
-#include "core/committed_group_plan.h"
-#include "core/group_domains.h"
-#include "core/group_members.h"
 #include "core/node_state.h"
 #include "core/scarce_sets.h"
 #include "dra/dra_objects.h"
+#include "group/committed_group_plan.h"
+#include "group/group_domains.h"
+#include "group/group_members.h"
 #include "policy/policy.h"
 #include "snapshot/cluster_health.h"
 #include "snapshot/node_state_index.h"

@@ -232,7 +232,7 @@ NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(std::size
       entry.health = nodeHealth(*entry.state);
       entry.pool = poolOf(entry.node, *entry.state, poolLabel_);
       entry.heldSets = heldSetSizes(*entry.state);
-      entry.groupFacts = nodeGroupFacts(*entry.state, entry.domains);
+      entry.groupFacts = nodeGroupFacts(*entry.state, entry.domains, *policy_);
       ++stats_.rebuilt;
     } else {
       ++stats_.shared;

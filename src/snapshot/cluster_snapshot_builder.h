@@ -20,13 +20,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/committed_group_plan.h"
 #include "core/dra_node_state.h"
-#include "core/group_domains.h"
-#include "core/group_members.h"
 #include "core/node_charges.h"
 #include "core/node_content.h"
 #include "core/plain_answers.h"
+#include "group/committed_group_plan.h"
+#include "group/group_domains.h"
+#include "group/group_members.h"
 #include "health/node_health.h"
 #include "model/node_info.h"
 #include "snapshot/cluster_snapshot.h"

@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/group_domains.h"
 #include "core/node_state.h"
 #include "core/plain_answers.h"
+#include "group/group_domains.h"
 
 namespace gte {
 

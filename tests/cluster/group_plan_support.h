@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "cluster/cluster_state.h"
-#include "core/group_plan.h"
+#include "group/group_plan.h"
 #include "snapshot/cluster_snapshot.h"
 
 namespace gte::testing {

@@ -10,7 +10,6 @@
 #include "core/allocation.h"
 #include "core/fit.h"
 #include "core/gpu_sharing.h"
-#include "core/group_slots.h"
 #include "core/plain_answers.h"
 #include "core/pod_demand.h"
 #include "core/predict_allocation.h"
@@ -26,16 +25,8 @@ namespace {
 
 using testing::FixtureState;
 
-// A DGX H100 time-sliced `replicas` ways ("" leaves the label out) whose agent reports `tenants`
-// ("" leaves the label out).
 NodeInfo sliced(const std::string& replicas, const std::string& tenants) {
-  NodeInfo node = testing::makeDgxH100(FixtureState().withName("sliced"));
-  node.labels.insert_or_assign(std::string(kSharingStrategyLabel), std::string("time-slicing"));
-  if (!replicas.empty()) {
-    node.labels.insert_or_assign(std::string(kSharingReplicasLabel), replicas);
-  }
-  if (!tenants.empty()) node.labels.insert_or_assign("gputopo.dev/tenants", tenants);
-  return node;
+  return testing::makeSlicedDgxH100(replicas, tenants);
 }
 
 std::vector<int> tenantsOf(const NodeState& state) {
@@ -170,34 +161,6 @@ TEST_CASE("under pack a shared node with a free replica outranks every whole GPU
   }
   // One replica lands on one GPU: on a board whose NUMA nodes are known, its NUMA term is full.
   CHECK(scoreTerms(*one, *empty).numaLocality == 1200);
-}
-
-}  // namespace
-}  // namespace gte
-
-namespace gte {
-namespace {
-
-TEST_CASE("a group's slots on a shared node are its free replicas, and its sets are replicas",
-          "[core]") {
-  const Policy policy = defaultPolicy();
-  NodeUsage usage;
-  usage.replicas = {2};  // placed since the agent's pass
-  const NodeStateConstSharedPtr state = buildNodeState(sliced("4", "33332200"), usage, policy);
-  REQUIRE(state->freeReplicas == 14);
-  // Members of 2 replicas: 7 fit one after another; of 4: 3.
-  CHECK(groupSlotCount(gpus(2), *state, policy, 255) == 7);
-  CHECK(groupSlotCount(gpus(4), *state, policy, 255) == 3);
-  CHECK(state->groupSlots.any[1] == 7);
-  // Three 4-replica members: each holds 4 replicas and no whole GPU, counted on top of the
-  // replicas already laid (the fourth would find 2 left).
-  const std::vector<PodDemand> members(4, gpus(4));
-  const std::vector<Allocation> sets = groupSlotSets(*state, members, policy);
-  REQUIRE(sets.size() == 3);
-  for (const Allocation& set : sets) {
-    CHECK(set.gpus.empty());
-    CHECK(set.replicas == 4);
-  }
 }
 
 }  // namespace

@@ -203,4 +203,12 @@ NodeInfo makeGfdNode(const std::string& name, int gpus, const std::string& produ
   return node;
 }
 
+NodeInfo makeSlicedDgxH100(const std::string& replicas, const std::string& tenants) {
+  NodeInfo node = makeDgxH100(FixtureState().withName("sliced"));
+  node.labels.insert_or_assign("nvidia.com/gpu.sharing-strategy", std::string("time-slicing"));
+  if (!replicas.empty()) node.labels.insert_or_assign("nvidia.com/gpu.replicas", replicas);
+  if (!tenants.empty()) node.labels.insert_or_assign("gputopo.dev/tenants", tenants);
+  return node;
+}
+
 }  // namespace gte::testing

@@ -79,6 +79,10 @@ NodeInfo makeLabelsV1Node(const MachineLabels& machine, const FixtureState& stat
 // DGX H100: 8x H100-SXM5-80GB, NV18 through 4 NVSwitches, each GPU behind its own PCIe switch,
 // GPUs 0-3 on NUMA 0 and 4-7 on NUMA 1 (tests/data/topologies/hgx-h100-nvswitch.topo).
 NodeInfo makeDgxH100(const FixtureState& state = FixtureState());
+// A DGX H100 whose device plugin time-slices its GPUs `replicas` ways (GPU Feature Discovery's
+// labels; "" leaves the replicas label out) and whose agent reports `tenants` per GPU (labels-v1
+// `tenants`; "" leaves it out), named "sliced".
+NodeInfo makeSlicedDgxH100(const std::string& replicas, const std::string& tenants);
 // DGX A100: 8x A100-SXM4-80GB, NV12 through 6 NVSwitches, GPU pairs under one PCIe switch complex
 // (PXB), NUMA 3,3,1,1,7,7,5,5 (AMD NPS4) — the labels-v1 worked example.
 NodeInfo makeDgxA100(const FixtureState& state = FixtureState());

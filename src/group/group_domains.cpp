@@ -1,4 +1,4 @@
-#include "core/group_domains.h"
+#include "group/group_domains.h"
 
 #include <algorithm>
 
@@ -7,9 +7,10 @@
 
 namespace gte {
 
-NodeGroupFacts nodeGroupFacts(const NodeState& state, const GroupDomainIds& domain) noexcept {
+NodeGroupFacts nodeGroupFacts(const NodeState& state, const GroupDomainIds& domain,
+                              const Policy& policy) {
   NodeGroupFacts facts;
-  facts.slots = state.groupSlots;
+  facts.slots = countGroupSlots(state, policy);
   facts.domain = domain;
   facts.freeGpus = static_cast<std::uint8_t>(std::clamp(state.freeCount, 0, 255));
   facts.usableGpus = static_cast<std::uint8_t>(std::clamp(state.usableCount, 0, 255));

@@ -1,4 +1,4 @@
-#include "core/group_slots.h"
+#include "group/group_slots.h"
 
 #include <algorithm>
 #include <bit>
@@ -8,8 +8,6 @@
 #include "core/node_state.h"
 #include "core/pod_route.h"
 #include "core/predict_allocation.h"
-#include "topology/device_plugin_pick.h"
-#include "topology/pair_table.h"
 
 namespace gte {
 namespace {
@@ -91,34 +89,9 @@ std::vector<Allocation> rebuiltSets(const NodeState& state, std::span<const PodD
 
 }  // namespace
 
-GroupChain computeGroupChain(const PairTable& table, GpuMask free, bool linksKnown,
-                             std::span<const GpuMask> firstPicks, PickBudget* budget,
-                             const std::vector<int>* draOrder) {
-  GroupChain chain;
-  const int freeCount = gpuCountOf(free);
-  for (int k = 1; k <= kGroupChainSizes; ++k) {
-    GpuMask left = free;
-    for (int taken = 0; gpuCountOf(left) >= k && k <= freeCount; ++taken) {
-      const auto at = static_cast<std::size_t>(k);
-      const GpuMask gpus =
-          taken == 0 && at < firstPicks.size() && firstPicks[at] != 0 ? firstPicks[at]
-          : draOrder != nullptr ? firstInDraOrder(*draOrder, left, k)
-                                : predictDevicePluginPick(table, left, 0, k, budget);
-      if (gpus == 0) break;
-      const LinkClass weakest = linksKnown ? table.weakestLink(gpus)
-                                : k == 1   ? LinkClass::kNvlink
-                                           : LinkClass::kUnknown;
-      chain.picks.push_back({gpus, weakest});
-      left &= ~gpus;
-    }
-    chain.begin[static_cast<std::size_t>(k)] = static_cast<std::uint16_t>(chain.picks.size());
-  }
-  return chain;
-}
-
 GroupSlots countGroupSlots(const NodeState& state, const Policy& policy) {
   GroupSlots slots;
-  for (int k = 1; k <= kGroupChainSizes; ++k) {
+  for (int k = 1; k <= kChainSizes; ++k) {
     PodDemand demand;
     demand.gpus = k;
     const auto at = static_cast<std::size_t>(k - 1);
@@ -144,8 +117,7 @@ GroupSlots countGroupSlots(const NodeState& state, const Policy& policy) {
 bool chainCovers(const PodDemand& demand) noexcept {
   // An exclusive member goes through the rebuilt states, whose checkFit refuses shared GPUs.
   return demand.mig.empty() && !demand.singleNuma && demand.isolation != Isolation::kExclusive &&
-         demand.replicasOn == ReplicasOn::kAny && demand.gpus >= 1 &&
-         demand.gpus <= kGroupChainSizes;
+         demand.replicasOn == ReplicasOn::kAny && demand.gpus >= 1 && demand.gpus <= kChainSizes;
 }
 
 std::optional<PodDemand> slotDemand(const PodDemand& demand, const NodeState& state) {

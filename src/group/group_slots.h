@@ -1,10 +1,8 @@
 #pragma once
-// How many members of a pod group one node can take, and which GPUs each would get: the node
-// allocator's picks one after another (member 1 gets the pick over the free GPUs, member 2 the
-// pick over what member 1 left, ...), as precomputed per node state for whole-GPU members of 1-8
-// GPUs. The allocator is the NVIDIA device plugin, or on a DRA node the scheduler's first-fit in
-// the node's device order (docs/dra.md, "Who hands out nvidia.com/gpu on a node"). The planner
-// (core/group_plan.h) counts a domain's capacity in these slots, not in raw free GPUs: a 4-GPU
+// How many members of a pod group one node can take, and which GPUs each would get: for
+// whole-GPU members of 1-8 GPUs, the node allocator's successive picks each node state
+// precomputes (core/allocator_chain.h); for others, the members placed one at a time. The planner
+// (group/group_plan.h) counts a domain's capacity in these slots, not in raw free GPUs: a 4-GPU
 // member with `min-link: nvlink` needs four NVLink-connected GPUs, and eight free GPUs of two PCIe
 // islands may hold only one such set. Pure: no I/O, clock, locks or globals.
 #include <array>
@@ -14,6 +12,7 @@
 #include <vector>
 
 #include "core/allocation.h"
+#include "core/allocator_chain.h"
 #include "core/pod_demand.h"
 #include "policy/link_class.h"
 #include "policy/policy.h"
@@ -22,55 +21,20 @@
 namespace gte {
 
 struct NodeState;
-struct PairTable;
-struct PickBudget;
-
-// Member sizes whose slots every node state precomputes.
-inline constexpr int kGroupChainSizes = 8;
-
-// One set of the chain and the weakest link inside it (kNvlink for one GPU).
-struct ChainPick {
-  GpuMask gpus = 0;
-  LinkClass weakest = LinkClass::kUnknown;
-  friend bool operator==(const ChainPick&, const ChainPick&) = default;
-};
-
-// Per size k in 1..kGroupChainSizes: the device plugin's successive k-GPU picks over the node's
-// free GPUs, until fewer than k are left.
-struct GroupChain {
-  std::array<std::uint16_t, kGroupChainSizes + 1>
-      begin{};  // picks of size k: [begin[k-1], begin[k])
-  std::vector<ChainPick> picks;
-
-  std::span<const ChainPick> forSize(int k) const noexcept {
-    if (k < 1 || k > kGroupChainSizes) return {};
-    const auto at = static_cast<std::size_t>(k);
-    return std::span<const ChainPick>(picks).subspan(begin[at - 1], begin[at] - begin[at - 1]);
-  }
-};
 
 // How many members of k GPUs (index k - 1) fit the node one after another, as checkFit would
 // decide for each on the node its predecessors left: with no link demand, and with
 // `min-link: nvlink`.
 struct GroupSlots {
-  std::array<std::uint8_t, kGroupChainSizes> any{};
-  std::array<std::uint8_t, kGroupChainSizes> nvlink{};
+  std::array<std::uint8_t, kChainSizes> any{};
+  std::array<std::uint8_t, kChainSizes> nvlink{};
   // Of the `any` slots, the first ones whose sets hold nothing the health policy avoids (a
   // degraded GPU; for 2+ GPUs, a degraded or down NVLink pair): the planner fills nodes whose
   // slots are healthy first (docs/health.md).
-  std::array<std::uint8_t, kGroupChainSizes> healthy{};
+  std::array<std::uint8_t, kChainSizes> healthy{};
   friend bool operator==(const GroupSlots&, const GroupSlots&) = default;
 };
 
-// The chain over `free` for every size. `firstPicks[k]` is the pick over `free` already computed
-// for size k (0: none). With a null `draOrder` each further pick is the device plugin's (from
-// the pairs' scores); on a node that hands GPUs out through DRA (docs/dra.md) `draOrder` is its
-// plain order (non-null, maybe empty) and each pick the allocator's first fit: the first k GPUs of
-// that order the members before it left free. So a member's set there is the one DRA will really
-// give it, not a best set.
-GroupChain computeGroupChain(const PairTable& table, GpuMask free, bool linksKnown,
-                             std::span<const GpuMask> firstPicks, PickBudget* budget,
-                             const std::vector<int>* draOrder = nullptr);
 // The slot counts of a state whose chain is built (checkFit's rules for plain and NVLink demands).
 GroupSlots countGroupSlots(const NodeState& state, const Policy& policy);
 

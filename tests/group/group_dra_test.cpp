@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "core/committed_group_plan.h"
-#include "core/group_domains.h"
-#include "core/group_plan.h"
-#include "core/group_slots.h"
 #include "core/node_charges.h"
 #include "core/node_decider.h"
 #include "core/pod_route.h"
+#include "group/committed_group_plan.h"
+#include "group/group_domains.h"
+#include "group/group_plan.h"
+#include "group/group_slots.h"
 #include "policy/default_policy.h"
 #include "support/dra_fixtures.h"
 #include "support/node_fixtures.h"
@@ -124,10 +124,10 @@ TEST_CASE("a DRA node's group slots are the first-fit chain's", "[core][group-sl
     for (const ChainPick& pick : state->groupChain.forSize(2))
       chain.push_back(pick.gpus);
     CHECK(chain == row.pairs);
-    CHECK(state->groupSlots.any[1] == row.any2);
-    CHECK(state->groupSlots.nvlink[1] == row.nvlink2);
-    CHECK(state->groupSlots.any[3] == row.any4);
-    CHECK(state->groupSlots.nvlink[3] == row.nvlink4);
+    CHECK(countGroupSlots(*state, policy).any[1] == row.any2);
+    CHECK(countGroupSlots(*state, policy).nvlink[1] == row.nvlink2);
+    CHECK(countGroupSlots(*state, policy).any[3] == row.any4);
+    CHECK(countGroupSlots(*state, policy).nvlink[3] == row.nvlink4);
     // Members the chain does not cover (numa single) are rebuilt one at a time with their
     // predecessors' GPUs taken: the same first-fit sets.
     CHECK(groupSlotCount(gpus(2, std::nullopt, true), *state, policy, 8) == row.single2);
@@ -151,8 +151,9 @@ TEST_CASE("a group of 2-GPU NVLink pods on DRA nodes goes where first-fit gives 
   const auto onPcie = pcie.state(policy);
   const auto onNvlink = nvlink.state(policy);
   const GroupDomainIds none{kNoDomain, kNoDomain, kNoDomain, kNoDomain};
-  const NodeGroupFacts facts[] = {nodeGroupFacts(*onMixed, none), nodeGroupFacts(*onPcie, none),
-                                  nodeGroupFacts(*onNvlink, none)};
+  const NodeGroupFacts facts[] = {nodeGroupFacts(*onMixed, none, policy),
+                                  nodeGroupFacts(*onPcie, none, policy),
+                                  nodeGroupFacts(*onNvlink, none, policy)};
   const GroupPlanNode nodes[] = {{"mixed", onMixed.get(), &facts[0]},
                                  {"pcie", onPcie.get(), &facts[1]},
                                  {"nvlink", onNvlink.get(), &facts[2]}};
@@ -218,7 +219,8 @@ TEST_CASE("claim members of N GPUs are planned as N GPUs on the DRA nodes that d
   CHECK(groupSlotCount(members[0], *state, policy, 8) == 4);
   CHECK(groupSlotCount(members[0], *plugin, policy, 8) == 0);
   const GroupDomainIds none{kNoDomain, kNoDomain, kNoDomain, kNoDomain};
-  const NodeGroupFacts facts[] = {nodeGroupFacts(*plugin, none), nodeGroupFacts(*state, none)};
+  const NodeGroupFacts facts[] = {nodeGroupFacts(*plugin, none, policy),
+                                  nodeGroupFacts(*state, none, policy)};
   const GroupPlanNode nodes[] = {{"dp", plugin.get(), &facts[0]}, {"dgx", state.get(), &facts[1]}};
   GroupPlanInput in;
   in.group = "ml/job";

@@ -1,8 +1,8 @@
 #pragma once
 // The topology domains of pod-group levels, and the facts about one node that planning a group
-// reads for every candidate: its slot counts (core/group_slots.h) and, per policy level, the domain
-// its label names. Domain names are interned into small ids per level so that a plan over 5,000
-// candidates adds integers instead of hashing strings. Pure: no I/O, clock, locks or globals.
+// reads for every candidate: its slot counts (group/group_slots.h) and, per policy level, the
+// domain its label names. Domain names are interned into small ids per level so that a plan over
+// 5,000 candidates adds integers instead of hashing strings. Pure: no I/O, clock, locks or globals.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/group_slots.h"
+#include "group/group_slots.h"
 #include "model/string_map.h"
 #include "policy/group_levels.h"
 
@@ -36,8 +36,10 @@ struct NodeGroupFacts {
   std::uint8_t largestNvlinkClique = 0;  // largest all-NVLink set of free GPUs (NodeState's)
 };
 
-// What planning reads of a node, from its state and its domain ids.
-NodeGroupFacts nodeGroupFacts(const NodeState& state, const GroupDomainIds& domain) noexcept;
+// What planning reads of a node, from its state (built under `policy`) and its domain ids: its
+// slots counted here from the state's allocator chain.
+NodeGroupFacts nodeGroupFacts(const NodeState& state, const GroupDomainIds& domain,
+                              const Policy& policy);
 
 // Each level's domain names by id. Immutable once published.
 struct GroupDomainNames {

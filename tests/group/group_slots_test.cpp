@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "core/fit.h"
-#include "core/group_slots.h"
 #include "core/node_state.h"
 #include "core/predict_allocation.h"
+#include "group/group_slots.h"
 #include "policy/default_policy.h"
 #include "support/node_fixtures.h"
 #include "topology/pair_table.h"
@@ -63,7 +63,7 @@ TEST_CASE("chain slots equal members decided one at a time", "[core][group-slots
     for (std::size_t machine = 0; machine < nodes.size(); ++machine) {
       const NodeInfo& node = nodes[machine];
       const NodeStateConstSharedPtr state = buildNodeState(node, {}, policy);
-      for (std::int64_t k = 1; k <= kGroupChainSizes; ++k) {
+      for (std::int64_t k = 1; k <= kChainSizes; ++k) {
         for (const std::optional<LinkClass> minLink :
              {std::optional<LinkClass>{}, std::optional{LinkClass::kNvlink},
               std::optional{LinkClass::kPix}, std::optional{LinkClass::kNode}}) {
@@ -76,9 +76,10 @@ TEST_CASE("chain slots equal members decided one at a time", "[core][group-slots
           CHECK(count == static_cast<int>(expected.size()));
           const std::vector<PodDemand> members(expected.size() + 1, demand);
           CHECK(groupSlotSets(*state, members, policy) == expected);
-          if (!minLink) CHECK(state->groupSlots.any[static_cast<std::size_t>(k - 1)] == count);
+          if (!minLink)
+            CHECK(countGroupSlots(*state, policy).any[static_cast<std::size_t>(k - 1)] == count);
           if (minLink == LinkClass::kNvlink) {
-            CHECK(state->groupSlots.nvlink[static_cast<std::size_t>(k - 1)] == count);
+            CHECK(countGroupSlots(*state, policy).nvlink[static_cast<std::size_t>(k - 1)] == count);
           }
         }
         // NUMA-aligned members go through rebuilt states, with the same answers.
@@ -97,27 +98,27 @@ TEST_CASE("slots count sets of the link class a member needs, not free GPUs",
   const Policy policy = defaultPolicy();
   // DGX-1V: {0,1,2,3} and {4,5,6,7} are all-pairs NVLink; the eight are not.
   const auto dgx1 = buildNodeState(testing::makeDgx1Volta(FixtureState()), {}, policy);
-  CHECK(dgx1->groupSlots.any[3] == 2);     // 8 free / 4
-  CHECK(dgx1->groupSlots.nvlink[3] == 2);  // the two NVLink quads
-  CHECK(dgx1->groupSlots.any[7] == 1);
-  CHECK(dgx1->groupSlots.nvlink[7] == 0);  // 0-5, 0-6, ... are PCIe
-  CHECK(dgx1->groupSlots.any[2] == 2);     // 8 / 3 = 2
+  CHECK(countGroupSlots(*dgx1, policy).any[3] == 2);     // 8 free / 4
+  CHECK(countGroupSlots(*dgx1, policy).nvlink[3] == 2);  // the two NVLink quads
+  CHECK(countGroupSlots(*dgx1, policy).any[7] == 1);
+  CHECK(countGroupSlots(*dgx1, policy).nvlink[7] == 0);  // 0-5, 0-6, ... are PCIe
+  CHECK(countGroupSlots(*dgx1, policy).any[2] == 2);     // 8 / 3 = 2
   // Four L40S on PCIe: two 2-GPU members, none with NVLink.
   const auto l40s = buildNodeState(testing::make4xPcieL40s(FixtureState()), {}, policy);
-  CHECK(l40s->groupSlots.any[1] == 2);
-  CHECK(l40s->groupSlots.nvlink[1] == 0);
-  CHECK(l40s->groupSlots.nvlink[0] == 4);  // one GPU needs no link
+  CHECK(countGroupSlots(*l40s, policy).any[1] == 2);
+  CHECK(countGroupSlots(*l40s, policy).nvlink[1] == 0);
+  CHECK(countGroupSlots(*l40s, policy).nvlink[0] == 4);  // one GPU needs no link
   // A GFD-only node: counts are known, links are not.
   const auto gfd =
       buildNodeState(testing::makeGfdNode("gfd", 8, "NVIDIA-A100-SXM4-80GB"), {}, policy);
-  CHECK(gfd->groupSlots.any[1] == 4);
-  CHECK(gfd->groupSlots.nvlink[1] == 0);
+  CHECK(countGroupSlots(*gfd, policy).any[1] == 4);
+  CHECK(countGroupSlots(*gfd, policy).nvlink[1] == 0);
   Policy strict = policy;
   strict.allowMultiGpuOnUnknownTopology = false;
   const auto gfdStrict =
       buildNodeState(testing::makeGfdNode("gfd", 8, "NVIDIA-A100-SXM4-80GB"), {}, strict);
-  CHECK(gfdStrict->groupSlots.any[1] == 0);
-  CHECK(gfdStrict->groupSlots.any[0] == 8);
+  CHECK(countGroupSlots(*gfdStrict, strict).any[1] == 0);
+  CHECK(countGroupSlots(*gfdStrict, strict).any[0] == 8);
 }
 
 TEST_CASE("slot sets are the device plugin's successive picks", "[core][group-slots]") {

@@ -1,4 +1,4 @@
-#include "core/member_pin.h"
+#include "group/member_pin.h"
 
 #include <algorithm>
 #include <vector>

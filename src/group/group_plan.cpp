@@ -1,11 +1,11 @@
-#include "core/group_plan.h"
+#include "group/group_plan.h"
 
 #include <algorithm>
 #include <numeric>
 
 #include "core/claims_as_gpus.h"
-#include "core/group_slots.h"
 #include "core/pod_route.h"
+#include "group/group_slots.h"
 
 namespace gte {
 namespace {

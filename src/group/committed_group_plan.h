@@ -11,8 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/group_plan.h"
+#include "core/hold_charge.h"
 #include "core/pod_demand.h"
+#include "group/group_plan.h"
 #include "policy/group_levels.h"
 
 namespace gte {
@@ -51,20 +52,6 @@ struct CommittedGroupPlan {
     return n;
   }
 };
-
-// A held slot is charged on its node like a reservation, under the UID
-// "hold/<group key>/<slot index>": requests of other pods see its GPUs as taken.
-inline constexpr std::string_view kHoldChargePrefix = "hold/";
-inline std::string holdChargeUid(std::string_view key, std::size_t slot) {
-  return std::string(kHoldChargePrefix) + std::string(key) + "/" + std::to_string(slot);
-}
-// The group key a charge holds GPUs for; empty for a pod's charge.
-inline std::string_view heldFor(std::string_view chargeUid) noexcept {
-  if (!chargeUid.starts_with(kHoldChargePrefix)) return {};
-  const std::string_view rest = chargeUid.substr(kHoldChargePrefix.size());
-  const std::size_t slash = rest.rfind('/');
-  return slash == std::string_view::npos ? std::string_view{} : rest.substr(0, slash);
-}
 
 using CommittedGroupPlanConstSharedPtr = std::shared_ptr<const CommittedGroupPlan>;
 using GroupPlanTable = std::map<std::string, CommittedGroupPlanConstSharedPtr, std::less<>>;

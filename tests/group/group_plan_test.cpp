@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/group_plan.h"
 #include "core/predict_allocation.h"
+#include "group/group_plan.h"
 #include "policy/default_policy.h"
 #include "support/node_fixtures.h"
 #include "topology/pair_table.h"
@@ -57,7 +57,7 @@ class Cluster {
       if (!spec.clique.empty()) spec.node.labels[kClique] = spec.clique;
       if (!spec.block.empty()) spec.node.labels[kBlock] = spec.block;
       states_.push_back(buildNodeState(spec.node, {}, policy_));
-      facts_.push_back(nodeGroupFacts(*states_.back(), interner_.idsOf(spec.node.labels)));
+      facts_.push_back(nodeGroupFacts(*states_.back(), interner_.idsOf(spec.node.labels), policy_));
       names_.push_back(spec.node.name);
     }
     names = interner_.names();

@@ -3,7 +3,7 @@
 // (docs/groups.md#planning). Over the candidate nodes of that request it picks
 //   1. the domain: the innermost level (policy order, per-pod modes applied) with a domain that can
 //      hold every member still to place, counted in slots of the link class each member needs
-//      (core/group_slots.h), not in raw free GPUs; among those the best fit (least spare capacity
+//      (group/group_slots.h), not in raw free GPUs; among those the best fit (least spare capacity
 //      left, then fewest free GPUs, then name), so that bigger groups still find a domain later.
 //      Members already placed (anchors) pin the domain. A `required` level that no domain can
 //      satisfy refuses the group, unless nodes without the level's label can take it (a level
@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "core/allocation.h"
-#include "core/group_domains.h"
 #include "core/node_state.h"
 #include "core/pod_demand.h"
+#include "group/group_domains.h"
 #include "policy/group_levels.h"
 #include "policy/policy.h"
 

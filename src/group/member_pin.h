@@ -15,8 +15,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/committed_group_plan.h"
 #include "core/pod_demand.h"
+#include "group/committed_group_plan.h"
 
 namespace gte {
 

@@ -1,12 +1,12 @@
-// Pins (core/member_pin.h): the waiting members of one shape, sorted by name, take the group's held
-// slots of that shape in plan order; each member is kept on its own slot's node only.
+// Pins (group/member_pin.h): the waiting members of one shape, sorted by name, take the group's
+// held slots of that shape in plan order; each member is kept on its own slot's node only.
 #include <catch2/catch_test_macros.hpp>
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "core/member_pin.h"
+#include "group/member_pin.h"
 
 namespace {
 
