@@ -1,7 +1,7 @@
 // The what-if's replay and group plan on DRA nodes (docs/api.md, "What-if"): where kube-scheduler's
 // DRA allocator hands GPUs out, each pod gets the first-fit set over what the pods before it left,
 // never a GPU twice; claim pods of N GPUs likewise. The node: a DGX-1V DRA node whose slice lists
-// GPUs 0 3 5 2 1 4 6 7 (NVLink pairs 0-3, 1-4 no, 5-2 no, 6-7: see tests/core/group_dra_test.cpp).
+// GPUs 0 3 5 2 1 4 6 7 (NVLink pairs 0-3, 1-4 no, 5-2 no, 6-7: see tests/group/group_dra_test.cpp).
 #include <catch2/catch_test_macros.hpp>
 
 #include <string>
