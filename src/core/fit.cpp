@@ -56,7 +56,7 @@ FitOutcome filterReplicas(const PodDemand& demand, const NodeState& state, const
   // Emptied of pods, the node offers every usable GPU's replicas (or its allocatable).
   const int perGpu = state.sharing.replicas;
   const std::int64_t total =
-      perGpu > 0 ? std::int64_t{perGpu} * state.usableCount : state.allocatableGpus;
+      perGpu > 0 ? std::int64_t{perGpu} * state.usableCount : state.advertisedGpus();
   FitOutcome out = reject(unlessEmptyFits(k <= total), FitReason::kInsufficientFreeReplicas);
   out.sharing = state.sharing.strategy;
   out.replicas = state.sharing.replicas;

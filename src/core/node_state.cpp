@@ -224,10 +224,7 @@ class NodeStateBuilder {
       for (GpuMask rest = state_.freeMask; rest != 0; rest &= rest - 1) {
         free += std::max(0, perGpu - state_.tenantsOf(std::countr_zero(rest)));
       }
-    } else if (const std::int64_t advertised = state_.allocatableGpus >= 0
-                                                   ? state_.allocatableGpus
-                                                   : state_.allocatableSharedGpus;
-               advertised >= 0) {
+    } else if (const std::int64_t advertised = state_.advertisedGpus(); advertised >= 0) {
       std::int64_t held = 0;
       for (const std::uint8_t t : state_.tenants)
         held += t;

@@ -179,6 +179,11 @@ struct NodeState {
   int tenantsOf(int gpu) const noexcept {
     return gpu >= 0 && gpu < kMaxGpus ? tenants[static_cast<std::size_t>(gpu)] : 0;
   }
+  // What the device plugin advertises of the node's GPUs: allocatable nvidia.com/gpu, or where it
+  // renames its shared replicas, nvidia.com/gpu.shared; -1 when neither is allocatable.
+  std::int64_t advertisedGpus() const noexcept {
+    return allocatableGpus >= 0 ? allocatableGpus : allocatableSharedGpus;
+  }
   // Whether `k` replicas are free (shared GPUs; always where no bound is known).
   bool replicasFree(std::int64_t k) const noexcept { return freeReplicas < 0 || k <= freeReplicas; }
   // The GPU's mark as placement reads it (docs/health.md): its `health` label, except that a

@@ -27,15 +27,15 @@ SetQuality setQualityOf(const PodDemand& demand, const NodeState& state) noexcep
 Allocation predictAllocation(const PodDemand& demand, const NodeState& state) {
   Allocation allocation;
   allocation.complete = true;
-  if (demand.gpus > 0) {
-    const GpuPick* pick = state.sharesGpus ? nullptr : wholeGpuPick(demand, state);
-    if (state.sharesGpus) {
-      // Replicas of shared GPUs (docs/sharing.md): the device plugin lays them by tenants per GPU
-      // when the pod starts and they take no whole GPU: what is reserved and charged is their
-      // number, which the node's state adds to its tenants.
-      allocation.complete = state.replicasFree(demand.gpus);
-      allocation.replicas = static_cast<int>(demand.gpus);
-    } else if (pick == nullptr) {
+  if (demand.gpus > 0 && state.sharesGpus) {
+    // Replicas of shared GPUs (docs/sharing.md): the device plugin lays them by tenants per GPU
+    // when the pod starts and they take no whole GPU: what is reserved and charged is their
+    // number, which the node's state adds to its tenants.
+    allocation.complete = state.replicasFree(demand.gpus);
+    allocation.replicas = static_cast<int>(demand.gpus);
+  } else if (demand.gpus > 0) {
+    const GpuPick* pick = wholeGpuPick(demand, state);
+    if (pick == nullptr) {
       allocation.complete = false;
     } else {
       for (GpuMask rest = pick->gpus; rest != 0; rest &= rest - 1) {

@@ -65,6 +65,8 @@ class VictimSearch {
     std::stable_sort(pool_.begin(), pool_.end(), [](const VictimInfo* a, const VictimInfo* b) {
       return a->priority < b->priority;
     });
+    for (const VictimInfo* v : pool_)
+      work_.push_back(workOf(*v));
     need_ = freedBy(proposedGpu_);
   }
 
@@ -125,7 +127,7 @@ class VictimSearch {
       for (const std::size_t i : pick) {
         set.push_back(pool_[i]);
         sum += pool_[i]->priority;
-        lost += workOf(*pool_[i]);
+        lost += work_[i];
         atLevel = atLevel || pool_[i]->priority == level;
       }
       const bool better = !best || sum < bestSum || (sum == bestSum && lost < bestLost);
@@ -157,6 +159,7 @@ class VictimSearch {
   const Policy& policy_;
   std::vector<const VictimInfo*> kept_;         // proposed, without GPUs: always evicted
   std::vector<const VictimInfo*> pool_;         // GPU pods that may be evicted, by priority
+  std::vector<double> work_;                    // workOf(*pool_[i]), worked out once
   std::vector<const VictimInfo*> proposedGpu_;  // the scheduler's GPU victims
   ResourceList need_;                           // what they free: any set must free as much
   int trials_ = 0;

@@ -11,6 +11,7 @@
 #include "core/fragmentation.h"
 #include "core/mig_plan.h"
 #include "core/predict_allocation.h"
+#include "core/replica_landing.h"
 #include "core/scarce_sets.h"
 
 namespace gte {
@@ -99,25 +100,28 @@ int migPackingTerm(const PodDemand& demand, const MigPlan& plan, const NodeState
 // higher; pack: the fuller, the higher, and never below half: pack fills shared GPUs before it
 // opens whole ones, so a shared node with a free replica ranks with the fullest whole nodes.
 int sharedPackingTerm(const PodDemand& demand, int k, const NodeState& state) {
-  std::array<int, kMaxGpus> free{};
-  std::size_t count = 0;
-  int busiest = 0;
-  const int known = state.sharing.replicas;
-  for (GpuMask rest = state.freeMask; rest != 0 && count < free.size(); rest &= rest - 1) {
-    const int t = state.tenantsOf(std::countr_zero(rest));
-    if (known > 0 && t >= known) continue;  // no replica left: the plugin takes none there
-    free[count++] = t;
-    busiest = std::max(busiest, t);
-  }
-  const std::span<int> tenants(free.data(), count);
-  if (tenants.empty() || k <= 0) return kHalf;
-  const int perGpu = known > 0 ? known : std::max(4, busiest + 1);
+  if (k <= 0) return kHalf;
+  const ReplicaLanding landing = landReplicas(state, k);
+  // The tenants the replicas join: a GPU at t that takes c replicas is joined at t, t+1, ...,
+  // t+c-1; each undecided replica joins one of the tied GPUs, all at one level.
   std::int64_t joined = 0;
-  for (int i = 0; i < k; ++i) {
-    const auto least = std::min_element(tenants.begin(), tenants.end());
-    joined += *least;
-    ++*least;
+  int busiest = 0;
+  int tiedLevel = 0;
+  bool any = false;
+  for (GpuMask rest = state.freeMask; rest != 0; rest &= rest - 1) {
+    const int gpu = std::countr_zero(rest);
+    if (gpu >= kMaxGpus) break;
+    const int t = state.tenantsOf(gpu);
+    const int c = landing.certain[static_cast<std::size_t>(gpu)];
+    joined += std::int64_t{c} * t + std::int64_t{c} * (c - 1) / 2;
+    if ((landing.tied >> gpu & 1U) != 0) tiedLevel = t + c;
+    busiest = std::max(busiest, t);
+    any = any || c > 0 || (landing.tied >> gpu & 1U) != 0;
   }
+  if (!any) return kHalf;  // no GPU with a replica left
+  joined += std::int64_t{landing.undecided} * tiedLevel;
+  const int known = state.sharing.replicas;
+  const int perGpu = known > 0 ? known : std::max(4, busiest + 1);
   const std::int64_t room = static_cast<std::int64_t>(k) * std::max(1, perGpu - 1);
   const int load = static_cast<int>(std::min<std::int64_t>(kTermScale, kTermScale * joined / room));
   return demand.sharedPlacement == SharedPlacement::kPack ? kHalf + load / 2 : kTermScale - load;

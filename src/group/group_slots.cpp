@@ -53,6 +53,19 @@ int chainCount(const PodDemand& demand, const NodeState& state, const Policy& po
   return count;
 }
 
+// Of the first `any` slots of k GPUs, how many hold nothing the health policy avoids: on a shared
+// node, where replicas land by tenants on any usable GPU, all of them while no usable GPU is
+// marked; else the chain's picks up to the first marked one.
+int healthySlots(const NodeState& state, int k, int any) {
+  if (state.sharesGpus) return (state.usableMask & state.avoided.degraded) == 0 ? any : 0;
+  int well = 0;
+  for (const ChainPick& pick : state.groupChain.forSize(k)) {
+    if (well >= any || !state.avoided.healthy(pick.gpus)) break;
+    ++well;
+  }
+  return well;
+}
+
 // The whole GPUs the state counts as taken, as usage: rebuilding the state's labels with it gives
 // the same free GPUs however the state was built (charges, a simulator's usage, labels alone).
 // On a shared node the replicas the state lays beyond its labels' tenants come along as one entry:
@@ -96,16 +109,7 @@ GroupSlots countGroupSlots(const NodeState& state, const Policy& policy) {
     demand.gpus = k;
     const auto at = static_cast<std::size_t>(k - 1);
     slots.any[at] = static_cast<std::uint8_t>(chainCount(demand, state, policy, 255));
-    int well = 0;
-    if (state.sharesGpus) {
-      // Replicas land by tenants, on any usable GPU: healthy while none of them is marked.
-      well = (state.usableMask & state.avoided.degraded) == 0 ? slots.any[at] : 0;
-    }
-    for (const ChainPick& pick : state.groupChain.forSize(k)) {
-      if (state.sharesGpus || well >= slots.any[at] || !state.avoided.healthy(pick.gpus)) break;
-      ++well;
-    }
-    slots.healthy[at] = static_cast<std::uint8_t>(well);
+    slots.healthy[at] = static_cast<std::uint8_t>(healthySlots(state, k, slots.any[at]));
     demand.minLink = LinkClass::kNvlink;
     // The NVLink slots checkFit would grant a `min-link: nvlink` member, degraded or not (a warning
     // refuses no pod); which slots are healthy is `healthy` above.
@@ -139,10 +143,11 @@ int groupSlotCount(const PodDemand& member, const NodeState& state, const Policy
   if (!gpus) return 0;
   const PodDemand& demand = *gpus;
   if (demand.empty() || limit <= 0) return 0;
-  if (chainCovers(demand) || (state.sharesGpus && demand.isolation != Isolation::kExclusive &&
-                              demand.mig.empty() && demand.replicasOn == ReplicasOn::kAny)) {
-    return chainCount(demand, state, policy, limit);
-  }
+  // On a shared node chainCount counts replicas, its refusals (nodeAdmits) are filter's; MIG and
+  // replicas-on members go through the rebuilt states.
+  const bool byReplicas =
+      state.sharesGpus && demand.mig.empty() && demand.replicasOn == ReplicasOn::kAny;
+  if (chainCovers(demand) || byReplicas) return chainCount(demand, state, policy, limit);
   const std::vector<PodDemand> same(static_cast<std::size_t>(limit), demand);
   return static_cast<int>(rebuiltSets(state, same, policy).size());
 }

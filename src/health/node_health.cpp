@@ -68,9 +68,9 @@ void addSharedGpus(const NodeState& state, NodeHealth& health) {
   }
   if (state.sharing.replicas > 0) {
     health.sharedReplicas = health.sharedGpus * state.sharing.replicas;
-  } else if (state.allocatableGpus > 0) {
+  } else if (state.advertisedGpus() > 0) {
     health.sharedReplicas = static_cast<std::int32_t>(
-        std::min<std::int64_t>(state.allocatableGpus, std::numeric_limits<std::int32_t>::max()));
+        std::min<std::int64_t>(state.advertisedGpus(), std::numeric_limits<std::int32_t>::max()));
   }
 }
 

@@ -96,9 +96,9 @@ NodeLoad loadAfter(const EngineNode& node, const SimPod& pod) {
   const NodeState& state = *node.state;
   std::int64_t capacity = state.usableCount;
   std::int64_t requested = state.usableCount - state.freeCount + pod.gpus;
-  if (state.sharesGpus && state.freeReplicas >= 0 && state.allocatableGpus >= 0) {
-    capacity = state.allocatableGpus;
-    requested = state.allocatableGpus - state.freeReplicas + pod.gpus;
+  if (state.sharesGpus && state.freeReplicas >= 0 && state.advertisedGpus() >= 0) {
+    capacity = state.advertisedGpus();
+    requested = capacity - state.freeReplicas + pod.gpus;
   }
   return NodeLoad{node.cpuMilli,  node.cpuRequested + pod.cpuMilli,
                   node.memoryMib, node.memoryRequested + pod.memoryMib,

@@ -1,21 +1,8 @@
 #include "sim/sharing_report.h"
 
-#include <algorithm>
-#include <cmath>
-#include <vector>
+#include "health/node_health.h"
 
 namespace gte::sim {
-namespace {
-
-// The value at `quantile` (0..1) of sorted `values`, nearest rank.
-double nearestRank(const std::vector<int>& values, double quantile) {
-  if (values.empty()) return 0;
-  const auto rank =
-      static_cast<std::size_t>(std::ceil(quantile * static_cast<double>(values.size())));
-  return values[std::min(values.size(), std::max<std::size_t>(rank, 1)) - 1];
-}
-
-}  // namespace
 
 SharingFigures measureSharing(const SimRun& run, std::span<const SimPod> arrivals) {
   SharingFigures out;
@@ -44,20 +31,15 @@ SharingFigures measureSharing(const SimRun& run, std::span<const SimPod> arrival
       out.multiGpuExclusiveMisses += got < placed.bestOffered ? 1 : 0;
     }
   }
-  std::vector<int> tenants;
-  for (const NodeStateConstSharedPtr& state : run.finalStates) {
-    if (!state->sharesGpus) continue;
-    out.replicasAdvertised += std::max<std::int64_t>(0, state->allocatableGpus);
-    for (GpuMask rest = state->usableMask; rest != 0; rest &= rest - 1) {
-      const int held = state->tenantsOf(std::countr_zero(rest));
-      tenants.push_back(held);
-      out.replicasHeld += held;
-    }
-  }
-  std::sort(tenants.begin(), tenants.end());
-  out.tenantsP50 = nearestRank(tenants, 0.5);
-  out.tenantsP95 = nearestRank(tenants, 0.95);
-  out.tenantsMax = tenants.empty() ? 0 : tenants.back();
+  // The shared GPUs' figures as the operators' gauges count them (health/node_health.h).
+  HealthTotals totals;
+  for (const NodeStateConstSharedPtr& state : run.finalStates)
+    totals.add(nodeHealth(*state));
+  out.replicasAdvertised = totals.sharedReplicas;
+  out.replicasHeld = totals.sharedReplicasUsed;
+  out.tenantsP50 = static_cast<double>(totals.sharedTenantsAt(0.5));
+  out.tenantsP95 = static_cast<double>(totals.sharedTenantsAt(0.95));
+  out.tenantsMax = static_cast<int>(totals.sharedTenantsAt(1.0));
   return out;
 }
 

@@ -20,7 +20,8 @@ struct SharingFigures {
   std::int64_t sharedOnWhole = 0;  // placed on a node whose GPUs are whole (an exclusive job's)
   std::int64_t replicasAdvertised = 0;  // every shared node's allocatable nvidia.com/gpu
   std::int64_t replicasHeld = 0;        // of those, held by pods at the end
-  // Tenants per shared GPU at the end, over every usable GPU of the shared nodes.
+  // Tenants per shared GPU at the end, over every usable GPU of the shared nodes (the gauges'
+  // HealthTotals::sharedTenantsAt).
   double tenantsP50 = 0;
   double tenantsP95 = 0;
   int tenantsMax = 0;

@@ -268,3 +268,29 @@ TEST_CASE("a pod asking nvidia.com/gpu.shared is shared whatever the default iso
 
 }  // namespace
 }  // namespace gte
+
+namespace gte {
+namespace {
+
+TEST_CASE("without a replica count a renamed node's replicas are bounded by what it advertises",
+          "[core]") {
+  const Policy policy = defaultPolicy();
+  // GFD's strategy label without its replica count; nvidia.com/gpu.shared: 32 allocatable.
+  NodeInfo node = testing::makeSlicedDgxH100("", "44444443");
+  node.allocatable = ResourceList{};
+  node.allocatable.set(std::string(kSharedGpuResource), Quantity::fromUnits(32));
+  const NodeStateConstSharedPtr state = buildNodeState(node, {}, policy);
+  REQUIRE(state->sharing.replicas == 0);
+  CHECK(state->freeReplicas == 1);
+  PodInfo pod = testing::makeGpuPod("p", 0);
+  pod.requests.set(std::string(kSharedGpuResource), Quantity::fromUnits(2));
+  const Result<PodDemand> two = parsePodDemand(pod, policy);
+  REQUIRE(two);
+  const FitOutcome refused = checkFit(*two, *state, policy);
+  CHECK(refused.reason == FitReason::kInsufficientFreeReplicas);
+  // The emptied node advertises 32: its tenants' pods could make room.
+  CHECK(refused.verdict == Verdict::kUnschedulable);
+}
+
+}  // namespace
+}  // namespace gte
