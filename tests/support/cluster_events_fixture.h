@@ -42,7 +42,7 @@ struct FunctionEvents final : cluster::ClusterEvents {
   }
 };
 
-// Options whose events are `events` (shared: the state keeps them).
+// A fresh FunctionEvents, shared as ClusterStateOptions::events holds it.
 inline std::shared_ptr<FunctionEvents> functionEvents() {
   return std::make_shared<FunctionEvents>();
 }
