@@ -365,7 +365,15 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
   }
   if (const LedgerReservation* held = ledger_.reservation(uid); held != nullptr) {
     if (held->node == node) return held->allocation;
-    eraseReservationLocked(uid, dirty);  // a retry of the bind on another node
+    // A bind to another node while this one holds GPUs: the earlier Binding is in flight or has
+    // landed and the watch has not shown it yet (kube-scheduler retries elsewhere after its bind
+    // timeout). Moving the reservation would free GPUs the pod may hold already, so the retry is
+    // refused until the earlier bind ends (a failed bind releases at once) or is seen bound.
+    return Error{ErrorCode::kFailedPrecondition,
+                 "pod " + podName(pod) + " is being bound to node " + held->node +
+                     " by an earlier bind (in flight, or landed and not yet seen through the "
+                     "watch); not moved to node " +
+                     node};
   }
   if (builder_.read(node) == nullptr) {
     return Error{ErrorCode::kNotFound, "node " + node + " is not in the cache"};

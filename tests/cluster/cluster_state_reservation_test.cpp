@@ -60,7 +60,17 @@ TEST_CASE("reserve is idempotent and refuses what does not fit") {
   REQUIRE_FALSE(unknownNode.ok());
   CHECK(unknownNode.error().code == ErrorCode::kNotFound);
 
-  SECTION("a retry on another node moves the reservation") {
+  SECTION("a bind elsewhere while the first one holds its GPUs is refused; after release it goes") {
+    // The first Binding may have landed: its GPUs stay reserved until it is seen or fails.
+    auto elsewhere = state.reserve(gpuPod("p1", 4), "b");
+    REQUIRE_FALSE(elsewhere.ok());
+    CHECK(elsewhere.error().code == ErrorCode::kFailedPrecondition);
+    CHECK(elsewhere.error().message.find("being bound to node a") != std::string::npos);
+    CHECK(freeGpus(state, "a") == 4);
+    CHECK(freeGpus(state, "b") == 8);
+    CHECK(state.reserve(gpuPod("p1", 4), "zzz").error().code == ErrorCode::kFailedPrecondition);
+    CHECK(freeGpus(state, "a") == 4);
+    state.release("p1");  // the first bind failed
     REQUIRE(state.reserve(gpuPod("p1", 4), "b").ok());
     CHECK(freeGpus(state, "a") == 8);
     CHECK(freeGpus(state, "b") == 4);

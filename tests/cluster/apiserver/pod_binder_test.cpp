@@ -146,6 +146,24 @@ TEST_CASE("bind: a pod the watch shows bound already needs no request") {
   CHECK(f.transport->requests().empty());
 }
 
+TEST_CASE("bind: a retry elsewhere before the watch shows the landed bind keeps its GPUs") {
+  // kube-scheduler retries on another node after its bind timeout; the first Binding landed and
+  // the watch still shows the pod pending. Moving the reservation would free GPUs the pod holds.
+  Fixture f;
+  f.state->replaceNodes({h100("a"), h100("b")});
+  f.watchSeesPending();
+  f.transport->onSend = created;
+  REQUIRE(f.bindNow(kRequest).status.ok());
+  CHECK(freeGpus(*f.state, "a") == 6);
+  const auto elsewhere = f.bindNow(BindRequest{"train", "ml", "u1", "b"});
+  REQUIRE_FALSE(elsewhere.status.ok());
+  CHECK(elsewhere.status.error().message.find("being bound to node a") != std::string::npos);
+  CHECK(freeGpus(*f.state, "a") == 6);
+  CHECK(freeGpus(*f.state, "b") == 8);
+  CHECK(f.state->reservationCount() == 1);
+  CHECK(f.calls() == std::vector<std::string>{"POST " + kPodPath + "/binding"});
+}
+
 TEST_CASE("bind: a refused Binding whose pod is bound to the node under its UID is a success") {
   Fixture f;
   f.watchSeesPending();
