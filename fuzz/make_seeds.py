@@ -110,6 +110,19 @@ def node_labels():
     # and cordoned.
     write(d, "dgx1-health", dgx1.replace("health=11111111", "health=d0c11111")
           + "nvlh=d1111111111111111111101c1111\n")
+    # Shared GPUs (docs/sharing.md): GFD's labels, the agent's tenants and its reading of the
+    # device plugin's configuration (labels-v1 sharing).
+    write(d, "sharing-time-slicing", "n=8\nnvidia.com/gpu.sharing-strategy=time-slicing\n"
+          "nvidia.com/gpu.replicas=4\n@nvidia.com/gpu=32\n")
+    write(d, "sharing-inconsistent", "n=8\nnvidia.com/gpu.sharing-strategy=none\n"
+          "nvidia.com/gpu.replicas=4\n")
+    write(d, "sharing-tenants", "v=1\nn=8\nmodel=NVIDIA-H100-80GB-HBM3\nfabric=nvsw4\n"
+          "nvl=iiiiiiiiiiiiiiiiiiiiiiiiiiii\npci=SSSSSSSSSSSSSSSSSSSSSSSSSSSS\ntenants=03000z10\n"
+          "nvidia.com/gpu.sharing-strategy=mps\nnvidia.com/gpu.replicas=8\n@nvidia.com/gpu=64\n")
+    write(d, "sharing-agent", dgx1 + "sharing=time-slicing.4.f\ntenants=01000020\n"
+          "@nvidia.com/gpu=32\n")
+    write(d, "sharing-agent-beside-gfd", dgx1 + "sharing=mps.2.f\n"
+          "nvidia.com/gpu.sharing-strategy=mps\nnvidia.com/gpu.replicas=2\n")
 
 
 def policy_yaml():
@@ -343,6 +356,32 @@ def group_owners():
         write(d, name, bytes([shape]) + json.dumps(obj).encode())
 
 
+def device_plugin_config():
+    d = reset("device_plugin_config")
+    write(d, "time-slicing", """version: v1
+flags:
+  migStrategy: none
+sharing:
+  timeSlicing:
+    renameByDefault: false
+    failRequestsGreaterThanOne: true
+    resources:
+    - name: nvidia.com/gpu
+      replicas: 4
+""")
+    write(d, "mps", "version: v1\nsharing:\n  mps:\n    resources:\n    - name: gpu\n      replicas: 2\n")
+    write(d, "mig-only", "version: v1\nsharing:\n  timeSlicing:\n    resources:\n"
+          "    - name: nvidia.com/mig-1g.10gb\n      replicas: 7\n")
+    write(d, "configmap.json", json.dumps({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "time-slicing-config", "namespace": "gpu-operator"},
+        "data": {"any": "version: v1\nsharing:\n  timeSlicing:\n    resources:\n"
+                        "    - name: nvidia.com/gpu\n      replicas: 8\n"}}))
+    write(d, "json", json.dumps({"version": "v1", "sharing": {"mps": {
+        "failRequestsGreaterThanOne": False,
+        "resources": [{"name": "nvidia.com/gpu", "replicas": 3}]}}}))
+
+
 if __name__ == "__main__":
     verbs()
     whatif()
@@ -356,3 +395,4 @@ if __name__ == "__main__":
     companion_slice()
     watch_stream()
     group_owners()
+    device_plugin_config()

@@ -13,7 +13,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
-FUZZ_TARGETS=${FUZZ_TARGETS:-"verbs quantity node_labels policy_yaml cluster_file kubeconfig watch_stream whatif dra_objects dra_taint_rules group_owners companion_slice"}
+FUZZ_TARGETS=${FUZZ_TARGETS:-"verbs quantity node_labels policy_yaml cluster_file kubeconfig watch_stream whatif dra_objects dra_taint_rules group_owners companion_slice device_plugin_config"}
 FUZZ_INPUT_TIMEOUT=${FUZZ_INPUT_TIMEOUT:-10}
 FUZZ_SLOW_INPUT_TIMEOUT=${FUZZ_SLOW_INPUT_TIMEOUT:-60}
 FUZZ_RSS_MB=${FUZZ_RSS_MB:-2048}

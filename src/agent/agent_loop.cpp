@@ -54,6 +54,11 @@ Result<StringMap> AgentLoop::desiredLabels(Discovery& discovery, Clock::time_poi
   if (!labels.ok()) {
     metrics_.discoveryFailed(labels.error().message, false);
     log::error("discovered labels rejected; writing nothing", {{"error", labels.error().message}});
+    return labels;
+  }
+  if (sharing_) {
+    labels->insert_or_assign(policy_.labelPrefix + std::string(kAgentSharingKey),
+                             formatAgentSharing(*sharing_));
   }
   return labels;
 }
@@ -75,6 +80,7 @@ PassOutcome AgentLoop::pass(Clock::time_point now) {
     }
     node = std::move(read).value();
     applyOperatorCordons(*discovery, node->annotations);
+    readSharing(node->labels);
   }
   auto desired = desiredLabels(*discovery, now);
   if (!desired.ok()) {
@@ -83,6 +89,34 @@ PassOutcome AgentLoop::pass(Clock::time_point now) {
   PassOutcome outcome = publish(*desired, now, node ? &node->labels : nullptr);
   publishCompanion(*discovery);
   return outcome;
+}
+
+void AgentLoop::readSharing(const StringMap& nodeLabels) {
+  if (sharingSource_ == nullptr) return;
+  SharingReading reading = sharingSource_->read(nodeLabels);
+  if (reading.apiError) {
+    // The plugin keeps running with what it loaded: the last reading stands.
+    metrics_.apiFailed(reading.apiError->message);
+    log::error("reading the device plugin's configuration failed; keeping the last reading",
+               {{"configmap", sharingSource_->ref()}, {"error", reading.apiError->message}});
+    return;
+  }
+  if (reading.configError) {
+    sharing_.reset();
+    metrics_.devicePluginConfigFailed();
+    if (reading.configError->message != lastSharingError_) {
+      log::warn("device plugin configuration not read; labels-v1 sharing not published",
+                {{"configmap", sharingSource_->ref()}, {"error", reading.configError->message}});
+      lastSharingError_ = reading.configError->message;
+    }
+    return;
+  }
+  lastSharingError_.clear();
+  if (reading.sharing != sharing_) {
+    log::info("device plugin sharing read", {{"configmap", sharingSource_->ref()},
+                                             {"sharing", formatAgentSharing(*reading.sharing)}});
+  }
+  sharing_ = reading.sharing;
 }
 
 void AgentLoop::applyOperatorCordons(Discovery& discovery, const StringMap& annotations) {

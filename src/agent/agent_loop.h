@@ -14,6 +14,7 @@
 
 #include "agent/agent_metrics.h"
 #include "agent/companion_publisher.h"
+#include "agent/device_plugin_config_source.h"
 #include "agent/discovery.h"
 #include "agent/node_publisher.h"
 #include "base/result.h"
@@ -51,6 +52,11 @@ class AgentLoop {
   // --companion-slice: after each discovery (whatever the labels' rate limit) the companion slice
   // is brought in step; its failures are counted as API errors and do not fail the pass.
   void setCompanionPublisher(CompanionPublisher* companion) { companion_ = companion; }
+  // --device-plugin-config: each pass reads the device plugin's configuration for this node and
+  // publishes labels-v1 `sharing` (docs/sharing.md). An API failure keeps the last reading; a
+  // configuration that does not read drops the label (the extender then reads GFD's labels or the
+  // allocatable), logged once per distinct error and counted.
+  void setSharingSource(DevicePluginConfigSource* source) { sharingSource_ = source; }
 
  private:
   Result<StringMap> desiredLabels(Discovery& discovery, Clock::time_point now);
@@ -58,11 +64,15 @@ class AgentLoop {
                       const StringMap* currentLabels);
   void applyOperatorCordons(Discovery& discovery, const StringMap& annotations);
   void publishCompanion(const Discovery& discovery);
+  void readSharing(const StringMap& nodeLabels);
 
   DiscoverFn discover_;
   UsageFn usage_;
   NodePublisher* publisher_;
   CompanionPublisher* companion_ = nullptr;
+  DevicePluginConfigSource* sharingSource_ = nullptr;
+  std::optional<GpuSharing> sharing_;  // the last reading that read
+  std::string lastSharingError_;
   Policy policy_;
   Settings settings_;
   AgentMetrics& metrics_;

@@ -99,6 +99,10 @@ std::string AgentMetrics::render() const {
   family(out, "gte_agent_cordon_annotation_errors_total", "counter",
          "Malformed entries in the cordoned-gpus / cordoned-links Node annotations (skipped).",
          std::to_string(cordonErrors_.load()));
+  family(out, "gte_agent_device_plugin_config_errors_total", "counter",
+         "Passes whose device plugin configuration (--device-plugin-config) did not read; "
+         "labels-v1 sharing is not published then.",
+         std::to_string(devicePluginConfigErrors_.load()));
   {
     MutexLock lock(mutex_);
     out += healthText_;

@@ -30,6 +30,9 @@ class AgentMetrics {
   // last pass, rendered as they are; malformed cordon annotation entries seen.
   void setHealthMetrics(std::string text);
   void cordonAnnotationErrors(std::uint64_t count);
+  // --device-plugin-config: a pass whose device plugin configuration did not read.
+  void devicePluginConfigFailed() { ++devicePluginConfigErrors_; }
+  std::uint64_t devicePluginConfigErrors() const { return devicePluginConfigErrors_.load(); }
   std::uint64_t cordonErrors() const { return cordonErrors_.load(); }
 
   std::int64_t lastSuccess() const { return lastSuccess_.load(); }
@@ -62,6 +65,7 @@ class AgentMetrics {
   std::atomic<bool> companionPublished_{false};
   bool companionEnabled_ = false;  // set before the HTTP threads start; families rendered only then
   std::atomic<std::uint64_t> cordonErrors_{0};
+  std::atomic<std::uint64_t> devicePluginConfigErrors_{0};
   mutable Mutex mutex_;
   std::string lastError_ GTE_GUARDED_BY(mutex_);
   std::string healthText_ GTE_GUARDED_BY(mutex_);

@@ -183,6 +183,23 @@ Result<bool> runFlag(const std::string& flag, const std::string& arg, ArgReader&
     if (flag == "--companion-driver") run.companionDriver = *v;
     return true;
   }
+  if (flag == "--device-plugin-config" || flag == "--device-plugin-config-default") {
+    auto v = text();
+    if (!v.ok()) return v.error();
+    if (flag == "--device-plugin-config-default") {
+      run.devicePluginConfigDefault = *v;
+      return true;
+    }
+    const auto slash = v->find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == v->size() ||
+        v->find('/', slash + 1) != std::string::npos) {
+      return usage(flag + ": want NAMESPACE/NAME of the device plugin's ConfigMap, got '" + *v +
+                   "'");
+    }
+    run.devicePluginConfigNamespace = v->substr(0, slash);
+    run.devicePluginConfigName = v->substr(slash + 1);
+    return true;
+  }
   if (flag == "--interval" || flag == "--min-interval") {
     auto v = text();
     if (!v.ok()) return v.error();
@@ -252,6 +269,12 @@ Result<AgentInvocation> parseRun(ArgReader& in, const std::optional<std::string>
         "characters, got '" +
         out.run.companionDriver + "'");
   }
+  if (!out.run.devicePluginConfigDefault.empty() && out.run.devicePluginConfigName.empty()) {
+    return usage("run: --device-plugin-config-default needs --device-plugin-config");
+  }
+  if (!out.run.devicePluginConfigName.empty() && out.run.dryRun) {
+    return usage("run: --device-plugin-config reads the API server (not --dry-run)");
+  }
   if (out.run.companionSlice && !out.source.nvml) {
     return usage(
         "run: --companion-slice needs NVML discovery (text captures carry no PCI bus ids)");
@@ -313,7 +336,9 @@ Commands:
       the labels, '# ' lines: each GPU's health with its reasons and each NVLink's counters.
   run --node NAME [--kubeconfig F | --in-cluster] [--interval 30s] [--min-interval 10s]
       [--dry-run] [--cleanup] [--once] [--listen ADDR] [--pod-resources-socket PATH]
-      [--companion-slice [--companion-driver NAME]] [discovery flags as for discover]
+      [--companion-slice [--companion-driver NAME]]
+      [--device-plugin-config NS/NAME [--device-plugin-config-default KEY]]
+      [discovery flags as for discover]
       The daemon: discover, read usage, merge-patch the node's labels when a value changes (at most
       one write per --min-interval); /healthz and /metrics on --listen (default :9464, "" to
       disable). NODE_NAME is used when --node is absent. --cleanup removes every label under the
@@ -322,6 +347,10 @@ Commands:
       under the DRA driver --companion-driver (default topology.gputopo.dev), with
       skipNodeOperations, while the Node declares DRAOptionalNodeOperations (needs that gate on
       API server, scheduler and kubelet; without it no slice stays, counted). NVML only.
+      --device-plugin-config reads the NVIDIA device plugin's configuration ConfigMap each pass
+      (the key the node's nvidia.com/device-plugin.config label names, else KEY, else its only
+      key) and publishes <prefix>sharing: time-slicing or MPS, replicas, failRequestsGreaterThanOne
+      (docs/sharing.md). Needs get on that ConfigMap.
   Health flags (NVML; run and discover): --nvlink-recovery-per-hour N (default 2),
       --nvlink-replay-per-hour N (default 100; 0 turns a check off), --health-window D (default
       1h). The Node annotations <prefix>cordoned-gpus and <prefix>cordoned-links are merged in

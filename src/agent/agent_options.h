@@ -48,6 +48,13 @@ struct RunOptions {
   // --companion-driver.
   bool companionSlice = false;
   std::string companionDriver = "topology.gputopo.dev";
+  // --device-plugin-config NAMESPACE/NAME: the NVIDIA device plugin's configuration ConfigMap,
+  // read each pass for labels-v1 `sharing` (docs/sharing.md); empty: not read.
+  // --device-plugin-config-default KEY: the config name for nodes without the
+  // nvidia.com/device-plugin.config label (the plugin's default config).
+  std::string devicePluginConfigNamespace;
+  std::string devicePluginConfigName;
+  std::string devicePluginConfigDefault;
 };
 
 struct AgentInvocation {

@@ -206,6 +206,13 @@ int runDaemon(const AgentInvocation& invocation) {
   AgentLoop loop(discover, usage, publisher.get(), policy,
                  AgentLoop::Settings{run.minInterval, source.nvml}, metrics, std::cout);
   loop.setCompanionPublisher(companion.get());
+  std::unique_ptr<DevicePluginConfigSource> sharingSource;
+  if (api && !run.devicePluginConfigName.empty()) {
+    sharingSource = std::make_unique<DevicePluginConfigSource>(
+        *api, run.devicePluginConfigNamespace, run.devicePluginConfigName,
+        run.devicePluginConfigDefault);
+    loop.setSharingSource(sharingSource.get());
+  }
   log::info("agent started", {{"node", run.node}, {"dry_run", run.dryRun ? "true" : "false"}});
   int exitCode = kExitOk;
   while (!signal.stopped()) {

@@ -30,8 +30,9 @@ std::optional<FitOutcome> replicasOnRefusal(const PodDemand& demand, const NodeS
 //   - a pod that requires a link class between its GPUs (`min-link`, two or more GPUs) or one NUMA
 //     node is refused: the plugin hands out replicas by how many tenants each GPU has, not by
 //     links or NUMA, and two of them may be one GPU, so no set can be promised;
-//   - under MPS a pod of more than one replica is refused: the plugin's Allocate fails such
-//     requests (its MPS rule, whatever failRequestsGreaterThanOne says).
+//   - a pod with a container of more than one replica is refused where the plugin admits one
+//     replica per container (GpuSharing::oneReplicaPerContainer: MPS, or time-slicing with
+//     failRequestsGreaterThanOne): its Allocate fails such a container at admission.
 // checkFit starts with it; the per-node decision asks it before reading a precomputed answer
 // (which is every isolation's; plain demands carry no link or NUMA demand), so the two paths
 // agree. Unresolvable: emptying the node shares its GPUs still.
@@ -46,8 +47,8 @@ inline std::optional<FitOutcome> sharingRefusal(const PodDemand& demand,
     out.reason = FitReason::kGpusShared;
     return out;
   }
-  if (state.sharing.strategy == SharingStrategy::kMps && demand.gpus > 1) {
-    out.reason = FitReason::kMpsOneReplica;
+  if (state.sharing.oneReplicaPerContainer() && demand.containerGpus() > 1) {
+    out.reason = FitReason::kOneReplicaPerContainer;
     return out;
   }
   if ((demand.minLink && demand.gpus > 1) || demand.singleNuma) {

@@ -34,7 +34,7 @@ enum class FitReason : std::uint8_t {
   kDraNoAllocation,           // the DRA allocator finds no devices for the pod's claims
   kGpusShared,                // exclusive GPUs asked, the device plugin shares the node's GPUs
   kGpusSharedSetUnknown,      // min-link or one NUMA node asked of replicas the plugin places
-  kMpsOneReplica,             // MPS: the device plugin refuses requests of more than one replica
+  kOneReplicaPerContainer,    // MPS or failRequestsGreaterThanOne: one replica per container
   kReplicasNotDistinct,       // replicas-on: distinct, and two replicas may share a GPU
   kReplicasNotSame,           // replicas-on: same, and the replicas would span GPUs
   kInsufficientFreeReplicas,  // shared GPUs: fewer free replicas than requested

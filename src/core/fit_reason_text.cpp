@@ -86,9 +86,13 @@ std::string fitReasonText(const FitOutcome& outcome, const PodDemand& demand) {
              ": the device plugin places replicas without regard to links or NUMA; the pod "
              "requires " +
              (demand.singleNuma ? std::string("a single NUMA node") : std::string("min-link"));
-    case FitReason::kMpsOneReplica:
+    case FitReason::kOneReplicaPerContainer:
       return "GPUs " + sharedHow(outcome) +
-             ": the device plugin admits one replica per pod under MPS; the pod asks for " + k;
+             ": the device plugin admits one replica per container " +
+             (outcome.sharing == SharingStrategy::kMps
+                  ? std::string("under MPS")
+                  : std::string("(failRequestsGreaterThanOne)")) +
+             "; a container of the pod asks for " + std::to_string(demand.containerGpus());
     case FitReason::kReplicasNotDistinct:
       return gpusHow(outcome) + ": the device plugin may put two of the pod's " + k +
              " replicas on one GPU, or on GPUs without NVLink between them; the pod asks for "

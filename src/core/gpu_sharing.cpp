@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <limits>
+#include <optional>
 
 namespace gte {
 namespace {
@@ -15,16 +16,9 @@ const std::string* label(const NodeInfo& node, std::string_view key) {
 
 // GFD writes `none` for a resource nobody replicates; anything else it writes is one of two names.
 bool strategyFrom(std::string_view value, SharingStrategy& out) {
-  if (value == "none") {
-    out = SharingStrategy::kNone;
-  } else if (value == "time-slicing") {
-    out = SharingStrategy::kTimeSlicing;
-  } else if (value == "mps") {
-    out = SharingStrategy::kMps;
-  } else {
-    return false;
-  }
-  return true;
+  const auto strategy = sharingStrategyFromName(value);
+  if (strategy) out = *strategy;
+  return strategy.has_value();
 }
 
 bool replicasFrom(std::string_view value, std::uint16_t& out) {
@@ -45,46 +39,29 @@ GpuSharing unreadable(std::string what) {
   return out;
 }
 
-}  // namespace
-
-std::string_view sharingStrategyName(SharingStrategy strategy) noexcept {
-  switch (strategy) {
-    case SharingStrategy::kNone:
-      return "none";
-    case SharingStrategy::kTimeSlicing:
-      return "time-slicing";
-    case SharingStrategy::kMps:
-      return "mps";
-    case SharingStrategy::kUnknown:
-      break;
+GpuSharing fromGfdLabels(const std::string* strategy, const std::string* replicas) {
+  GpuSharing out;
+  if (strategy != nullptr && !strategyFrom(*strategy, out.strategy)) {
+    return unreadable(std::string(kSharingStrategyLabel) + "=" + *strategy);
   }
-  return "unknown";
+  if (replicas != nullptr && !replicasFrom(*replicas, out.replicas)) {
+    return unreadable(std::string(kSharingReplicasLabel) + "=" + *replicas);
+  }
+  // GFD names a strategy exactly when a resource has more than one replica. Releases before the
+  // strategy label wrote only the replicas (time-slicing then): more than one is sharing by a
+  // strategy not named. A strategy of `none` with replicas is not what any release writes.
+  if (strategy == nullptr) {
+    out.strategy = out.replicas > 1 ? SharingStrategy::kUnknown : SharingStrategy::kNone;
+  } else if (out.strategy == SharingStrategy::kNone && out.replicas > 1) {
+    return unreadable(std::string(kSharingStrategyLabel) + "=" + *strategy + " with " +
+                      std::string(kSharingReplicasLabel) + "=" + *replicas);
+  }
+  if (!out.shared()) out.replicas = 0;
+  return out;
 }
 
-GpuSharing readGpuSharing(const NodeInfo& node, int wholeGpus, bool migModeGpus,
-                          std::int64_t allocatable) {
-  const std::string* strategy = label(node, kSharingStrategyLabel);
-  const std::string* replicas = label(node, kSharingReplicasLabel);
-  if (strategy != nullptr || replicas != nullptr) {
-    GpuSharing out;
-    if (strategy != nullptr && !strategyFrom(*strategy, out.strategy)) {
-      return unreadable(std::string(kSharingStrategyLabel) + "=" + *strategy);
-    }
-    if (replicas != nullptr && !replicasFrom(*replicas, out.replicas)) {
-      return unreadable(std::string(kSharingReplicasLabel) + "=" + *replicas);
-    }
-    // GFD names a strategy exactly when a resource has more than one replica. Releases before the
-    // strategy label wrote only the replicas (time-slicing then): more than one is sharing by a
-    // strategy not named. A strategy of `none` with replicas is not what any release writes.
-    if (strategy == nullptr) {
-      out.strategy = out.replicas > 1 ? SharingStrategy::kUnknown : SharingStrategy::kNone;
-    } else if (out.strategy == SharingStrategy::kNone && out.replicas > 1) {
-      return unreadable(std::string(kSharingStrategyLabel) + "=" + *strategy + " with " +
-                        std::string(kSharingReplicasLabel) + "=" + *replicas);
-    }
-    if (!out.shared()) out.replicas = 0;
-    return out;
-  }
+GpuSharing fromAllocatable(const NodeInfo& node, int wholeGpus, bool migModeGpus,
+                           std::int64_t allocatable) {
   GpuSharing out;
   // The device plugin's renamed replicas (renameByDefault): shared by a strategy not named.
   if (const Quantity* renamed = node.allocatable.find(kSharedGpuResource);
@@ -103,6 +80,32 @@ GpuSharing readGpuSharing(const NodeInfo& node, int wholeGpus, bool migModeGpus,
     }
   }
   return out;
+}
+
+}  // namespace
+
+GpuSharing readGpuSharing(const NodeInfo& node, std::string_view labelPrefix, int wholeGpus,
+                          bool migModeGpus, std::int64_t allocatable) {
+  const std::string agentKey = std::string(labelPrefix) + std::string(kAgentSharingKey);
+  const std::string* agentValue = label(node, agentKey);
+  std::optional<GpuSharing> agent;
+  if (agentValue != nullptr) agent = parseAgentSharing(*agentValue);
+  const std::string* strategy = label(node, kSharingStrategyLabel);
+  const std::string* replicas = label(node, kSharingReplicasLabel);
+  if (strategy != nullptr || replicas != nullptr) {
+    // GFD reads the configuration the plugin runs with; the agent's reading adds the flag GFD
+    // does not publish, where both name the same strategy.
+    GpuSharing out = fromGfdLabels(strategy, replicas);
+    if (agent && agent->strategy == out.strategy && out.shared()) {
+      out.failRequestsGreaterThanOne = agent->failRequestsGreaterThanOne;
+      if (out.replicas == 0) out.replicas = agent->replicas;
+    }
+    return out;
+  }
+  if (agentValue != nullptr && !agent) return unreadable(agentKey + "=" + *agentValue);
+  if (agent && agent->shared()) return *agent;
+  // `none` from the agent, or no label: an allocatable that replicates GPUs still reads shared.
+  return fromAllocatable(node, wholeGpus, migModeGpus, allocatable);
 }
 
 }  // namespace gte

@@ -8,42 +8,24 @@
 // or fault isolation under time-slicing. A node whose sharing cannot be read is treated as shared,
 // never as exclusive. Pure.
 #include <cstdint>
-#include <string>
 #include <string_view>
 
+#include "model/gpu_sharing.h"
 #include "model/node_info.h"
 
 namespace gte {
-
-enum class SharingStrategy : std::uint8_t {
-  kNone,         // each nvidia.com/gpu is a whole GPU
-  kTimeSlicing,  // replicas share memory and faults
-  kMps,          // replicas share a fault domain; memory and compute limited per client
-  kUnknown,      // shared by a means the labels do not name, or labels that do not read
-};
-
-std::string_view sharingStrategyName(SharingStrategy strategy) noexcept;
-
-struct GpuSharing {
-  SharingStrategy strategy = SharingStrategy::kNone;
-  std::uint16_t replicas = 0;  // per physical GPU; 0: not known
-  // Set when the labels do not read (the node is then treated as shared): what was read, for the
-  // log and the refusal's reason.
-  std::string unreadable;
-
-  bool shared() const noexcept { return strategy != SharingStrategy::kNone; }
-  friend bool operator==(const GpuSharing&, const GpuSharing&) = default;
-};
 
 inline constexpr std::string_view kSharingStrategyLabel = "nvidia.com/gpu.sharing-strategy";
 inline constexpr std::string_view kSharingReplicasLabel = "nvidia.com/gpu.replicas";
 
 // The node's sharing of nvidia.com/gpu: from GFD's labels where they are present; without them,
-// from its allocatable against its physical GPUs (`wholeGpus`, the GPUs not in MIG mode;
-// `allocatable` -1 when absent): more nvidia.com/gpu than GPUs is replication by an unknown
-// strategy. A node with MIG-mode GPUs and no GFD labels is read as not shared: under the plugin's
-// `single` MIG strategy nvidia.com/gpu counts MIG devices, which are isolated.
-GpuSharing readGpuSharing(const NodeInfo& node, int wholeGpus, bool migModeGpus,
-                          std::int64_t allocatable);
+// from the agent's `sharing` label (`labelPrefix` + kAgentSharingKey); without either, from its
+// allocatable against its physical GPUs (`wholeGpus`, the GPUs not in MIG mode; `allocatable` -1
+// when absent): more nvidia.com/gpu than GPUs is replication by an unknown strategy. A node with
+// MIG-mode GPUs and no labels is read as not shared: under the plugin's `single` MIG strategy
+// nvidia.com/gpu counts MIG devices, which are isolated. failRequestsGreaterThanOne comes from the
+// agent's label alone, and only where its strategy is the one read.
+GpuSharing readGpuSharing(const NodeInfo& node, std::string_view labelPrefix, int wholeGpus,
+                          bool migModeGpus, std::int64_t allocatable);
 
 }  // namespace gte

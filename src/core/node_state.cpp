@@ -565,7 +565,7 @@ const MigProfileFit* NodeState::migFit(std::string_view resource) const noexcept
 namespace {
 
 // The node's sharing of nvidia.com/gpu against the GPUs its topology has (core/gpu_sharing.h).
-GpuSharing sharingOf(const NodeInfo& node, const NodeState& state) {
+GpuSharing sharingOf(const NodeInfo& node, const NodeState& state, std::string_view labelPrefix) {
   const GpuTopology& topology = state.topology;
   int whole = 0;
   bool migMode = false;
@@ -578,7 +578,7 @@ GpuSharing sharingOf(const NodeInfo& node, const NodeState& state) {
     migMode = migMode || mig;
     if (!mig) ++whole;
   }
-  return readGpuSharing(node, whole, migMode, state.allocatableGpus);
+  return readGpuSharing(node, labelPrefix, whole, migMode, state.allocatableGpus);
 }
 
 std::shared_ptr<NodeState> readState(const NodeInfo& node, const Policy& policy) {
@@ -587,7 +587,7 @@ std::shared_ptr<NodeState> readState(const NodeInfo& node, const Policy& policy)
   state->allocatableGpus = allocatableOf(node, kGpuResource);
   state->allocatableSharedGpus = allocatableOf(node, kSharedGpuResource);
   readInto(*state, node, policy);
-  state->sharing = sharingOf(node, *state);
+  state->sharing = sharingOf(node, *state, policy.labelPrefix);
   state->sharesGpus = state->sharing.shared();  // the device plugin's until adoptDra says not
   return state;
 }

@@ -67,7 +67,8 @@ struct PlainAnswers {
   static std::int64_t gpusOf(const PodDemand& demand) noexcept {
     const bool plain = demand.mig.empty() && !demand.minLink && !demand.singleNuma &&
                        !demand.sharedResource && demand.replicasOn == ReplicasOn::kAny &&
-                       demand.gpus >= 1 && demand.gpus <= kMaxGpus &&
+                       demand.largestContainerGpus < 0 && demand.gpus >= 1 &&
+                       demand.gpus <= kMaxGpus &&
                        (!demand.dra || (!demand.dra->hasClaims() && !demand.dra->passedThrough()));
     return plain ? demand.gpus : 0;
   }

@@ -48,6 +48,9 @@ Result<PodDemand> parsePodDemand(const PodInfo& pod, const Policy& policy,
     demand.sharedResource = true;
     demand.isolation = Isolation::kShared;
   }
+  if (pod.largestContainerGpus >= 0 && pod.largestContainerGpus < demand.gpus) {
+    demand.largestContainerGpus = pod.largestContainerGpus;
+  }
   demand.mig = std::move(request).value().mig;
   demand.sharedPlacement = policy.sharing.placement;
   // A DRA-backed extended resource stands for nvidia.com/gpu, never for the renamed replicas.

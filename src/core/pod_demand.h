@@ -37,6 +37,11 @@ struct PodDemand {
   // `gpus` are asked as nvidia.com/gpu.shared, the device plugin's renamed replicas of shared
   // GPUs: only a node that advertises that resource hands them out (docs/sharing.md).
   bool sharedResource = false;
+  // The most of `gpus` one container asks, where the pod's containers split them
+  // (PodInfo::largestContainerGpus); -1: one container asks all `gpus` (or not known). A device
+  // plugin that admits one replica per request judges each container (docs/sharing.md); a split
+  // pod is not a plain demand (core/plain_answers.h).
+  std::int64_t largestContainerGpus = -1;
   // Its DRA claims and DRA-backed nvidia.com/gpu (core/dra_demand.h); null: no DRA part.
   DraDemandConstSharedPtr dra;
 
@@ -46,6 +51,10 @@ struct PodDemand {
   // is decided from the node's precomputed picks, like a device-plugin request).
   bool draClaims() const noexcept { return dra && dra->hasClaims(); }
   std::int64_t migInstanceCount() const noexcept;
+  // The most GPUs one container asks.
+  std::int64_t containerGpus() const noexcept {
+    return largestContainerGpus >= 0 ? largestContainerGpus : gpus;
+  }
 };
 
 // Two demands a node answers alike: the same GPUs, MIG instances, link class and NUMA demand (the
@@ -53,7 +62,8 @@ struct PodDemand {
 inline bool sameShape(const PodDemand& a, const PodDemand& b) {
   return a.gpus == b.gpus && a.mig == b.mig && a.minLink == b.minLink &&
          a.singleNuma == b.singleNuma && a.isolation == b.isolation &&
-         a.replicasOn == b.replicasOn && a.sharedResource == b.sharedResource;
+         a.replicasOn == b.replicasOn && a.sharedResource == b.sharedResource &&
+         a.largestContainerGpus == b.largestContainerGpus;
 }
 
 inline constexpr std::string_view kMinLinkAnnotation = "min-link";

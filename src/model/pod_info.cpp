@@ -1,9 +1,11 @@
 #include "model/pod_info.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "json/json_fields.h"
 #include "json/json_reader.h"
+#include "model/gpu_request.h"
 #include "model/resource_list_json.h"
 #include "model/rfc3339.h"
 
@@ -103,6 +105,22 @@ ResourceList effectivePodRequests(const std::vector<ContainerResources>& contain
   maxInto(reqs, initMax);
   addInto(reqs, overhead);
   return reqs;
+}
+
+// The most GPUs (nvidia.com/gpu, or its shared replicas nvidia.com/gpu.shared) one container asks.
+std::int64_t largestContainerGpus(const std::vector<ContainerResources>& containers,
+                                  const std::vector<ContainerResources>& initContainers) {
+  std::int64_t largest = 0;
+  for (const auto* list : {&containers, &initContainers}) {
+    for (const auto& c : *list) {
+      const ResourceList own = c.effectiveRequests();
+      for (const std::string_view name : {kGpuResource, kSharedGpuResource}) {
+        const Quantity* q = own.find(name);
+        if (q != nullptr) largest = std::max(largest, q->wholeUnits().value_or(0));
+      }
+    }
+  }
+  return largest;
 }
 
 // An array of objects with string fields (spec.resourceClaims, status.resourceClaimStatuses):
@@ -321,6 +339,7 @@ Result<PodInfo> readPodJson(JsonReader& r) {
   });
   if (!read) return std::move(read).error();
   pod.requests = effectivePodRequests(parts.containers, parts.initContainers, parts.overhead);
+  pod.largestContainerGpus = largestContainerGpus(parts.containers, parts.initContainers);
   pod.boundAt = times.boundAt();
   return pod;
 }

@@ -50,6 +50,11 @@ struct PodInfo {
   // Effective pod requests: max(sum(containers) + sidecars, each init container + sidecars started
   // before it) + overhead; for extended resources a missing request defaults to the limit.
   ResourceList requests;
+  // The most nvidia.com/gpu (or nvidia.com/gpu.shared) any one container or init container asks:
+  // the kubelet sends each container's devices to the device plugin's Allocate on their own, and
+  // a plugin that admits one replica per request judges each container (docs/sharing.md). -1 when
+  // not known (a pod built without its containers): the pod's whole request stands for it.
+  std::int64_t largestContainerGpus = -1;
   // Dynamic Resource Allocation (docs/dra.md): the claims the pod references, the claims made for
   // its templates, and the claim the scheduler made for its DRA-backed extended resources
   // (status.extendedResourceClaimStatus.resourceClaimName; set after a bind).

@@ -22,12 +22,20 @@ struct FakeNodeServer {
   StringMap labels = {{"kubernetes.io/hostname", "n1"}};
   StringMap annotations;  // the operator's (cordons); PATCH never touches them
   bool down = false;
+  // The device plugin's configuration ConfigMap gpu-operator/dp-config: its JSON body, or an API
+  // failure while `configMapDown`.
+  std::string configMap = "{}";
+  bool configMapDown = false;
   testing::FakeTransport transport;
 
   FakeNodeServer() {
     transport.onSend = [this](const testing::RecordedRequest& r) -> Result<kube::HttpResponse> {
       if (down) {
         return Error{ErrorCode::kUnavailable, "connection refused"};
+      }
+      if (r.path == "/api/v1/namespaces/gpu-operator/configmaps/dp-config") {
+        if (configMapDown) return kube::HttpResponse{503, R"({"message":"etcd timeout"})"};
+        return kube::HttpResponse{200, configMap};
       }
       if (r.path != "/api/v1/nodes/n1") {
         return kube::HttpResponse{404, "{}"};
@@ -228,6 +236,42 @@ TEST_CASE("cordon annotations are merged into health and nvlh; malformed ones co
   h.loop.pass(kT0 + 90s);
   CHECK(h.server.labels.at("gputopo.dev/health") == "11");
   CHECK(h.server.labels.count("gputopo.dev/nvlh") == 0);
+}
+
+TEST_CASE("the device plugin's configuration becomes labels-v1 sharing", "[agent][loop][sharing]") {
+  Harness h;
+  DevicePluginConfigSource source(h.server.transport, "gpu-operator", "dp-config", "");
+  h.loop.setSharingSource(&source);
+  // Two configs; the node's label picks the strict one (JSON-escaped YAML, as the API serves it).
+  h.server.configMap = R"({"data":{)"
+                       R"("ts4":"version: v1\nsharing:\n  timeSlicing:\n    resources:\n    )"
+                       R"(- name: nvidia.com/gpu\n      replicas: 4\n",)"
+                       R"("ts4-strict":"version: v1\nsharing:\n  timeSlicing:\n    )"
+                       R"(failRequestsGreaterThanOne: true\n    resources:\n    )"
+                       R"(- name: nvidia.com/gpu\n      replicas: 4\n"}})";
+  h.server.labels.insert_or_assign("nvidia.com/device-plugin.config", "ts4-strict");
+  REQUIRE(h.loop.pass(kT0).wrote);
+  CHECK(h.server.labels.at("gputopo.dev/sharing") == "time-slicing.4.f");
+
+  // An API failure keeps the last reading: the plugin runs with what it loaded.
+  h.server.configMapDown = true;
+  CHECK(h.loop.pass(kT0 + 30s).ok);
+  CHECK(h.server.labels.at("gputopo.dev/sharing") == "time-slicing.4.f");
+  CHECK(h.metrics.apiErrors() == 1);
+  h.server.configMapDown = false;
+
+  // The operator moves the node to the other config.
+  h.server.labels.insert_or_assign("nvidia.com/device-plugin.config", "ts4");
+  REQUIRE(h.loop.pass(kT0 + 60s).wrote);
+  CHECK(h.server.labels.at("gputopo.dev/sharing") == "time-slicing.4");
+
+  // A config name the ConfigMap does not hold: nothing is claimed, counted, logged once.
+  h.server.labels.insert_or_assign("nvidia.com/device-plugin.config", "mps2");
+  REQUIRE(h.loop.pass(kT0 + 90s).wrote);
+  CHECK(h.server.labels.count("gputopo.dev/sharing") == 0);
+  CHECK(h.metrics.devicePluginConfigErrors() == 1);
+  CHECK_THAT(h.metrics.render(),
+             ContainsSubstring("gte_agent_device_plugin_config_errors_total 1\n"));
 }
 
 TEST_CASE("dry run prints changed labels instead of writing", "[agent][loop]") {

@@ -93,6 +93,31 @@ TEST_CASE("run: --companion-slice and --companion-driver", "[agent][options]") {
   CHECK_THAT(agentHelp(), ContainsSubstring("--companion-slice"));
 }
 
+TEST_CASE("run: --device-plugin-config and its default key", "[agent][options][sharing]") {
+  auto on = parse({"run", "--node", "n", "--in-cluster", "--device-plugin-config",
+                   "gpu-operator/time-slicing-config", "--device-plugin-config-default=any"});
+  REQUIRE(on.ok());
+  CHECK(on->run.devicePluginConfigNamespace == "gpu-operator");
+  CHECK(on->run.devicePluginConfigName == "time-slicing-config");
+  CHECK(on->run.devicePluginConfigDefault == "any");
+  CHECK(parse({"run", "--node", "n", "--in-cluster"})->run.devicePluginConfigName.empty());
+  for (const char* bad : {"config", "/config", "ns/", "a/b/c"}) {
+    INFO(bad);
+    CHECK_THAT(parse({"run", "--node", "n", "--in-cluster", "--device-plugin-config", bad})
+                   .error()
+                   .message,
+               ContainsSubstring("want NAMESPACE/NAME"));
+  }
+  CHECK_THAT(parse({"run", "--node", "n", "--in-cluster", "--device-plugin-config-default", "x"})
+                 .error()
+                 .message,
+             ContainsSubstring("needs --device-plugin-config"));
+  CHECK_THAT(
+      parse({"run", "--node", "n", "--dry-run", "--device-plugin-config", "a/b"}).error().message,
+      ContainsSubstring("not --dry-run"));
+  CHECK_THAT(agentHelp(), ContainsSubstring("--device-plugin-config NS/NAME"));
+}
+
 TEST_CASE("help, version and unknown commands", "[agent][options]") {
   CHECK(parse({})->command == AgentCommand::kHelp);
   CHECK_THAT(parse({"--help"})->helpText, ContainsSubstring("discover"));

@@ -272,24 +272,107 @@ TEST_CASE("replicas-on: distinct only where ties cannot double up, same only on 
         "annotation gputopo.dev/replicas-on: want distinct or same; got 'near'");
 }
 
-TEST_CASE("under MPS a pod of more than one replica is refused", "[core]") {
-  // The device plugin's Allocate fails MPS requests of more than one replica (the pod would fail
-  // admission on the node): the extender keeps such pods off, precomputed answers included.
+NodeInfo withAgentSharing(NodeInfo node, const std::string& value) {
+  node.labels["gputopo.dev/" + std::string(kAgentSharingKey)] = value;
+  return node;
+}
+
+TEST_CASE("the agent's sharing label: strategy, replicas and failRequestsGreaterThanOne",
+          "[core]") {
+  SECTION("its grammar, read and written back") {
+    for (const char* value : {"none", "time-slicing.4", "time-slicing.4.f", "mps.2.f", "mps.16"}) {
+      const auto read = parseAgentSharing(value);
+      REQUIRE(read);
+      CHECK(formatAgentSharing(*read) == value);
+    }
+    const auto strict = parseAgentSharing("time-slicing.8.f");
+    REQUIRE(strict);
+    CHECK(strict->strategy == SharingStrategy::kTimeSlicing);
+    CHECK(strict->replicas == 8);
+    CHECK(strict->failRequestsGreaterThanOne == true);
+    CHECK(strict->oneReplicaPerContainer());
+    CHECK_FALSE(parseAgentSharing("time-slicing.8")->oneReplicaPerContainer());
+    CHECK(parseAgentSharing("mps.2")->oneReplicaPerContainer());  // MPS: always
+    for (const char* bad : {"", "time-slicing", "time-slicing.", "time-slicing.1",
+                            "time-slicing.04", "time-slicing.4.g", "time-slicing.4.f.f", "mps.-2",
+                            "none.4", "unknown.4", "mps.99999", "time-slicing.4f", ".4"}) {
+      INFO(bad);
+      CHECK_FALSE(parseAgentSharing(bad));
+    }
+  }
+  const NodeInfo h100 = testing::makeDgxH100(FixtureState().withName("h100"));
+  SECTION("without GFD's labels the agent's reading stands") {
+    const GpuSharing read = sharingOf(withAgentSharing(h100, "time-slicing.4.f"));
+    CHECK(read.strategy == SharingStrategy::kTimeSlicing);
+    CHECK(read.replicas == 4);
+    CHECK(read.failRequestsGreaterThanOne == true);
+  }
+  SECTION("beside GFD's labels it adds the flag where the strategies agree") {
+    const GpuSharing agree =
+        sharingOf(withAgentSharing(withLabels(h100, "time-slicing", "4"), "time-slicing.4.f"));
+    CHECK(agree.failRequestsGreaterThanOne == true);
+    CHECK(agree.replicas == 4);
+    // GFD reads the configuration the plugin runs with: a stale reading by the agent adds nothing.
+    const GpuSharing disagree =
+        sharingOf(withAgentSharing(withLabels(h100, "mps", "2"), "time-slicing.4.f"));
+    CHECK(disagree.strategy == SharingStrategy::kMps);
+    CHECK(disagree.replicas == 2);
+    CHECK_FALSE(disagree.failRequestsGreaterThanOne.has_value());
+  }
+  SECTION("`none` from the agent does not hide replicated allocatable; a bad value reads shared") {
+    CHECK_FALSE(sharingOf(withAgentSharing(withAllocatable(h100, 8), "none")).shared());
+    const GpuSharing replicated = sharingOf(withAgentSharing(withAllocatable(h100, 32), "none"));
+    CHECK(replicated.strategy == SharingStrategy::kUnknown);
+    CHECK(replicated.replicas == 4);
+    const GpuSharing bad = sharingOf(withAgentSharing(h100, "time-slicing.x"));
+    CHECK(bad.strategy == SharingStrategy::kUnknown);
+    CHECK(bad.unreadable == "gputopo.dev/sharing=time-slicing.x");
+  }
+}
+
+TEST_CASE("one replica per container under MPS or failRequestsGreaterThanOne", "[core]") {
+  // The device plugin's Allocate fails a container of more than one replica under MPS, and under
+  // time-slicing with failRequestsGreaterThanOne (the pod would fail admission on the node): the
+  // extender keeps such pods off, precomputed answers included. It judges each container: a pod of
+  // two one-replica containers is admitted.
   const Policy policy = defaultPolicy();
   const NodeStateConstSharedPtr mps = buildNodeState(
       withLabels(testing::makeDgxH100(FixtureState().withName("mps")), "mps", "2"), {}, policy);
+  const NodeStateConstSharedPtr strict = buildNodeState(
+      withAgentSharing(testing::makeDgxH100(FixtureState().withName("strict")), "time-slicing.4.f"),
+      {}, policy);
+  const NodeStateConstSharedPtr lenient = buildNodeState(
+      withAgentSharing(testing::makeDgxH100(FixtureState().withName("ts")), "time-slicing.4"), {},
+      policy);
+  PodInfo twoContainers = testing::makeGpuPod("p", 2);
+  twoContainers.largestContainerGpus = 1;
   const Result<PodDemand> two = parsePodDemand(testing::makeGpuPod("p", 2), policy);
   const Result<PodDemand> one = parsePodDemand(testing::makeGpuPod("p", 1), policy);
-  REQUIRE((two && one));
+  const Result<PodDemand> split = parsePodDemand(twoContainers, policy);
+  REQUIRE((two && one && split));
+  CHECK(PlainAnswers::gpusOf(*split) == 0);  // decided on the node state, not the answers
+
   const FitOutcome refused = checkFit(*two, *mps, policy);
   CHECK(refused.verdict == Verdict::kUnresolvable);
   CHECK(fitReasonText(refused, *two) ==
-        "GPUs shared by mps, 2 replicas per GPU: the device plugin admits one replica per pod "
-        "under MPS; the pod asks for 2");
-  CHECK(checkFit(*one, *mps, policy).fits());
-  const PlainAnswers answers = precomputePlainAnswers(*mps, policy);
-  CHECK(answers.forGpus(2).reason == FitReason::kMpsOneReplica);
-  CHECK(answers.forGpus(1).fit().fits());
+        "GPUs shared by mps, 2 replicas per GPU: the device plugin admits one replica per "
+        "container under MPS; a container of the pod asks for 2");
+  const FitOutcome refusedStrict = checkFit(*two, *strict, policy);
+  CHECK(refusedStrict.verdict == Verdict::kUnresolvable);
+  CHECK(fitReasonText(refusedStrict, *two) ==
+        "GPUs shared by time-slicing, 4 replicas per GPU: the device plugin admits one replica per "
+        "container (failRequestsGreaterThanOne); a container of the pod asks for 2");
+  CHECK(checkFit(*two, *lenient, policy).fits());
+  for (const NodeStateConstSharedPtr& node : {mps, strict, lenient}) {
+    INFO(node->name);
+    CHECK(checkFit(*one, *node, policy).fits());
+    CHECK(checkFit(*split, *node, policy).fits());
+    const NodeCandidate candidate{node->name, node.get(), {}, nullptr};
+    CHECK(NodeDecider(*split, policy).decide(candidate, DecisionPart::kVerdict).fit.fits());
+    const PlainAnswers answers = precomputePlainAnswers(*node, policy);
+    CHECK(answers.forGpus(2).reason == checkFit(*two, *node, policy).reason);
+    CHECK(answers.forGpus(1).fit().fits());
+  }
 }
 
 TEST_CASE("an unreadable sharing label refuses exclusive pods with what was read", "[core]") {

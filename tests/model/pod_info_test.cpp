@@ -35,6 +35,8 @@ TEST_CASE("Effective pod requests follow the Kubernetes rule") {
       {"resources":{"limits":{"nvidia.com/gpu":"1"}}}]}})");
     REQUIRE(pod.ok());
     CHECK(gpus(*pod) == 3);
+    // What one container asks: the device plugin's Allocate sees each container on its own.
+    CHECK(pod->largestContainerGpus == 2);
   }
   SECTION("an init container counts only if larger than the app containers") {
     auto pod =
@@ -42,6 +44,7 @@ TEST_CASE("Effective pod requests follow the Kubernetes rule") {
       "initContainers":[{"resources":{"limits":{"nvidia.com/gpu":"4"}}}]}})");
     REQUIRE(pod.ok());
     CHECK(gpus(*pod) == 4);  // max(1, 4)
+    CHECK(pod->largestContainerGpus == 4);
   }
   SECTION("restartable sidecars add to the containers and to later init containers") {
     auto pod =
@@ -50,12 +53,21 @@ TEST_CASE("Effective pod requests follow the Kubernetes rule") {
                         {"resources":{"limits":{"nvidia.com/gpu":"2"}}}]}})");
     REQUIRE(pod.ok());
     CHECK(gpus(*pod) == 3);  // max(2 + 1 sidecar, 2 init + 1 sidecar) = 3
+    CHECK(pod->largestContainerGpus == 2);
   }
   SECTION("overhead is added") {
     auto pod = parsePodJson(R"({"spec":{"containers":[{"resources":{"requests":{"cpu":"500m"}}}],
       "overhead":{"cpu":"250m"}}})");
     REQUIRE(pod.ok());
     CHECK(pod->requests.get("cpu").nanos() == 750'000'000);
+    CHECK(pod->largestContainerGpus == 0);
+  }
+  SECTION("renamed shared replicas count as one container's GPUs too") {
+    auto pod = parsePodJson(R"({"spec":{"containers":[
+      {"resources":{"limits":{"nvidia.com/gpu.shared":"1"}}},
+      {"resources":{"limits":{"nvidia.com/gpu.shared":"1"}}}]}})");
+    REQUIRE(pod.ok());
+    CHECK(pod->largestContainerGpus == 1);
   }
 }
 

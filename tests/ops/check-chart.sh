@@ -130,6 +130,17 @@ grep -q -- '- --dra$' <<<"$dra" || fail "extender.dra=true does not pass --dra"
 grep -q 'managedResources:' <<<"$dra" && fail "extender.dra=true still lists managedResources"
 grep -q 'resources: \["resourceslices", "deviceclasses", "resourceclaims", "devicetaintrules"\]' <<<"$dra" ||
   fail "extender.dra=true does not grant the DRA objects"
+# agent.devicePluginConfig: off by default; set, the agent reads that one ConfigMap (a Role in its
+# namespace naming it) and is told which (docs/sharing.md).
+grep -q -- '--device-plugin-config' "$work/default.yaml" && fail "default render passes --device-plugin-config"
+dpc=$("$helm_bin" template gte "$chart" --set agent.devicePluginConfig.name=time-slicing-config \
+  --set agent.devicePluginConfig.default=any) || fail "rendering agent.devicePluginConfig"
+grep -q -- '- --device-plugin-config=gpu-operator/time-slicing-config$' <<<"$dpc" ||
+  fail "agent.devicePluginConfig does not pass --device-plugin-config"
+grep -q -- '- --device-plugin-config-default=any$' <<<"$dpc" ||
+  fail "agent.devicePluginConfig.default does not pass --device-plugin-config-default"
+grep -q 'resourceNames: \["time-slicing-config"\]' <<<"$dpc" ||
+  fail "agent.devicePluginConfig does not grant get on that ConfigMap alone"
 # Binds kube-scheduler has stopped waiting for are dropped: the deadline follows its httpTimeout.
 grep -q -- '--bind-deadline=2500ms' "$work/default.yaml" ||
   fail "default render lacks --bind-deadline=2500ms (five sixths of httpTimeout 3s)"
