@@ -174,14 +174,15 @@ func asFreshGPUNode(labels map[string]string) {
 	labels["nvidia.com/gpu.present"] = "true"
 }
 
-// runAgentOnce runs one pass of the agent as the test's admin.
-func (s *scenarioEnv) runAgentOnce(agent, fakeNVML, node string) {
+// runAgentOnce runs one pass of the agent as the test's admin, with extra flags.
+func (s *scenarioEnv) runAgentOnce(agent, fakeNVML, node string, extra ...string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	socket := filepath.Join(logDir, s.name+"-kubelet.sock")
 	startFakeKubelet(s, socket)
-	cmd := exec.CommandContext(ctx, agent, "run", "--node", node, "--kubeconfig", cp.Kubeconfig,
-		"--once", "--listen", "", "--nvml-lib", fakeNVML, "--pod-resources-socket", socket)
+	args := append([]string{"run", "--node", node, "--kubeconfig", cp.Kubeconfig,
+		"--once", "--listen", "", "--nvml-lib", fakeNVML, "--pod-resources-socket", socket}, extra...)
+	cmd := exec.CommandContext(ctx, agent, args...)
 	cmd.Env = append(os.Environ(), "GTE_FAKE_NVML_MACHINE=dgx1v")
 	out, err := cmd.CombinedOutput()
 	if err != nil {

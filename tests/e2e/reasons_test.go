@@ -27,6 +27,11 @@ const (
 	// (docs/sharing.md#replicas-counted).
 	reasonNoFreeReplica = "no free replica"
 
+	// reasonOneReplicaPerContainer: a container of more than one replica on a node whose device
+	// plugin admits one per container (MPS, or time-slicing with failRequestsGreaterThanOne, which
+	// the agent reads from the plugin's configuration; docs/sharing.md).
+	reasonOneReplicaPerContainer = "one replica per container"
+
 	// logMalformedLabels: the extender logs a line containing this and the node's name for a node
 	// whose labels-v1 values are malformed.
 	logMalformedLabels = "malformed"

@@ -40,6 +40,7 @@ var scenarios = []scenario{
 	{"too-few-free-gpus", tooFewFreeGPUs, 0, nil},
 	{"sharing-exclusive", sharingExclusive, sharingExclusiveOdds, nil}, // sharing_test.go
 	{"sharing-last-replica", sharingLastReplica, 0, nil},               // sharing_test.go
+	{"sharing-agent-config", sharingAgentConfig, 0, nil},               // sharing_test.go
 	{"malformed-labels", malformedLabels, malformedLabelsOdds, nil},
 	{"burst-50", burst50, 1, nil},
 	{"back-to-back-100", backToBack100, 1, nil},

@@ -3,7 +3,9 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -98,4 +100,62 @@ func sharingLastReplica(s *scenarioEnv) {
 	}
 	s.t.Logf("%s took the last replica", bound)
 	s.expectUnschedulable(pending, reasonNoFreeReplica)
+}
+
+// sharingAgentConfig: the node agent reads the NVIDIA device plugin's configuration ConfigMap
+// (--device-plugin-config), picks the config the node's nvidia.com/device-plugin.config label
+// names (time-slicing, 4 replicas, failRequestsGreaterThanOne) and publishes labels-v1 sharing;
+// the extender then keeps a pod whose one container asks for 2 replicas Pending with its reason
+// (the plugin's Allocate would refuse the container at admission) and binds a pod of two
+// one-replica containers. kube-scheduler's own fit sees 32 allocatable nvidia.com/gpu: a blind
+// extender binds both.
+func sharingAgentConfig(s *scenarioEnv) {
+	agent, fakeNVML := agentPaths()
+	for _, f := range []string{agent, fakeNVML} {
+		if _, err := os.Stat(f); err != nil {
+			s.t.Fatalf("%v (build the C++ tree first: cmake --build build)", err)
+		}
+	}
+	configMap := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: s.name + "-device-plugin", Namespace: namespace},
+		Data: map[string]string{
+			"lenient": "version: v1\nsharing:\n  timeSlicing:\n    resources:\n" +
+				"    - name: nvidia.com/gpu\n      replicas: 4\n",
+			"strict": "version: v1\nsharing:\n  timeSlicing:\n    failRequestsGreaterThanOne: true\n" +
+				"    resources:\n    - name: nvidia.com/gpu\n      replicas: 4\n",
+		},
+	}
+	ctx, cancel := apiContext()
+	defer cancel()
+	if _, err := client.CoreV1().ConfigMaps(namespace).Create(ctx, configMap, metav1.CreateOptions{}); err != nil {
+		s.t.Fatalf("create the device plugin's ConfigMap: %v", err)
+	}
+	s.t.Cleanup(func() {
+		ctx, cancel := apiContext()
+		defer cancel()
+		client.CoreV1().ConfigMaps(namespace).Delete(ctx, configMap.Name, metav1.DeleteOptions{})
+	})
+	s.createNodes(nodeSpec{name: "sliced", capture: dgx1V, gpus: 32, mutate: func(labels map[string]string) {
+		asFreshGPUNode(labels)
+		labels["nvidia.com/gpu.sharing-strategy"] = "time-slicing"
+		labels["nvidia.com/gpu.replicas"] = "4"
+		labels["nvidia.com/device-plugin.config"] = "strict"
+	}})
+	node := s.name + "-sliced"
+	s.runAgentOnce(agent, fakeNVML, node, "--device-plugin-config", namespace+"/"+configMap.Name)
+	s.expectLabels(node, nil, map[string]string{key("sharing"): "time-slicing.4.f", key("n"): "8"})
+	if s.mode.watchesCluster() {
+		s.waitExtenderSeesGenLabels()
+	}
+
+	oneContainer := s.newPod("two-in-one", "nvidia.com/gpu", 2)
+	s.createPod(oneContainer)
+	s.expectUnschedulable(oneContainer.Name, reasonOneReplicaPerContainer)
+
+	twoContainers := s.newPod("two-containers", "nvidia.com/gpu", 1)
+	second := twoContainers.Spec.Containers[0]
+	second.Name = "second"
+	twoContainers.Spec.Containers = append(twoContainers.Spec.Containers, second)
+	s.createPod(twoContainers)
+	s.expectBoundTo(twoContainers.Name, node)
 }
