@@ -121,6 +121,9 @@ def node_labels():
           "nvidia.com/gpu.sharing-strategy=mps\nnvidia.com/gpu.replicas=8\n@nvidia.com/gpu=64\n")
     write(d, "sharing-agent", dgx1 + "sharing=time-slicing.4.f\ntenants=01000020\n"
           "@nvidia.com/gpu=32\n")
+    write(d, "sharing-mig", a100 + "nvidia.com/mig-1g.10gb.sharing-strategy=time-slicing\n"
+          "nvidia.com/mig-1g.10gb.replicas=2\nnvidia.com/mig-3g.40gb.sharing-strategy=none\n"
+          "nvidia.com/mig-3g.40gb.replicas=1\n")
     write(d, "sharing-agent-beside-gfd", dgx1 + "sharing=mps.2.f\n"
           "nvidia.com/gpu.sharing-strategy=mps\nnvidia.com/gpu.replicas=2\n")
 

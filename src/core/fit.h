@@ -24,9 +24,29 @@ FitOutcome checkFit(const PodDemand& demand, const NodeState& state, const Polic
 // `same` only when one GPU alone has free replicas, k of them (replicas per GPU known).
 std::optional<FitOutcome> replicasOnRefusal(const PodDemand& demand, const NodeState& state);
 
+// A pod that asks for exclusive GPUs and MIG devices of a profile the device plugin shares
+// (NodeState::sharedMig): refused, unresolvable, naming the profile and how it is shared; nullopt
+// when no requested profile is shared.
+inline std::optional<FitOutcome> migSharingRefusal(const PodDemand& demand,
+                                                   const NodeState& state) noexcept {
+  for (std::size_t i = 0; i < demand.mig.size(); ++i) {
+    if (const GpuSharing* shared = state.migSharing(demand.mig[i].profile)) {
+      FitOutcome out;
+      out.verdict = Verdict::kUnresolvable;
+      out.reason = FitReason::kMigShared;
+      out.migRequest = static_cast<int>(i);
+      out.sharing = shared->strategy;
+      out.replicas = shared->replicas;
+      return out;
+    }
+  }
+  return std::nullopt;
+}
+
 // The refusal of a pod's whole GPUs on a node whose device plugin shares its GPUs among pods
 // (core/gpu_sharing.h, docs/sharing.md), or nullopt:
-//   - a pod that asks for exclusive GPUs (`isolation: exclusive`) is refused;
+//   - a pod that asks for exclusive GPUs (`isolation: exclusive`) is refused, and so are its MIG
+//     devices of a profile the plugin shares (migSharingRefusal);
 //   - a pod that requires a link class between its GPUs (`min-link`, two or more GPUs) or one NUMA
 //     node is refused: the plugin hands out replicas by how many tenants each GPU has, not by
 //     links or NUMA, and two of them may be one GPU, so no set can be promised;
@@ -38,6 +58,9 @@ std::optional<FitOutcome> replicasOnRefusal(const PodDemand& demand, const NodeS
 // agree. Unresolvable: emptying the node shares its GPUs still.
 inline std::optional<FitOutcome> sharingRefusal(const PodDemand& demand,
                                                 const NodeState& state) noexcept {
+  if (demand.isolation == Isolation::kExclusive && !state.sharedMig.empty()) {
+    if (auto refused = migSharingRefusal(demand, state)) return refused;
+  }
   if (demand.gpus <= 0 || !state.sharesGpus) return std::nullopt;
   FitOutcome out;
   out.verdict = Verdict::kUnresolvable;

@@ -33,6 +33,7 @@ enum class FitReason : std::uint8_t {
   kMigNoPlacement,            // no free instance or legal free placement for the profile
   kDraNoAllocation,           // the DRA allocator finds no devices for the pod's claims
   kGpusShared,                // exclusive GPUs asked, the device plugin shares the node's GPUs
+  kMigShared,                 // exclusive GPUs asked, the plugin shares a requested MIG profile
   kGpusSharedSetUnknown,      // min-link or one NUMA node asked of replicas the plugin places
   kOneReplicaPerContainer,    // MPS or failRequestsGreaterThanOne: one replica per container
   kReplicasNotDistinct,       // replicas-on: distinct, and two replicas may share a GPU
@@ -46,7 +47,8 @@ struct FitOutcome {
   Verdict verdict = Verdict::kFit;
   FitReason reason = FitReason::kNone;
   int migRequest = -1;  // index into PodDemand::mig for MIG reasons
-  // kGpusShared, kGpusSharedSetUnknown: how the node shares its GPUs, named in the reason.
+  // kGpusShared, kGpusSharedSetUnknown, kMigShared: how the node shares its GPUs (kMigShared: the
+  // requested MIG profile's devices), named in the reason.
   SharingStrategy sharing = SharingStrategy::kNone;
   std::uint16_t replicas = 0;  // 0: not known
 

@@ -81,6 +81,14 @@ std::string fitReasonText(const FitOutcome& outcome, const PodDemand& demand) {
       return "MIG profile " + migProfile(outcome, demand) + " has no free placement";
     case FitReason::kGpusShared:
       return "GPUs " + sharedHow(outcome) + "; the pod asks for exclusive GPUs";
+    case FitReason::kMigShared: {
+      std::string how = outcome.sharing == SharingStrategy::kUnknown
+                            ? std::string("shared (sharing unreadable or unnamed)")
+                            : "shared by " + std::string(sharingStrategyName(outcome.sharing));
+      if (outcome.replicas > 0) how += ", " + std::to_string(outcome.replicas) + " replicas each";
+      return "MIG " + migProfile(outcome, demand) + " devices " + how +
+             "; the pod asks for exclusive GPUs";
+    }
     case FitReason::kGpusSharedSetUnknown:
       return "GPUs " + sharedHow(outcome) +
              ": the device plugin places replicas without regard to links or NUMA; the pod "

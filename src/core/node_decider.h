@@ -263,8 +263,10 @@ class NodeDecider {
   std::int64_t plainGpus_;
   bool routeByNode_;                          // claims: the route depends on the node (routeOn)
   PodRoute route_ = PodRoute::kDevicePlugin;  // otherwise, the pod's route on every node
-  // Exclusive whole GPUs asked: shared nodes refuse the pod (sharingRefusal).
-  bool exclusive_ = demand_.isolation == Isolation::kExclusive && demand_.gpus > 0;
+  // Exclusive GPUs asked (whole or MIG): shared nodes and shared MIG profiles refuse the pod
+  // (sharingRefusal).
+  bool exclusive_ =
+      demand_.isolation == Isolation::kExclusive && (demand_.gpus > 0 || !demand_.mig.empty());
   mutable std::optional<DraDecider> dra_;  // pods with claims: the first-fit's scratch
   std::optional<PodDemand> claimsAsGpus_;  // the claims as N whole GPUs, when they are that
   std::int64_t claimsAsGpusPlain_ = 0;

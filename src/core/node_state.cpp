@@ -589,6 +589,7 @@ std::shared_ptr<NodeState> readState(const NodeInfo& node, const Policy& policy)
   readInto(*state, node, policy);
   state->sharing = sharingOf(node, *state, policy.labelPrefix);
   state->sharesGpus = state->sharing.shared();  // the device plugin's until adoptDra says not
+  state->sharedMig = readMigSharing(node);
   return state;
 }
 
@@ -602,6 +603,7 @@ std::shared_ptr<NodeState> copyRead(const NodeState& sameLabels) {
   state->allocatableGpus = sameLabels.allocatableGpus;
   state->allocatableSharedGpus = sameLabels.allocatableSharedGpus;
   state->sharing = sameLabels.sharing;
+  state->sharedMig = sameLabels.sharedMig;
   state->dra = sameLabels.dra;
   return state;
 }

@@ -131,6 +131,14 @@ struct NodeState {
   // Whether the device plugin shares each GPU among pods (time-slicing, MPS; core/gpu_sharing.h):
   // a pod asking for exclusive GPUs is refused here.
   GpuSharing sharing;
+  // MIG profiles whose devices the device plugin shares (core/gpu_sharing.h), sorted by profile: a
+  // pod asking for exclusive GPUs is refused a shared profile. Empty on almost every node.
+  std::vector<SharedMigProfile> sharedMig;
+  const GpuSharing* migSharing(std::string_view profile) const noexcept {
+    for (const SharedMigProfile& shared : sharedMig)
+      if (shared.profile == profile) return &shared.sharing;
+    return nullptr;
+  }
   // Shared GPUs (sharesGpus): the replicas pods hold on each GPU: the agent's `tenants` label plus
   // the replicas of the pods the usage holds (placed since its last pass), laid on the free GPUs
   // as the device plugin lays them, one by one on the GPU with the fewest. Ties go to the lowest

@@ -375,6 +375,74 @@ TEST_CASE("one replica per container under MPS or failRequestsGreaterThanOne", "
   }
 }
 
+// The DGX A100 of the fit tests with MIG on GPUs 0 and 1 (six free 1g.10gb instances), its
+// 1g.10gb devices time-sliced 2 ways as GFD labels them under the `mixed` MIG strategy.
+NodeInfo slicedMigA100(const std::string& strategy, const std::string& replicas) {
+  NodeInfo node = testing::makeDgxA100(FixtureState()
+                                           .withName("mig")
+                                           .withUsed("mm010000")
+                                           .withMig("11000000")
+                                           .withMigTokens(0, "10u02f03u24f")
+                                           .withMigTokens(1, "00f01f02u03f04f05u06f"));
+  if (!strategy.empty()) node.labels["nvidia.com/mig-1g.10gb.sharing-strategy"] = strategy;
+  if (!replicas.empty()) node.labels["nvidia.com/mig-1g.10gb.replicas"] = replicas;
+  node.labels["nvidia.com/mig-3g.40gb.sharing-strategy"] = "none";
+  node.labels["nvidia.com/mig-3g.40gb.replicas"] = "1";
+  return node;
+}
+
+TEST_CASE("shared MIG profiles are read from GFD's per-resource labels", "[core]") {
+  const Policy policy = defaultPolicy();
+  const auto sharedOf = [&](const NodeInfo& node) {
+    return buildNodeState(node, {}, policy)->sharedMig;
+  };
+  const auto sliced = sharedOf(slicedMigA100("time-slicing", "2"));
+  REQUIRE(sliced.size() == 1);  // 3g.40gb: `none`, not shared
+  CHECK(sliced[0].profile == "1g.10gb");
+  CHECK(sliced[0].sharing.strategy == SharingStrategy::kTimeSlicing);
+  CHECK(sliced[0].sharing.replicas == 2);
+  CHECK(sharedOf(slicedMigA100("", "")).empty());
+  CHECK(sharedOf(slicedMigA100("", "3"))[0].sharing.strategy == SharingStrategy::kUnknown);
+  const auto odd = sharedOf(slicedMigA100("round-robin", "2"));
+  REQUIRE(odd.size() == 1);
+  CHECK(odd[0].sharing.strategy == SharingStrategy::kUnknown);
+  CHECK(odd[0].sharing.unreadable == "nvidia.com/mig-1g.10gb.sharing-strategy=round-robin");
+}
+
+TEST_CASE("a pod asking for exclusive GPUs is refused a shared MIG profile", "[core]") {
+  // Time-sliced MIG devices share their memory and faults among tenants: an exclusive pod must not
+  // get one. Other profiles on the node, and pods that accept shared GPUs, are unaffected.
+  const Policy policy = defaultPolicy();
+  const NodeStateConstSharedPtr node =
+      buildNodeState(slicedMigA100("time-slicing", "2"), {}, policy);
+  const auto demandOf = [&](const PodInfo& pod) {
+    auto demand = parsePodDemand(pod, policy);
+    REQUIRE(demand);
+    return *demand;
+  };
+  const auto exclusiveMig = [](const std::string& profile) {
+    PodInfo pod = testing::makeMigPod("m", {{profile, 1}});
+    pod.annotations["gputopo.dev/isolation"] = "exclusive";
+    return pod;
+  };
+  const PodDemand exclusive = demandOf(exclusiveMig("1g.10gb"));
+  const FitOutcome refused = checkFit(exclusive, *node, policy);
+  CHECK(refused.verdict == Verdict::kUnresolvable);
+  CHECK(fitReasonText(refused, exclusive) ==
+        "MIG 1g.10gb devices shared by time-slicing, 2 replicas each; the pod asks for exclusive "
+        "GPUs");
+  const NodeCandidate candidate{node->name, node.get(), {}, nullptr};
+  CHECK(NodeDecider(exclusive, policy).decide(candidate, DecisionPart::kVerdict).fit.reason ==
+        FitReason::kMigShared);
+  CHECK(scoreTerms(exclusive, *node).linkQuality < 0);  // no score where it cannot go
+
+  const PodDemand exclusiveWhole = demandOf(exclusiveMig("3g.40gb"));
+  CHECK(checkFit(exclusiveWhole, *node, policy).reason != FitReason::kMigShared);
+  const PodDemand shared = demandOf(testing::makeMigPod("m", {{"1g.10gb", 1}}));
+  CHECK(checkFit(shared, *node, policy).fits());
+  CHECK(NodeDecider(shared, policy).decide(candidate, DecisionPart::kVerdict).fit.fits());
+}
+
 TEST_CASE("an unreadable sharing label refuses exclusive pods with what was read", "[core]") {
   const Policy policy = defaultPolicy();
   const NodeStateConstSharedPtr state = buildNodeState(
