@@ -56,22 +56,27 @@ bool readMig(JsonReader& r, std::string& out) {
   return ok;
 }
 
-// "sharing": null, or {"strategy", "replicas", "unreadable", "tenants"} as "time-slicing x4",
-// "unknown", "unreadable", with ", tenants 2,2,1,0" when the agent published them
-// (docs/sharing.md).
+// "sharing": null, or {"strategy", "replicas", "oneReplicaPerContainer", "unreadable", "tenants"}
+// as "time-slicing x4", "mps x2 1/container", "unknown", "unreadable", with ", tenants 2,2,1,0"
+// when the agent published them (docs/sharing.md).
 bool readSharing(JsonReader& r, std::string& out) {
   out.assign(1, '-');
   if (r.readNull()) return true;
   std::string strategy, replicas, unreadable, tenants;
+  bool onePerContainer = false;
   const bool ok =
       readObject(r, {{"strategy", &strategy}, {"replicas", &replicas}, {"unreadable", &unreadable}},
-                 [&](const std::string& key) { return key == "tenants" && readInts(r, tenants); });
+                 [&](const std::string& key) {
+                   if (key == "oneReplicaPerContainer") return r.readBool(onePerContainer);
+                   return key == "tenants" && readInts(r, tenants);
+                 });
   out.clear();
   if (!unreadable.empty()) {
     out.append("unreadable");
   } else {
     out.append(strategy);
     if (!replicas.empty()) out.append(" x").append(replicas);
+    if (onePerContainer) out.append(" 1/container");
   }
   if (!tenants.empty()) out.append(", tenants ").append(tenants);
   return ok;

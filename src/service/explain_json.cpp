@@ -543,6 +543,9 @@ void writeGpuSharing(JsonWriter& w, const NodeState* state) {
   } else {
     w.null();
   }
+  // The device plugin admits one replica per container (MPS, or time-slicing with
+  // failRequestsGreaterThanOne as the agent read it): pods with a container of more are refused.
+  w.key("oneReplicaPerContainer").boolean(sharing.oneReplicaPerContainer());
   w.key("unreadable");
   if (sharing.unreadable.empty()) {
     w.null();

@@ -77,8 +77,8 @@ TEST_CASE("nodes table: a SHARED column for nodes whose GPUs the device plugin s
       R"({"name":"sliced","topology":"known","model":"NVIDIA-H100-80GB-HBM3","fabric":"nvsw4",)"
       R"("gpus":8,"usableGpus":8,"freeGpus":8,"free":[0,1,2,3,4,5,6,7],)"
       R"("freeSets":{"1":8,"2":0,"4":0,"8":0},"largestNvlinkSet":8,"links":{"nvlink":28},)"
-      R"("mig":null,"sharing":{"strategy":"time-slicing","replicas":4,"unreadable":null,)"
-      R"("tenants":[2,2,1,0,0,0,0,0]}})";
+      R"("mig":null,"sharing":{"strategy":"time-slicing","replicas":4,)"
+      R"("oneReplicaPerContainer":true,"unreadable":null,"tenants":[2,2,1,0,0,0,0,0]}})";
   const std::string odd =
       R"({"name":"odd","topology":"known","model":"NVIDIA-H100-80GB-HBM3","fabric":"nvsw4",)"
       R"("gpus":8,"usableGpus":8,"freeGpus":8,"free":[0,1,2,3,4,5,6,7],)"
@@ -90,7 +90,8 @@ TEST_CASE("nodes table: a SHARED column for nodes whose GPUs the device plugin s
                           R"("freeSets":{"1":22,"2":3,"4":0,"8":0}})";
   const std::string table = tableOf(doc);
   CHECK(table.find("MIG  SHARED\n") != std::string::npos);
-  CHECK(table.find("-    time-slicing x4, tenants 2,2,1,0,0,0,0,0\n") != std::string::npos);
+  CHECK(table.find("-    time-slicing x4 1/container, tenants 2,2,1,0,0,0,0,0\n") !=
+        std::string::npos);
   CHECK(table.find("-    unreadable\n") != std::string::npos);
   CHECK(table.find("nvlink:16 sys:12  -    -\n") != std::string::npos);
   // Without a shared node the table is as before.

@@ -87,6 +87,7 @@ TEST_CASE("the node listing says how a node's GPUs are shared and counts no set 
   const json node = json::parse(reply.body)["nodes"][0];
   CHECK(node["sharing"] == json({{"strategy", "time-slicing"},
                                  {"replicas", 4},
+                                 {"oneReplicaPerContainer", false},
                                  {"unreadable", nullptr},
                                  {"tenants", json::array()}}));
   CHECK(node["freeSets"] == json({{"1", 8}, {"2", 0}, {"4", 0}, {"8", 0}}));
