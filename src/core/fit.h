@@ -58,7 +58,9 @@ inline std::optional<FitOutcome> migSharingRefusal(const PodDemand& demand,
 // agree. Unresolvable: emptying the node shares its GPUs still.
 inline std::optional<FitOutcome> sharingRefusal(const PodDemand& demand,
                                                 const NodeState& state) noexcept {
-  if (demand.isolation == Isolation::kExclusive && !state.sharedMig.empty()) {
+  // The demand's MIG requests first: whole-GPU pods never read the state's MIG sharing line.
+  if (!demand.mig.empty() && demand.isolation == Isolation::kExclusive &&
+      !state.sharedMig.empty()) {
     if (auto refused = migSharingRefusal(demand, state)) return refused;
   }
   if (demand.gpus <= 0 || !state.sharesGpus) return std::nullopt;
