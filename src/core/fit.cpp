@@ -207,9 +207,29 @@ std::optional<FitOutcome> resourceRefusal(const PodDemand& demand, const NodeSta
 
 }  // namespace
 
+std::optional<FitOutcome> migSharingRefusal(const PodDemand& demand,
+                                            const NodeState& state) noexcept {
+  if (demand.isolation != Isolation::kExclusive || state.sharedMig == nullptr) return std::nullopt;
+  for (std::size_t i = 0; i < demand.mig.size(); ++i) {
+    if (const GpuSharing* shared = state.migSharing(demand.mig[i].profile)) {
+      FitOutcome out;
+      out.verdict = Verdict::kUnresolvable;
+      out.reason = FitReason::kMigShared;
+      out.migRequest = static_cast<int>(i);
+      out.sharing = shared->strategy;
+      out.replicas = shared->replicas;
+      return out;
+    }
+  }
+  return std::nullopt;
+}
+
 FitOutcome checkFit(const PodDemand& demand, const NodeState& state, const Policy& policy) {
   if (const auto refused = resourceRefusal(demand, state)) return *refused;
   if (const auto refused = sharingRefusal(demand, state)) return *refused;
+  if (!demand.mig.empty()) {
+    if (const auto refused = migSharingRefusal(demand, state)) return *refused;
+  }
   if (const auto refused = replicasOnRefusal(demand, state)) return *refused;
   if (demand.gpus > 0) {
     if (const FitOutcome outcome = filterWholeGpus(demand, state, policy); !outcome.fits()) {

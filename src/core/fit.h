@@ -26,27 +26,15 @@ std::optional<FitOutcome> replicasOnRefusal(const PodDemand& demand, const NodeS
 
 // A pod that asks for exclusive GPUs and MIG devices of a profile the device plugin shares
 // (NodeState::sharedMig): refused, unresolvable, naming the profile and how it is shared; nullopt
-// when no requested profile is shared.
-inline std::optional<FitOutcome> migSharingRefusal(const PodDemand& demand,
-                                                   const NodeState& state) noexcept {
-  for (std::size_t i = 0; i < demand.mig.size(); ++i) {
-    if (const GpuSharing* shared = state.migSharing(demand.mig[i].profile)) {
-      FitOutcome out;
-      out.verdict = Verdict::kUnresolvable;
-      out.reason = FitReason::kMigShared;
-      out.migRequest = static_cast<int>(i);
-      out.sharing = shared->strategy;
-      out.replicas = shared->replicas;
-      return out;
-    }
-  }
-  return std::nullopt;
-}
+// otherwise. Out of line and asked only for pods with MIG requests (anySharingRefusal), so the
+// whole-GPU loops that inline sharingRefusal stay as small as they were.
+std::optional<FitOutcome> migSharingRefusal(const PodDemand& demand,
+                                            const NodeState& state) noexcept;
 
 // The refusal of a pod's whole GPUs on a node whose device plugin shares its GPUs among pods
 // (core/gpu_sharing.h, docs/sharing.md), or nullopt:
-//   - a pod that asks for exclusive GPUs (`isolation: exclusive`) is refused, and so are its MIG
-//     devices of a profile the plugin shares (migSharingRefusal);
+//   - a pod that asks for exclusive GPUs (`isolation: exclusive`) is refused (its MIG devices of
+//     a profile the plugin shares: migSharingRefusal, asked beside it);
 //   - a pod that requires a link class between its GPUs (`min-link`, two or more GPUs) or one NUMA
 //     node is refused: the plugin hands out replicas by how many tenants each GPU has, not by
 //     links or NUMA, and two of them may be one GPU, so no set can be promised;
@@ -58,11 +46,6 @@ inline std::optional<FitOutcome> migSharingRefusal(const PodDemand& demand,
 // agree. Unresolvable: emptying the node shares its GPUs still.
 inline std::optional<FitOutcome> sharingRefusal(const PodDemand& demand,
                                                 const NodeState& state) noexcept {
-  // The demand's MIG requests first: whole-GPU pods never read the state's MIG sharing line.
-  if (!demand.mig.empty() && demand.isolation == Isolation::kExclusive &&
-      !state.sharedMig.empty()) {
-    if (auto refused = migSharingRefusal(demand, state)) return refused;
-  }
   if (demand.gpus <= 0 || !state.sharesGpus) return std::nullopt;
   FitOutcome out;
   out.verdict = Verdict::kUnresolvable;
@@ -80,6 +63,15 @@ inline std::optional<FitOutcome> sharingRefusal(const PodDemand& demand,
     out.reason = FitReason::kGpusSharedSetUnknown;
     return out;
   }
+  return std::nullopt;
+}
+
+// Both refusals: whole GPUs shared, then MIG profiles shared. Every door that asks one asks this
+// (checkFit asks the two in this order).
+inline std::optional<FitOutcome> anySharingRefusal(const PodDemand& demand,
+                                                   const NodeState& state) noexcept {
+  if (auto refused = sharingRefusal(demand, state)) return refused;
+  if (!demand.mig.empty()) return migSharingRefusal(demand, state);
   return std::nullopt;
 }
 

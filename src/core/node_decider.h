@@ -161,6 +161,9 @@ class NodeDecider {
     // state: only pods that ask for exclusive GPUs pay for the line).
     if (exclusive_) {
       if (const auto refused = sharingRefusal(demand_, *node.state)) return *refused;
+      if (exclusiveMig_) {
+        if (const auto refused = migSharingRefusal(demand_, *node.state)) return *refused;
+      }
     }
     if (claimsAsGpus(node)) {
       return node.plain != nullptr && claimsAsGpusPlain_ > 0
@@ -180,7 +183,7 @@ class NodeDecider {
   // offers it no placement.
   ScoreTerms terms(const NodeCandidate& node) const {
     if (demand_.empty() || passedThrough()) return ScoreTerms{};
-    if (exclusive_ && sharingRefusal(demand_, *node.state)) return ScoreTerms{};
+    if (exclusive_ && refusedAsShared(node)) return ScoreTerms{};
     if (claimsAsGpus(node)) {
       return node.plain != nullptr && claimsAsGpusPlain_ > 0
                  ? node.plain->forGpus(claimsAsGpusPlain_).terms(demand_.strategy)
@@ -189,6 +192,13 @@ class NodeDecider {
     if (dra_ && !devicePluginPart(*node.state)) return dra_->terms(demand_, *node.state);
     return usesAnswers(node) ? node.plain->forGpus(plainGpus_).terms(demand_.strategy)
                              : scoreTerms(demand_, *node.state);
+  }
+
+  // Out of line: terms() is inlined into prioritize's per-node loop, which must stay as small as
+  // it is for the pods that ask for nothing exclusive (most of them).
+  [[gnu::noinline]] bool refusedAsShared(const NodeCandidate& node) const {
+    return sharingRefusal(demand_, *node.state) ||
+           (exclusiveMig_ && migSharingRefusal(demand_, *node.state));
   }
 
   [[gnu::noinline]] void place(const NodeCandidate& node, NodePlacement& placement) const {
@@ -267,6 +277,8 @@ class NodeDecider {
   // (sharingRefusal).
   bool exclusive_ =
       demand_.isolation == Isolation::kExclusive && (demand_.gpus > 0 || !demand_.mig.empty());
+  // ... with MIG requests: shared MIG profiles refuse it too (migSharingRefusal, out of line).
+  bool exclusiveMig_ = exclusive_ && !demand_.mig.empty();
   mutable std::optional<DraDecider> dra_;  // pods with claims: the first-fit's scratch
   std::optional<PodDemand> claimsAsGpus_;  // the claims as N whole GPUs, when they are that
   std::int64_t claimsAsGpusPlain_ = 0;

@@ -133,9 +133,11 @@ struct NodeState {
   GpuSharing sharing;
   // MIG profiles whose devices the device plugin shares (core/gpu_sharing.h), sorted by profile: a
   // pod asking for exclusive GPUs is refused a shared profile. Empty on almost every node.
-  std::vector<SharedMigProfile> sharedMig;
+  // Null on a node that shares none (kept out of line: the state stays the size it was).
+  std::shared_ptr<const std::vector<SharedMigProfile>> sharedMig;
   const GpuSharing* migSharing(std::string_view profile) const noexcept {
-    for (const SharedMigProfile& shared : sharedMig)
+    if (!sharedMig) return nullptr;
+    for (const SharedMigProfile& shared : *sharedMig)
       if (shared.profile == profile) return &shared.sharing;
     return nullptr;
   }

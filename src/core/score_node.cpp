@@ -165,7 +165,7 @@ int migDevicePackingTerm(const PodDemand& demand, int inUse, int taken, int tota
 ScoreTerms scoreTerms(const PodDemand& demand, const NodeState& state) {
   ScoreTerms terms;
   // Shared GPUs the pod refuses (exclusive, links, replicas-on): no placement.
-  if (sharingRefusal(demand, state) || replicasOnRefusal(demand, state)) return ScoreTerms{};
+  if (anySharingRefusal(demand, state) || replicasOnRefusal(demand, state)) return ScoreTerms{};
   if (state.allocator == GpuAllocator::kDra && state.dra && state.dra->plainUninterpretable &&
       demand.gpus > 0) {
     return ScoreTerms{};  // the DRA allocator's pick cannot be told: no claim about the node

@@ -18,7 +18,7 @@ bool nodeAdmits(const PodDemand& demand, const NodeState& state, const Policy& p
   const std::int64_t k = demand.gpus;
   if (state.usableCount == 0 || (k > state.usableCount && !state.sharesGpus)) return false;
   // Shared GPUs (min-link, NUMA, MPS multi-replica): filter refuses, so no slot either.
-  if (sharingRefusal(demand, state)) return false;
+  if (anySharingRefusal(demand, state)) return false;
   if (state.linksKnown()) return true;
   if (demand.minLink && k > 1) return false;
   return k <= 1 || policy.allowMultiGpuOnUnknownTopology;

@@ -394,7 +394,8 @@ NodeInfo slicedMigA100(const std::string& strategy, const std::string& replicas)
 TEST_CASE("shared MIG profiles are read from GFD's per-resource labels", "[core]") {
   const Policy policy = defaultPolicy();
   const auto sharedOf = [&](const NodeInfo& node) {
-    return buildNodeState(node, {}, policy)->sharedMig;
+    const auto shared = buildNodeState(node, {}, policy)->sharedMig;
+    return shared ? *shared : std::vector<SharedMigProfile>{};
   };
   const auto sliced = sharedOf(slicedMigA100("time-slicing", "2"));
   REQUIRE(sliced.size() == 1);  // 3g.40gb: `none`, not shared
