@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -55,14 +56,45 @@ func (fakeKubelet) List(context.Context, *podresources.ListPodResourcesRequest) 
 
 // startFakeKubelet serves fakeKubelet on the unix socket path until the scenario ends.
 func startFakeKubelet(s *scenarioEnv, socket string) {
+	serveKubelet(s, socket, fakeKubelet{})
+}
+
+// serveKubelet serves a PodResources lister on the unix socket path until the scenario ends.
+func serveKubelet(s *scenarioEnv, socket string, lister podresources.PodResourcesListerServer) {
 	lis, err := net.Listen("unix", socket)
 	if err != nil {
 		s.t.Fatalf("fake kubelet socket: %v", err)
 	}
 	server := grpc.NewServer()
-	podresources.RegisterPodResourcesListerServer(server, fakeKubelet{})
+	podresources.RegisterPodResourcesListerServer(server, lister)
 	go server.Serve(lis)
 	s.t.Cleanup(server.Stop)
+}
+
+// scriptedKubelet answers List with the pods' devices the scenario sets: pod name to the device
+// ids of nvidia.com/gpu its one container holds.
+type scriptedKubelet struct {
+	podresources.UnimplementedPodResourcesListerServer
+	mu   sync.Mutex
+	pods map[string][]string
+}
+
+func (k *scriptedKubelet) set(pods map[string][]string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.pods = pods
+}
+
+func (k *scriptedKubelet) List(context.Context, *podresources.ListPodResourcesRequest) (*podresources.ListPodResourcesResponse, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	out := &podresources.ListPodResourcesResponse{}
+	for name, ids := range k.pods {
+		out.PodResources = append(out.PodResources, &podresources.PodResources{Name: name, Namespace: namespace,
+			Containers: []*podresources.ContainerResources{{Name: "main",
+				Devices: []*podresources.ContainerDevices{{ResourceName: "nvidia.com/gpu", DeviceIds: ids}}}}})
+	}
+	return out, nil
 }
 
 // waitExtenderSeesGenLabels polls until the extender's cache holds as many nodes with a `gen` label
@@ -174,12 +206,19 @@ func asFreshGPUNode(labels map[string]string) {
 	labels["nvidia.com/gpu.present"] = "true"
 }
 
-// runAgentOnce runs one pass of the agent as the test's admin, with extra flags.
+// runAgentOnce runs one pass of the agent as the test's admin, with extra flags, against the fake
+// kubelet.
 func (s *scenarioEnv) runAgentOnce(agent, fakeNVML, node string, extra ...string) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	socket := filepath.Join(logDir, s.name+"-kubelet.sock")
 	startFakeKubelet(s, socket)
+	s.runAgentPass(agent, fakeNVML, node, socket, extra...)
+}
+
+// runAgentPass runs one pass of the agent as the test's admin against the kubelet socket the
+// scenario serves.
+func (s *scenarioEnv) runAgentPass(agent, fakeNVML, node, socket string, extra ...string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	args := append([]string{"run", "--node", node, "--kubeconfig", cp.Kubeconfig,
 		"--once", "--listen", "", "--nvml-lib", fakeNVML, "--pod-resources-socket", socket}, extra...)
 	cmd := exec.CommandContext(ctx, agent, args...)

@@ -41,6 +41,8 @@ var scenarios = []scenario{
 	{"sharing-exclusive", sharingExclusive, sharingExclusiveOdds, nil}, // sharing_test.go
 	{"sharing-last-replica", sharingLastReplica, 0, nil},               // sharing_test.go
 	{"sharing-agent-config", sharingAgentConfig, 0, nil},               // sharing_test.go
+	// Reads the extender's `nodes`: skipped with the control.
+	{"sharing-agent-tenants", sharingAgentTenants, 1, nil}, // sharing_test.go
 	{"malformed-labels", malformedLabels, malformedLabelsOdds, nil},
 	{"burst-50", burst50, 1, nil},
 	{"back-to-back-100", backToBack100, 1, nil},

@@ -2,8 +2,14 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -158,4 +164,108 @@ func sharingAgentConfig(s *scenarioEnv) {
 	twoContainers.Spec.Containers = append(twoContainers.Spec.Containers, second)
 	s.createPod(twoContainers)
 	s.expectBoundTo(twoContainers.Name, node)
+}
+
+// sharingAgentTenants: replicas the extender counts between the agent's passes are the ones the
+// agent then reports. A fresh time-sliced DGX-1V (4 replicas per GPU) published by the agent with
+// no tenant; three pods that accept shared GPUs bind there through the extender (replicas:1
+// each), which lays them on the GPUs with the fewest tenants, ties to the lowest index: tenants
+// 1,1,1,0,0,0,0,0 in `nodes`. The fake kubelet then reports the three replicas as the device
+// plugin might have placed them (GPUs 4, 6, 7: its tie-break is not the extender's to know; GPU 5
+// of the fake DGX-1V is failed), the agent publishes tenants 00001011, and `nodes` shows the
+// agent's counts: the same multiset, now on the GPUs the replicas hold
+// (docs/sharing.md#replicas-counted).
+func sharingAgentTenants(s *scenarioEnv) {
+	if !s.mode.mode.cache {
+		s.t.Skip("nodes mode: no cluster cache, so no pods counted between the agent's passes")
+	}
+	agent, fakeNVML := agentPaths()
+	for _, f := range []string{agent, fakeNVML} {
+		if _, err := os.Stat(f); err != nil {
+			s.t.Fatalf("%v (build the C++ tree first: cmake --build build)", err)
+		}
+	}
+	s.createNodes(nodeSpec{name: "sliced", capture: dgx1V, gpus: 32, mutate: func(labels map[string]string) {
+		asFreshGPUNode(labels)
+		labels["nvidia.com/gpu.sharing-strategy"] = "time-slicing"
+		labels["nvidia.com/gpu.replicas"] = "4"
+	}})
+	node := s.name + "-sliced"
+	kubelet := &scriptedKubelet{}
+	socket := filepath.Join(logDir, s.name+"-kubelet.sock")
+	serveKubelet(s, socket, kubelet)
+	s.runAgentPass(agent, fakeNVML, node, socket)
+	s.expectLabels(node, nil, map[string]string{key("n"): "8", key("used"): "00000000"})
+	s.waitExtenderSeesGenLabels()
+
+	var names []string
+	for i := range 3 {
+		pod := s.newPod(fmt.Sprintf("svc-%d", i), "nvidia.com/gpu", 1)
+		pod.Spec.NodeSelector["kubernetes.io/hostname"] = node
+		s.createPod(pod)
+		names = append(names, pod.Name)
+	}
+	for _, name := range names {
+		s.expectBoundTo(name, node)
+	}
+	predicted := s.waitTenants(node, func(t []int) bool { return sum(t) == 3 })
+	if want := []int{1, 1, 1, 0, 0, 0, 0, 0}; !slices.Equal(predicted, want) {
+		s.t.Errorf("tenants counted from the binds: %v, want %v", predicted, want)
+	}
+
+	// The agent's next pass sees the replicas where the plugin put them; gen (seconds) must be
+	// later than the binds for its counts to stand for them.
+	time.Sleep(1100 * time.Millisecond)
+	kubelet.set(map[string][]string{
+		names[0]: {"GPU-dgx1v-4::0"}, names[1]: {"GPU-dgx1v-6::1"}, names[2]: {"GPU-dgx1v-7::3"},
+	})
+	s.runAgentPass(agent, fakeNVML, node, socket)
+	s.expectLabels(node, nil, map[string]string{key("tenants"): "00001011"})
+	reported := s.waitTenants(node, func(t []int) bool { return len(t) == 8 && t[7] == 1 })
+	if want := []int{0, 0, 0, 0, 1, 0, 1, 1}; !slices.Equal(reported, want) {
+		s.t.Errorf("tenants after the agent's pass: %v, want %v", reported, want)
+	}
+	a, b := slices.Clone(predicted), slices.Clone(reported)
+	slices.Sort(a)
+	slices.Sort(b)
+	if !slices.Equal(a, b) {
+		s.t.Errorf("predicted tenants %v and reported %v differ as multisets", predicted, reported)
+	}
+}
+
+func sum(values []int) int {
+	total := 0
+	for _, v := range values {
+		total += v
+	}
+	return total
+}
+
+// waitTenants polls the extender's `nodes` for the node's sharing.tenants until ok holds, and
+// returns them.
+func (s *scenarioEnv) waitTenants(node string, ok func([]int) bool) []int {
+	s.t.Helper()
+	var last []int
+	err := s.poll(seenTimeout, func(ctx context.Context) (bool, error) {
+		body, err := s.extenderCall(ctx, http.MethodGet, "/nodes?node="+url.QueryEscape(node), nil)
+		if err != nil {
+			return false, nil
+		}
+		var view struct {
+			Nodes []struct {
+				Sharing *struct {
+					Tenants []int `json:"tenants"`
+				} `json:"sharing"`
+			} `json:"nodes"`
+		}
+		if err := json.Unmarshal(body, &view); err != nil || len(view.Nodes) != 1 || view.Nodes[0].Sharing == nil {
+			return false, nil
+		}
+		last = view.Nodes[0].Sharing.Tenants
+		return ok(last), nil
+	})
+	if err != nil {
+		s.t.Fatalf("node %s: tenants never as expected (last %v): %v", node, last, err)
+	}
+	return last
 }
