@@ -103,6 +103,23 @@ void writeMig(JsonWriter& w, const NodeState& state) {
   w.key("freeDevices").beginObject();
   for (const MigDeviceCount& free : state.migFreeDevices)
     w.key(free.profile).integer(free.count);
+  w.endObject();
+  // Profiles whose MIG devices the device plugin shares (docs/sharing.md#mig-devices-shared):
+  // exclusive pods are refused them.
+  w.key("shared").beginObject();
+  if (state.sharedMig) {
+    for (const SharedMigProfile& shared : *state.sharedMig) {
+      w.key(shared.profile).beginObject();
+      w.key("strategy").string(sharingStrategyName(shared.sharing.strategy));
+      w.key("replicas");
+      if (shared.sharing.replicas > 0) {
+        w.integer(shared.sharing.replicas);
+      } else {
+        w.null();
+      }
+      w.endObject();
+    }
+  }
   w.endObject().endObject();
 }
 

@@ -208,3 +208,46 @@ TEST_CASE("filter sends nvidia.com/gpu.shared pods to the nodes that advertise i
                                      .body);
   CHECK(plain["NodeNames"] == json({"whole"}));
 }
+
+TEST_CASE("a shared MIG profile: the node listing names it and filter keeps exclusive pods off") {
+  // A DGX A100 with MIG on GPUs 0 and 1, its 1g.10gb devices time-sliced 2 ways (GFD's labels
+  // under the mixed MIG strategy), beside a whole DGX-1V.
+  gte::NodeInfo mig = gte::testing::makeDgxA100(FixtureState()
+                                                    .withName("mig")
+                                                    .withUsed("mm010000")
+                                                    .withMig("11000000")
+                                                    .withMigTokens(0, "10u02f03u24f")
+                                                    .withMigTokens(1, "00f01f02u03f04f05u06f"));
+  mig.labels.insert_or_assign("nvidia.com/mig-1g.10gb.sharing-strategy",
+                              std::string("time-slicing"));
+  mig.labels.insert_or_assign("nvidia.com/mig-1g.10gb.replicas", std::string("2"));
+  auto policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
+  gte::cluster::StaticClusterBackend cluster{
+      gte::cluster::ClusterFileContents{
+          {mig, gte::testing::makeDgx1Volta(FixtureState().withName("whole"))}, {}, {}},
+      policy,
+      {}};
+  gte::ExtenderService service{[p = policy] { return p; }, &cluster, nullptr};
+  gte::NodesQuery query;
+  query.node = "mig";
+  const json node = json::parse(service.nodes(query).body)["nodes"][0];
+  CHECK(node["mig"]["shared"] ==
+        json({{"1g.10gb", {{"strategy", "time-slicing"}, {"replicas", 2}}}}));
+  CHECK(node["sharing"].is_null());  // its whole GPUs are not shared
+
+  gte::PodInfo exclusive = gte::testing::makeMigPod("m", {{"1g.10gb", 1}});
+  exclusive.annotations["gputopo.dev/isolation"] = "exclusive";
+  const json kept =
+      json::parse(service.filter(gte::testing::namesArgsJson(exclusive, {"mig", "whole"})).body);
+  CHECK(kept["NodeNames"].empty());
+  REQUIRE(kept["FailedAndUnresolvableNodes"].contains("mig"));
+  CHECK(kept["FailedAndUnresolvableNodes"]["mig"] ==
+        "gpu-topology: MIG 1g.10gb devices shared by time-slicing, 2 replicas each; the pod asks "
+        "for exclusive GPUs");
+  const json shared =
+      json::parse(service
+                      .filter(gte::testing::namesArgsJson(
+                          gte::testing::makeMigPod("m", {{"1g.10gb", 1}}), {"mig", "whole"}))
+                      .body);
+  CHECK(shared["NodeNames"] == json({"mig"}));
+}
