@@ -35,7 +35,8 @@ AgentLoop::AgentLoop(DiscoverFn discover, UsageFn usage, NodePublisher* publishe
       metrics_(metrics),
       dryRunOut_(dryRunOut) {}
 
-Result<StringMap> AgentLoop::desiredLabels(Discovery& discovery, Clock::time_point now) {
+Result<StringMap> AgentLoop::desiredLabels(Discovery& discovery, Clock::time_point now,
+                                           const StringMap* nodeLabels) {
   if (usage_) {
     auto ids = usage_();
     if (!ids.ok()) {
@@ -43,7 +44,12 @@ Result<StringMap> AgentLoop::desiredLabels(Discovery& discovery, Clock::time_poi
       log::error("usage read failed; writing nothing", {{"error", ids.error().message}});
       return ids.error();
     }
-    for (const std::string& id : applyDeviceIds(discovery, *ids)) {
+    // Shared MIG devices (GFD's replicas labels on the Node): free while a replica is left.
+    const MigReplicas migReplicas =
+        nodeLabels != nullptr
+            ? sharedMigReplicas(*nodeLabels, policy_.migProducts, discovery.topology.model)
+            : MigReplicas{};
+    for (const std::string& id : applyDeviceIds(discovery, *ids, migReplicas)) {
       log::debug("allocated device not on this node's GPUs", {{"device", id}});
     }
   }
@@ -82,7 +88,7 @@ PassOutcome AgentLoop::pass(Clock::time_point now) {
     applyOperatorCordons(*discovery, node->annotations);
     readSharing(node->labels);
   }
-  auto desired = desiredLabels(*discovery, now);
+  auto desired = desiredLabels(*discovery, now, node ? &node->labels : nullptr);
   if (!desired.ok()) {
     return PassOutcome{};
   }

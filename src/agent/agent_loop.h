@@ -59,7 +59,8 @@ class AgentLoop {
   void setSharingSource(DevicePluginConfigSource* source) { sharingSource_ = source; }
 
  private:
-  Result<StringMap> desiredLabels(Discovery& discovery, Clock::time_point now);
+  Result<StringMap> desiredLabels(Discovery& discovery, Clock::time_point now,
+                                  const StringMap* nodeLabels);
   PassOutcome publish(const StringMap& desired, Clock::time_point now,
                       const StringMap* currentLabels);
   void applyOperatorCordons(Discovery& discovery, const StringMap& annotations);

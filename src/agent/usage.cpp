@@ -1,6 +1,7 @@
 #include "agent/usage.h"
 
 #include <charconv>
+#include <map>
 
 namespace gte::agent {
 namespace {
@@ -10,19 +11,24 @@ bool migEnabled(const Discovery& d, std::size_t gpu) {
          d.topology.migMode[gpu] == MigMode::kPending;
 }
 
-bool markMigDevice(Discovery& d, const std::string& id) {
+// The GPU instance a MIG device UUID names on this node, or nullptr.
+MigInstance* migInstanceOf(Discovery& d, std::string_view id) {
   for (const MigDeviceId& device : d.migDevices) {
     if (device.uuid != id) {
       continue;
     }
     for (MigInstance& instance : d.topology.migInstances[static_cast<std::size_t>(device.gpu)]) {
-      if (instance.start == device.start) {
-        instance.state = MigInstanceState::kUsed;
-        return true;
-      }
+      if (instance.start == device.start) return &instance;
     }
   }
-  return false;
+  return nullptr;
+}
+
+bool markMigDevice(Discovery& d, const std::string& id) {
+  MigInstance* instance = migInstanceOf(d, id);
+  if (instance == nullptr) return false;
+  instance->state = MigInstanceState::kUsed;
+  return true;
 }
 
 // The GPU a whole-GPU device id names (its UUID or its index) that is not in MIG mode: a
@@ -53,10 +59,9 @@ bool markGpu(Discovery& d, const std::string& id) {
   return true;
 }
 
-// A replica of a shared device (docs/sharing.md): a tenant of its GPU, which stays free for the
-// replicas other pods may still get; a shared MIG device's instance is in use.
-bool markReplica(Discovery& d, const std::string& device) {
-  if (markMigDevice(d, device)) return true;
+// A replica of a shared GPU (docs/sharing.md): a tenant of its GPU, which stays free for the
+// replicas other pods may still get.
+bool markGpuReplica(Discovery& d, const std::string& device) {
   const auto gpu = wholeGpuOf(d, device);
   if (!gpu) return false;
   std::vector<std::uint8_t>& tenants = d.topology.tenants;
@@ -102,15 +107,54 @@ std::optional<ReplicaId> splitReplicaId(std::string_view id) noexcept {
   return ReplicaId{id.substr(0, at), replica};
 }
 
-std::vector<std::string> applyDeviceIds(Discovery& discovery, const std::vector<std::string>& ids) {
+MigReplicas sharedMigReplicas(const StringMap& nodeLabels, const std::vector<MigProduct>& products,
+                              std::string_view model) {
+  constexpr std::string_view kPrefix = "nvidia.com/mig-";
+  constexpr std::string_view kSuffix = ".replicas";
+  MigReplicas out;
+  const MigProduct* product = findMigProduct(products, model);
+  if (product == nullptr) return out;
+  for (const auto& [key, value] : nodeLabels) {
+    const std::string_view k(key);
+    if (!k.starts_with(kPrefix) || !k.ends_with(kSuffix) ||
+        k.size() <= kPrefix.size() + kSuffix.size()) {
+      continue;
+    }
+    const MigProfile* profile =
+        product->findByName(k.substr(kPrefix.size(), k.size() - kPrefix.size() - kSuffix.size()));
+    int replicas = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), replicas);
+    if (profile != nullptr && error == std::errc() && end == value.data() + value.size() &&
+        replicas > 1) {
+      out.insert_or_assign(profile->code, replicas);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> applyDeviceIds(Discovery& discovery, const std::vector<std::string>& ids,
+                                        const MigReplicas& migReplicas) {
   std::vector<std::string> unmatched;
+  // Replicas held per shared MIG device: its instance stays free while one is left.
+  std::map<MigInstance*, int> migTenants;
   for (const std::string& id : ids) {
     if (const auto replica = splitReplicaId(id)) {
-      if (!markReplica(discovery, std::string(replica->device))) unmatched.push_back(id);
+      if (MigInstance* instance = migInstanceOf(discovery, replica->device)) {
+        ++migTenants[instance];
+      } else if (!markGpuReplica(discovery, std::string(replica->device))) {
+        unmatched.push_back(id);
+      }
       continue;
     }
     if (!markMigDevice(discovery, id) && !markGpu(discovery, id)) {
       unmatched.push_back(id);
+    }
+  }
+  for (const auto& [instance, tenants] : migTenants) {
+    const auto shared = migReplicas.find(instance->profileCode);
+    // Not known to be shared (no replicas label for its profile): in use, as before.
+    if (shared == migReplicas.end() || tenants >= shared->second) {
+      instance->state = MigInstanceState::kUsed;
     }
   }
   return unmatched;

@@ -1,6 +1,7 @@
 #pragma once
 // Marks what pods hold: whole GPUs (`used` = 1) and MIG instances (token state `u`). Usage comes
 // from the kubelet's PodResources API as device ids, or from `--used` for tests and dry runs.
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -8,6 +9,8 @@
 
 #include "agent/discovery.h"
 #include "base/result.h"
+#include "model/string_map.h"
+#include "policy/mig_product.h"
 
 namespace gte::agent {
 
@@ -24,12 +27,23 @@ struct ReplicaId {
 // nullopt when `id` is not a replica id (no "::", an empty device, a number that does not read).
 std::optional<ReplicaId> splitReplicaId(std::string_view id) noexcept;
 
+// Replicas per MIG device of the profiles the device plugin shares, by labels-v1 profile code.
+using MigReplicas = std::map<char, int>;
+
+// From GPU Feature Discovery's `nvidia.com/mig-<profile>.replicas` labels on the node (the mixed
+// MIG strategy), each profile named through the product table of `model`; profiles of one replica,
+// unknown to the table, or whose count does not read are left out.
+MigReplicas sharedMigReplicas(const StringMap& nodeLabels, const std::vector<MigProduct>& products,
+                              std::string_view model);
+
 // Device ids as the device plugin reports them to the kubelet: GPU UUIDs ("GPU-..."), MIG device
 // UUIDs ("MIG-...") or GPU indices ("3"), each possibly a replica id of a shared device. A whole
 // GPU is marked used; a replica of a GPU counts one tenant of it (`tenants`, the GPU stays free:
-// its other replicas are still offered), a replica of a MIG device marks its instance used.
-// Returns the ids that matched nothing on this node (the caller logs them: a stale allocation or
-// another resource's device).
-std::vector<std::string> applyDeviceIds(Discovery& discovery, const std::vector<std::string>& ids);
+// its other replicas are still offered). A MIG device's replicas leave its instance free while
+// fewer are held than `migReplicas` gives its profile (another pod may still get one), and mark it
+// used once all are, or when its profile's replicas are not known. Returns the ids that matched
+// nothing on this node (the caller logs them: a stale allocation or another resource's device).
+std::vector<std::string> applyDeviceIds(Discovery& discovery, const std::vector<std::string>& ids,
+                                        const MigReplicas& migReplicas = {});
 
 }  // namespace gte::agent
