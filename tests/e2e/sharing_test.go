@@ -76,13 +76,7 @@ func sharingLastReplica(s *scenarioEnv) {
 		labels[key("tenants")] = "44444443"
 	}})
 	node := s.name + "-sliced"
-	var names []string
-	for i := range 2 {
-		pod := s.newPod(fmt.Sprintf("svc-%d", i), "nvidia.com/gpu", 1)
-		pod.Spec.NodeSelector["kubernetes.io/hostname"] = node
-		s.createPod(pod)
-		names = append(names, pod.Name)
-	}
+	names := s.createPinnedServices(node, 2)
 	var bound, pending string
 	err := s.poll(bindTimeout, func(ctx context.Context) (bool, error) {
 		for i, name := range names {
@@ -198,13 +192,7 @@ func sharingAgentTenants(s *scenarioEnv) {
 	s.expectLabels(node, nil, map[string]string{key("n"): "8", key("used"): "00000000"})
 	s.waitExtenderSeesGenLabels()
 
-	var names []string
-	for i := range 3 {
-		pod := s.newPod(fmt.Sprintf("svc-%d", i), "nvidia.com/gpu", 1)
-		pod.Spec.NodeSelector["kubernetes.io/hostname"] = node
-		s.createPod(pod)
-		names = append(names, pod.Name)
-	}
+	names := s.createPinnedServices(node, 3)
 	for _, name := range names {
 		s.expectBoundTo(name, node)
 	}
@@ -268,4 +256,17 @@ func (s *scenarioEnv) waitTenants(node string, ok func([]int) bool) []int {
 		s.t.Fatalf("node %s: tenants never as expected (last %v): %v", node, last, err)
 	}
 	return last
+}
+
+// createPinnedServices creates n one-GPU pods that accept shared GPUs (svc-0, svc-1, ...) pinned
+// to node, and returns their names.
+func (s *scenarioEnv) createPinnedServices(node string, n int) []string {
+	var names []string
+	for i := range n {
+		pod := s.newPod(fmt.Sprintf("svc-%d", i), "nvidia.com/gpu", 1)
+		pod.Spec.NodeSelector["kubernetes.io/hostname"] = node
+		s.createPod(pod)
+		names = append(names, pod.Name)
+	}
+	return names
 }
