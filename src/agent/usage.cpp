@@ -1,5 +1,7 @@
 #include "agent/usage.h"
 
+#include "model/gpu_sharing.h"
+
 #include <charconv>
 #include <map>
 
@@ -109,24 +111,13 @@ std::optional<ReplicaId> splitReplicaId(std::string_view id) noexcept {
 
 MigReplicas sharedMigReplicas(const StringMap& nodeLabels, const std::vector<MigProduct>& products,
                               std::string_view model) {
-  constexpr std::string_view kPrefix = "nvidia.com/mig-";
-  constexpr std::string_view kSuffix = ".replicas";
   MigReplicas out;
   const MigProduct* product = findMigProduct(products, model);
   if (product == nullptr) return out;
-  for (const auto& [key, value] : nodeLabels) {
-    const std::string_view k(key);
-    if (!k.starts_with(kPrefix) || !k.ends_with(kSuffix) ||
-        k.size() <= kPrefix.size() + kSuffix.size()) {
-      continue;
-    }
-    const MigProfile* profile =
-        product->findByName(k.substr(kPrefix.size(), k.size() - kPrefix.size() - kSuffix.size()));
-    int replicas = 0;
-    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), replicas);
-    if (profile != nullptr && error == std::errc() && end == value.data() + value.size() &&
-        replicas > 1) {
-      out.insert_or_assign(profile->code, replicas);
+  for (const SharedMigProfile& shared : readMigSharing(nodeLabels)) {
+    const MigProfile* profile = product->findByName(shared.profile);
+    if (profile != nullptr && shared.sharing.replicas > 1) {
+      out.insert_or_assign(profile->code, shared.sharing.replicas);
     }
   }
   return out;

@@ -30,9 +30,9 @@ std::optional<ReplicaId> splitReplicaId(std::string_view id) noexcept;
 // Replicas per MIG device of the profiles the device plugin shares, by labels-v1 profile code.
 using MigReplicas = std::map<char, int>;
 
-// From GPU Feature Discovery's `nvidia.com/mig-<profile>.replicas` labels on the node (the mixed
-// MIG strategy), each profile named through the product table of `model`; profiles of one replica,
-// unknown to the table, or whose count does not read are left out.
+// The MIG profiles GPU Feature Discovery's labels on the node call shared (readMigSharing: the
+// mixed MIG strategy), each named through the product table of `model`; profiles unknown to the
+// table, or whose replica count is not known, are left out (their devices read used at a tenant).
 MigReplicas sharedMigReplicas(const StringMap& nodeLabels, const std::vector<MigProduct>& products,
                               std::string_view model);
 

@@ -218,10 +218,19 @@ void ClusterObserver::observeNodes(const ClusterSnapshot& snapshot) {
       }
       approximate.insert(name);
     }
-    if (!state->sharing.unreadable.empty()) {
+    // GPUs' and MIG profiles' sharing labels alike (docs/sharing.md): once per node.
+    std::string unreadable = state->sharing.unreadable;
+    if (state->sharedMig) {
+      for (const SharedMigProfile& mig : *state->sharedMig) {
+        if (mig.sharing.unreadable.empty()) continue;
+        if (!unreadable.empty()) unreadable += "; ";
+        unreadable += mig.sharing.unreadable;
+      }
+    }
+    if (!unreadable.empty()) {
       if (!unreadableSharing_.contains(name)) {
         log::warn("node GPU sharing labels unreadable; its GPUs are treated as shared",
-                  {{"node", name}, {"labels", state->sharing.unreadable}});
+                  {{"node", name}, {"labels", unreadable}});
       }
       unreadableSharing.insert(name);
     }

@@ -29,12 +29,14 @@ std::string migProfile(const FitOutcome& outcome, const PodDemand& demand) {
   return demand.mig[static_cast<std::size_t>(outcome.migRequest)].profile;
 }
 
-// "shared by time-slicing, 4 replicas per GPU".
-std::string sharedHow(const FitOutcome& outcome) {
+// "shared by time-slicing, 4 replicas per GPU" (`per` "each" for MIG devices).
+std::string sharedHow(const FitOutcome& outcome, std::string_view per = "per GPU") {
   std::string how = outcome.sharing == SharingStrategy::kUnknown
                         ? std::string("shared (sharing unreadable or unnamed)")
                         : "shared by " + std::string(sharingStrategyName(outcome.sharing));
-  if (outcome.replicas > 0) how += ", " + std::to_string(outcome.replicas) + " replicas per GPU";
+  if (outcome.replicas > 0) {
+    how += ", " + std::to_string(outcome.replicas) + " replicas " + std::string(per);
+  }
   return how;
 }
 
@@ -81,14 +83,9 @@ std::string fitReasonText(const FitOutcome& outcome, const PodDemand& demand) {
       return "MIG profile " + migProfile(outcome, demand) + " has no free placement";
     case FitReason::kGpusShared:
       return "GPUs " + sharedHow(outcome) + "; the pod asks for exclusive GPUs";
-    case FitReason::kMigShared: {
-      std::string how = outcome.sharing == SharingStrategy::kUnknown
-                            ? std::string("shared (sharing unreadable or unnamed)")
-                            : "shared by " + std::string(sharingStrategyName(outcome.sharing));
-      if (outcome.replicas > 0) how += ", " + std::to_string(outcome.replicas) + " replicas each";
-      return "MIG " + migProfile(outcome, demand) + " devices " + how +
+    case FitReason::kMigShared:
+      return "MIG " + migProfile(outcome, demand) + " devices " + sharedHow(outcome, "each") +
              "; the pod asks for exclusive GPUs";
-    }
     case FitReason::kGpusSharedSetUnknown:
       return "GPUs " + sharedHow(outcome) +
              ": the device plugin places replicas without regard to links or NUMA; the pod "

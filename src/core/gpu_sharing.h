@@ -8,9 +8,7 @@
 // or fault isolation under time-slicing. A node whose sharing cannot be read is treated as shared,
 // never as exclusive. Pure.
 #include <cstdint>
-#include <string>
 #include <string_view>
-#include <vector>
 
 #include "model/gpu_sharing.h"
 #include "model/node_info.h"
@@ -29,20 +27,5 @@ inline constexpr std::string_view kSharingReplicasLabel = "nvidia.com/gpu.replic
 // agent's label alone, and only where its strategy is the one read.
 GpuSharing readGpuSharing(const NodeInfo& node, std::string_view labelPrefix, int wholeGpus,
                           bool migModeGpus, std::int64_t allocatable);
-
-// One MIG profile whose devices the device plugin shares among pods (`sharing.timeSlicing` or
-// `sharing.mps` listing nvidia.com/mig-<profile>): each MIG device is then advertised `replicas`
-// times and its memory and faults are shared by its tenants.
-struct SharedMigProfile {
-  std::string profile;  // "1g.10gb", as in nvidia.com/mig-1g.10gb
-  GpuSharing sharing;
-  friend bool operator==(const SharedMigProfile&, const SharedMigProfile&) = default;
-};
-
-// The MIG profiles whose devices are shared, sorted by profile, from what GFD writes per resource
-// under the plugin's `mixed` MIG strategy (`nvidia.com/mig-<profile>.sharing-strategy` and
-// `.replicas`, read as the nvidia.com/gpu pair above). A pair that does not read makes its profile
-// shared by an unknown strategy. MIG devices the labels say nothing of are read as not shared.
-std::vector<SharedMigProfile> readMigSharing(const NodeInfo& node);
 
 }  // namespace gte

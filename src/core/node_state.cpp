@@ -589,7 +589,7 @@ std::shared_ptr<NodeState> readState(const NodeInfo& node, const Policy& policy)
   readInto(*state, node, policy);
   state->sharing = sharingOf(node, *state, policy.labelPrefix);
   state->sharesGpus = state->sharing.shared();  // the device plugin's until adoptDra says not
-  if (auto shared = readMigSharing(node); !shared.empty()) {
+  if (auto shared = readMigSharing(node.labels); !shared.empty()) {
     state->sharedMig = std::make_shared<const std::vector<SharedMigProfile>>(std::move(shared));
   }
   return state;

@@ -7,6 +7,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "model/string_map.h"
 
 namespace gte {
 
@@ -52,5 +55,31 @@ std::optional<GpuSharing> parseAgentSharing(std::string_view value);
 // The value for a sharing (the agent writes it; parseAgentSharing reads it back): `none` unless
 // the strategy is named and the replicas are 2 or more.
 std::string formatAgentSharing(const GpuSharing& sharing);
+
+// A sharing that does not read (treated as shared by an unknown strategy), with what was read.
+GpuSharing unreadableSharing(std::string what);
+
+// GPU Feature Discovery's pair for one resource, `<resource>.sharing-strategy` and
+// `<resource>.replicas` (either may be null when absent), named by their keys in what a pair that
+// does not read reports. Only the replicas (releases before the strategy label): more than one is
+// sharing by a strategy not named; `none` with more than one replica does not read.
+GpuSharing readGfdSharing(const std::string* strategy, const std::string* replicas,
+                          std::string_view strategyKey, std::string_view replicasKey);
+
+// One MIG profile whose devices the device plugin shares among pods (`sharing.timeSlicing` or
+// `sharing.mps` listing nvidia.com/mig-<profile>): each MIG device is then advertised `replicas`
+// times and its memory and faults are shared by its tenants.
+struct SharedMigProfile {
+  std::string profile;  // resource suffix: "1g.10gb" as in nvidia.com/mig-1g.10gb
+  GpuSharing sharing;
+  friend bool operator==(const SharedMigProfile&, const SharedMigProfile&) = default;
+};
+
+// The MIG profiles whose devices are shared, sorted by profile, from what GFD writes per resource
+// under the plugin's `mixed` MIG strategy (`nvidia.com/mig-<profile>.sharing-strategy` and
+// `.replicas`, read by readGfdSharing). A pair that does not read makes its profile shared by an
+// unknown strategy. MIG devices the labels say nothing of are read as not shared. The extender's
+// node state and the agent's MIG usage both read them here.
+std::vector<SharedMigProfile> readMigSharing(const StringMap& labels);
 
 }  // namespace gte
