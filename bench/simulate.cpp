@@ -12,6 +12,7 @@
 //                1g.10gb:40,2g.20gb:20,3g.40gb:20,4g.40gb:10,7g.80gb:10]]
 //   gte_simulate --mode groups [--cluster SPEC] [--pods PATH | --synthetic MIX] [--loads 0.85]
 //                [--arrivals 8000] [--group-share 0.1] [--group-sizes MIX] [--group-duration 2]
+//                [--group-any-model MIX]
 //                [--single-duration 3] [--warmup 0.25] [--choosers LIST] [--seeds ...] [--csv ...]
 //                [--json ...]
 //   gte_simulate --mode faults [groups options] [--gpu-fail-rate 0.0028]
@@ -84,7 +85,8 @@ constexpr std::string_view kUsage =
     "           (default the openb multigpu50 mix) or --pods, --loads offered GPU load(s)\n"
     "           (0.85), --arrivals (8000), --group-share share of arrivals that are groups\n"
     "           (0.1), --group-sizes members mix, --group-duration and --single-duration\n"
-    "           mean run times (2 and 3),\n"
+    "           mean run times (2 and 3), --group-any-model MIX (groups select no GPU\n"
+    "           product, any node; MIX = GPUs per member, e.g. 8:60,4:20,2:20),\n"
     "           --warmup share of arrivals not measured (0.25); --choosers also take\n"
     "           tas-best-fit[:CHOOSER] (Kueue-like domain choice by counts; members inside and\n"
     "           single pods by least-allocated or CHOOSER) and\n"
@@ -134,6 +136,7 @@ struct Options {
   int arrivals = 8000;
   double groupShare = 0.1;
   std::string groupSizes = std::string(kGroupSizeMix);
+  std::string groupAnyModel;  // MIX of GPUs per member: groups select no GPU product
   double singleDuration = 3;
   double groupDuration = 2;
   double warmup = 0.25;
@@ -229,6 +232,7 @@ const std::pair<std::string_view, OptionField> kOptionFields[] = {
     {"--arrivals", &Options::arrivals},
     {"--group-share", &Options::groupShare},
     {"--group-sizes", &Options::groupSizes},
+    {"--group-any-model", &Options::groupAnyModel},
     {"--single-duration", &Options::singleDuration},
     {"--group-duration", &Options::groupDuration},
     {"--warmup", &Options::warmup},
@@ -483,7 +487,16 @@ bool groupWorkloadSpec(const Options& options, std::span<const SimNodeSpec> node
   spec.singleDuration = options.singleDuration;
   spec.groupDuration = options.groupDuration;
   spec.arrivals = options.arrivals;
-  spec.pools = defaultGroupPools(nodes);
+  if (options.groupAnyModel.empty()) {
+    spec.pools = defaultGroupPools(nodes);
+    return true;
+  }
+  auto members = parseWeightedValues(options.groupAnyModel, 1, 8, "gpus");
+  if (!members.ok()) {
+    std::cerr << "gte_simulate: --group-any-model: " << members.error().message << "\n";
+    return false;
+  }
+  spec.pools = {anyModelGroupPool(std::move(*members), nodes)};
   return true;
 }
 

@@ -174,6 +174,12 @@ class GroupReplay {
       std::sort(used.begin(), used.end());
       outcome.domainsUsed = static_cast<int>(std::unique(used.begin(), used.end()) - used.begin());
     }
+    std::set<std::string_view> models;
+    for (const PodPlacement& placement : outcome.pods) {
+      models.insert(
+          engine_.nodes()[static_cast<std::size_t>(placement.node)].state->topology.model);
+    }
+    outcome.modelsUsed = static_cast<int>(models.size());
     return outcome;
   }
 
@@ -301,11 +307,17 @@ class GroupReplay {
   void noteOffer(const TimedArrival& arrival, std::span<const std::uint8_t> pool,
                  ArrivalOutcome& outcome) const {
     std::int64_t total = 0;
+    std::map<std::string_view, std::int64_t> byModel;
     const std::span<const EngineNode> nodes = engine_.nodes();
     for (std::size_t n = 0; n < nodes.size(); ++n) {
-      total += pool[n] != 0 ? memberSlots(nodes[n], arrival.pod) : 0;
+      const std::int64_t slots = pool[n] != 0 ? memberSlots(nodes[n], arrival.pod) : 0;
+      total += slots;
+      byModel[nodes[n].state->topology.model] += slots;
     }
     outcome.fitsTotal = total >= arrival.members;
+    outcome.fitsOneModel = std::any_of(byModel.begin(), byModel.end(), [&](const auto& model) {
+      return model.second >= arrival.members;
+    });
     outcome.level = domains_.innermostLevel(pool);
     if (outcome.level < 0) {
       return;

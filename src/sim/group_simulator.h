@@ -73,6 +73,10 @@ struct ArrivalOutcome {
   bool fitsOneDomain = false;  // some domain of `level` could hold every member (counts)
   bool fitsTotal = false;      // the group's nodes together could (counts)
   int largestDomainSlots = 0;  // members the roomiest domain of `level` could take
+  // GPU models (labels-v1 `model`): whether the admitted nodes of some one model could hold every
+  // member (counts), and how many models the placed members' nodes carry.
+  bool fitsOneModel = false;
+  int modelsUsed = 0;
   // Planned mode: what the planner answered, and members whose GPUs differed from the plan's.
   GroupPlanStatus plan = GroupPlanStatus::kUnplaced;
   int planMismatches = 0;

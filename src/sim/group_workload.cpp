@@ -63,6 +63,14 @@ std::vector<GroupPool> defaultGroupPools(std::span<const SimNodeSpec> cluster) {
   return pools;
 }
 
+GroupPool anyModelGroupPool(WeightedValues memberGpus, std::span<const SimNodeSpec> cluster) {
+  GroupPool pool{"", std::move(memberGpus), 0};
+  for (const SimNodeSpec& node : cluster) {
+    pool.gpus += node.machine->gpus;
+  }
+  return pool;
+}
+
 double meanGpuTimePerArrival(const GroupWorkloadSpec& spec) {
   const double singleGpus =
       spec.singleTrace.empty() ? weightedMean(spec.singleGpus) : traceMeanGpus(spec.singleTrace);

@@ -28,7 +28,7 @@ struct TimedArrival {
 };
 
 struct GroupPool {
-  std::string gpuProduct;     // the members' nodeSelector (labels-v1 `model`)
+  std::string gpuProduct;     // the members' nodeSelector (labels-v1 `model`); empty: any node
   WeightedValues memberGpus;  // GPUs per member
   std::int64_t gpus = 0;      // the pool's GPUs: its share of the groups
 };
@@ -57,6 +57,10 @@ inline constexpr std::string_view kGroupSizeMix =
 // that product's whole node (80%), half (10%) or a quarter (10%), e.g. 4/2/1 GPUs on GB200 trays,
 // 8/4/2 on HGX H100.
 std::vector<GroupPool> defaultGroupPools(std::span<const SimNodeSpec> cluster);
+
+// One pool of every node: groups that select no GPU product (a mixed-generation cluster's jobs,
+// which any model may run), GPUs per member from `memberGpus`.
+GroupPool anyModelGroupPool(WeightedValues memberGpus, std::span<const SimNodeSpec> cluster);
 
 std::vector<TimedArrival> groupWorkload(const GroupWorkloadSpec& spec, std::int64_t capacityGpus,
                                         std::uint64_t seed);

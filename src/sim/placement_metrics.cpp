@@ -74,6 +74,10 @@ LevelGroupMetrics& levelEntry(std::vector<LevelGroupMetrics>& levels, const std:
 void countGroup(GroupMetrics& groups, const std::string& level, const ArrivalOutcome& outcome) {
   LevelGroupMetrics& entry = levelEntry(groups.byLevel, level);
   ++entry.arrived;
+  groups.fitOneModel += outcome.fitsOneModel ? 1 : 0;
+  groups.oneModelOfFit += outcome.placed && outcome.fitsOneModel && outcome.modelsUsed == 1 ? 1 : 0;
+  groups.groupsPlaced += outcome.placed ? 1 : 0;
+  groups.mixedModels += outcome.placed && outcome.modelsUsed > 1 ? 1 : 0;
   entry.fitOne += outcome.fitsOneDomain ? 1 : 0;
   if (!outcome.placed) {
     entry.refusedWithRoom += outcome.fitsTotal ? 1 : 0;
@@ -164,6 +168,7 @@ RunMetrics summariseGroups(const GroupRun& run, std::span<const TimedArrival> ar
     const TimedArrival& arrival = arrivals[i];
     const ArrivalOutcome& outcome = run.outcomes[i];
     if (arrival.members > 0) {
+      groups.anyModel = groups.anyModel || arrival.pod.gpuProduct.empty();
       countGroup(groups,
                  outcome.level < 0
                      ? std::string("none")

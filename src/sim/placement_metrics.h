@@ -70,7 +70,14 @@ struct GroupMetrics {
   std::array<int, 9> membersBySize{};
   std::array<int, 9> nvlinkBySize{};
   int planMismatches = 0;  // planned members whose GPUs differed from the plan's
-  int singlePods = 0;      // single GPU pods that arrived
+  // GPU models: groups (every level) whose pool's nodes of some one model could hold every member
+  // at arrival, of those the ones placed on one model, and placed groups on 2+ models.
+  bool anyModel = false;  // some group selected no GPU product (its pool is every node)
+  int fitOneModel = 0;
+  int oneModelOfFit = 0;
+  int groupsPlaced = 0;
+  int mixedModels = 0;
+  int singlePods = 0;  // single GPU pods that arrived
   int singlePodsFailed = 0;
   std::int64_t singleGpusAsked = 0;
   std::int64_t singleGpusPlaced = 0;

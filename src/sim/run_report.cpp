@@ -178,6 +178,10 @@ std::vector<std::pair<std::string, double>> flattenGroupMetrics(const RunMetrics
   out.emplace_back("member.nvlink", ratio(groups.membersNvlink, groups.multiGpuMembers));
   out.emplace_back("member.missed", ratio(groups.membersMissed, groups.multiGpuMembers));
   out.emplace_back("member.plan_mismatches", groups.planMismatches);
+  out.emplace_back("model.fit_one", groups.fitOneModel);
+  out.emplace_back("model.one_when_fit", ratio(groups.oneModelOfFit, groups.fitOneModel));
+  out.emplace_back("model.mixed", groups.mixedModels);
+  out.emplace_back("model.mixed_rate", ratio(groups.mixedModels, groups.groupsPlaced));
   for (const std::size_t k : {std::size_t{2}, std::size_t{4}}) {
     const std::string m = "member" + std::to_string(k) + ".";
     out.emplace_back(m + "placed", groups.membersBySize[k]);
@@ -284,6 +288,11 @@ Columns groupColumns(std::span<const LabelledRun> runs) {
       {"member2.nvlink", "nvlM2%"},
       {"member4.nvlink", "nvlM4%"},
   };
+  if (std::any_of(runs.begin(), runs.end(),
+                  [](const LabelledRun& run) { return run.metrics.groups.anyModel; })) {
+    columns.emplace_back("model.one_when_fit", "oneModel%");
+    columns.emplace_back("model.mixed_rate", "mixed%");
+  }
   std::vector<std::string> levels;
   for (const LabelledRun& run : runs) {
     for (const LevelGroupMetrics& level : run.metrics.groups.byLevel) {

@@ -8,6 +8,7 @@
 #include <map>
 #include <queue>
 #include <set>
+#include <sstream>
 
 #include "policy/default_policy.h"
 #include "sim/cluster_spec.h"
@@ -198,6 +199,77 @@ TEST_CASE("groups metrics: whole when one domain could hold it, split, refused w
   CHECK(flat.at("clique.split_rate") == 50.0);      // 1 of 2 placed
   CHECK(flat.at("single.accepted") == 100.0 * 2 / 6);
   CHECK(flat.count("ar100") == 0);  // the fill protocol's figures do not apply
+}
+
+// A group of `members` members of 8 GPUs that selects no GPU product (any model may run it).
+TimedArrival anyModelGroup(const std::string& name, double at, int members) {
+  TimedArrival arrival = gb200Group(name, at, members, 8);
+  arrival.pod.gpuProduct.clear();
+  return arrival;
+}
+
+TEST_CASE(
+    "a mixed-generation cluster: the planner keeps a group on one GPU model when one holds it") {
+  // Two DGX H100 and two DGX-1V boards, 8 GPUs each, unracked: every member takes a whole node.
+  const auto nodes = parseClusterSpec("hgx-h100:2,dgx1v:2");
+  REQUIRE(nodes.ok());
+  const std::vector<TimedArrival> arrivals = {
+      anyModelGroup("a", 1, 2),  // either model holds both members: one model
+      anyModelGroup("b", 2, 2),  // the other model's two boards are left: one model again
+      anyModelGroup("c", 3, 1),  // nothing free: refused
+  };
+  const GroupRun run = simulateGroups(*nodes, arrivals, defaultPolicy(),
+                                      optionsFor(GroupMode::kPlanned, Chooser::kExtender));
+  REQUIRE(run.outcomes[0].placed);
+  REQUIRE(run.outcomes[1].placed);
+  CHECK_FALSE(run.outcomes[2].placed);
+  for (std::size_t g = 0; g < 2; ++g) {
+    CHECK(run.outcomes[g].fitsOneModel);
+    CHECK(run.outcomes[g].modelsUsed == 1);
+  }
+  const auto modelOf = [&](const PodPlacement& member) {
+    return (*nodes)[static_cast<std::size_t>(member.node)].machine->model;
+  };
+  CHECK(modelOf(run.outcomes[0].pods[0]) != modelOf(run.outcomes[1].pods[0]));
+
+  // Three members: no model holds them, so they are placed across both, and counted mixed.
+  const std::vector<TimedArrival> threeMembers = {anyModelGroup("d", 1, 3)};
+  const GroupRun three = simulateGroups(*nodes, threeMembers, defaultPolicy(),
+                                        optionsFor(GroupMode::kPlanned, Chooser::kExtender));
+  REQUIRE(three.outcomes[0].placed);
+  CHECK_FALSE(three.outcomes[0].fitsOneModel);
+  CHECK(three.outcomes[0].modelsUsed == 2);
+}
+
+TEST_CASE("groups metrics: one model when one could hold the group, placed across models") {
+  GroupRun run;
+  run.levels = defaultGroupsPolicy().levels;
+  ArrivalOutcome oneModel;
+  oneModel.placed = true;
+  oneModel.fitsOneModel = true;
+  oneModel.modelsUsed = 1;
+  ArrivalOutcome mixedWithRoom = oneModel;  // one model could have held it
+  mixedWithRoom.modelsUsed = 2;
+  ArrivalOutcome mixedNoRoom = mixedWithRoom;  // no model could
+  mixedNoRoom.fitsOneModel = false;
+  ArrivalOutcome refused;
+  refused.fitsOneModel = true;
+  run.outcomes = {oneModel, mixedWithRoom, mixedNoRoom, refused};
+  std::vector<TimedArrival> arrivals = {anyModelGroup("a", 0, 2), anyModelGroup("b", 0, 2),
+                                        anyModelGroup("c", 0, 2), anyModelGroup("d", 0, 2)};
+  const RunMetrics m = summariseGroups(run, arrivals, 0);
+  CHECK(m.groups.anyModel);
+  std::map<std::string, double> flat;
+  for (const auto& [name, value] : flattenMetrics(m)) {
+    flat[name] = value;
+  }
+  CHECK(flat.at("model.fit_one") == 3);
+  CHECK(flat.at("model.one_when_fit") == 100.0 / 3);  // 1 of 3, the refused one counts against
+  CHECK(flat.at("model.mixed") == 2);
+  CHECK(flat.at("model.mixed_rate") == 100.0 * 2 / 3);  // 2 of 3 placed
+  std::ostringstream table;
+  writeTable(table, std::vector<LabelledRun>{LabelledRun{"s", "c", 42, m, {}}});
+  CHECK(table.str().find("oneModel%") != std::string::npos);
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // The timed workload of single pods and pod groups: its mixes, pools, load and seeds.
 #include <catch2/catch_test_macros.hpp>
 #include <map>
+#include <set>
 
 #include "sim/cluster_spec.h"
 #include "sim/group_workload.h"
@@ -59,6 +60,25 @@ TEST_CASE("pools: one per racked GPU product, members of a whole, half or quarte
   CHECK(pools[1].gpuProduct == "NVIDIA-H100-80GB-HBM3");
   CHECK(pools[1].gpus == 128);
   CHECK(pools[1].memberGpus == WeightedValues{{8, 80}, {4, 10}, {2, 10}});
+}
+
+TEST_CASE("any-model groups: one pool of every node, members from the given mix") {
+  const auto nodes = parseClusterSpec("hgx-h100:4,dgx1v:4,pcie4:2");
+  REQUIRE(nodes.ok());
+  const GroupPool pool = anyModelGroupPool({{8, 60}, {2, 40}}, *nodes);
+  CHECK(pool.gpuProduct.empty());
+  CHECK(pool.gpus == 72);
+  GroupWorkloadSpec spec = specFor(*nodes, 4000);
+  spec.pools = {pool};
+  spec.groupShare = 0.5;
+  std::set<int> memberGpus;
+  for (const TimedArrival& a : groupWorkload(spec, gpusOf(*nodes), 42)) {
+    if (a.members > 0) {
+      CHECK(a.pod.gpuProduct.empty());  // no nodeSelector: any model
+      memberGpus.insert(a.pod.gpus);
+    }
+  }
+  CHECK(memberGpus == std::set<int>{2, 8});
 }
 
 TEST_CASE("group workload: arrivals in time order, groups of 2-18 with a pool, the offered load") {
