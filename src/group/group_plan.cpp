@@ -22,6 +22,8 @@ struct DomainTally {
   std::int64_t slots = 0;  // members of the counted shape it can take
   // ... on sets that hold nothing the health policy avoids (GroupSlots::healthy)
   std::int64_t healthySlots = 0;
+  // ... on all-NVLink sets, for members that accept any link (Planner::prefersNvlinkSets)
+  std::int64_t nvlinkSlots = 0;
   std::int64_t freeGpus = 0;
   std::int64_t usableGpus = 0;
   std::uint32_t nodes = 0;
@@ -182,6 +184,7 @@ class Planner {
     applies_ = false;
     std::vector<DomainTally> tallies;
     const std::size_t shape = countedShape();
+    const bool nvlinkFirst = prefersNvlinkSets();
     for (const std::uint32_t n : pool) {
       const std::uint32_t id = domainOf(n, level);
       if (id == kNoDomain) continue;
@@ -190,6 +193,7 @@ class Planner {
       const int slots = slotsOn(n, shape, kMaxCountedSlots);
       tally.slots += slots;
       tally.healthySlots += healthySlotsOf(slots, n);
+      if (nvlinkFirst) tally.nvlinkSlots += std::min(slots, nvlinkSlotsOn(n));
       tally.freeGpus += in_.nodes[n].facts->freeGpus;
       tally.usableGpus += in_.nodes[n].facts->usableGpus;
       ++tally.nodes;
@@ -219,11 +223,17 @@ class Planner {
     // Ranked by free GPUs first, leftovers of other shapes count too: a domain whose free GPUs
     // are stranded in slots the group cannot use is kept for the smaller pods they can serve.
     // A domain that holds the group on healthy sets (nothing degraded, docs/health.md) comes
-    // first: a group stops when any member's GPU or link fails.
+    // first: a group stops when any member's GPU or link fails. Then, for members of 2+ GPUs that
+    // accept any link, a domain that holds every member on all-NVLink sets: where the sets are
+    // first-fit's (DRA nodes), a tighter domain would hand some members PCIe pairs, and a
+    // data-parallel group runs at its slowest member's pace.
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
       const bool ha = tallies[a].healthySlots >= countedNeed();
       const bool hb = tallies[b].healthySlots >= countedNeed();
       if (ha != hb) return ha;
+      const bool na = nvlinkFirst && tallies[a].nvlinkSlots >= countedNeed();
+      const bool nb = nvlinkFirst && tallies[b].nvlinkSlots >= countedNeed();
+      if (na != nb) return na;
       if (tallies[a].freeGpus != tallies[b].freeGpus) {
         return tallies[a].freeGpus < tallies[b].freeGpus;
       }

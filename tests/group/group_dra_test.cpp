@@ -180,6 +180,57 @@ TEST_CASE("a group of 2-GPU NVLink pods on DRA nodes goes where first-fit gives 
   CHECK(plan(6).status == GroupPlanStatus::kUnplaced);
 }
 
+TEST_CASE("members that accept any link go to the rack whose first-fit sets are NVLink pairs",
+          "[core][group-plan][dra]") {
+  const Policy policy = defaultPolicy();
+  // Rack r1 is the best fit (8 free GPUs against 16) but its node first-fits PCIe pairs (0-5,
+  // 1-4); rack r2's "nvlink" node first-fits NVLink pairs (0-3, 5-6, ...). Members of a
+  // data-parallel group run at the slowest one's pace: both go to r2.
+  DraDgx1 pcie("pcie", {0, 5, 1, 4, 2, 7, 3, 6});
+  DraDgx1 nvlink("nvlink", {3, 0, 6, 5, 1, 2, 4, 7});
+  DraDgx1 mixed("mixed", {0, 3, 5, 2, 1, 4, 6, 7});
+  const auto onPcie = pcie.state(policy);
+  const auto onNvlink = nvlink.state(policy);
+  const auto onMixed = mixed.state(policy);
+  const GroupDomainIds r1{kNoDomain, kNoDomain, 0, kNoDomain};  // network.topology...block
+  const GroupDomainIds r2{kNoDomain, kNoDomain, 1, kNoDomain};
+  REQUIRE(policy.groups.levels[2].label == "network.topology.nvidia.com/block");
+  const NodeGroupFacts facts[] = {nodeGroupFacts(*onPcie, r1, policy),
+                                  nodeGroupFacts(*onNvlink, r2, policy),
+                                  nodeGroupFacts(*onMixed, r2, policy)};
+  const GroupPlanNode nodes[] = {{"pcie", onPcie.get(), &facts[0]},
+                                 {"nvlink", onNvlink.get(), &facts[1]},
+                                 {"mixed", onMixed.get(), &facts[2]}};
+  const auto plan = [&](std::size_t size) {
+    const std::vector<PodDemand> members(size, gpus(2));
+    GroupPlanInput in;
+    in.group = "ml/job";
+    in.levels = policy.groups.levels;
+    in.nodes = nodes;
+    in.members = members;
+    return planGroup(in, policy);
+  };
+  const GroupPlan two = plan(2);
+  REQUIRE(two.status == GroupPlanStatus::kPlanned);
+  CHECK(two.level == 2);
+  REQUIRE(two.slots.size() == 2);
+  CHECK(two.slots[0].node == "nvlink");
+  CHECK(maskOf(two.slots[0].allocation) == mask({0, 3}));
+  CHECK(two.slots[1].node == "nvlink");
+  CHECK(maskOf(two.slots[1].allocation) == mask({5, 6}));
+  // Six members: r2 holds them only with PCIe pairs among them (4 + 1 NVLink slots), r1 cannot
+  // hold them at all (4 slots): r2, by best fit as before.
+  const GroupPlan six = plan(6);
+  REQUIRE(six.status == GroupPlanStatus::kPlanned);
+  for (const PlannedSlot& slot : six.slots)
+    CHECK(slot.node != "pcie");
+  // Four: both racks hold them, only r2 on NVLink pairs: r2.
+  const GroupPlan four = plan(4);
+  REQUIRE(four.status == GroupPlanStatus::kPlanned);
+  for (const PlannedSlot& slot : four.slots)
+    CHECK(slot.node == "nvlink");
+}
+
 TEST_CASE("a hold on a DRA node takes its GPUs; a pod's charge does not (its claim does)",
           "[core][dra][group-holds]") {
   const Policy policy = defaultPolicy();

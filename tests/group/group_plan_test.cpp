@@ -435,10 +435,11 @@ TEST_CASE("one GPU model is relaxed by the policy or the pod", "[core][group-pla
 
 TEST_CASE("inside a domain, a looser domain of one model beats a tighter mixed one",
           "[core][group-plan]") {
-  // Block b1: an A100 board and a DGX-1V (mixed, 16 free GPUs); block b2: two H100 boards (one
-  // model, 16 free too but named later). Two 8-GPU members fit b1 only across models.
+  // Block b1: an A100 board and an H100 board (mixed, 16 free GPUs); block b2: two H100 boards
+  // (one model, 16 free too but named later). Every board gives an 8-GPU member an NVLink set.
+  // Two 8-GPU members fit b1 only across models.
   std::vector<Spec> specs = {{testing::makeDgxA100(FixtureState().withName("a100")), "", "b1"},
-                             {testing::makeDgx1Volta(FixtureState().withName("v100")), "", "b1"},
+                             {testing::makeDgxH100(FixtureState().withName("h100-x")), "", "b1"},
                              {testing::makeDgxH100(FixtureState().withName("h100-a")), "", "b2"},
                              {testing::makeDgxH100(FixtureState().withName("h100-b")), "", "b2"}};
   const Cluster cluster(std::move(specs));
