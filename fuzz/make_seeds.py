@@ -124,6 +124,11 @@ def node_labels():
     write(d, "sharing-mig", a100 + "nvidia.com/mig-1g.10gb.sharing-strategy=time-slicing\n"
           "nvidia.com/mig-1g.10gb.replicas=2\nnvidia.com/mig-3g.40gb.sharing-strategy=none\n"
           "nvidia.com/mig-3g.40gb.replicas=1\n")
+    # Shared MIG devices with their tenants counted (labels-v1 state 1-9), and usage on them.
+    write(d, "sharing-mig-tenants", a100.replace("mig1=00f01f02u03f04f05u06f",
+                                                 "mig1=00301f02u03904f05u06f")
+          + "nvidia.com/mig-1g.10gb.sharing-strategy=time-slicing\n"
+          "nvidia.com/mig-1g.10gb.replicas=4\n!mig=1,1g.10gb,1\n!mig=1,1g.10gb,1\n")
     write(d, "sharing-agent-beside-gfd", dgx1 + "sharing=mps.2.f\n"
           "nvidia.com/gpu.sharing-strategy=mps\nnvidia.com/gpu.replicas=2\n")
 

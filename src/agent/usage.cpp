@@ -2,6 +2,7 @@
 
 #include "model/gpu_sharing.h"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 
@@ -143,9 +144,12 @@ std::vector<std::string> applyDeviceIds(Discovery& discovery, const std::vector<
   }
   for (const auto& [instance, tenants] : migTenants) {
     const auto shared = migReplicas.find(instance->profileCode);
-    // Not known to be shared (no replicas label for its profile): in use, as before.
+    // Not known to be shared (no replicas label for its profile): in use, as before. Shared with a
+    // replica left: free, with its tenants counted (the writer spells more than 9 as used).
     if (shared == migReplicas.end() || tenants >= shared->second) {
       instance->state = MigInstanceState::kUsed;
+    } else {
+      instance->heldReplicas = static_cast<std::uint8_t>(std::min(tenants, 255));
     }
   }
   return unmatched;

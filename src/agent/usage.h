@@ -40,9 +40,10 @@ MigReplicas sharedMigReplicas(const StringMap& nodeLabels, const std::vector<Mig
 // UUIDs ("MIG-...") or GPU indices ("3"), each possibly a replica id of a shared device. A whole
 // GPU is marked used; a replica of a GPU counts one tenant of it (`tenants`, the GPU stays free:
 // its other replicas are still offered). A MIG device's replicas leave its instance free while
-// fewer are held than `migReplicas` gives its profile (another pod may still get one), and mark it
-// used once all are, or when its profile's replicas are not known. Returns the ids that matched
-// nothing on this node (the caller logs them: a stale allocation or another resource's device).
+// fewer are held than `migReplicas` gives its profile (another pod may still get one), counted in
+// its `heldReplicas`, and mark it used once all are, or when its profile's replicas are not known.
+// Returns the ids that matched nothing on this node (the caller logs them: a stale allocation or
+// another resource's device).
 std::vector<std::string> applyDeviceIds(Discovery& discovery, const std::vector<std::string>& ids,
                                         const MigReplicas& migReplicas = {});
 

@@ -78,16 +78,14 @@ class GreedyMigPlanner {
 
  private:
   std::optional<std::pair<MigAssignment, int>> place(const MigProfile& profile) {
-    for (std::size_t gpu = 0; gpu < free_.size(); ++gpu) {
-      auto& free = free_[gpu];
-      const auto it = std::find_if(free.begin(), free.end(), [&](const MigInstance& i) {
-        return i.profileCode == profile.code;
-      });
-      if (it != free.end()) {
-        MigAssignment assignment{static_cast<int>(gpu), profile.name, it->start, false};
-        free.erase(it);
-        return std::make_pair(assignment, 1000);
-      }
+    // A free existing instance: one replica of it where the device plugin shares the profile.
+    if (const auto existing = mostFreeMigInstance(free_, profile.code)) {
+      auto& free = free_[static_cast<std::size_t>(existing->first)];
+      free.erase(std::find_if(free.begin(), free.end(), [&](const MigInstance& i) {
+        return i.profileCode == profile.code && i.start == existing->second;
+      }));
+      return std::make_pair(MigAssignment{existing->first, profile.name, existing->second, false},
+                            1000);
     }
     if (!state_.dynamicMig) {
       return std::nullopt;

@@ -44,9 +44,25 @@ void readInto(NodeState& state, const NodeInfo& node, const Policy& policy) {
   }
 }
 
+// Replicas per device of the MIG profile `code` where the device plugin shares its devices (GFD's
+// nvidia.com/mig-<profile>.replicas above 1, NodeState::sharedMig); 0 where it does not, or where
+// the count is not known (a device with a tenant then reads used).
+int sharedMigReplicas(const std::shared_ptr<const std::vector<SharedMigProfile>>& sharedMig,
+                      const MigProduct& product, char code) {
+  if (!sharedMig) return 0;
+  for (const SharedMigProfile& shared : *sharedMig) {
+    const MigProfile* profile = product.findByName(shared.profile);
+    if (profile != nullptr && profile->code == code && shared.sharing.replicas > 1) {
+      return shared.sharing.replicas;
+    }
+  }
+  return 0;
+}
+
 // The labels' in-use GPUs and MIG instances named in `released` become free. Only devices the
 // labels mark as used change: a GPU in MIG mode stays in MIG mode, an unknown start frees nothing.
-void markReleased(GpuTopology& topology, const NodeUsage& released, const Policy& policy) {
+void markReleased(GpuTopology& topology, const NodeUsage& released, const Policy& policy,
+                  const std::shared_ptr<const std::vector<SharedMigProfile>>& sharedMig) {
   for (const int gpu : released.gpus) {
     const auto at = static_cast<std::size_t>(gpu);
     if (gpu >= 0 && at < topology.used.size() && topology.used[at] == GpuUse::kAllocated) {
@@ -69,8 +85,15 @@ void markReleased(GpuTopology& topology, const NodeUsage& released, const Policy
     const MigProfile* profile = product ? product->findByName(ref.profile) : nullptr;
     for (MigInstance& instance : topology.migInstances[at]) {
       const bool sameProfile = profile == nullptr || instance.profileCode == profile->code;
-      if (instance.start == ref.start && sameProfile && instance.state == MigInstanceState::kUsed) {
+      if (instance.start != ref.start || !sameProfile) continue;
+      // A shared device gives one replica back: from all held, one is free again.
+      const int replicas =
+          product ? sharedMigReplicas(sharedMig, *product, instance.profileCode) : 0;
+      if (instance.state == MigInstanceState::kUsed) {
         instance.state = MigInstanceState::kFree;
+        instance.heldReplicas = static_cast<std::uint8_t>(replicas > 1 ? replicas - 1 : 0);
+      } else if (instance.state == MigInstanceState::kFree && instance.heldReplicas > 0) {
+        --instance.heldReplicas;
       }
     }
   }
@@ -420,6 +443,7 @@ class NodeStateBuilder {
     state_.migOccupied.assign(n, 0);
     state_.migFreeInstances.assign(n, {});
     state_.migInstances.assign(n, {});
+    tenanted_.assign(n, 0);
     for (std::size_t gpu = 0; gpu < n; ++gpu) {
       if (topo_.migMode[gpu] != MigMode::kEnabled || !allocatable(topo_.health[gpu])) {
         continue;
@@ -429,11 +453,7 @@ class NodeStateBuilder {
       state_.migInstances[gpu] = topo_.migInstances[gpu];
       state_.migOccupied[gpu] = occupiedSlices(topo_.migInstances[gpu], *product);
       for (const MigInstance& instance : topo_.migInstances[gpu]) {
-        if (instance.state == MigInstanceState::kFree) {
-          state_.migFreeInstances[gpu].push_back(instance);
-        } else if (const MigProfile* profile = product->findByCode(instance.profileCode)) {
-          state_.migSlicesInUse += profile->slices;
-        }
+        addFreeEntries(instance, gpu, *product);
       }
     }
     for (const MigInstanceRef& ref : usage_.mig) {
@@ -441,6 +461,25 @@ class NodeStateBuilder {
     }
     for (const MigProfile& profile : product->profiles) {
       state_.migFits.push_back(fitFor(profile, *product));
+    }
+  }
+
+  // A free instance is one entry of migFreeInstances; a device the device plugin shares, one entry
+  // per replica still free, so that each pod's replica takes one (applyMigUsage, planMig). Its
+  // slices count in use from its first tenant on; a tenant on a device whose replicas are not
+  // known leaves none free.
+  void addFreeEntries(const MigInstance& instance, std::size_t gpu, const MigProduct& product) {
+    const MigProfile* profile = product.findByCode(instance.profileCode);
+    const int replicas = sharedMigReplicas(state_.sharedMig, product, instance.profileCode);
+    int entries = instance.state == MigInstanceState::kFree ? 1 : 0;
+    if (entries == 1 && replicas > 1) entries = std::max(0, replicas - instance.heldReplicas);
+    if (entries == 1 && replicas <= 1 && instance.heldReplicas > 0) entries = 0;
+    for (int e = 0; e < entries; ++e)
+      state_.migFreeInstances[gpu].push_back(instance);
+    const bool tenanted = instance.state != MigInstanceState::kFree || instance.heldReplicas > 0;
+    if (tenanted && profile != nullptr) {
+      state_.migSlicesInUse += profile->slices;
+      tenanted_[gpu] = static_cast<SliceMask>(tenanted_[gpu] | sliceMask(instance.start, 1));
     }
   }
 
@@ -453,15 +492,24 @@ class NodeStateBuilder {
     if (!state_.migUsable[gpu]) {
       return;
     }
-    state_.migSlicesInUse += profile->slices;
     auto& free = state_.migFreeInstances[gpu];
     const auto existing = std::find_if(free.begin(), free.end(), [&](const MigInstance& i) {
       return i.profileCode == profile->code && (ref.start < 0 || i.start == ref.start);
     });
     if (existing != free.end()) {
+      // A replica of a shared device: its slices count once, at its first tenant.
+      const SliceMask first = sliceMask(existing->start, 1);
+      if ((tenanted_[gpu] & first) == 0) state_.migSlicesInUse += profile->slices;
+      tenanted_[gpu] = static_cast<SliceMask>(tenanted_[gpu] | first);
       free.erase(existing);
       return;
     }
+    const auto& instances = state_.migInstances[gpu];
+    const bool known = std::any_of(instances.begin(), instances.end(), [&](const MigInstance& i) {
+      return i.profileCode == profile->code && i.start == ref.start;
+    });
+    if (known) return;  // a device whose replicas are all taken: nothing more to count
+    state_.migSlicesInUse += profile->slices;
     if (ref.start >= 0 && ref.start + profile->slices <= kMigMemorySlices) {
       // A new instance the extender placed (dynamic MIG): its slices are now covered.
       state_.migOccupied[gpu] =
@@ -475,17 +523,13 @@ class NodeStateBuilder {
     fit.profile = profile.name;
     fit.resource = migResourceSuffix(profile.name);
     const auto n = static_cast<std::size_t>(topo_.gpuCount);
-    // A free existing instance needs no repartitioning: take the first one.
-    for (std::size_t gpu = 0; gpu < n && fit.gpu < 0; ++gpu) {
-      for (const MigInstance& instance : state_.migFreeInstances[gpu]) {
-        if (instance.profileCode == profile.code) {
-          fit.gpu = static_cast<int>(gpu);
-          fit.start = instance.start;
-          fit.existing = true;
-          fit.qualityPermille = 1000;
-          break;
-        }
-      }
+    // A free existing instance needs no repartitioning: the first one, or of a shared profile's
+    // devices the one with the most replicas free, as the device plugin spreads replicas.
+    if (const auto existing = mostFreeMigInstance(state_.migFreeInstances, profile.code)) {
+      fit.gpu = existing->first;
+      fit.start = existing->second;
+      fit.existing = true;
+      fit.qualityPermille = 1000;
     }
     for (std::size_t gpu = 0; gpu < n && !fit.possibleWhenEmpty; ++gpu) {
       if (!state_.migUsable[gpu]) {
@@ -537,6 +581,9 @@ class NodeStateBuilder {
   }
 
   NodeState& state_;
+  // Per GPU, bit s: the MIG instance starting at memory slice s has a tenant (its slices are in
+  // migSlicesInUse).
+  std::vector<SliceMask> tenanted_;
   const NodeUsage& usage_;
   const Policy& policy_;
   const NodeState* sameLabels_;
@@ -552,6 +599,27 @@ class NodeStateBuilder {
 };
 
 }  // namespace
+
+std::optional<std::pair<int, int>> mostFreeMigInstance(
+    const std::vector<std::vector<MigInstance>>& freeInstances, char code) {
+  std::optional<std::pair<int, int>> best;
+  std::ptrdiff_t bestEntries = 0;
+  for (std::size_t gpu = 0; gpu < freeInstances.size(); ++gpu) {
+    const std::vector<MigInstance>& free = freeInstances[gpu];
+    for (const MigInstance& instance : free) {
+      if (instance.profileCode != code) continue;
+      const std::ptrdiff_t entries =
+          std::count_if(free.begin(), free.end(), [&](const MigInstance& other) {
+            return other.profileCode == code && other.start == instance.start;
+          });
+      if (entries > bestEntries) {
+        best = std::make_pair(static_cast<int>(gpu), instance.start);
+        bestEntries = entries;
+      }
+    }
+  }
+  return best;
+}
 
 const MigProfileFit* NodeState::migFit(std::string_view resource) const noexcept {
   for (const MigProfileFit& fit : migFits) {
@@ -664,7 +732,7 @@ NodeStateConstSharedPtr rebuildNodeState(const NodeState& sameLabels, const Node
   if (released.empty()) {
     NodeStateBuilder(*state, usage, policy, &sameLabels).build();
   } else {
-    markReleased(state->topology, released, policy);
+    markReleased(state->topology, released, policy, state->sharedMig);
     NodeStateBuilder(*state, usage, policy, nullptr).build();
   }
   return state;

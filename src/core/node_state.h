@@ -83,6 +83,13 @@ struct MigProfileFit {
   bool possibleWhenEmpty = false;  // some GPU could host it once its pods are gone
 };
 
+// Of the free MIG instances of profile `code` (NodeState::migFreeInstances, one entry per free
+// replica on a shared device), the one with the most entries: (GPU, start), the first on a tie;
+// nullopt when none is free. The device plugin hands a shared profile's replicas out from the
+// devices with the fewest tenants first; an unshared device has one entry, so this is the first.
+std::optional<std::pair<int, int>> mostFreeMigInstance(
+    const std::vector<std::vector<MigInstance>>& freeInstances, char code);
+
 // Member order matters: a request reads the first members of thousands of states (checkFit and
 // scoreTerms for whole GPUs, down to topology.linksKnown), so they come first and share one or two
 // cache lines; the rest is read only for MIG, preempt, bind and diagnostics.

@@ -33,8 +33,13 @@ struct MigInstance {
   char profileCode = '0';  // labels-v1 profile code
   int start = 0;           // first memory slice
   MigInstanceState state = MigInstanceState::kFree;
+  // A device the device plugin shares (GFD's nvidia.com/mig-<profile>.replicas): the replicas pods
+  // hold while one is still free (state kFree; labels-v1 state `1`-`9`, docs/sharing.md).
+  std::uint8_t heldReplicas = 0;
   friend bool operator==(const MigInstance&, const MigInstance&) = default;
 };
+// The most held replicas a token's state can say; a device with more is written used.
+inline constexpr int kMaxWrittenHeldReplicas = 9;
 
 enum class TopologySource : std::uint8_t {
   kLabelsV1,          // full graph from `<prefix>*` labels

@@ -257,8 +257,8 @@ class LabelsV1Reader {
     return Ok{};
   }
 
-  // `nvlh`: per pair `1` fine, `d` degraded, `0` down, `c` cordoned. Absent: every link fine. Only read where
-  // the links are known: a mark on a pair nobody can place is noise, not an error.
+  // `nvlh`: per pair `1` fine, `d` degraded, `0` down, `c` cordoned. Absent: every link fine. Only
+  // read where the links are known: a mark on a pair nobody can place is noise, not an error.
   Status readLinkHealth(GpuTopology& topo) const {
     auto text = pairString("nvlh", topo.gpuCount);
     if (!text.ok()) {
@@ -412,8 +412,9 @@ class LabelsV1Reader {
             key, where + ": " + profile->name + " cannot start at slice " + std::to_string(start));
       }
       const char stateChar = token[2];
-      if (stateChar != 'f' && stateChar != 'u' && stateChar != 'r') {
-        return fail(key, where + ": state must be f, u or r");
+      const bool held = stateChar >= '1' && stateChar <= '0' + kMaxWrittenHeldReplicas;
+      if (stateChar != 'f' && stateChar != 'u' && stateChar != 'r' && !held) {
+        return fail(key, where + ": state must be f, u, r or 1-9 (replicas held)");
       }
       const auto slices =
           static_cast<std::uint8_t>(((1u << profile->slices) - 1u) << static_cast<unsigned>(start));
@@ -422,9 +423,10 @@ class LabelsV1Reader {
       }
       occupied = static_cast<std::uint8_t>(occupied | slices);
       instances.push_back({token[0], start,
-                           stateChar == 'f'   ? MigInstanceState::kFree
-                           : stateChar == 'u' ? MigInstanceState::kUsed
-                                              : MigInstanceState::kReserved});
+                           stateChar == 'f' || held ? MigInstanceState::kFree
+                           : stateChar == 'u'       ? MigInstanceState::kUsed
+                                                    : MigInstanceState::kReserved,
+                           static_cast<std::uint8_t>(held ? stateChar - '0' : 0)});
     }
     std::sort(instances.begin(), instances.end(),
               [](const MigInstance& a, const MigInstance& b) { return a.start < b.start; });

@@ -35,8 +35,7 @@ Status checkSizes(const GpuTopology& topo) {
        {std::tuple{"numa", topo.numa.size(), n}, std::tuple{"health", topo.health.size(), n},
         std::tuple{"used", topo.used.size(), n}, std::tuple{"mig", topo.migMode.size(), n},
         std::tuple{"migInstances", topo.migInstances.size(), n},
-        std::tuple{"nvl", topo.nvlinks.size(), pairs},
-        std::tuple{"pci", topo.pcie.size(), pairs},
+        std::tuple{"nvl", topo.nvlinks.size(), pairs}, std::tuple{"pci", topo.pcie.size(), pairs},
         std::tuple{"nvlh", topo.linkHealth.empty() ? pairs : topo.linkHealth.size(), pairs}}) {
     if (auto status = check(field, have, want); !status.ok()) {
       return status;
@@ -144,9 +143,13 @@ char migModeCode(MigMode mode) noexcept {
   return 'n';
 }
 
-char instanceStateCode(MigInstanceState state) noexcept {
-  switch (state) {
+// A shared device's held replicas as a digit while one is free; past what a digit says, used (the
+// extender then offers none of its replicas: it may refuse a tenant, never admit one too many).
+char instanceStateCode(const MigInstance& instance) noexcept {
+  switch (instance.state) {
     case MigInstanceState::kFree:
+      if (instance.heldReplicas > kMaxWrittenHeldReplicas) return 'u';
+      if (instance.heldReplicas > 0) return static_cast<char>('0' + instance.heldReplicas);
       return 'f';
     case MigInstanceState::kUsed:
       return 'u';
@@ -172,7 +175,7 @@ Result<std::string> migTokens(const GpuTopology& topo, std::size_t gpu) {
     }
     out += instance.profileCode;
     out += static_cast<char>('0' + instance.start);
-    out += instanceStateCode(instance.state);
+    out += instanceStateCode(instance);
   }
   return out;
 }
@@ -242,7 +245,8 @@ Result<StringMap> writeLabelsV1(const GpuTopology& topo, std::string_view prefix
     if (std::any_of(topo.linkHealth.begin(), topo.linkHealth.end(),
                     [](LinkHealth h) { return h != LinkHealth::kOk; })) {
       std::string marks;
-      for (const LinkHealth h : topo.linkHealth) marks += linkHealthCode(h);
+      for (const LinkHealth h : topo.linkHealth)
+        marks += linkHealthCode(h);
       putChunked(labels, p + "nvlh", marks);
     }
   }

@@ -128,8 +128,10 @@ TEST_CASE("NVML: DGX A100 with MIG, the spec's worked example; pods by device UU
   CHECK(placementMismatches(d, defaultPolicy().migProducts).empty());
 }
 
-TEST_CASE("NVML: replicas of shared MIG devices leave the instance free while one is left",
-          "[agent][nvml][sharing]") {
+TEST_CASE(
+    "NVML: replicas of shared MIG devices leave the instance free, tenants counted, while one is "
+    "left",
+    "[agent][nvml][sharing]") {
   Discovery d = discoverMachine("dgx-a100-mig");
   // GFD's labels: 1g.10gb devices time-sliced 2 ways; 3g.40gb not shared; a profile the A100
   // does not offer, and a count that does not read, are ignored.
@@ -139,14 +141,15 @@ TEST_CASE("NVML: replicas of shared MIG devices leave the instance free while on
                                                   {"nvidia.com/mig-2g.20gb.replicas", "two"}},
                                                  defaultPolicy().migProducts, d.topology.model);
   CHECK(replicas == MigReplicas{{'0', 2}});
-  // GPU1's 1g.10gb devices at slices 2 (one of its two replicas held) and 5 (both held); GPU0's
-  // 3g.40gb at slice 4 by a replica id while its profile is not shared: in use, as before.
+  // GPU1's 1g.10gb devices at slices 2 (one of its two replicas held: state `1`) and 5 (both
+  // held: used); GPU0's 3g.40gb at slice 4 by a replica id while its profile is not shared: in
+  // use, as before.
   const std::vector<std::string> unmatched = applyDeviceIds(
       d, {"MIG-a100-1-gi9::0", "MIG-a100-1-gi12::0", "MIG-a100-1-gi12::1", "MIG-a100-0-gi2::0"},
       replicas);
   CHECK(unmatched.empty());
   const StringMap labels = labelsOf(d);
-  CHECK(labels.at("gputopo.dev/mig1") == "00f01f02f03f04f05u06f");
+  CHECK(labels.at("gputopo.dev/mig1") == "00f01f02103f04f05u06f");
   CHECK(labels.at("gputopo.dev/mig0") == "10f02f03f24u");
   // Without the replicas (no GFD labels): every replica's instance is in use.
   Discovery plain = discoverMachine("dgx-a100-mig");

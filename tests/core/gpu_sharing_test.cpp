@@ -444,6 +444,59 @@ TEST_CASE("a pod asking for exclusive GPUs is refused a shared MIG profile", "[c
   CHECK(NodeDecider(shared, policy).decide(candidate, DecisionPart::kVerdict).fit.fits());
 }
 
+TEST_CASE("a shared MIG profile offers each device's free replicas, one per pod replica",
+          "[core][mig]") {
+  // 1g.10gb devices time-sliced 4 ways. GPU0: 1g at slice 2 free (4 replicas), at 3 used (all
+  // held). GPU1: 1g at slice 0 with 3 of 4 held (1 free), at 1 free (4), at 2 all held.
+  const Policy policy = defaultPolicy();
+  NodeInfo node = testing::makeDgxA100(FixtureState()
+                                           .withName("mig")
+                                           .withUsed("mm000000")
+                                           .withMig("11000000")
+                                           .withMigTokens(0, "10u02f03u24f")
+                                           .withMigTokens(1, "00301f02u"));
+  node.labels["nvidia.com/mig-1g.10gb.sharing-strategy"] = "time-slicing";
+  node.labels["nvidia.com/mig-1g.10gb.replicas"] = "4";
+  const auto replicasPod = [&](std::int64_t k) {
+    auto demand = parsePodDemand(testing::makeMigPod("m", {{"1g.10gb", k}}), policy);
+    REQUIRE(demand);
+    return *demand;
+  };
+  const NodeStateConstSharedPtr state = buildNodeState(node, {}, policy);
+  // 4 + 1 + 4 replicas free: a pod asking 9 fits, 10 does not.
+  CHECK(checkFit(replicasPod(9), *state, policy).fits());
+  CHECK_FALSE(checkFit(replicasPod(10), *state, policy).fits());
+  // A replica goes to the device with the most free (the device plugin spreads them): GPU0's.
+  const MigProfileFit* fit = state->migFit("1g.10gb");
+  REQUIRE(fit != nullptr);
+  CHECK(fit->gpu == 0);
+  CHECK(fit->start == 2);
+  // Slices in use: 2g@0 and 1g@3 on GPU0, the tenanted 1g@0 and 1g@2 on GPU1.
+  CHECK(state->migSlicesInUse == 5);
+  // Four pods' replicas on GPU0's device: it is full, the next goes to GPU1's 1g@1, and 5 are
+  // left. Its slices count once.
+  NodeUsage usage;
+  for (int pod = 0; pod < 4; ++pod)
+    usage.mig.push_back(MigInstanceRef{0, "1g.10gb", 2});
+  const NodeStateConstSharedPtr taken = buildNodeState(node, usage, policy);
+  CHECK(taken->migFit("1g.10gb")->gpu == 1);
+  CHECK(taken->migFit("1g.10gb")->start == 1);
+  CHECK(checkFit(replicasPod(5), *taken, policy).fits());
+  CHECK_FALSE(checkFit(replicasPod(6), *taken, policy).fits());
+  CHECK(taken->migSlicesInUse == 6);
+  // A pod of GPU1's all-held device leaves (preempt's what-if): one replica there is free again.
+  NodeUsage released;
+  released.mig.push_back(MigInstanceRef{1, "1g.10gb", 2});
+  const NodeStateConstSharedPtr freed = rebuildNodeState(*taken, usage, policy, released, nullptr);
+  CHECK(checkFit(replicasPod(6), *freed, policy).fits());
+  CHECK_FALSE(checkFit(replicasPod(7), *freed, policy).fits());
+  // Without GFD's replicas count each untouched device offers one, the tenanted one none.
+  node.labels.erase("nvidia.com/mig-1g.10gb.replicas");
+  const NodeStateConstSharedPtr unknown = buildNodeState(node, {}, policy);
+  CHECK(checkFit(replicasPod(2), *unknown, policy).fits());
+  CHECK_FALSE(checkFit(replicasPod(3), *unknown, policy).fits());
+}
+
 TEST_CASE("an unreadable sharing label refuses exclusive pods with what was read", "[core]") {
   const Policy policy = defaultPolicy();
   const NodeStateConstSharedPtr state = buildNodeState(

@@ -40,6 +40,7 @@ var scenarios = []scenario{
 	{"too-few-free-gpus", tooFewFreeGPUs, 0, nil},
 	{"sharing-exclusive", sharingExclusive, sharingExclusiveOdds, nil}, // sharing_test.go
 	{"sharing-last-replica", sharingLastReplica, 0, nil},               // sharing_test.go
+	{"sharing-mig-replicas", sharingMigReplicas, 0, nil},               // sharing_test.go
 	{"sharing-agent-config", sharingAgentConfig, 0, nil},               // sharing_test.go
 	// Reads the extender's `nodes`: skipped with the control.
 	{"sharing-agent-tenants", sharingAgentTenants, 1, nil}, // sharing_test.go

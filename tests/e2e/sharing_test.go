@@ -13,6 +13,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"gpu-topology-extender/tests/e2e/internal/topo"
 )
 
 // sharingExclusive: pods asking for exclusive GPUs (gputopo.dev/isolation: exclusive) go to the one
@@ -76,7 +78,7 @@ func sharingLastReplica(s *scenarioEnv) {
 		labels[key("tenants")] = "44444443"
 	}})
 	node := s.name + "-sliced"
-	names := s.createPinnedServices(node, 2)
+	names := s.createPinnedServices(node, "nvidia.com/gpu", 2)
 	var bound, pending string
 	err := s.poll(bindTimeout, func(ctx context.Context) (bool, error) {
 		for i, name := range names {
@@ -100,6 +102,61 @@ func sharingLastReplica(s *scenarioEnv) {
 	}
 	s.t.Logf("%s took the last replica", bound)
 	s.expectUnschedulable(pending, reasonNoFreeReplica)
+}
+
+// sharingMigReplicas: an A100 whose GPU 0 holds one 1g.10gb MIG device the device plugin
+// time-slices 4 ways, 2 of its replicas held (labels-v1 state `2`), and three pods asking for one
+// replica each, created at once and pinned to it. kube-scheduler's own fit sees 4 allocatable
+// nvidia.com/mig-1g.10gb and no pod, so alone it binds all three; the extender counts the device's
+// free replicas and the one it reserves per bind (docs/sharing.md#mig-devices-shared): it binds two
+// and keeps the third Pending with its MIG reason. An extender that counts devices, not replicas,
+// binds one; a blind one binds three.
+func sharingMigReplicas(s *scenarioEnv) {
+	if !s.mode.mode.cache {
+		s.t.Skip("nodes mode: the extender decides from the node's labels alone, and they change " +
+			"only at the agent's next pass; kube-scheduler's binder does not ask it")
+	}
+	s.createNodes(nodeSpec{
+		name: "mig", capture: hgxA100, gpus: 7,
+		extra: map[string]int64{"nvidia.com/mig-1g.10gb": 4},
+		state: topo.State{Used: "m1111111", MIG: "10000000", MIGGIs: map[int]string{0: "002"}},
+		mutate: func(labels map[string]string) {
+			labels["nvidia.com/mig-1g.10gb.sharing-strategy"] = "time-slicing"
+			labels["nvidia.com/mig-1g.10gb.replicas"] = "4"
+		},
+	})
+	node := s.name + "-mig"
+	names := s.createPinnedServices(node, "nvidia.com/mig-1g.10gb", 3)
+	boundNow := func(ctx context.Context) ([]string, []string, error) {
+		var bound, pending []string
+		for _, name := range names {
+			p, err := client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return nil, nil, err
+			}
+			if p.Spec.NodeName != "" {
+				bound = append(bound, name)
+			} else {
+				pending = append(pending, name)
+			}
+		}
+		return bound, pending, nil
+	}
+	var bound, pending []string
+	err := s.poll(bindTimeout, func(ctx context.Context) (bool, error) {
+		var err error
+		bound, pending, err = boundNow(ctx)
+		if len(bound) > 2 {
+			return false, fmt.Errorf("pods %v bound: more than the device's 2 free replicas", bound)
+		}
+		return err == nil && len(bound) == 2, err
+	})
+	if err != nil {
+		s.t.Fatalf("the 2 free replicas of %s's shared MIG device not taken within %s (bound %v): %v",
+			node, bindTimeout, bound, err)
+	}
+	s.t.Logf("%v took the free replicas", bound)
+	s.expectUnschedulable(pending[0], reasonMIGPlacement)
 }
 
 // sharingAgentConfig: the node agent reads the NVIDIA device plugin's configuration ConfigMap
@@ -192,7 +249,7 @@ func sharingAgentTenants(s *scenarioEnv) {
 	s.expectLabels(node, nil, map[string]string{key("n"): "8", key("used"): "00000000"})
 	s.waitExtenderSeesGenLabels()
 
-	names := s.createPinnedServices(node, 3)
+	names := s.createPinnedServices(node, "nvidia.com/gpu", 3)
 	for _, name := range names {
 		s.expectBoundTo(name, node)
 	}
@@ -258,12 +315,12 @@ func (s *scenarioEnv) waitTenants(node string, ok func([]int) bool) []int {
 	return last
 }
 
-// createPinnedServices creates n one-GPU pods that accept shared GPUs (svc-0, svc-1, ...) pinned
-// to node, and returns their names.
-func (s *scenarioEnv) createPinnedServices(node string, n int) []string {
+// createPinnedServices creates n pods that ask for one `resource` and accept shared GPUs (svc-0,
+// svc-1, ...) pinned to node, and returns their names.
+func (s *scenarioEnv) createPinnedServices(node, resource string, n int) []string {
 	var names []string
 	for i := range n {
-		pod := s.newPod(fmt.Sprintf("svc-%d", i), "nvidia.com/gpu", 1)
+		pod := s.newPod(fmt.Sprintf("svc-%d", i), resource, 1)
 		pod.Spec.NodeSelector["kubernetes.io/hostname"] = node
 		s.createPod(pod)
 		names = append(names, pod.Name)

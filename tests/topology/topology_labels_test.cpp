@@ -170,7 +170,8 @@ TEST_CASE("MIG tokens are checked against the product table", "[topology][labels
   const std::vector<Case> cases = {
       {"illegal start", "21f", "3g.40gb cannot start at slice 1"},
       {"unknown profile code", "z0f", "profile code not in the A100-80GB table"},
-      {"bad state", "00x", "state must be f, u or r"},
+      {"bad state", "00x", "state must be f, u, r or 1-9 (replicas held)"},
+      {"no replicas held is f", "000", "state must be f, u, r or 1-9"},
       {"start out of range", "08f", "start slice must be 0-7"},
       {"not a multiple of 3", "00f0", "want up to 8 tokens"},
       {"more than 8 tokens", "00f01f02f03f04f05f06f00f00f", "want up to 8 tokens"},
@@ -186,6 +187,20 @@ TEST_CASE("MIG tokens are checked against the product table", "[topology][labels
     REQUIRE_FALSE(topo.ok());
     CHECK_THAT(topo.error().message, ContainsSubstring("gputopo.dev/mig0"));
     CHECK_THAT(topo.error().message, ContainsSubstring(c.message));
+  }
+  SECTION("a shared device's held replicas read as free with its tenants") {
+    const NodeInfo node = testing::makeDgxA100(testing::FixtureState()
+                                                   .withName("a100")
+                                                   .withUsed("m0000000")
+                                                   .withMig("10000000")
+                                                   .withMigTokens(0, "00301f029"));
+    const Result<GpuTopology> topo = readTopology(node, policy);
+    REQUIRE(topo.ok());
+    const std::vector<MigInstance>& instances = topo->migInstances[0];
+    REQUIRE(instances.size() == 3);
+    CHECK(instances[0] == MigInstance{'0', 0, MigInstanceState::kFree, 3});
+    CHECK(instances[1] == MigInstance{'0', 1, MigInstanceState::kFree, 0});
+    CHECK(instances[2] == MigInstance{'0', 2, MigInstanceState::kFree, 9});
   }
   SECTION("adjacent instances are legal") {
     // 4g@0 covers slices 0-3 and 3g@4 covers 4-7: they touch but do not overlap.

@@ -51,6 +51,11 @@ TEST_CASE("writer reproduces every fixture's labels exactly", "[topology][labels
                                .withMig("11000000")
                                .withMigTokens(0, "10u02f03u24f")
                                .withMigTokens(1, "00f01f02u03f04f05u06f")),
+      // A shared profile's devices with 3 and 9 of their replicas held.
+      testing::makeDgxA100(testing::FixtureState()
+                               .withUsed("m0000000")
+                               .withMig("10000000")
+                               .withMigTokens(0, "00301f029")),
   };
   for (const NodeInfo& node : nodes) {
     INFO(node.name);
@@ -152,6 +157,21 @@ TEST_CASE("model names are sanitised as GPU Feature Discovery does", "[topology]
   const std::string longName(70, 'x');
   CHECK(sanitiseModelName(longName + " y").size() == 63);
   CHECK(sanitiseModelName(std::string(62, 'x') + " -y") == std::string(62, 'x'));
+}
+
+TEST_CASE("a shared MIG device's held replicas past a digit are written used",
+          "[topology][labels][writer][sharing]") {
+  const Policy policy = defaultPolicy();
+  const NodeInfo node = testing::makeDgxA100(
+      testing::FixtureState().withUsed("m0000000").withMig("10000000").withMigTokens(0, "00f01f"));
+  Result<GpuTopology> topo = readLabelsV1(node, policy);
+  REQUIRE(topo.ok());
+  topo->migInstances[0][0].heldReplicas = 10;  // of 16, say: 6 free, but a digit says 9 at most
+  topo->migInstances[0][1].heldReplicas = 9;
+  const Result<StringMap> written = writeLabelsV1(*topo, kPrefix);
+  REQUIRE(written.ok());
+  // Read back, the first offers no replica: a tenant may be refused, never one too many admitted.
+  CHECK(written->at("gputopo.dev/mig0") == "00u019");
 }
 
 }  // namespace
