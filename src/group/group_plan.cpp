@@ -224,16 +224,16 @@ class Planner {
     // are stranded in slots the group cannot use is kept for the smaller pods they can serve.
     // A domain that holds the group on healthy sets (nothing degraded, docs/health.md) comes
     // first: a group stops when any member's GPU or link fails. Then, for members of 2+ GPUs that
-    // accept any link, a domain that holds every member on all-NVLink sets: where the sets are
-    // first-fit's (DRA nodes), a tighter domain would hand some members PCIe pairs, and a
-    // data-parallel group runs at its slowest member's pace.
+    // accept any link, the domain that holds more of them on all-NVLink sets (all of them at
+    // best): where the sets are first-fit's (DRA nodes), a tighter domain would hand more members
+    // PCIe pairs, and a data-parallel group runs at its slowest member's pace.
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
       const bool ha = tallies[a].healthySlots >= countedNeed();
       const bool hb = tallies[b].healthySlots >= countedNeed();
       if (ha != hb) return ha;
-      const bool na = nvlinkFirst && tallies[a].nvlinkSlots >= countedNeed();
-      const bool nb = nvlinkFirst && tallies[b].nvlinkSlots >= countedNeed();
-      if (na != nb) return na;
+      const std::int64_t na = nvlinkFirst ? std::min(tallies[a].nvlinkSlots, countedNeed()) : 0;
+      const std::int64_t nb = nvlinkFirst ? std::min(tallies[b].nvlinkSlots, countedNeed()) : 0;
+      if (na != nb) return na > nb;
       if (tallies[a].freeGpus != tallies[b].freeGpus) {
         return tallies[a].freeGpus < tallies[b].freeGpus;
       }

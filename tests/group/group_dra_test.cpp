@@ -231,6 +231,49 @@ TEST_CASE("members that accept any link go to the rack whose first-fit sets are 
     CHECK(slot.node == "nvlink");
 }
 
+TEST_CASE("where no rack holds every member on NVLink pairs, the rack that holds more of them",
+          "[core][group-plan][dra]") {
+  const Policy policy = defaultPolicy();
+  // r1: "mixed" (first-fit NVLink 0-3, then PCIe) and "pcie": 16 free GPUs, 8 pair slots, 1 on
+  // NVLink. r2: "nvlink" (4 NVLink pairs), "pcie-b" and "mixed-b": 24 free, 12 slots, 5 on
+  // NVLink. Six members fit either rack and neither on NVLink pairs alone; r1 is the tighter one,
+  // r2 gives five of them NVLink pairs against one: r2.
+  DraDgx1 mixed("mixed", {0, 3, 5, 2, 1, 4, 6, 7});
+  DraDgx1 pcie("pcie", {0, 5, 1, 4, 2, 7, 3, 6});
+  DraDgx1 nvlink("nvlink", {3, 0, 6, 5, 1, 2, 4, 7});
+  DraDgx1 pcieB("pcie-b", {0, 5, 1, 4, 2, 7, 3, 6});
+  DraDgx1 mixedB("mixed-b", {0, 3, 5, 2, 1, 4, 6, 7});
+  const auto states = {mixed.state(policy), pcie.state(policy), nvlink.state(policy),
+                       pcieB.state(policy), mixedB.state(policy)};
+  const std::vector<NodeStateConstSharedPtr> held(states);
+  const GroupDomainIds r1{kNoDomain, kNoDomain, 0, kNoDomain};
+  const GroupDomainIds r2{kNoDomain, kNoDomain, 1, kNoDomain};
+  const std::vector<NodeGroupFacts> facts = {
+      nodeGroupFacts(*held[0], r1, policy), nodeGroupFacts(*held[1], r1, policy),
+      nodeGroupFacts(*held[2], r2, policy), nodeGroupFacts(*held[3], r2, policy),
+      nodeGroupFacts(*held[4], r2, policy)};
+  const std::vector<GroupPlanNode> nodes = {{"mixed", held[0].get(), &facts[0]},
+                                            {"pcie", held[1].get(), &facts[1]},
+                                            {"nvlink", held[2].get(), &facts[2]},
+                                            {"pcie-b", held[3].get(), &facts[3]},
+                                            {"mixed-b", held[4].get(), &facts[4]}};
+  const std::vector<PodDemand> members(6, gpus(2));
+  GroupPlanInput in;
+  in.group = "ml/job";
+  in.levels = policy.groups.levels;
+  in.nodes = nodes;
+  in.members = members;
+  const GroupPlan six = planGroup(in, policy);
+  REQUIRE(six.status == GroupPlanStatus::kPlanned);
+  REQUIRE(six.slots.size() == 6);
+  int onNvlinkNode = 0;
+  for (const PlannedSlot& slot : six.slots) {
+    CHECK((slot.node == "nvlink" || slot.node == "pcie-b" || slot.node == "mixed-b"));
+    onNvlinkNode += slot.node == "nvlink" ? 1 : 0;
+  }
+  CHECK(onNvlinkNode == 4);  // the node whose first-fit pairs are all NVLink, filled first
+}
+
 TEST_CASE("a hold on a DRA node takes its GPUs; a pod's charge does not (its claim does)",
           "[core][dra][group-holds]") {
   const Policy policy = defaultPolicy();
