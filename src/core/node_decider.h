@@ -55,6 +55,12 @@ class NodeDecider {
   // alone). `scarce`: the nodes holding each size of free all-NVLink set (core/scarce_sets.h),
   // what breaking one costs the score; null: breaking a set costs nothing (doors that ask for
   // the verdict alone).
+  // Temporaries would dangle: the decider keeps references (an ASan run caught a test passing
+  // defaultPolicy() straight in).
+  NodeDecider(PodDemand&&, const Policy&, const GroupAnswers* = nullptr,
+              const ScarceSets* = nullptr) = delete;
+  NodeDecider(const PodDemand&, Policy&&, const GroupAnswers* = nullptr,
+              const ScarceSets* = nullptr) = delete;
   NodeDecider(const PodDemand& demand, const Policy& policy, const GroupAnswers* group = nullptr,
               const ScarceSets* scarce = nullptr)
       : demand_(demand),

@@ -151,7 +151,8 @@ DraPlacement place(const Cluster& cluster, const NodeInfo& node, const std::stri
 ScoreTerms terms(const Cluster& cluster, const NodeInfo& node, const std::string& claim) {
   const auto state = cluster.dra.nodeState(node, defaultPolicy());
   const PodDemand demand = cluster.demand(claim);
-  NodeDecider decider(demand, defaultPolicy());
+  const Policy policy = defaultPolicy();
+  NodeDecider decider(demand, policy);
   NodeCandidate candidate;
   candidate.name = node.name;
   candidate.state = state.get();

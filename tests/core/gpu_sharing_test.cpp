@@ -377,13 +377,14 @@ TEST_CASE("one replica per container under MPS or failRequestsGreaterThanOne", "
 
 // The DGX A100 of the fit tests with MIG on GPUs 0 and 1 (six free 1g.10gb instances), its
 // 1g.10gb devices time-sliced 2 ways as GFD labels them under the `mixed` MIG strategy.
-NodeInfo slicedMigA100(const std::string& strategy, const std::string& replicas) {
+NodeInfo slicedMigA100(const std::string& strategy, const std::string& replicas,
+                       const std::string& gpu1Tokens = "00f01f02u03f04f05u06f") {
   NodeInfo node = testing::makeDgxA100(FixtureState()
                                            .withName("mig")
                                            .withUsed("mm010000")
                                            .withMig("11000000")
                                            .withMigTokens(0, "10u02f03u24f")
-                                           .withMigTokens(1, "00f01f02u03f04f05u06f"));
+                                           .withMigTokens(1, gpu1Tokens));
   if (!strategy.empty()) node.labels["nvidia.com/mig-1g.10gb.sharing-strategy"] = strategy;
   if (!replicas.empty()) node.labels["nvidia.com/mig-1g.10gb.replicas"] = replicas;
   node.labels["nvidia.com/mig-3g.40gb.sharing-strategy"] = "none";
@@ -449,14 +450,7 @@ TEST_CASE("a shared MIG profile offers each device's free replicas, one per pod 
   // 1g.10gb devices time-sliced 4 ways. GPU0: 1g at slice 2 free (4 replicas), at 3 used (all
   // held). GPU1: 1g at slice 0 with 3 of 4 held (1 free), at 1 free (4), at 2 all held.
   const Policy policy = defaultPolicy();
-  NodeInfo node = testing::makeDgxA100(FixtureState()
-                                           .withName("mig")
-                                           .withUsed("mm000000")
-                                           .withMig("11000000")
-                                           .withMigTokens(0, "10u02f03u24f")
-                                           .withMigTokens(1, "00301f02u"));
-  node.labels["nvidia.com/mig-1g.10gb.sharing-strategy"] = "time-slicing";
-  node.labels["nvidia.com/mig-1g.10gb.replicas"] = "4";
+  NodeInfo node = slicedMigA100("time-slicing", "4", "00301f02u");
   const auto replicasPod = [&](std::int64_t k) {
     auto demand = parsePodDemand(testing::makeMigPod("m", {{"1g.10gb", k}}), policy);
     REQUIRE(demand);

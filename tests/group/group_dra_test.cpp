@@ -8,6 +8,7 @@
 // NUMA: GPUs 0-3 on node 0, 4-7 on node 1.
 #include <catch2/catch_test_macros.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,50 @@ PodDemand gpus(std::int64_t k, std::optional<LinkClass> minLink = std::nullopt,
   demand.singleNuma = singleNuma;
   return demand;
 }
+
+// Slice orders of a DGX-1V whose 2-GPU first-fit chain is NVLink pairs only (0-3, 5-6, 1-2,
+// 4-7), NVLink once and then PCIe (0-3, then 5-2), and PCIe only (0-5, 1-4, 2-7, 3-6).
+const std::vector<int> kNvlinkOrder = {3, 0, 6, 5, 1, 2, 4, 7};
+const std::vector<int> kMixedOrder = {0, 3, 5, 2, 1, 4, 6, 7};
+const std::vector<int> kPcieOrder = {0, 5, 1, 4, 2, 7, 3, 6};
+
+// DRA DGX-1V nodes, each in a rack (the block level's domain id) or in none (-1), as a plan sees
+// them: states, slot facts and plan nodes, in the order given.
+struct DraRacks {
+  struct Spec {
+    std::string name;
+    std::vector<int> order;
+    int rack = -1;
+  };
+  DraRacks(const Policy& policy, const std::vector<Spec>& specs) {
+    for (const Spec& spec : specs) {
+      // Kept alive: a state's DRA devices point into its node's slices.
+      dgx.push_back(std::make_unique<DraDgx1>(spec.name, spec.order));
+      states.push_back(dgx.back()->state(policy));
+      const std::uint32_t rack = spec.rack < 0 ? kNoDomain : static_cast<std::uint32_t>(spec.rack);
+      facts.push_back(
+          nodeGroupFacts(*states.back(), {kNoDomain, kNoDomain, rack, kNoDomain}, policy));
+    }
+    for (std::size_t n = 0; n < specs.size(); ++n)
+      nodes.push_back({dgx[n]->node, states[n].get(), &facts[n]});  // names outlive the specs
+  }
+
+  // The plan for `size` members like `member`, under the policy's levels.
+  GroupPlan plan(std::size_t size, const PodDemand& member, const Policy& policy) const {
+    const std::vector<PodDemand> members(size, member);
+    GroupPlanInput in;
+    in.group = "ml/job";
+    in.levels = policy.groups.levels;
+    in.nodes = nodes;
+    in.members = members;
+    return planGroup(in, policy);
+  }
+
+  std::vector<std::unique_ptr<DraDgx1>> dgx;
+  std::vector<NodeStateConstSharedPtr> states;
+  std::vector<NodeGroupFacts> facts;  // complete before `nodes` points into it
+  std::vector<GroupPlanNode> nodes;
+};
 
 TEST_CASE("a DRA node's group slots are the first-fit chain's", "[core][group-slots][dra]") {
   const Policy policy = defaultPolicy();
@@ -144,27 +189,10 @@ TEST_CASE("a group of 2-GPU NVLink pods on DRA nodes goes where first-fit gives 
   const Policy policy = defaultPolicy();
   // Node "mixed" first-fits 0-3 (NVLink) then 5-2 (PCIe): one NVLink slot. Node "pcie" first-fits
   // 0-5 (PCIe): none, though its best free sets are four NVLink pairs. Node "nvlink": four.
-  DraDgx1 mixed("mixed", {0, 3, 5, 2, 1, 4, 6, 7});
-  DraDgx1 pcie("pcie", {0, 5, 1, 4, 2, 7, 3, 6});
-  DraDgx1 nvlink("nvlink", {3, 0, 6, 5, 1, 2, 4, 7});
-  const auto onMixed = mixed.state(policy);
-  const auto onPcie = pcie.state(policy);
-  const auto onNvlink = nvlink.state(policy);
-  const GroupDomainIds none{kNoDomain, kNoDomain, kNoDomain, kNoDomain};
-  const NodeGroupFacts facts[] = {nodeGroupFacts(*onMixed, none, policy),
-                                  nodeGroupFacts(*onPcie, none, policy),
-                                  nodeGroupFacts(*onNvlink, none, policy)};
-  const GroupPlanNode nodes[] = {{"mixed", onMixed.get(), &facts[0]},
-                                 {"pcie", onPcie.get(), &facts[1]},
-                                 {"nvlink", onNvlink.get(), &facts[2]}};
+  const DraRacks cluster(policy,
+                         {{"mixed", kMixedOrder}, {"pcie", kPcieOrder}, {"nvlink", kNvlinkOrder}});
   const auto plan = [&](std::size_t size) {
-    const std::vector<PodDemand> members(size, gpus(2, LinkClass::kNvlink));
-    GroupPlanInput in;
-    in.group = "ml/job";
-    in.levels = policy.groups.levels;
-    in.nodes = nodes;
-    in.members = members;
-    return planGroup(in, policy);
+    return cluster.plan(size, gpus(2, LinkClass::kNvlink), policy);
   };
   // Two members: fewest slots first, so "mixed" (1) takes member 0 on 0-3, "nvlink" (4) member 1
   // on its first pair 0-3. Never "pcie".
@@ -186,30 +214,10 @@ TEST_CASE("members that accept any link go to the rack whose first-fit sets are 
   // Rack r1 is the best fit (8 free GPUs against 16) but its node first-fits PCIe pairs (0-5,
   // 1-4); rack r2's "nvlink" node first-fits NVLink pairs (0-3, 5-6, ...). Members of a
   // data-parallel group run at the slowest one's pace: both go to r2.
-  DraDgx1 pcie("pcie", {0, 5, 1, 4, 2, 7, 3, 6});
-  DraDgx1 nvlink("nvlink", {3, 0, 6, 5, 1, 2, 4, 7});
-  DraDgx1 mixed("mixed", {0, 3, 5, 2, 1, 4, 6, 7});
-  const auto onPcie = pcie.state(policy);
-  const auto onNvlink = nvlink.state(policy);
-  const auto onMixed = mixed.state(policy);
-  const GroupDomainIds r1{kNoDomain, kNoDomain, 0, kNoDomain};  // network.topology...block
-  const GroupDomainIds r2{kNoDomain, kNoDomain, 1, kNoDomain};
   REQUIRE(policy.groups.levels[2].label == "network.topology.nvidia.com/block");
-  const NodeGroupFacts facts[] = {nodeGroupFacts(*onPcie, r1, policy),
-                                  nodeGroupFacts(*onNvlink, r2, policy),
-                                  nodeGroupFacts(*onMixed, r2, policy)};
-  const GroupPlanNode nodes[] = {{"pcie", onPcie.get(), &facts[0]},
-                                 {"nvlink", onNvlink.get(), &facts[1]},
-                                 {"mixed", onMixed.get(), &facts[2]}};
-  const auto plan = [&](std::size_t size) {
-    const std::vector<PodDemand> members(size, gpus(2));
-    GroupPlanInput in;
-    in.group = "ml/job";
-    in.levels = policy.groups.levels;
-    in.nodes = nodes;
-    in.members = members;
-    return planGroup(in, policy);
-  };
+  const DraRacks cluster(
+      policy, {{"pcie", kPcieOrder, 0}, {"nvlink", kNvlinkOrder, 1}, {"mixed", kMixedOrder, 1}});
+  const auto plan = [&](std::size_t size) { return cluster.plan(size, gpus(2), policy); };
   const GroupPlan two = plan(2);
   REQUIRE(two.status == GroupPlanStatus::kPlanned);
   CHECK(two.level == 2);
@@ -238,32 +246,12 @@ TEST_CASE("where no rack holds every member on NVLink pairs, the rack that holds
   // NVLink. r2: "nvlink" (4 NVLink pairs), "pcie-b" and "mixed-b": 24 free, 12 slots, 5 on
   // NVLink. Six members fit either rack and neither on NVLink pairs alone; r1 is the tighter one,
   // r2 gives five of them NVLink pairs against one: r2.
-  DraDgx1 mixed("mixed", {0, 3, 5, 2, 1, 4, 6, 7});
-  DraDgx1 pcie("pcie", {0, 5, 1, 4, 2, 7, 3, 6});
-  DraDgx1 nvlink("nvlink", {3, 0, 6, 5, 1, 2, 4, 7});
-  DraDgx1 pcieB("pcie-b", {0, 5, 1, 4, 2, 7, 3, 6});
-  DraDgx1 mixedB("mixed-b", {0, 3, 5, 2, 1, 4, 6, 7});
-  const auto states = {mixed.state(policy), pcie.state(policy), nvlink.state(policy),
-                       pcieB.state(policy), mixedB.state(policy)};
-  const std::vector<NodeStateConstSharedPtr> held(states);
-  const GroupDomainIds r1{kNoDomain, kNoDomain, 0, kNoDomain};
-  const GroupDomainIds r2{kNoDomain, kNoDomain, 1, kNoDomain};
-  const std::vector<NodeGroupFacts> facts = {
-      nodeGroupFacts(*held[0], r1, policy), nodeGroupFacts(*held[1], r1, policy),
-      nodeGroupFacts(*held[2], r2, policy), nodeGroupFacts(*held[3], r2, policy),
-      nodeGroupFacts(*held[4], r2, policy)};
-  const std::vector<GroupPlanNode> nodes = {{"mixed", held[0].get(), &facts[0]},
-                                            {"pcie", held[1].get(), &facts[1]},
-                                            {"nvlink", held[2].get(), &facts[2]},
-                                            {"pcie-b", held[3].get(), &facts[3]},
-                                            {"mixed-b", held[4].get(), &facts[4]}};
-  const std::vector<PodDemand> members(6, gpus(2));
-  GroupPlanInput in;
-  in.group = "ml/job";
-  in.levels = policy.groups.levels;
-  in.nodes = nodes;
-  in.members = members;
-  const GroupPlan six = planGroup(in, policy);
+  const DraRacks cluster(policy, {{"mixed", kMixedOrder, 0},
+                                  {"pcie", kPcieOrder, 0},
+                                  {"nvlink", kNvlinkOrder, 1},
+                                  {"pcie-b", kPcieOrder, 1},
+                                  {"mixed-b", kMixedOrder, 1}});
+  const GroupPlan six = cluster.plan(6, gpus(2), policy);
   REQUIRE(six.status == GroupPlanStatus::kPlanned);
   REQUIRE(six.slots.size() == 6);
   int onNvlinkNode = 0;
