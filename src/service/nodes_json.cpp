@@ -82,6 +82,24 @@ void writeFreeSets(JsonWriter& w, const FreeSetCounts& sets) {
   w.endObject();
 }
 
+// The replicas of a shared profile's MIG devices still free (one migFreeInstances entry each,
+// the pods the extender placed since the agent's last pass taken off); null where the labels do
+// not place MIG devices (GPU Feature Discovery's counts alone).
+void writeFreeMigReplicas(JsonWriter& w, const NodeState& state, std::string_view profileName) {
+  const MigProfile* profile =
+      state.migProduct ? state.migProduct->findByName(profileName) : nullptr;
+  if (profile == nullptr) {
+    w.null();
+    return;
+  }
+  std::int64_t free = 0;
+  for (const std::vector<MigInstance>& instances : state.migFreeInstances) {
+    free += std::count_if(instances.begin(), instances.end(),
+                          [&](const MigInstance& i) { return i.profileCode == profile->code; });
+  }
+  w.integer(free);
+}
+
 // The node's MIG capacity: GPUs in MIG mode, memory slices and those free, the profiles with a
 // legal free placement now, and (GPU Feature Discovery nodes) free MIG devices by resource; null
 // on a node without MIG.
@@ -117,6 +135,8 @@ void writeMig(JsonWriter& w, const NodeState& state) {
       } else {
         w.null();
       }
+      w.key("freeReplicas");
+      writeFreeMigReplicas(w, state, shared.profile);
       w.endObject();
     }
   }

@@ -231,8 +231,9 @@ TEST_CASE("a shared MIG profile: the node listing names it and filter keeps excl
   gte::NodesQuery query;
   query.node = "mig";
   const json node = json::parse(service.nodes(query).body)["nodes"][0];
+  // Free replicas: GPU0's free 1g device (2) and GPU1's five (10).
   CHECK(node["mig"]["shared"] ==
-        json({{"1g.10gb", {{"strategy", "time-slicing"}, {"replicas", 2}}}}));
+        json({{"1g.10gb", {{"strategy", "time-slicing"}, {"replicas", 2}, {"freeReplicas", 12}}}}));
   CHECK(node["sharing"].is_null());  // its whole GPUs are not shared
 
   gte::PodInfo exclusive = gte::testing::makeMigPod("m", {{"1g.10gb", 1}});
