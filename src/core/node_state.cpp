@@ -603,19 +603,21 @@ class NodeStateBuilder {
 std::optional<std::pair<int, int>> mostFreeMigInstance(
     const std::vector<std::vector<MigInstance>>& freeInstances, char code) {
   std::optional<std::pair<int, int>> best;
-  std::ptrdiff_t bestEntries = 0;
+  std::size_t bestEntries = 0;
   for (std::size_t gpu = 0; gpu < freeInstances.size(); ++gpu) {
     const std::vector<MigInstance>& free = freeInstances[gpu];
-    for (const MigInstance& instance : free) {
-      if (instance.profileCode != code) continue;
-      const std::ptrdiff_t entries =
-          std::count_if(free.begin(), free.end(), [&](const MigInstance& other) {
-            return other.profileCode == code && other.start == instance.start;
-          });
-      if (entries > bestEntries) {
-        best = std::make_pair(static_cast<int>(gpu), instance.start);
-        bestEntries = entries;
+    // An instance's entries are adjacent (NodeState::migFreeInstances): one pass over the runs.
+    for (std::size_t i = 0; i < free.size();) {
+      std::size_t end = i + 1;
+      while (end < free.size() && free[end].profileCode == free[i].profileCode &&
+             free[end].start == free[i].start) {
+        ++end;
       }
+      if (free[i].profileCode == code && end - i > bestEntries) {
+        best = std::make_pair(static_cast<int>(gpu), free[i].start);
+        bestEntries = end - i;
+      }
+      i = end;
     }
   }
   return best;

@@ -84,7 +84,8 @@ struct MigProfileFit {
 };
 
 // Of the free MIG instances of profile `code` (NodeState::migFreeInstances, one entry per free
-// replica on a shared device), the one with the most entries: (GPU, start), the first on a tie;
+// replica on a shared device, adjacent), the one with the most entries: (GPU, start), the first on
+// a tie;
 // nullopt when none is free. The device plugin hands a shared profile's replicas out from the
 // devices with the fewest tenants first; an unshared device has one entry, so this is the first.
 std::optional<std::pair<int, int>> mostFreeMigInstance(
@@ -161,11 +162,13 @@ struct NodeState {
   // MIG (labels-v1 nodes with a product table entry).
   std::optional<MigProduct> migProduct;
   bool dynamicMig = false;
-  std::vector<bool> migUsable;                             // per GPU: MIG enabled and healthy
-  std::vector<SliceMask> migOccupied;                      // per GPU, usage included
-  std::vector<std::vector<MigInstance>> migFreeInstances;  // per GPU, free and not taken
-  std::vector<std::vector<MigInstance>> migInstances;      // per GPU, all, with usage-created ones
-  std::vector<MigProfileFit> migFits;                      // per product profile
+  std::vector<bool> migUsable;         // per GPU: MIG enabled and healthy
+  std::vector<SliceMask> migOccupied;  // per GPU, usage included
+  // Per GPU, free and not taken: one entry per instance, or per free replica of a device the
+  // device plugin shares, an instance's entries adjacent (taking one erases its first).
+  std::vector<std::vector<MigInstance>> migFreeInstances;
+  std::vector<std::vector<MigInstance>> migInstances;  // per GPU, all, with usage-created ones
+  std::vector<MigProfileFit> migFits;                  // per product profile
   int migSlicesTotal = 0;
   int migSlicesInUse = 0;  // slices of instances pods use (or the extender assumed)
   // Fallback nodes: MIG devices by resource suffix, minus those taken.
