@@ -112,16 +112,9 @@ std::optional<ReplicaId> splitReplicaId(std::string_view id) noexcept {
 
 MigReplicas sharedMigReplicas(const StringMap& nodeLabels, const std::vector<MigProduct>& products,
                               std::string_view model) {
-  MigReplicas out;
   const MigProduct* product = findMigProduct(products, model);
-  if (product == nullptr) return out;
-  for (const SharedMigProfile& shared : readMigSharing(nodeLabels)) {
-    const MigProfile* profile = product->findByName(shared.profile);
-    if (profile != nullptr && shared.sharing.replicas > 1) {
-      out.insert_or_assign(profile->code, shared.sharing.replicas);
-    }
-  }
-  return out;
+  if (product == nullptr) return {};
+  return migReplicasByCode(readMigSharing(nodeLabels), *product);
 }
 
 std::vector<std::string> applyDeviceIds(Discovery& discovery, const std::vector<std::string>& ids,

@@ -11,6 +11,7 @@
 #include "base/result.h"
 #include "model/string_map.h"
 #include "policy/mig_product.h"
+#include "topology/mig_sharing.h"
 
 namespace gte::agent {
 
@@ -26,9 +27,6 @@ struct ReplicaId {
 };
 // nullopt when `id` is not a replica id (no "::", an empty device, a number that does not read).
 std::optional<ReplicaId> splitReplicaId(std::string_view id) noexcept;
-
-// Replicas per MIG device of the profiles the device plugin shares, by labels-v1 profile code.
-using MigReplicas = std::map<char, int>;
 
 // The MIG profiles GPU Feature Discovery's labels on the node call shared (readMigSharing: the
 // mixed MIG strategy), each named through the product table of `model`; profiles unknown to the

@@ -11,6 +11,7 @@
 #include "topology/device_plugin_pick.h"
 #include "topology/gpu_graph.h"
 #include "topology/link_bandwidth.h"
+#include "topology/mig_sharing.h"
 #include "topology/nvlink_clique.h"
 #include "topology/pair_table.h"
 #include "topology/topology_labels.h"
@@ -44,19 +45,19 @@ void readInto(NodeState& state, const NodeInfo& node, const Policy& policy) {
   }
 }
 
-// Replicas per device of the MIG profile `code` where the device plugin shares its devices (GFD's
-// nvidia.com/mig-<profile>.replicas above 1, NodeState::sharedMig); 0 where it does not, or where
-// the count is not known (a device with a tenant then reads used).
-int sharedMigReplicas(const std::shared_ptr<const std::vector<SharedMigProfile>>& sharedMig,
-                      const MigProduct& product, char code) {
-  if (!sharedMig) return 0;
-  for (const SharedMigProfile& shared : *sharedMig) {
-    const MigProfile* profile = product.findByName(shared.profile);
-    if (profile != nullptr && profile->code == code && shared.sharing.replicas > 1) {
-      return shared.sharing.replicas;
-    }
-  }
-  return 0;
+// The shared MIG profiles of the state (NodeState::sharedMig) by profile code (none without a
+// product table entry or shared profiles).
+MigReplicas migReplicasOf(const std::shared_ptr<const std::vector<SharedMigProfile>>& sharedMig,
+                          const MigProduct* product) {
+  if (!sharedMig || product == nullptr) return {};
+  return migReplicasByCode(*sharedMig, *product);
+}
+
+// Replicas per device of the profile `code`; 0 where it is not shared or its count is not known
+// (a device with a tenant then reads used).
+int replicasOf(const MigReplicas& replicas, char code) {
+  const auto found = replicas.find(code);
+  return found == replicas.end() ? 0 : found->second;
 }
 
 // The labels' in-use GPUs and MIG instances named in `released` become free. Only devices the
@@ -79,6 +80,7 @@ void markReleased(GpuTopology& topology, const NodeUsage& released, const Policy
     }
   }
   const MigProduct* product = findMigProduct(policy.migProducts, topology.model);
+  const MigReplicas replicasByCode = migReplicasOf(sharedMig, product);
   for (const MigInstanceRef& ref : released.mig) {
     const auto at = static_cast<std::size_t>(ref.gpu);
     if (ref.gpu < 0 || at >= topology.migInstances.size() || ref.start < 0) continue;
@@ -87,8 +89,7 @@ void markReleased(GpuTopology& topology, const NodeUsage& released, const Policy
       const bool sameProfile = profile == nullptr || instance.profileCode == profile->code;
       if (instance.start != ref.start || !sameProfile) continue;
       // A shared device gives one replica back: from all held, one is free again.
-      const int replicas =
-          product ? sharedMigReplicas(sharedMig, *product, instance.profileCode) : 0;
+      const int replicas = replicasOf(replicasByCode, instance.profileCode);
       if (instance.state == MigInstanceState::kUsed) {
         instance.state = MigInstanceState::kFree;
         instance.heldReplicas = static_cast<std::uint8_t>(replicas > 1 ? replicas - 1 : 0);
@@ -444,6 +445,7 @@ class NodeStateBuilder {
     state_.migFreeInstances.assign(n, {});
     state_.migInstances.assign(n, {});
     tenanted_.assign(n, 0);
+    migReplicas_ = migReplicasOf(state_.sharedMig, product);
     for (std::size_t gpu = 0; gpu < n; ++gpu) {
       if (topo_.migMode[gpu] != MigMode::kEnabled || !allocatable(topo_.health[gpu])) {
         continue;
@@ -470,7 +472,7 @@ class NodeStateBuilder {
   // known leaves none free.
   void addFreeEntries(const MigInstance& instance, std::size_t gpu, const MigProduct& product) {
     const MigProfile* profile = product.findByCode(instance.profileCode);
-    const int replicas = sharedMigReplicas(state_.sharedMig, product, instance.profileCode);
+    const int replicas = replicasOf(migReplicas_, instance.profileCode);
     int entries = instance.state == MigInstanceState::kFree ? 1 : 0;
     if (entries == 1 && replicas > 1) entries = std::max(0, replicas - instance.heldReplicas);
     if (entries == 1 && replicas <= 1 && instance.heldReplicas > 0) entries = 0;
@@ -584,6 +586,7 @@ class NodeStateBuilder {
   // Per GPU, bit s: the MIG instance starting at memory slice s has a tenant (its slices are in
   // migSlicesInUse).
   std::vector<SliceMask> tenanted_;
+  MigReplicas migReplicas_;  // the shared MIG profiles' replicas per device, by profile code
   const NodeUsage& usage_;
   const Policy& policy_;
   const NodeState* sameLabels_;
