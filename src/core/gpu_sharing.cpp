@@ -8,11 +8,6 @@
 namespace gte {
 namespace {
 
-const std::string* label(const NodeInfo& node, std::string_view key) {
-  const auto it = node.labels.find(std::string(key));
-  return it == node.labels.end() ? nullptr : &it->second;
-}
-
 GpuSharing fromAllocatable(const NodeInfo& node, int wholeGpus, bool migModeGpus,
                            std::int64_t allocatable) {
   GpuSharing out;
@@ -40,11 +35,11 @@ GpuSharing fromAllocatable(const NodeInfo& node, int wholeGpus, bool migModeGpus
 GpuSharing readGpuSharing(const NodeInfo& node, std::string_view labelPrefix, int wholeGpus,
                           bool migModeGpus, std::int64_t allocatable) {
   const std::string agentKey = std::string(labelPrefix) + std::string(kAgentSharingKey);
-  const std::string* agentValue = label(node, agentKey);
+  const std::string* agentValue = findValue(node.labels, agentKey);
   std::optional<GpuSharing> agent;
   if (agentValue != nullptr) agent = parseAgentSharing(*agentValue);
-  const std::string* strategy = label(node, kSharingStrategyLabel);
-  const std::string* replicas = label(node, kSharingReplicasLabel);
+  const std::string* strategy = findValue(node.labels, kSharingStrategyLabel);
+  const std::string* replicas = findValue(node.labels, kSharingReplicasLabel);
   if (strategy != nullptr || replicas != nullptr) {
     // GFD reads the configuration the plugin runs with; the agent's reading adds the flag GFD
     // does not publish, where both name the same strategy.

@@ -23,13 +23,8 @@ constexpr std::array<std::string_view, 6> kGroupLabels = {
 constexpr std::array<std::string_view, 3> kGroupAnnotations = {kLwsSize, kKueueTotalCount,
                                                                kJobCompletionIndex};
 
-const std::string* find(const StringMap& map, std::string_view key) {
-  const auto it = map.find(key);
-  return it == map.end() ? nullptr : &it->second;
-}
-
 const std::string* ownAnnotation(const PodInfo& pod, const Policy& policy, std::string_view key) {
-  return find(pod.annotations, policy.labelPrefix + std::string(key));
+  return findValue(pod.annotations, policy.labelPrefix + std::string(key));
 }
 
 std::string ownName(const Policy& policy, std::string_view key) {
@@ -83,26 +78,26 @@ std::optional<SourceMatch> matchForeign(const PodInfo& pod) {
     return SourceMatch{
         GroupSource::kPodGroup, pod.podGroupName, {}, nullptr, GroupOwnerKind::kPodGroup};
   }
-  if (const std::string* key = find(pod.labels, kLwsGroupKey)) {
+  if (const std::string* key = findValue(pod.labels, kLwsGroupKey)) {
     return SourceMatch{GroupSource::kLeaderWorkerSet, *key, kLwsSize,
-                       find(pod.annotations, kLwsSize), std::nullopt};
+                       findValue(pod.annotations, kLwsSize), std::nullopt};
   }
-  const std::string* lwsName = find(pod.labels, kLwsName);
-  const std::string* lwsIndex = find(pod.labels, kLwsGroupIndex);
+  const std::string* lwsName = findValue(pod.labels, kLwsName);
+  const std::string* lwsIndex = findValue(pod.labels, kLwsGroupIndex);
   if (lwsName != nullptr && lwsIndex != nullptr) {
     return SourceMatch{GroupSource::kLeaderWorkerSet, *lwsName + "-" + *lwsIndex, kLwsSize,
-                       find(pod.annotations, kLwsSize), std::nullopt};
+                       findValue(pod.annotations, kLwsSize), std::nullopt};
   }
-  if (const std::string* name = find(pod.labels, kKueueGroupName)) {
+  if (const std::string* name = findValue(pod.labels, kKueueGroupName)) {
     return SourceMatch{GroupSource::kKueue, *name, kKueueTotalCount,
-                       find(pod.annotations, kKueueTotalCount), std::nullopt};
+                       findValue(pod.annotations, kKueueTotalCount), std::nullopt};
   }
-  if (const std::string* name = find(pod.labels, kJobSetName)) {
+  if (const std::string* name = findValue(pod.labels, kJobSetName)) {
     return SourceMatch{GroupSource::kJobSet, *name, {}, nullptr, GroupOwnerKind::kJobSet};
   }
-  const std::string* job = find(pod.labels, kJobName);
-  const bool indexed = find(pod.labels, kJobCompletionIndex) != nullptr ||
-                       find(pod.annotations, kJobCompletionIndex) != nullptr;
+  const std::string* job = findValue(pod.labels, kJobName);
+  const bool indexed = findValue(pod.labels, kJobCompletionIndex) != nullptr ||
+                       findValue(pod.annotations, kJobCompletionIndex) != nullptr;
   if (job != nullptr && indexed) {
     return SourceMatch{GroupSource::kIndexedJob, *job, {}, nullptr, GroupOwnerKind::kJob};
   }

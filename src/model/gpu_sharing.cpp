@@ -61,11 +61,6 @@ std::string formatAgentSharing(const GpuSharing& sharing) {
 
 namespace {
 
-const std::string* find(const StringMap& labels, const std::string& key) {
-  const auto it = labels.find(key);
-  return it == labels.end() ? nullptr : &it->second;
-}
-
 bool replicasFrom(std::string_view value, std::uint16_t& out) {
   unsigned parsed = 0;
   const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
@@ -128,8 +123,8 @@ std::vector<SharedMigProfile> readMigSharing(const StringMap& labels) {
     const std::string resource = std::string(kPrefix) + profile;
     const std::string strategyKey = resource + std::string(kStrategySuffix);
     const std::string replicasKey = resource + std::string(kReplicasSuffix);
-    GpuSharing sharing = readGfdSharing(find(labels, strategyKey), find(labels, replicasKey),
-                                        strategyKey, replicasKey);
+    GpuSharing sharing = readGfdSharing(findValue(labels, strategyKey),
+                                        findValue(labels, replicasKey), strategyKey, replicasKey);
     if (sharing.shared()) out.push_back(SharedMigProfile{std::move(profile), std::move(sharing)});
   }
   return out;

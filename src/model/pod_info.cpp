@@ -29,6 +29,11 @@ struct ContainerResources {
     }
     return out;
   }
+  // One resource of effectiveRequests(), without building the list.
+  const Quantity* effectiveRequest(std::string_view name) const noexcept {
+    const Quantity* requested = requests.find(name);
+    return requested != nullptr ? requested : limits.find(name);
+  }
 };
 
 Status readResources(JsonReader& r, ContainerResources& c, const std::string& where) {
@@ -113,9 +118,8 @@ std::int64_t largestContainerGpus(const std::vector<ContainerResources>& contain
   std::int64_t largest = 0;
   for (const auto* list : {&containers, &initContainers}) {
     for (const auto& c : *list) {
-      const ResourceList own = c.effectiveRequests();
       for (const std::string_view name : {kGpuResource, kSharedGpuResource}) {
-        const Quantity* q = own.find(name);
+        const Quantity* q = c.effectiveRequest(name);
         if (q != nullptr) largest = std::max(largest, q->wholeUnits().value_or(0));
       }
     }
