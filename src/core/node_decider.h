@@ -97,8 +97,14 @@ class NodeDecider {
       out.fit.verdict = Verdict::kUnresolvable;
       return out;
     }
-    // Without claims the route is the pod's, whatever the node (computed once).
-    out.route = routeByNode_ ? routeOn(demand_, *node.state) : route_;
+    // Without claims the route is the pod's, whatever the node (computed once). With claims it is
+    // routeOn's, read from the node's precomputed answer where it has one: the node's DRA state
+    // is a cache miss of its own at thousands of nodes.
+    if (!routeByNode_) {
+      out.route = route_;
+    } else {
+      out.route = claimsAsGpus(node) ? PodRoute::kClaimsAsGpus : PodRoute::kDraFirstFit;
+    }
     if (group_ != nullptr && index < group_->nodes.size()) {
       out.group = group_->nodes[index];
       if (out.group == GroupAnswers::Kind::kRefused) {
