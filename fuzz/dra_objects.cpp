@@ -6,7 +6,8 @@
 // - an accepted class is compiled and matched against the H100 fixture's devices;
 // - an accepted claim (or template) is compiled and allocated on the H100 fixture's devices;
 // - an accepted expression is evaluated on every H100 device, twice, with the same outcome.
-// Every allocation takes distinct devices no claim holds, as many as an exact count asks.
+// Every allocation takes devices no claim holds, as many as an exact count asks: distinct ones,
+// except that a device allowing multiple allocations may be shared, never past its capacity.
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
@@ -64,6 +65,14 @@ struct Context {
     for (const char* file : {"claim-2-gpus.json", "claim-first-available.json"}) {
       claims.push_back(dra::compileClaim(fixtureClaim(file)->spec, file, catalog).value());
     }
+    // Two requests that may share one device (consumable capacity).
+    const auto shares = dra::parseResourceClaimJson(R"({"metadata":{"name":"s","namespace":"f"},
+      "spec":{"devices":{"requests":[
+        {"name":"a","exactly":{"deviceClassName":"gpu.nvidia.com",
+          "capacity":{"requests":{"memory":"10Gi"}}}},
+        {"name":"b","exactly":{"deviceClassName":"gpu.nvidia.com","count":2,
+          "capacity":{"requests":{"memory":"1500m"}}}}]}}})");
+    claims.push_back(dra::compileClaim(shares.value()->spec, "shares", catalog).value());
   }
 };
 
@@ -81,12 +90,40 @@ void checkAllocation(const dra::FirstFitResult& result, const dra::NodeDevices& 
         "an error or an uninterpretable outcome says why");
   check(result.steps <= dra::kFirstFitStepBudget + 1, "the search stays within its budget");
   if (result.status != dra::FirstFitStatus::kAllocated) return;
-  std::set<std::uint32_t> taken;
+  std::set<std::uint32_t> whole;
+  std::set<std::uint32_t> shared;
   for (const dra::PickedDevice& picked : result.devices) {
     check(picked.position < node.devices.size(), "a picked device exists");
-    check(taken.insert(picked.position).second, "no device is picked twice");
     check(!node.devices[picked.position].inUse, "no device some claim holds is picked");
     check(picked.claim < claims.size(), "a pick names a claim");
+    const dra::NodeDevice& nd = node.devices[picked.position];
+    const dra::Device& device = nd.slice->devices[nd.index];
+    if (picked.share < 0) {
+      check(whole.insert(picked.position).second, "no device is picked whole twice");
+      continue;
+    }
+    check(device.allowMultipleAllocations, "only a shareable device is shared");
+    check(static_cast<std::size_t>(picked.share) < result.consumed.size(), "a share says its use");
+    shared.insert(picked.position);
+  }
+  for (const std::uint32_t position : shared) {
+    check(whole.count(position) == 0, "a shared device is not also taken whole");
+    // Every share of the device together, beside those allocated before, within its capacity.
+    const dra::NodeDevice& nd = node.devices[position];
+    const dra::Device& device = nd.slice->devices[nd.index];
+    std::vector<gte::Quantity> total(device.capacity.count);
+    if (nd.shares >= 0) total = node.shareUse[static_cast<std::size_t>(nd.shares)];
+    for (const dra::PickedDevice& picked : result.devices) {
+      if (picked.position != position) continue;
+      const auto& consumed = result.consumed[static_cast<std::size_t>(picked.share)];
+      check(consumed.size() == device.capacity.count, "a share names every capacity");
+      for (std::size_t i = 0; i < consumed.size(); ++i)
+        total[i] += consumed[i];
+    }
+    for (std::uint32_t i = 0; i < device.capacity.count; ++i) {
+      check(total[i] <= nd.slice->quantities[device.capacity.first + i].value,
+            "shares stay within the device's capacity");
+    }
   }
   for (std::size_t c = 0; c < claims.size(); ++c) {
     for (std::size_t r = 0; r < claims[c]->requests.size(); ++r) {

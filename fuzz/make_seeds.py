@@ -248,6 +248,20 @@ def dra_objects():
         "driver": "gpu.nvidia.com", "perDeviceNodeSelection": True, "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
         "devices": [{"name": "gpu-0", "nodeName": "n", "attributes": {"type": {"string": "gpu"}, "index": {"int": 0}}},
                     {"name": "gpu-1", "allNodes": True, "allowMultipleAllocations": True}]}}))
+    # Consumable capacity: a shareable device with request policies, a claim asking capacity and
+    # an allocated share.
+    write(d, "slice-shared", json.dumps({"metadata": {"name": "sh"}, "spec": {
+        "driver": "gpu.nvidia.com", "nodeName": "n", "pool": {"name": "n", "generation": 1, "resourceSliceCount": 1},
+        "devices": [{"name": "gpu-0", "allowMultipleAllocations": True, "attributes": {"type": {"string": "gpu"}},
+                     "capacity": {"memory": {"value": "80Gi", "requestPolicy": {
+                         "default": "10Gi", "validRange": {"min": "10Gi", "max": "40Gi", "step": "5Gi"}}},
+                                  "cores": {"value": "4", "requestPolicy": {"validValues": ["500m", "1", "2"]}}}}]}}))
+    write(d, "claim-capacity", json.dumps({"metadata": {"name": "c", "namespace": "ns"}, "spec": {"devices": {
+        "requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com",
+                                                 "capacity": {"requests": {"memory": "12Gi"}}}}]}},
+        "status": {"allocation": {"devices": {"results": [
+            {"request": "gpu", "driver": "gpu.nvidia.com", "pool": "n", "device": "gpu-0",
+             "shareID": "4c1e", "consumedCapacity": {"memory": "15Gi"}}]}}}}))
     write(d, "claim-all", json.dumps({"metadata": {"name": "a", "namespace": "ns"}, "spec": {"devices": {
         "requests": [{"name": "all", "exactly": {"deviceClassName": "gpu.nvidia.com", "allocationMode": "All"}}],
         "constraints": [{"distinctAttribute": "resource.kubernetes.io/pcieRoot"}]}}}))

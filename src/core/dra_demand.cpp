@@ -34,7 +34,7 @@ void findPlainForm(DraDemand& demand) {
       const dra::ShapeProgram& shape = request.alternatives.front();
       const bool plain = shape.mode == dra::AllocationMode::kExactCount &&
                          shape.selectors.empty() && shape.tolerations.empty() &&
-                         (cls < 0 || shape.classIndex == cls);
+                         shape.capacityRequests.empty() && (cls < 0 || shape.classIndex == cls);
       if (!plain) return;
       cls = shape.classIndex;
       total += shape.count;

@@ -44,9 +44,10 @@ struct DraDemand {
   dra::ClaimProgram extendedClaim;
   std::string passThrough;  // why the extender makes no claim about the pod; empty: it does
   DraPassThrough passThroughKind = DraPassThrough::kNone;
-  // Claims that amount to "N devices of one class" (exact counts, no selectors, tolerations or
-  // constraints): on a node whose plain order is that class's, the first-fit set is the first N
-  // free GPUs of that order, which the node state has precomputed (docs/dra.md, "Cost").
+  // Claims that amount to "N devices of one class" (exact counts, no selectors, tolerations,
+  // capacity requests or constraints): on a node whose plain order is that class's, the first-fit
+  // set is the first N free GPUs of that order, which the node state has precomputed (docs/dra.md,
+  // "Cost").
   std::int64_t plainGpus = 0;  // 0: the claims are not of that form
   int plainClass = -1;
   // The classes the programs' class indices refer to: a node's precomputed matches are usable

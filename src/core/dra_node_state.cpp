@@ -10,12 +10,20 @@ namespace gte {
 namespace {
 
 // A device the allocator could hand out alone, before any claim of the pod: free, its counters
-// available, no taint a request without tolerations must respect.
-// `emptied`: as if no claim held anything (in use ignored, counters at their sets' values).
+// available, no taint a request without tolerations must respect, and (consumable capacity) room
+// for a request that names no capacity beside the shares it holds.
+// `emptied`: as if no claim held anything (in use and shares ignored, counters at their sets'
+// values).
 bool availableAlone(const dra::NodeDevices& devices, const dra::NodeDevice& nd, bool emptied) {
   if (nd.inUse && !emptied) return false;
   const dra::ResourceSlice& slice = *nd.slice;
   const dra::Device& device = slice.devices[nd.index];
+  const bool shared = nd.shares >= 0 && !emptied;
+  if (!nd.capacityPlain || shared) {
+    std::span<const Quantity> held;
+    if (shared) held = devices.shareUse[static_cast<std::size_t>(nd.shares)];
+    if (dra::checkCapacity(slice, device, {}, held).fit != dra::CapacityFit::kFits) return false;
+  }
   for (std::uint32_t t = device.taints.first; t < device.taints.first + device.taints.count; ++t) {
     const dra::TaintEffect effect = slice.taints[t].effect;
     if (effect == dra::TaintEffect::kNoSchedule || effect == dra::TaintEffect::kNoExecute) {
@@ -37,7 +45,10 @@ bool availableAlone(const dra::NodeDevices& devices, const dra::NodeDevice& nd, 
       }
     }
   }
-  if (device.consumesCounters.count == 0) return true;
+  // A further share of a device already shared is not charged its counters again.
+  if (device.consumesCounters.count == 0 || (shared && device.allowMultipleAllocations)) {
+    return true;
+  }
   for (std::size_t k = 0; k < pool.counters.size(); ++k) {
     if ((emptied ? pool.counters[k].total : pool.counters[k].available) < need[k]) return false;
   }
@@ -77,7 +88,8 @@ void deriveUsage(DraNodeState& state) {
   }
   for (std::size_t i = 0; i < n; ++i) {
     const dra::DeviceRole role = state.deviceGpus[i].role;
-    const bool inUse = state.devices.devices[i].inUse;
+    // A device with allocated shares is held too, though not whole (consumable capacity).
+    const bool inUse = state.devices.devices[i].inUse || state.devices.devices[i].shares >= 0;
     if (role == dra::DeviceRole::kMig) {
       ++state.migDevices;
       if (inUse) ++state.migDevicesInUse;
@@ -111,6 +123,16 @@ void deriveUsage(DraNodeState& state) {
       }
       counterSets.push_back(set);
     }
+    // A device two requests naming no capacity could share (no capacity, or a default of under
+    // half of each): N such requests need not take N GPUs, which the order cannot tell.
+    if (published.allowMultipleAllocations) {
+      const dra::CapacityUse one = dra::consumedByRequest(*nd.slice, published, {});
+      if (one.fit == dra::CapacityFit::kFits &&
+          dra::checkCapacity(*nd.slice, published, {}, one.consumed).fit ==
+              dra::CapacityFit::kFits) {
+        state.plainUninterpretable = true;
+      }
+    }
     state.plainOrder.push_back(gpu);
     if (!availableAlone(state.devices, nd, false)) state.plainTaken |= bitOf(gpu);
     if (!availableAlone(state.devices, nd, true)) state.plainBlocked |= bitOf(gpu);
@@ -143,16 +165,42 @@ DraNodeStateConstSharedPtr draStateWithout(const DraNodeStateConstSharedPtr& sta
                                            const std::vector<std::string>& podUids) {
   if (!state) return state;
   auto out = std::make_shared<DraNodeState>(*state);
-  bool freed = false;
-  for (const auto& [position, pods] : state->holders) {
-    const bool allVictims = std::all_of(pods.begin(), pods.end(), [&](const std::string& uid) {
+  const auto allVictims = [&](const std::vector<std::string>& pods) {
+    return !pods.empty() && std::all_of(pods.begin(), pods.end(), [&](const std::string& uid) {
       return std::find(podUids.begin(), podUids.end(), uid) != podUids.end();
     });
-    if (!allVictims) continue;
+  };
+  bool freed = false;
+  for (const auto& [position, pods] : state->holders) {
+    if (!allVictims(pods)) continue;
     dra::NodeDevice& device = out->devices.devices[position];
     device.inUse = false;
     giveBackCounters(out->devices, device);
     freed = true;
+  }
+  // Shares: each victim's share is given back; a device with none left is free again.
+  out->shareHolds.clear();
+  std::vector<std::uint32_t> stillShared;
+  for (const DraNodeState::ShareHold& hold : state->shareHolds) {
+    if (!allVictims(hold.pods)) {
+      out->shareHolds.push_back(hold);
+      stillShared.push_back(hold.position);
+      continue;
+    }
+    const dra::NodeDevice& device = out->devices.devices[hold.position];
+    std::vector<Quantity>& use = out->devices.shareUse[static_cast<std::size_t>(device.shares)];
+    for (std::size_t c = 0; c < use.size() && c < hold.consumed.size(); ++c)
+      use[c] -= hold.consumed[c];
+    freed = true;
+  }
+  for (const DraNodeState::ShareHold& hold : state->shareHolds) {
+    dra::NodeDevice& device = out->devices.devices[hold.position];
+    if (device.shares < 0 ||
+        std::find(stillShared.begin(), stillShared.end(), hold.position) != stillShared.end()) {
+      continue;
+    }
+    device.shares = -1;
+    giveBackCounters(out->devices, device);
   }
   if (!freed) return state;
   deriveUsage(*out);
@@ -192,11 +240,19 @@ DraNodeStateConstSharedPtr buildDraNodeState(const NodeInfo& node, const GpuTopo
       device.gpu = counts ? static_cast<std::int8_t>(ordinal++) : std::int8_t{-1};
     }
     const dra::NodeDevice& nd = state->devices.devices[i];
+    const std::string_view name = nd.slice->deviceName(nd.index);
     if (nd.inUse) {
-      const auto* pods =
-          allocated.holders(nd.slice->driver, nd.slice->pool, nd.slice->deviceName(nd.index));
+      const auto* pods = allocated.holders(nd.slice->driver, nd.slice->pool, name);
       if (pods != nullptr && !pods->empty()) {
         state->holders.emplace_back(static_cast<std::uint32_t>(i), *pods);
+      }
+    }
+    if (nd.shares >= 0) {
+      for (const dra::DeviceShare& share :
+           *allocated.shares(nd.slice->driver, nd.slice->pool, name)) {
+        state->shareHolds.push_back(DraNodeState::ShareHold{
+            static_cast<std::uint32_t>(i), share.holders,
+            dra::shareConsumption(*nd.slice, nd.slice->devices[nd.index], share)});
       }
     }
   }

@@ -44,12 +44,14 @@ struct DraNodeState {
   bool handsOutGpus = false;
   int plainClass = -1;
   // The class backing nvidia.com/gpu cannot be evaluated on some whole-GPU device (a selector
-  // outside the CEL subset, a runtime error): such pods get no verdict or score on this node.
+  // outside the CEL subset, a runtime error), or two requests could share one of its devices
+  // (consumable capacity): such pods get no verdict or score on this node.
   bool plainUninterpretable = false;
   std::vector<int> plainOrder;
   GpuMask plainTaken = 0;
   GpuMask plainBlocked = 0;  // skipped even with no claim holding anything (tainted, counters)
-  // Whole GPUs held by allocated DRA devices (whole or MIG), and the MIG devices on the node.
+  // Whole GPUs held by allocated DRA devices (whole or MIG, taken or shared), and the MIG devices
+  // on the node.
   GpuMask gpusInUse = 0;
   // GPUs of whole-GPU or MIG devices with a device taint of effect None: a warning the driver or
   // an admin's DeviceTaintRule puts on hardware that still works, read as a degraded GPU
@@ -57,9 +59,18 @@ struct DraNodeState {
   GpuMask degradedGpus = 0;
   int migDevices = 0;
   int migDevicesInUse = 0;
-  // The pods (UIDs) the claims holding each device in use are reserved for: preempt's what-if
-  // frees a device when all of them are victims. By device position.
+  // The pods (UIDs) the claim holding each device in use is reserved for: preempt's what-if frees
+  // a device when all of them are victims. By device position.
   std::vector<std::pair<std::uint32_t, std::vector<std::string>>> holders;
+  // Each allocated share of a device (consumable capacity): the pods its claim is reserved for
+  // and what it consumes per capacity. The what-if gives a share back when all its pods are
+  // victims, and frees the device (its counters) when no share is left.
+  struct ShareHold {
+    std::uint32_t position = 0;
+    std::vector<std::string> pods;
+    std::vector<Quantity> consumed;
+  };
+  std::vector<ShareHold> shareHolds;
 
   std::size_t devicePosition(std::string_view pool, std::string_view device) const noexcept;
 };

@@ -13,9 +13,8 @@ std::string AllocatedDevices::key(std::string_view driver, std::string_view pool
   return out;
 }
 
-void AllocatedDevices::add(Holders& into, std::string key,
+void AllocatedDevices::add(std::vector<std::string>& known,
                            const std::vector<std::string>& holders) {
-  std::vector<std::string>& known = into[std::move(key)];
   for (const std::string& uid : holders) {
     if (std::find(known.begin(), known.end(), uid) == known.end()) known.push_back(uid);
   }
@@ -30,7 +29,8 @@ void AllocatedDevices::addClaim(const ResourceClaim& claim) {
   for (const AllocatedDevice& device : claim.devices) {
     if (device.adminAccess) continue;
     if (device.shared) {
-      addShared(device.driver, device.pool, device.device, pods);
+      addShared(device.driver, device.pool, device.device, pods, device.consumedCapacity,
+                claim.ns + "/" + claim.name);
     } else {
       addExclusive(device.driver, device.pool, device.device, pods);
     }
@@ -41,39 +41,52 @@ void AllocatedDevices::removeClaim(const ResourceClaim& claim) {
   if (!claim.allocated) return;
   for (const AllocatedDevice& device : claim.devices) {
     if (device.adminAccess) continue;
-    Holders& from = device.shared ? shared_ : exclusive_;
-    const auto it = from.find(key(device.driver, device.pool, device.device));
-    if (it == from.end()) continue;
+    const std::string k = key(device.driver, device.pool, device.device);
     if (!device.shared) {
-      from.erase(it);
+      exclusive_.erase(k);
       continue;
     }
-    // A shared device stays allocated while another claim's pods hold it.
-    for (const ClaimConsumer& consumer : claim.reservedFor) {
-      std::erase(it->second, consumer.uid);
-    }
-    if (it->second.empty()) from.erase(it);
+    const auto it = shared_.find(k);
+    if (it == shared_.end()) continue;
+    // This claim's share goes; the device stays allocated while another is left.
+    std::vector<DeviceShare>& shares = it->second;
+    const std::string id = claim.ns + "/" + claim.name;
+    const auto share = std::find_if(shares.begin(), shares.end(), [&](const DeviceShare& s) {
+      return s.claim == id && s.consumed == device.consumedCapacity;
+    });
+    if (share != shares.end()) shares.erase(share);
+    if (shares.empty()) shared_.erase(it);
   }
 }
 
 void AllocatedDevices::addExclusive(std::string_view driver, std::string_view pool,
                                     std::string_view device,
                                     const std::vector<std::string>& holders) {
-  add(exclusive_, key(driver, pool, device), holders);
+  add(exclusive_[key(driver, pool, device)], holders);
 }
 
 void AllocatedDevices::addShared(std::string_view driver, std::string_view pool,
-                                 std::string_view device, const std::vector<std::string>& holders) {
-  add(shared_, key(driver, pool, device), holders);
+                                 std::string_view device, const std::vector<std::string>& holders,
+                                 const ResourceList& consumed, std::string claim) {
+  DeviceShare share;
+  share.claim = std::move(claim);
+  add(share.holders, holders);
+  share.consumed = consumed;
+  shared_[key(driver, pool, device)].push_back(std::move(share));
+}
+
+const std::vector<DeviceShare>* AllocatedDevices::shares(std::string_view driver,
+                                                         std::string_view pool,
+                                                         std::string_view device) const {
+  const auto it = shared_.find(key(driver, pool, device));
+  return it == shared_.end() ? nullptr : &it->second;
 }
 
 const std::vector<std::string>* AllocatedDevices::holders(std::string_view driver,
                                                           std::string_view pool,
                                                           std::string_view device) const {
-  const std::string k = key(driver, pool, device);
-  if (const auto it = exclusive_.find(k); it != exclusive_.end()) return &it->second;
-  if (const auto it = shared_.find(k); it != shared_.end()) return &it->second;
-  return nullptr;
+  const auto it = exclusive_.find(key(driver, pool, device));
+  return it == exclusive_.end() ? nullptr : &it->second;
 }
 
 bool AllocatedDevices::exclusive(std::string_view driver, std::string_view pool,

@@ -43,6 +43,7 @@ Result<ClaimProgram> compileClaim(const ClaimSpec& spec, const std::string& id,
                                "can hold (32)");
       }
       out.tolerations = shape.tolerations;
+      out.capacityRequests = shape.capacityRequests;
       compiled.alternatives.push_back(std::move(out));
     }
     program.requests.push_back(std::move(compiled));

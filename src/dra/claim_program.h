@@ -22,6 +22,7 @@ struct ShapeProgram {
   AllocationMode mode = AllocationMode::kExactCount;
   std::int64_t count = 1;
   std::vector<DeviceToleration> tolerations;
+  ResourceList capacityRequests;  // consumable capacity (consumable_capacity.h)
 };
 
 struct RequestProgram {

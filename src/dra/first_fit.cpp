@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <span>
 
 #include "dra/slice_device.h"
 
@@ -87,6 +88,10 @@ FirstFitResult FirstFit::run(const NodeDevices& node, const ClassMatches& classM
   emptied_ = emptied;
   const std::size_t n = node.devices.size();
   allocating_.assign(n, -1);
+  sharesTaken_.assign(n, 0);
+  sharesConsumed_.resize(n);
+  for (std::vector<Quantity>& consumed : sharesConsumed_)
+    consumed.clear();
   consumed_.resize(node.pools.size());
   for (std::size_t p = 0; p < node.pools.size(); ++p) {
     consumed_[p].assign(node.pools[p].counters.size(), Quantity());
@@ -114,7 +119,12 @@ FirstFitResult FirstFit::run(const NodeDevices& node, const ClassMatches& classM
     case Step::kTrue:
       out.status = FirstFitStatus::kAllocated;
       for (std::size_t c = 0; c < results_.size(); ++c) {
-        for (PickedDevice picked : results_[c]) {
+        for (const Taken& taken : results_[c]) {
+          PickedDevice picked = taken.picked;
+          if (shareable(picked.position)) {
+            picked.share = static_cast<std::int32_t>(out.consumed.size());
+            out.consumed.push_back(taken.consumed);
+          }
           out.devices.push_back(picked);
         }
       }
@@ -163,7 +173,22 @@ FirstFit::Step FirstFit::prepare() {
           for (std::uint32_t p = 0; p < node_->devices.size(); ++p) {
             const Step s = selectable(shape, p);
             if (s == Step::kError || s == Step::kUnknown) return s;
-            if (s == Step::kTrue) shape.allDevices.push_back(p);
+            if (s != Step::kTrue) continue;
+            // The capacity a device has at all; what its shares hold is checked on allocation,
+            // so a device too full now stays in the list and All fails, as in the allocator.
+            const NodeDevice& nd = node_->devices[p];
+            if (!nd.capacityPlain || !shape.program->capacityRequests.empty()) {
+              const CapacityUse use = checkCapacity(*nd.slice, nd.slice->devices[nd.index],
+                                                    shape.program->capacityRequests, {});
+              if (use.fit == CapacityFit::kError) {
+                return fail(Step::kError,
+                            "claim " + claims_[c]->id + ", request " + shape.program->fullName +
+                                ": checking capacity for device " +
+                                std::string(nd.slice->deviceName(nd.index)) + ": " + use.why);
+              }
+              if (use.fit == CapacityFit::kNoFit) continue;
+            }
+            shape.allDevices.push_back(p);
           }
           shape.numDevices = static_cast<int>(shape.allDevices.size());
         }
@@ -213,11 +238,57 @@ FirstFit::Step FirstFit::selectable(Shape& shape, std::uint32_t position) {
                                       " reads a list attribute of device " +
                                       std::string(device.name()));
   }
-  if (device.device().allowMultipleAllocations) {
-    return fail(Step::kUnknown, "device " + std::string(device.name()) +
-                                    " allows multiple allocations (consumable capacity)");
-  }
   return remember(Step::kTrue);
+}
+
+bool FirstFit::shareable(std::uint32_t position) const {
+  const NodeDevice& nd = node_->devices[position];
+  return nd.slice->devices[nd.index].allowMultipleAllocations;
+}
+
+bool FirstFit::capacityInUse(std::uint32_t position) const {
+  return (!emptied_ && node_->devices[position].shares >= 0) || sharesTaken_[position] > 0;
+}
+
+// The allocator's capacity check against what the device's shares hold: those allocated before
+// (unless emptied) and those this search has taken.
+FirstFit::Step FirstFit::capacityFits(int claim, const Shape& shape, std::uint32_t position,
+                                      CapacityUse* use) {
+  const NodeDevice& nd = node_->devices[position];
+  const bool allocatedShares = !emptied_ && nd.shares >= 0;
+  const bool takenShares = sharesTaken_[position] > 0;
+  if (nd.capacityPlain && !allocatedShares && !takenShares &&
+      shape.program->capacityRequests.empty()) {
+    return Step::kTrue;
+  }
+  std::vector<Quantity> sum;
+  std::span<const Quantity> current;
+  if (allocatedShares) current = node_->shareUse[static_cast<std::size_t>(nd.shares)];
+  if (takenShares) {
+    const std::vector<Quantity>& taken = sharesConsumed_[position];
+    if (allocatedShares) {
+      sum.assign(current.begin(), current.end());
+      for (std::size_t i = 0; i < sum.size() && i < taken.size(); ++i)
+        sum[i] += taken[i];
+      current = sum;
+    } else {
+      current = taken;
+    }
+  }
+  const Device& device = nd.slice->devices[nd.index];
+  CapacityUse checked = checkCapacity(*nd.slice, device, shape.program->capacityRequests, current);
+  switch (checked.fit) {
+    case CapacityFit::kFits:
+      if (use != nullptr) *use = std::move(checked);
+      return Step::kTrue;
+    case CapacityFit::kNoFit:
+      return Step::kFalse;
+    case CapacityFit::kError:
+      break;
+  }
+  return fail(Step::kError, "claim " + claims_[static_cast<std::size_t>(claim)]->id + ", request " +
+                                shape.program->fullName + ": checking capacity for device " +
+                                std::string(nd.slice->deviceName(nd.index)) + ": " + checked.why);
 }
 
 bool FirstFit::countersFit(std::uint32_t position, bool add) {
@@ -333,42 +404,74 @@ void FirstFit::removeFromConstraints(int claim, const Shape& shape, std::size_t 
   }
 }
 
+// A device that allows multiple allocations is shared, not marked in use: each share adds what
+// it consumes to the device's capacities, and only the first share of a device charges its
+// counters (the allocator's skipCounterCheck).
 FirstFit::Step FirstFit::allocateDevice(int claim, int request, int sub, std::uint32_t position,
                                         bool must) {
   if (inUse(position)) return Step::kFalse;
   const auto c = static_cast<std::size_t>(claim);
   const auto r = static_cast<std::size_t>(request);
   const Shape& shape = shapes_[c][r][static_cast<std::size_t>(sub)];
-  if (!countersFit(position, true)) return Step::kFalse;
+  const bool multiple = shareable(position);
+  const bool chargeCounters = !(multiple && capacityInUse(position));
+  if (chargeCounters && !countersFit(position, true)) return Step::kFalse;
+  const auto undoCounters = [&] {
+    if (chargeCounters) countersFit(position, false);
+  };
   if (tainted(shape, position)) {
-    countersFit(position, false);
+    undoCounters();
     return Step::kFalse;
   }
   std::size_t added = 0;
   if (!addToConstraints(claim, shape, position, added)) {
     removeFromConstraints(claim, shape, added);
-    countersFit(position, false);
+    undoCounters();
     if (must) {
       return fail(Step::kError, "claim " + claims_[c]->id + ", request " + shape.program->fullName +
                                     ": a constraint rules out a device it must take");
     }
     return Step::kFalse;
   }
-  allocating_[position] = static_cast<std::int16_t>(claim);
-  results_[c].push_back(PickedDevice{static_cast<std::uint16_t>(claim),
-                                     static_cast<std::uint16_t>(request),
-                                     static_cast<std::uint16_t>(sub), position});
+  CapacityUse use;
+  if (const Step fits = capacityFits(claim, shape, position, &use); fits != Step::kTrue) {
+    removeFromConstraints(claim, shape, added);
+    undoCounters();
+    return fits;
+  }
+  Taken taken{PickedDevice{static_cast<std::uint16_t>(claim), static_cast<std::uint16_t>(request),
+                           static_cast<std::uint16_t>(sub), position},
+              chargeCounters,
+              {}};
+  if (multiple) {
+    std::vector<Quantity>& consumed = sharesConsumed_[position];
+    consumed.resize(use.consumed.size());
+    for (std::size_t i = 0; i < consumed.size(); ++i)
+      consumed[i] += use.consumed[i];
+    ++sharesTaken_[position];
+    taken.consumed = std::move(use.consumed);
+  } else {
+    allocating_[position] = static_cast<std::int16_t>(claim);
+  }
+  results_[c].push_back(std::move(taken));
   return Step::kTrue;
 }
 
 void FirstFit::deallocate(int claim, std::uint32_t position) {
   const auto c = static_cast<std::size_t>(claim);
-  const PickedDevice picked = results_[c].back();
+  const Taken taken = std::move(results_[c].back());
   results_[c].pop_back();
-  allocating_[position] = -1;
-  const Shape& shape = shapes_[c][picked.request][picked.alternative];
+  if (shareable(position)) {
+    std::vector<Quantity>& consumed = sharesConsumed_[position];
+    for (std::size_t i = 0; i < consumed.size() && i < taken.consumed.size(); ++i)
+      consumed[i] -= taken.consumed[i];
+    --sharesTaken_[position];
+  } else {
+    allocating_[position] = -1;
+  }
+  const Shape& shape = shapes_[c][taken.picked.request][taken.picked.alternative];
   removeFromConstraints(claim, shape, claims_[c]->constraints.size());
-  countersFit(position, false);
+  if (taken.countersReserved) countersFit(position, false);
 }
 
 // allocateOne: one device of request `request` (alternative `sub` when inSub) of claim `claim`,
@@ -419,6 +522,9 @@ FirstFit::Step FirstFit::allocateOne(int claim, int request, int sub, int k, boo
     const Step canSelect = selectable(shape, position);
     if (canSelect == Step::kFalse) continue;
     if (canSelect != Step::kTrue) return canSelect;
+    const Step fits = capacityFits(claim, shape, position);
+    if (fits == Step::kFalse) continue;
+    if (fits != Step::kTrue) return fits;
     const Step added = allocateDevice(claim, request, sub, position, false);
     if (added == Step::kFalse) continue;
     if (added != Step::kTrue) return added;

@@ -4,10 +4,11 @@
 // (node_devices.h), claims in the pod's order, each claim's requests in order, each request's
 // devices at increasing positions, a firstAvailable request taking the first alternative for which
 // everything after it also succeeds, backtracking over constraints (matchAttribute,
-// distinctAttribute), counters and taints, and the first complete solution wins: no scoring.
-// docs/dra.md ("The allocator replicated") lists each rule and where the replica stops: a device
-// that allows multiple allocations, an attribute list, or a search beyond its step budget makes the
-// outcome uninterpretable instead of a guess.
+// distinctAttribute), counters, taints and consumable capacity (a device that allows multiple
+// allocations shared by every request whose capacity still fits, its counters charged once), and
+// the first complete solution wins: no scoring. docs/dra.md ("The allocator replicated") lists
+// each rule and where the replica stops: an attribute list, or a search beyond its step budget
+// makes the outcome uninterpretable instead of a guess.
 //
 // One FirstFit serves one request's claims over many nodes: run() resets its scratch state, so
 // the per-node cost is the search alone.
@@ -18,6 +19,7 @@
 
 #include "dra/claim_program.h"
 #include "dra/class_catalog.h"
+#include "dra/consumable_capacity.h"
 #include "dra/node_devices.h"
 #include "dra/slice_device.h"
 #include "model/quantity.h"
@@ -39,13 +41,18 @@ struct PickedDevice {
   std::uint16_t request = 0;
   std::uint16_t alternative = 0;  // the firstAvailable subrequest; 0 for `exactly`
   std::uint32_t position = 0;     // in NodeDevices::devices
+  // A share of a device that allows multiple allocations: into FirstFitResult::consumed; -1 for
+  // a device taken whole.
+  std::int32_t share = -1;
 };
 
 struct FirstFitResult {
   FirstFitStatus status = FirstFitStatus::kNoFit;
   std::vector<PickedDevice> devices;  // claim by claim, in the order picked
-  std::string why;                    // for kError and kUninterpretable
-  long steps = 0;                     // allocateOne calls the search made
+  // Per share picked: what it consumes of each of the device's capacities (device order).
+  std::vector<std::vector<Quantity>> consumed;
+  std::string why;  // for kError and kUninterpretable
+  long steps = 0;   // allocateOne calls the search made
 };
 
 // The allocator has no budget but the Filter timeout (10 s); the replica stops here and answers
@@ -87,6 +94,10 @@ class FirstFit {
   Step prepare();
   Step allocateOne(int claim, int request, int sub, int k, bool inSub, std::uint32_t start);
   Step selectable(Shape& shape, std::uint32_t position);
+  Step capacityFits(int claim, const Shape& shape, std::uint32_t position,
+                    CapacityUse* use = nullptr);
+  bool shareable(std::uint32_t position) const;
+  bool capacityInUse(std::uint32_t position) const;
   Step allocateDevice(int claim, int request, int sub, std::uint32_t position, bool must);
   void deallocate(int claim, std::uint32_t position);
   bool inUse(std::uint32_t position) const;
@@ -107,7 +118,15 @@ class FirstFit {
   std::vector<std::int16_t> allocating_;                 // per position: claim, or -1
   std::vector<std::vector<Quantity>> consumed_;          // [pool][counter]
   std::vector<std::vector<MatchState>> constraints_;     // [claim][constraint]
-  std::vector<std::vector<PickedDevice>> results_;       // [claim]
+  struct Taken {
+    PickedDevice picked;
+    bool countersReserved = false;
+    std::vector<Quantity> consumed;  // a share's, per capacity of the device
+  };
+  std::vector<std::vector<Taken>> results_;  // [claim]
+  // Per position: shares taken in this search, and what they consume per capacity.
+  std::vector<std::int16_t> sharesTaken_;
+  std::vector<std::vector<Quantity>> sharesConsumed_;
   std::string why_;
   long steps_ = 0;
 };

@@ -280,6 +280,17 @@ class PoolBuilder {
       const Device& published = slice->devices[d];
       device.plain = published.taints.count == 0 && published.consumesCounters.count == 0 &&
                      !published.allowMultipleAllocations;
+      device.capacityPlain =
+          !published.allowMultipleAllocations && capacityWithoutPolicies(*slice, published);
+      if (const auto* shares = allocated_.shares(p.driver, p.name, slice->deviceName(d))) {
+        device.shares = static_cast<std::int32_t>(out_.shareUse.size());
+        std::vector<Quantity>& use = out_.shareUse.emplace_back(published.capacity.count);
+        for (const DeviceShare& share : *shares) {
+          const std::vector<Quantity> consumed = shareConsumption(*slice, published, share);
+          for (std::size_t c = 0; c < use.size(); ++c)
+            use[c] += consumed[c];
+        }
+      }
       out_.devices.push_back(device);
     }
   }
@@ -294,6 +305,17 @@ class PoolBuilder {
 };
 
 }  // namespace
+
+std::vector<Quantity> shareConsumption(const ResourceSlice& slice, const Device& device,
+                                       const DeviceShare& share) {
+  std::vector<Quantity> out;
+  out.reserve(device.capacity.count);
+  for (std::uint32_t c = device.capacity.first; c < device.capacity.first + device.capacity.count;
+       ++c) {
+    out.push_back(share.consumed.get(slice.view(slice.quantities[c].name)));
+  }
+  return out;
+}
 
 bool NodeDevices::anyIncompleteOrInvalid() const noexcept {
   return std::any_of(pools.begin(), pools.end(),

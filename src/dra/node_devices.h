@@ -47,18 +47,31 @@ struct NodeDevice {
   // No taints, no counters consumed, not shareable: the first-fit need not read the device
   // itself past its selectors (most GPU devices).
   bool plain = true;
+  // Not shareable and no capacity with a request policy: a request naming no capacity fits it
+  // (consumable_capacity.h), so the first-fit skips the capacity check.
+  bool capacityPlain = true;
+  // Allocated shares of the device (consumable capacity): into NodeDevices::shareUse; -1 none.
+  std::int32_t shares = -1;
 };
 
 struct NodeDevices {
   std::vector<NodePool> pools;
   std::vector<NodeDevice> devices;  // the allocator's device order
   std::vector<ResourceSliceConstSharedPtr> slices;
+  // Per device with allocated shares: what they consume of each of its capacities, in the
+  // device's capacity order.
+  std::vector<std::vector<Quantity>> shareUse;
   // Set when the scheduler cannot gather this node's pools at all (a slice's node selector the
   // API would refuse): every allocation on the node fails with an error.
   std::string error;
 
   bool anyIncompleteOrInvalid() const noexcept;
 };
+
+// What an allocated share consumes of each of the device's capacities, in the device's order
+// (a capacity its consumedCapacity does not name: nothing).
+std::vector<Quantity> shareConsumption(const ResourceSlice& slice, const Device& device,
+                                       const DeviceShare& share);
 
 // `optionalNodeOperations`: the node declares DRAOptionalNodeOperations. Without it the devices of
 // slices with skipNodeOperations are left out (the experimental allocator never takes them there;

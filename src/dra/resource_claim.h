@@ -2,7 +2,7 @@
 // A resource.k8s.io/v1 ResourceClaim (and the claim spec of a ResourceClaimTemplate) as the
 // structured allocator reads it: the requests (exactly one device request shape, or firstAvailable
 // alternatives), the constraints between them, and status.allocation: the devices the claim holds.
-// What the extender cannot replicate (capacity requests, derived attributes, admin access, a
+// What the extender cannot replicate (derived attributes, admin access, a
 // selector or constraint kind it predates) is recorded in `unsupported` with the reason; such a
 // claim is passed through, never guessed (docs/dra.md).
 #include <cstdint>
@@ -12,6 +12,7 @@
 
 #include "base/result.h"
 #include "json/json_reader.h"
+#include "model/resource_list.h"
 
 namespace gte::dra {
 
@@ -33,7 +34,8 @@ struct DeviceRequestShape {
   AllocationMode mode = AllocationMode::kExactCount;
   std::int64_t count = 1;  // the API default for ExactCount
   std::vector<DeviceToleration> tolerations;
-  std::string unsupported;  // why the extender cannot replicate it; empty when it can
+  ResourceList capacityRequests;  // capacity.requests (consumable capacity)
+  std::string unsupported;        // why the extender cannot replicate it; empty when it can
   friend bool operator==(const DeviceRequestShape&, const DeviceRequestShape&) = default;
 };
 
@@ -64,8 +66,9 @@ struct AllocatedDevice {
   std::string driver;
   std::string pool;
   std::string device;
-  bool adminAccess = false;  // not counted as in use
-  bool shared = false;       // has a shareID (consumable capacity): not exclusive
+  bool adminAccess = false;       // not counted as in use
+  bool shared = false;            // has a shareID (consumable capacity): not exclusive
+  ResourceList consumedCapacity;  // what the share consumes of the device's capacities
   friend bool operator==(const AllocatedDevice&, const AllocatedDevice&) = default;
 };
 

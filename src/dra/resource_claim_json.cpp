@@ -62,8 +62,10 @@ Status readShape(JsonReader& r, const std::string& at, DeviceRequestShape& shape
       return Ok{};
     }
     if (key == "capacity") {
-      if (r.peek() != Kind::kNull) markUnsupported(shape, "capacity requests");
-      return skipField(r, field);
+      return forEachKey(r, field, [&](const std::string& name) -> Status {
+        if (name != "requests") return skipField(r, dotted(field, name));
+        return readResourceList(r, dotted(field, name), shape.capacityRequests);
+      });
     }
     if (key == "derivedAttributes") {
       std::string_view raw;
@@ -188,6 +190,9 @@ Status readAllocation(JsonReader& r, const std::string& at, ResourceClaim& claim
           if (name == "shareID") {
             device.shared = r.peek() != Kind::kNull;
             return skipField(r, value);
+          }
+          if (name == "consumedCapacity") {
+            return readResourceList(r, value, device.consumedCapacity);
           }
           return skipField(r, value);
         });

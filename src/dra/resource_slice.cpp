@@ -40,6 +40,10 @@ std::size_t ResourceSlice::heapBytes() const noexcept {
   bytes += taints.capacity() * sizeof(StoredTaint);
   bytes += deviceSelections.capacity() * sizeof(NodeSelection);
   bytes += attributeNames.capacity() * sizeof(TextRef);
+  bytes += requestPolicies.capacity() * sizeof(CapacityRequestPolicy);
+  for (const CapacityRequestPolicy& policy : requestPolicies) {
+    bytes += policy.validValues.capacity() * sizeof(Quantity);
+  }
   return bytes;
 }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dra/consumable_capacity.h"
 #include "dra/device_text.h"
 #include "dra/node_selector.h"
 #include "model/quantity.h"
@@ -59,6 +60,7 @@ struct StoredAttribute {
 
 struct StoredQuantity {
   TextRef name;
+  std::int32_t policy = -1;  // a capacity's requestPolicy, into ResourceSlice::requestPolicies
   Quantity value;
 };
 
@@ -101,6 +103,7 @@ struct ResourceSlice {
   Range sharedCounters;  // into counterGroups
   std::vector<StoredAttribute> attributes;
   std::vector<StoredQuantity> quantities;  // capacities and counter values
+  std::vector<CapacityRequestPolicy> requestPolicies;
   std::vector<CounterGroup> counterGroups;
   std::vector<StoredTaint> taints;
   std::vector<NodeSelection> deviceSelections;

@@ -1,6 +1,7 @@
 #include "dra/resource_slice_json.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "dra/json_fields.h"
 
@@ -36,6 +37,7 @@ class SliceReader {
     slice_.devices.shrink_to_fit();
     slice_.attributes.shrink_to_fit();
     slice_.quantities.shrink_to_fit();
+    slice_.requestPolicies.shrink_to_fit();
     return Ok{};
   }
 
@@ -209,24 +211,14 @@ class SliceReader {
     return Ok{};
   }
 
-  Status readQuantity(const std::string& at, Quantity& out) {
+  // {value: quantity} (a counter), or with `policy` set also {requestPolicy} (a capacity).
+  Status readQuantity(const std::string& at, Quantity& out, std::int32_t* policy) {
     bool present = false;
     Status s = forEachKey(r_, at, [&](const std::string& key) -> Status {
-      if (key != "value") return skipField(r_, dotted(at, key));
       const std::string field = dotted(at, key);
-      std::string_view raw;
-      std::string text;
-      if (r_.peek() == Kind::kString) {
-        if (!r_.readString(text)) return json::readerError(r_, field);
-        raw = text;
-      } else if (r_.peek() == Kind::kNumber) {
-        if (!r_.skipValue(&raw)) return json::readerError(r_, field);
-      } else {
-        return fieldError(field, "expected a quantity");
-      }
-      auto quantity = parseQuantity(raw);
-      if (!quantity.ok()) return fieldError(field, quantity.error().message);
-      out = *quantity;
+      if (key == "requestPolicy" && policy != nullptr) return readRequestPolicy(field, *policy);
+      if (key != "value") return skipField(r_, field);
+      if (Status read = readQuantityValue(r_, field, out); !read.ok()) return read;
       present = true;
       return Ok{};
     });
@@ -235,13 +227,81 @@ class SliceReader {
     return Ok{};
   }
 
+  Status readPolicyQuantity(const std::string& at, std::optional<Quantity>& out) {
+    if (r_.peek() == Kind::kNull) return skipField(r_, at);
+    Quantity value;
+    if (Status read = readQuantityValue(r_, at, value); !read.ok()) return read;
+    out = value;
+    return Ok{};
+  }
+
+  // A capacity's requestPolicy: default, and validValues or validRange {min, max, step}. What the
+  // API refuses and the allocator would divide by or dereference (a range without min, a step
+  // that is not positive, both forms at once) makes the slice unreadable.
+  Status readRequestPolicy(const std::string& at, std::int32_t& index) {
+    if (r_.peek() == Kind::kNull) return skipField(r_, at);
+    CapacityRequestPolicy policy;
+    bool valuesSet = false;
+    Status s = forEachKey(r_, at, [&](const std::string& key) -> Status {
+      const std::string field = dotted(at, key);
+      if (key == "default") return readPolicyQuantity(field, policy.defaultValue);
+      if (key == "validValues") {
+        if (r_.peek() == Kind::kNull) return skipField(r_, field);
+        valuesSet = true;
+        return forEachElement(r_, field, [&](std::size_t i) -> Status {
+          std::optional<Quantity> value;
+          if (Status read = readPolicyQuantity(indexed(field, i), value); !read.ok()) return read;
+          if (!value) return fieldError(indexed(field, i), "null");
+          if (!policy.validValues.empty() && *value <= policy.validValues.back()) {
+            return fieldError(indexed(field, i), "not in ascending order");
+          }
+          policy.validValues.push_back(*value);
+          return Ok{};
+        });
+      }
+      if (key == "validRange") return readRange(field, policy);
+      return skipField(r_, field);
+    });
+    if (!s.ok()) return s;
+    if (valuesSet && policy.hasRange) {
+      return fieldError(at, "sets both validValues and validRange");
+    }
+    index = static_cast<std::int32_t>(slice_.requestPolicies.size());
+    slice_.requestPolicies.push_back(std::move(policy));
+    return Ok{};
+  }
+
+  Status readRange(const std::string& at, CapacityRequestPolicy& policy) {
+    if (r_.peek() == Kind::kNull) return skipField(r_, at);
+    std::optional<Quantity> min;
+    Status s = forEachKey(r_, at, [&](const std::string& key) -> Status {
+      const std::string field = dotted(at, key);
+      if (key == "min") return readPolicyQuantity(field, min);
+      if (key == "max") return readPolicyQuantity(field, policy.rangeMax);
+      if (key == "step") return readPolicyQuantity(field, policy.rangeStep);
+      return skipField(r_, field);
+    });
+    if (!s.ok()) return s;
+    if (!min) return fieldError(at + ".min", "missing");
+    if (policy.rangeStep && (policy.rangeStep->isZero() || policy.rangeStep->isNegative())) {
+      return fieldError(at + ".step", "not positive");
+    }
+    policy.hasRange = true;
+    policy.rangeMin = *min;
+    return Ok{};
+  }
+
   // A map of name -> {value: quantity}: capacities and counters alike.
-  Status readQuantities(const std::string& at, Range& range) {
+  Status readQuantities(const std::string& at, Range& range, bool policies = false) {
     range.first = size(slice_.quantities.size());
     Status s = forEachKey(r_, at, [&](const std::string& name) -> Status {
       StoredQuantity quantity;
       quantity.name = text_.intern(name);
-      if (Status read = readQuantity(dotted(at, name), quantity.value); !read.ok()) return read;
+      if (Status read =
+              readQuantity(dotted(at, name), quantity.value, policies ? &quantity.policy : nullptr);
+          !read.ok()) {
+        return read;
+      }
       slice_.quantities.push_back(quantity);
       return Ok{};
     });
@@ -249,7 +309,9 @@ class SliceReader {
     return s;
   }
 
-  Status readCapacity(const std::string& at, Range& range) { return readQuantities(at, range); }
+  Status readCapacity(const std::string& at, Range& range) {
+    return readQuantities(at, range, true);
+  }
 
   // A list of {<nameKey>: ..., counters: {...}}: shared counter sets (nameKey "name") and a
   // device's consumption (nameKey "counterSet"). Groups are stored in order, contiguously.

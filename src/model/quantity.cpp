@@ -85,6 +85,41 @@ std::optional<std::int64_t> Quantity::wholeUnits() const noexcept {
   return static_cast<std::int64_t>(units);
 }
 
+std::optional<std::int64_t> Quantity::exactMillis() const noexcept {
+  if (nanos_ % kNanoPerMilli != 0) return std::nullopt;
+  const Int128 millis = nanos_ / kNanoPerMilli;
+  if (millis > std::numeric_limits<std::int64_t>::max() ||
+      millis < std::numeric_limits<std::int64_t>::min()) {
+    return std::nullopt;
+  }
+  return static_cast<std::int64_t>(millis);
+}
+
+std::string Quantity::decimalText() const {
+  const bool negative = nanos_ < 0;
+  Int128 rest = negative ? -nanos_ : nanos_;
+  Int128 fraction = rest % kNano;
+  Int128 units = rest / kNano;
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(units % 10)));
+    units /= 10;
+  } while (units != 0);
+  if (fraction != 0) {
+    std::string decimals(9, '0');
+    for (int i = 8; i >= 0; --i) {
+      decimals[static_cast<std::size_t>(i)] =
+          static_cast<char>('0' + static_cast<int>(fraction % 10));
+      fraction /= 10;
+    }
+    while (decimals.back() == '0')
+      decimals.pop_back();
+    digits += '.';
+    digits += decimals;
+  }
+  return negative ? "-" + digits : digits;
+}
+
 std::int64_t Quantity::ceilUnits() const noexcept {
   Int128 units = nanos_ / kNano;
   if (nanos_ % kNano != 0) units += nanos_ > 0 ? 1 : -1;

@@ -3,6 +3,7 @@
 // SI and e-notation suffixes, optional sign, values rounded up (away from zero) to 1n = 1e-9.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "base/result.h"
@@ -16,6 +17,9 @@ class Quantity {
  public:
   Quantity() = default;
   static Quantity fromUnits(std::int64_t units) { return Quantity(Int128(units) * kNano); }
+  static Quantity fromMillis(std::int64_t millis) {
+    return Quantity(Int128(millis) * kNanoPerMilli);
+  }
 
   // Signed count of nano-units (1e-9 of the base unit).
   Int128 nanos() const noexcept { return nanos_; }
@@ -25,6 +29,12 @@ class Quantity {
   std::optional<std::int64_t> wholeUnits() const noexcept;
   // Like Go's Value(): rounded up (away from zero) to an integer; saturates at int64 limits.
   std::int64_t ceilUnits() const noexcept;
+  // The exact value in plain decimal ("32212254720", "0.75", "-2"): a quantity string every
+  // reader parses back to this value (not the API server's canonical suffix form).
+  std::string decimalText() const;
+  // The value in thousandths when that is exact and within int64 (Go's MilliValue where it loses
+  // nothing), else nullopt.
+  std::optional<std::int64_t> exactMillis() const noexcept;
 
   Quantity& operator+=(const Quantity& other) noexcept {
     nanos_ += other.nanos_;
@@ -42,6 +52,7 @@ class Quantity {
   }
 
   static constexpr Int128 kNano = 1'000'000'000;
+  static constexpr Int128 kNanoPerMilli = 1'000'000;
 
  private:
   explicit Quantity(Int128 nanos) : nanos_(nanos) {}

@@ -6,6 +6,25 @@
 
 namespace gte {
 
+Status readQuantityValue(json::JsonReader& reader, std::string_view where, Quantity& out) {
+  std::string_view raw;
+  std::string text;
+  const json::Kind kind = reader.peek();
+  if (kind == json::Kind::kString) {
+    if (!reader.readString(text)) return json::readerError(reader, where);
+    raw = text;
+  } else if (kind == json::Kind::kNumber) {
+    if (!reader.skipValue(&raw)) return json::readerError(reader, where);
+  } else {
+    return invalidArgument(std::string(where) + ": expected a quantity, got " +
+                           json::kindName(kind));
+  }
+  auto q = parseQuantity(raw);
+  if (!q) return invalidArgument(std::string(where) + ": " + q.error().message);
+  out = *q;
+  return Ok{};
+}
+
 Status readResourceList(json::JsonReader& reader, std::string_view where, ResourceList& out) {
   if (reader.readNull()) return Ok{};
   if (!reader.beginObject()) return json::readerError(reader, where);

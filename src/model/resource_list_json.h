@@ -11,6 +11,9 @@
 
 namespace gte {
 
+// One quantity: a string ("10Gi") or, as Quantity.UnmarshalJSON accepts, a bare number.
+Status readQuantityValue(json::JsonReader& reader, std::string_view where, Quantity& out);
+
 // On a malformed quantity returns an error naming `where` and the resource.
 Status readResourceList(json::JsonReader& reader, std::string_view where, ResourceList& out);
 

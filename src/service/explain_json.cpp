@@ -202,6 +202,21 @@ void writeDra(JsonWriter& w, const NodeExplanation& node, const PodDemand* deman
       } else {
         w.null();
       }
+      // A share of a device that allows multiple allocations: what it consumes of each capacity.
+      w.key("consumedCapacity");
+      if (picked.share < 0) {
+        w.null();
+      } else {
+        const auto& consumed = placed.result.consumed[static_cast<std::size_t>(picked.share)];
+        const dra::ResourceSlice& slice = *device.slice;
+        const dra::Range capacity = slice.devices[device.index].capacity;
+        w.beginObject();
+        for (std::uint32_t i = 0; i < capacity.count && i < consumed.size(); ++i) {
+          w.key(slice.view(slice.quantities[capacity.first + i].name))
+              .string(consumed[i].decimalText());
+        }
+        w.endObject();
+      }
       w.endObject();
     }
   }

@@ -193,12 +193,20 @@ DraDemandConstSharedPtr SimDraCluster::templateDemand(int gpus) {
   return demand;
 }
 
-void SimDraCluster::allocate(const dra::NodeDevices& devices,
-                             std::span<const dra::PickedDevice> picked) {
-  for (const dra::PickedDevice& pick : picked) {
+void SimDraCluster::allocate(const dra::NodeDevices& devices, const dra::FirstFitResult& picked) {
+  for (const dra::PickedDevice& pick : picked.devices) {
     const dra::NodeDevice& device = devices.devices[pick.position];
     const dra::ResourceSlice& slice = *device.slice;
-    allocated_.addExclusive(slice.driver, slice.pool, slice.deviceName(device.index));
+    if (pick.share < 0) {
+      allocated_.addExclusive(slice.driver, slice.pool, slice.deviceName(device.index));
+      continue;
+    }
+    const std::vector<Quantity>& consumed = picked.consumed[static_cast<std::size_t>(pick.share)];
+    const dra::Range capacity = slice.devices[device.index].capacity;
+    ResourceList share;
+    for (std::uint32_t i = 0; i < capacity.count && i < consumed.size(); ++i)
+      share.set(std::string(slice.view(slice.quantities[capacity.first + i].name)), consumed[i]);
+    allocated_.addShared(slice.driver, slice.pool, slice.deviceName(device.index), {}, share);
   }
 }
 

@@ -68,8 +68,9 @@ class SimDraCluster {
                std::span<const int> order);
   // The node's DRA state with the devices allocated so far.
   DraNodeStateConstSharedPtr nodeState(const NodeInfo& node, const GpuTopology& topology) const;
-  // Marks the devices a first-fit picked on this node as allocated (the claim's status).
-  void allocate(const dra::NodeDevices& devices, std::span<const dra::PickedDevice> picked);
+  // Marks the devices a first-fit picked on this node as allocated (the claim's status): whole,
+  // or as a share consuming what the result says.
+  void allocate(const dra::NodeDevices& devices, const dra::FirstFitResult& picked);
   // The pod's claim released (it ended, or its gang was rolled back): the whole-GPU devices of
   // `gpus` on the node are free again (devices are `gpu-<index>` in the node's pool).
   void release(const std::string& nodeName, GpuMask gpus);

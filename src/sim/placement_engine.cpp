@@ -191,7 +191,7 @@ bool takeDra(EngineNode& node, const SimPod& pod, const Policy& policy, SimDraCl
   if (pod.gpus >= 2) {
     placement.weakest = describeDraSet(*node.state, gpus).weakest;
   }
-  dra.allocate(state->devices, result.devices);
+  dra.allocate(state->devices, result);
   node.cpuRequested += pod.cpuMilli;
   node.memoryRequested += pod.memoryMib;
   node.state = chargeNodeState(*node.labels, nullptr, policy,

@@ -258,7 +258,7 @@ dra::ResourceClaimConstSharedPtr allocatedTo(const std::vector<std::string>& dev
   auto claim = std::make_shared<dra::ResourceClaim>(*draClaim("claim-2-gpus.json"));
   claim->allocated = true;
   for (const std::string& device : devices)
-    claim->devices.push_back({"gpus", "gpu.nvidia.com", "hgx-h100-a", device, false, false});
+    claim->devices.push_back({"gpus", "gpu.nvidia.com", "hgx-h100-a", device, false, false, {}});
   claim->reservedFor.push_back({"pods", "train-0", "uid-train-0"});
   return claim;
 }

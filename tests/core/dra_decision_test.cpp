@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dra_decision.h"
 #include "core/node_charges.h"
 #include "core/node_decider.h"
 #include "core/plain_answers.h"
@@ -378,6 +379,73 @@ TEST_CASE("claims of N GPUs decide from the precomputed picks exactly as the fir
       }
     }
   }
+}
+
+}  // namespace
+}  // namespace gte
+
+namespace gte {
+namespace {
+
+TEST_CASE("a shared DRA device: its GPU is held, further shares fit while its capacity lasts",
+          "[core][dra][capacity]") {
+  const Policy policy = defaultPolicy();
+  const NodeInfo node = draNode(testing::makeDgxH100, "hgx-h100-a");
+  testing::DraCluster cluster;
+  cluster.addSliceJson(testing::draSharedH100SliceJson());
+  cluster.addClaim(testing::draMemoryClaim("held", "50000Mi", "infer-0"));
+  cluster.addClaim(testing::draMemoryClaim("small", "30000Mi"));
+  cluster.addClaim(testing::draMemoryClaim("large", "40000Mi"));
+  const auto state = cluster.nodeState(node, policy);
+  REQUIRE(state->dra);
+  // GPU 5 has a tenant: not a free whole GPU, and nvidia.com/gpu (the whole capacity) skips it.
+  CHECK(state->freeCount == 7);
+  CHECK(state->devicePluginPicks[1].gpus == mask({2}));
+
+  const auto placed = [&](const std::string& claim, const NodeState& on) {
+    auto demand = parsePodDemand(testing::makeClaimPod("p", "ml", {{"gpu", claim}}), policy,
+                                 cluster.objects.get());
+    REQUIRE(demand.ok());
+    REQUIRE(demand->dra);
+    DraDecider decider(*demand->dra);
+    return decider.place(on);
+  };
+  // 50000Mi + 30000Mi fit in 81559Mi: the pod shares GPU 5.
+  const DraPlacement small = placed("small", *state);
+  REQUIRE(small.outcome == DraOutcome::kPlaced);
+  CHECK(small.pick.gpus == mask({5}));
+  REQUIRE(small.result.devices.size() == 1);
+  CHECK(small.result.devices[0].share == 0);
+  // 40000Mi more would not: the next device, GPU 2, is taken whole.
+  const DraPlacement large = placed("large", *state);
+  REQUIRE(large.outcome == DraOutcome::kPlaced);
+  CHECK(large.pick.gpus == mask({2}));
+  CHECK(large.result.devices[0].share == -1);
+
+  // Preempting the share's pod frees GPU 5 whole again.
+  const auto without = nodeStateWithout(*state, {"uid-infer-0"}, policy);
+  CHECK(without->freeCount == 8);
+  CHECK(placed("large", *without).pick.gpus == mask({5}));
+
+  // Two tenants: preempting one gives back its share only; GPU 5 stays held by the other.
+  testing::DraCluster two;
+  two.addSliceJson(testing::draSharedH100SliceJson());
+  two.addClaim(testing::draMemoryClaim("a", "30000Mi", "pod-a"));
+  two.addClaim(testing::draMemoryClaim("b", "40000Mi", "pod-b"));
+  two.addClaim(testing::draMemoryClaim("large", "40000Mi"));
+  const auto shared = two.nodeState(node, policy);
+  const auto largeOn = [&](const NodeState& on) {
+    auto demand = parsePodDemand(testing::makeClaimPod("p", "ml", {{"gpu", "large"}}), policy,
+                                 two.objects.get());
+    REQUIRE(demand.ok());
+    DraDecider decider(*demand->dra);
+    return decider.place(on).pick.gpus;
+  };
+  CHECK(largeOn(*shared) == mask({2}));  // 70000Mi held: 40000Mi more does not fit
+  const auto withoutA = nodeStateWithout(*shared, {"uid-pod-a"}, policy);
+  CHECK(withoutA->freeCount == 7);
+  CHECK(largeOn(*withoutA) == mask({5}));  // 40000Mi + 40000Mi fit in 81559Mi
+  CHECK(nodeStateWithout(*shared, {"uid-pod-a", "uid-pod-b"}, policy)->freeCount == 8);
 }
 
 }  // namespace

@@ -102,6 +102,22 @@ TEST_CASE("malformed slices are errors naming the slice and the field", "[dra][s
       {"capacity not a quantity",
        sliceWith(R"("devices":[{"name":"d","capacity":{"memory":{"value":"lots"}}}])"),
        "spec.devices[0].capacity.memory.value"},
+      {"capacity range without a minimum",
+       sliceWith(R"("devices":[{"name":"d","capacity":{"memory":{"value":"8Gi",
+                    "requestPolicy":{"validRange":{"step":"1Gi"}}}}}])"),
+       "spec.devices[0].capacity.memory.requestPolicy.validRange.min: missing"},
+      {"capacity range with a zero step",
+       sliceWith(R"("devices":[{"name":"d","capacity":{"memory":{"value":"8Gi",
+                    "requestPolicy":{"validRange":{"min":"1Gi","step":"0"}}}}}])"),
+       "validRange.step: not positive"},
+      {"capacity policy with both forms",
+       sliceWith(R"("devices":[{"name":"d","capacity":{"memory":{"value":"8Gi",
+                    "requestPolicy":{"validValues":["1Gi"],"validRange":{"min":"1Gi"}}}}}])"),
+       "requestPolicy: sets both validValues and validRange"},
+      {"capacity valid values out of order",
+       sliceWith(R"("devices":[{"name":"d","capacity":{"memory":{"value":"8Gi",
+                    "requestPolicy":{"validValues":["2Gi","1Gi"]}}}}])"),
+       "validValues[1]: not in ascending order"},
       {"counter set without a name",
        sliceWith(R"("sharedCounters":[{"counters":{"c":{"value":"1"}}}])"),
        "spec.sharedCounters[0].name: missing"},
@@ -195,7 +211,8 @@ TEST_CASE("claims: exactly, firstAvailable, constraints and the allocation", "[d
   const auto allocated = testing::draClaim("claim-allocated.json");
   CHECK(allocated->allocated);
   REQUIRE(allocated->devices.size() == 1);
-  CHECK(allocated->devices[0] == AllocatedDevice{"gpu", "gpu.nvidia.com", "hgx-h100-a", "gpu-1"});
+  CHECK(allocated->devices[0] ==
+        AllocatedDevice{"gpu", "gpu.nvidia.com", "hgx-h100-a", "gpu-1", false, false, {}});
   REQUIRE(allocated->reservedFor.size() == 1);
   CHECK(allocated->reservedFor[0].uid == "pod-uid-infer-0");
 
@@ -223,7 +240,6 @@ TEST_CASE("claim defaults and what the extender cannot replicate", "[dra][claim]
   REQUIRE(all.ok());
   CHECK((*all)->spec.requests[0].alternatives[0].mode == AllocationMode::kAll);
   const std::vector<std::pair<std::string, std::string>> unsupported = {
-      {R"("capacity":{"requests":{"memory":"1Gi"}})", "capacity requests"},
       {R"("adminAccess":true)", "admin access"},
       {R"("derivedAttributes":[{"name":"x","expression":"1"}])", "derived attributes"},
       {R"("allocationMode":"Some")", "allocation mode Some"},

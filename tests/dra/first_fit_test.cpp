@@ -270,16 +270,6 @@ TEST_CASE("counters: a whole GPU and its partitions share memory slices", "[dra]
 
 TEST_CASE("what the replica does not reproduce is uninterpretable, not a guess",
           "[dra][firstfit]") {
-  Node node;
-  std::string list = "[";
-  list += testing::draGpuDevice("gpu-0", 0, "r0", R"("allowMultipleAllocations":true)");
-  list += "]";
-  node.index.upsert(*parseResourceSliceJson(testing::draSliceJson("s", "n", "n", list)));
-  node.gather("n");
-  FirstFitResult result;
-  CHECK(picks(node, {gpus(1)}, &result) == Names{"uninterpretable"});
-  CHECK_THAT(result.why, ContainsSubstring("allows multiple allocations"));
-
   // A search over more steps than the budget.
   const Node h100 = fixtureNode("hgx-h100-slice.json", "hgx-h100-a");
   std::string spec = gpus(5);
@@ -308,9 +298,6 @@ TEST_CASE("claims the replica cannot compile say why", "[dra][firstfit]") {
   CHECK_THAT(reason(R"j({"requests":[{"name":"g","exactly":{"deviceClassName":"gpu.nvidia.com",
                "selectors":[{"cel":{"expression":"device.attributes['a'].b.matches('x')"}}]}}]})j"),
              ContainsSubstring("outside the CEL subset"));
-  CHECK_THAT(reason(R"({"requests":[{"name":"g","exactly":{"deviceClassName":"gpu.nvidia.com",
-                       "capacity":{"requests":{"memory":"10Gi"}}}}]})"),
-             ContainsSubstring("capacity requests"));
   // Two requests of 20 cannot share one claim's 32 results.
   const ClaimProgram two = compile(node, R"({"requests":[
       {"name":"a","exactly":{"deviceClassName":"gpu.nvidia.com","count":20}},

@@ -78,3 +78,20 @@ TEST_CASE("Quantity whole and ceiling units") {
   CHECK(parseQuantity("-1500m")->ceilUnits() == -2);
   CHECK(parseQuantity("2000m")->wholeUnits() == 2);
 }
+
+TEST_CASE("Quantity thousandths and plain decimal text read back exactly") {
+  CHECK(parseQuantity("1500m")->exactMillis() == 1500);
+  CHECK(parseQuantity("1Gi")->exactMillis() == std::int64_t{1073741824000});
+  CHECK_FALSE(parseQuantity("1u")->exactMillis().has_value());
+  CHECK(gte::Quantity::fromMillis(750) == *parseQuantity("750m"));
+  for (const char* text : {"0", "30Gi", "750m", "-2", "1n", "12345678901.000000001", "8E"}) {
+    INFO(text);
+    const gte::Quantity q = *parseQuantity(text);
+    const auto back = parseQuantity(q.decimalText());
+    REQUIRE(back.ok());
+    CHECK(*back == q);
+  }
+  CHECK(parseQuantity("30Gi")->decimalText() == "32212254720");
+  CHECK(parseQuantity("750m")->decimalText() == "0.75");
+  CHECK(parseQuantity("-1500m")->decimalText() == "-1.5");
+}

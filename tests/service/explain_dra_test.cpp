@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cluster/cluster_state.h"
+#include "dra/resource_slice_json.h"
 #include "dra_pair_cluster.h"
 #include "metrics/metrics.h"
 #include "policy/default_policy.h"
@@ -65,7 +66,8 @@ TEST_CASE("Explain shows the DRA device set predicted for a claim pod") {
                             {"driver", "gpu.nvidia.com"},
                             {"pool", "hgx-h100-a"},
                             {"device", "gpu-1"},
-                            {"gpu", 5}}));
+                            {"gpu", 5},
+                            {"consumedCapacity", nullptr}}));
   CHECK(devices[1]["device"] == "gpu-6");
   CHECK(devices[1]["gpu"] == 2);
   CHECK(hgx["gpus"] == json({2, 5}));  // the set DRA takes, not the device plugin's pick
@@ -98,4 +100,30 @@ TEST_CASE("Filter counts DRA pass-throughs by reason") {
         std::string::npos);
   CHECK(text.find("gpu_topology_extender_dra_passthrough_total{reason=\"uninterpretable\"} 0") !=
         std::string::npos);
+}
+
+TEST_CASE("Explain shows a claim pod's share of a device and what it consumes") {
+  gte::testing::DraPairCluster cluster;
+  // gpu-1 (GPU 5) is shareable; a share of 50000Mi is allocated, ml/infer asks 30000Mi.
+  cluster.state.replaceResourceSlices(
+      {*gte::dra::parseResourceSliceJson(gte::testing::draSharedH100SliceJson())});
+  cluster.state.upsertResourceClaim(gte::testing::draMemoryClaim("held", "50000Mi", "other"));
+  cluster.state.upsertResourceClaim(gte::testing::draMemoryClaim("infer", "30000Mi"));
+  auto backend = gte::testing::SnapshotBackend::of(cluster.state);
+  gte::ExtenderService service([p = cluster.policy] { return p; }, &backend, nullptr);
+
+  json body = json::parse(claimPodBody());
+  body["Pod"]["spec"]["resourceClaims"] =
+      json::array({{{"name", "gpu"}, {"resourceClaimName", "infer"}}});
+  const gte::Reply reply = service.explain(body.dump());
+  REQUIRE(reply.status == 200);
+  const json explained = json::parse(reply.body);
+  const json& hgx = explained["nodes"][0];
+  REQUIRE(hgx["name"] == "hgx-h100-a");
+  CHECK(hgx["verdict"] == "fit");
+  REQUIRE(hgx["dra"]["devices"].size() == 1);
+  const json& share = hgx["dra"]["devices"][0];
+  CHECK(share["device"] == "gpu-1");
+  CHECK(share["consumedCapacity"] == json({{"memory", "31457280000"}}));  // 30000Mi
+  CHECK(hgx["gpus"] == json({5}));
 }

@@ -94,6 +94,32 @@ dra::ResourceClaimConstSharedPtr draGpuClaim(const std::string& name, int count)
   return claim;
 }
 
+std::string draSharedH100SliceJson() {
+  std::string text = draFixtureText("hgx-h100-slice.json");
+  const std::size_t at = text.find("\"capacity\": {");
+  if (at == std::string::npos) throw std::runtime_error("the H100 slice lists no capacity");
+  text.insert(at, "\"allowMultipleAllocations\": true, ");
+  return text;
+}
+
+dra::ResourceClaimConstSharedPtr draMemoryClaim(const std::string& name, const std::string& memory,
+                                                const std::string& heldBy) {
+  std::string json = R"({"metadata":{"name":")" + name + R"(","namespace":"ml","uid":"uid-)" +
+                     name + R"("},
+    "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.nvidia.com",
+      "capacity":{"requests":{"memory":")" +
+                     memory + R"("}}}}]}})";
+  if (!heldBy.empty()) {
+    json += R"(,"status":{"allocation":{"devices":{"results":[{"request":"gpu",
+      "driver":"gpu.nvidia.com","pool":"hgx-h100-a","device":"gpu-1","shareID":"s-)" +
+            name + R"(","consumedCapacity":{"memory":")" + memory + R"("}}]}},
+      "reservedFor":[{"resource":"pods","name":")" +
+            heldBy + R"(","uid":"uid-)" + heldBy + R"("}]})";
+  }
+  json += "}";
+  return orThrow(dra::parseResourceClaimJson(json), "claim");
+}
+
 }  // namespace gte::testing
 
 #include "core/dra_node_state.h"

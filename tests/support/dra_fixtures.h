@@ -51,6 +51,14 @@ std::string draDgx1Slice(const std::string& node, const std::vector<int>& order)
 // API server would hold it before allocation.
 dra::ResourceClaimConstSharedPtr draGpuClaim(const std::string& name, int count);
 
+// The HGX H100 slice with its first device, gpu-1 (GPU 5), shareable: its 81559Mi of memory are
+// taken in shares (consumable capacity).
+std::string draSharedH100SliceJson();
+// ml/<name>: one gpu.nvidia.com device with `memory` of its capacity; with `heldBy`, allocated as
+// a share of hgx-h100-a's gpu-1 consuming that much, reserved for pod <heldBy> (uid-<heldBy>).
+dra::ResourceClaimConstSharedPtr draMemoryClaim(const std::string& name, const std::string& memory,
+                                                const std::string& heldBy = "");
+
 }  // namespace gte::testing
 
 namespace gte::testing {
