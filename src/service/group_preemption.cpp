@@ -39,6 +39,58 @@ std::vector<GroupPreempt> insidePlan(const CommittedGroupPlan& plan,
   return out;
 }
 
+// What a plan evicts: the GPU-holding victims of the candidates it puts members on, each node
+// counted once.
+std::size_t evictions(const GroupPlan& plan, std::span<const PreemptCandidate> candidates,
+                      const std::map<std::string_view, std::size_t>& candidateAt) {
+  std::vector<std::size_t> used;
+  for (const PlannedSlot& slot : plan.slots) {
+    const auto it = candidateAt.find(slot.node);
+    if (it == candidateAt.end()) continue;
+    if (std::find(used.begin(), used.end(), it->second) == used.end()) used.push_back(it->second);
+  }
+  std::size_t total = 0;
+  for (const std::size_t i : used)
+    total += candidates[i].victims.size();
+  return total;
+}
+
+// The least-cost domain: the plan over the whole emptied cluster picks a domain by the planner's
+// own order (best fit on what would be free), which knows nothing of what freeing it costs. Each
+// other domain of the plan's level that holds a candidate is planned alone; the one whose plan
+// evicts the fewest GPU-holding victims wins, the planner's choice on a tie.
+GroupPlan leastCostPlan(GroupPlan plan, GroupPlanInput in, std::span<const GroupPlanNode> nodes,
+                        std::span<const PreemptCandidate> candidates,
+                        const std::map<std::string_view, std::size_t>& candidateAt,
+                        const Policy& policy) {
+  if (plan.level < 0) return plan;
+  const auto level = static_cast<std::size_t>(plan.level);
+  std::vector<std::uint32_t> domains;
+  for (const GroupPlanNode& node : nodes) {
+    const std::uint32_t d = node.facts->domain[level];
+    if (d == kNoDomain || d == plan.domain[level] || !candidateAt.contains(node.name)) continue;
+    if (std::find(domains.begin(), domains.end(), d) == domains.end()) domains.push_back(d);
+  }
+  std::size_t cost = evictions(plan, candidates, candidateAt);
+  std::vector<GroupPlanNode> inside;
+  for (const std::uint32_t d : domains) {
+    if (cost == 0) break;
+    inside.clear();
+    for (const GroupPlanNode& node : nodes) {
+      if (node.facts->domain[level] == d) inside.push_back(node);
+    }
+    in.nodes = inside;
+    GroupPlan alone = planGroup(in, policy);
+    if (alone.status != GroupPlanStatus::kPlanned) continue;
+    const std::size_t aloneCost = evictions(alone, candidates, candidateAt);
+    if (aloneCost < cost) {
+      cost = aloneCost;
+      plan = std::move(alone);
+    }
+  }
+  return plan;
+}
+
 }  // namespace
 
 std::optional<std::vector<GroupPreempt>> groupPreemption(
@@ -98,9 +150,12 @@ std::optional<std::vector<GroupPreempt>> groupPreemption(
   in.nodes = nodes;
   in.members = demands;
   in.anchors = anchors;
-  const GroupPlan plan = planGroup(in, policy);
+  GroupPlan plan = planGroup(in, policy);
   if (plan.status == GroupPlanStatus::kUnplaced || plan.status == GroupPlanStatus::kUnsupported) {
     return Keep{};
+  }
+  if (plan.status == GroupPlanStatus::kPlanned) {
+    plan = leastCostPlan(std::move(plan), in, nodes, candidates, candidateAt, policy);
   }
   // Keep the candidates the plan puts members on; with no plan even then, none helps.
   std::vector<GroupPreempt> keep(candidates.size(), GroupPreempt::kDrop);

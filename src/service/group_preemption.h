@@ -4,6 +4,8 @@
 // the plan's required domains are dropped; without one, the group is planned on the cluster as it
 // would be with every candidate's victims gone, and only the candidates that plan puts members on
 // are kept: the victims chosen make room for the group's domain, not for one member at a time.
+// Among the domains of the plan's level that could hold the group so, the one whose plan evicts
+// the fewest GPU-holding victims is chosen (the planner's own pick on a tie).
 #include <cstdint>
 #include <optional>
 #include <span>
