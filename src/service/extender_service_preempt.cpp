@@ -121,7 +121,10 @@ Reply ExtenderService::preempt(std::string_view body) const {
         info.ranSeconds = ranSeconds(*known, now);
         info.requests = known->requests;
       }
-      if (info.holdsGpus) candidate.victims.push_back(v.uid);
+      if (info.holdsGpus) {
+        candidate.victims.push_back(v.uid);
+        candidate.topPriority = std::max(candidate.topPriority, info.priority);
+      }
       victims.push_back(std::move(info));
     }
     addOtherVictims(args->pod, c.node, *cluster_, now, victims);

@@ -1,6 +1,8 @@
 #include "service/group_preemption.h"
 
 #include <algorithm>
+#include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 
@@ -40,52 +42,134 @@ std::vector<GroupPreempt> insidePlan(const CommittedGroupPlan& plan,
 }
 
 // What a plan evicts: the GPU-holding victims of the candidates it puts members on, each node
-// counted once.
-std::size_t evictions(const GroupPlan& plan, std::span<const PreemptCandidate> candidates,
-                      const std::map<std::string_view, std::size_t>& candidateAt) {
+// counted once, and the highest priority among them. Fewer victims cost less; as many, a lower top
+// priority.
+struct EvictionCost {
+  std::size_t victims = 0;
+  std::int64_t topPriority = std::numeric_limits<std::int64_t>::min();
+  friend auto operator<=>(const EvictionCost&, const EvictionCost&) = default;
+};
+
+EvictionCost costOf(const PreemptCandidate& candidate) {
+  return EvictionCost{candidate.victims.size(), candidate.topPriority};
+}
+
+EvictionCost evictions(const GroupPlan& plan, std::span<const PreemptCandidate> candidates,
+                       const std::map<std::string_view, std::size_t>& candidateAt) {
   std::vector<std::size_t> used;
   for (const PlannedSlot& slot : plan.slots) {
     const auto it = candidateAt.find(slot.node);
     if (it == candidateAt.end()) continue;
     if (std::find(used.begin(), used.end(), it->second) == used.end()) used.push_back(it->second);
   }
-  std::size_t total = 0;
-  for (const std::size_t i : used)
-    total += candidates[i].victims.size();
+  EvictionCost total;
+  for (const std::size_t i : used) {
+    total.victims += candidates[i].victims.size();
+    total.topPriority = std::max(total.topPriority, candidates[i].topPriority);
+  }
   return total;
 }
 
-// The least-cost domain: the plan over the whole emptied cluster picks a domain by the planner's
-// own order (best fit on what would be free), which knows nothing of what freeing it costs. Each
-// other domain of the plan's level that holds a candidate is planned alone; the one whose plan
-// evicts the fewest GPU-holding victims wins, the planner's choice on a tie.
-GroupPlan leastCostPlan(GroupPlan plan, GroupPlanInput in, std::span<const GroupPlanNode> nodes,
+// A node as the plan may see it: as it is, or (a candidate) with its victims gone.
+struct PlanChoice {
+  GroupPlanNode asIs;
+  GroupPlanNode emptied;
+  std::size_t candidate = 0;  // index into the candidates; meaningful when isCandidate
+  bool isCandidate = false;
+};
+
+// The group planned on `subset` with as few candidates emptied as it takes: candidates are emptied
+// cheapest first (EvictionCost, then name), the others kept as they are, and the
+// least number that lets the group land is found by bisection (emptying more never removes room).
+// nullopt when even every candidate emptied does not hold it.
+std::optional<GroupPlan> cheapestPlan(GroupPlanInput in, std::span<const PlanChoice> choices,
+                                      std::span<const std::size_t> subset,
+                                      std::span<const PreemptCandidate> candidates,
+                                      const Policy& policy) {
+  std::vector<std::size_t> order;
+  for (const std::size_t i : subset) {
+    if (choices[i].isCandidate) order.push_back(i);
+  }
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const EvictionCost ca = costOf(candidates[choices[a].candidate]);
+    const EvictionCost cb = costOf(candidates[choices[b].candidate]);
+    return ca != cb ? ca < cb : choices[a].asIs.name < choices[b].asIs.name;
+  });
+  std::vector<std::size_t> rank(choices.size(), order.size());
+  for (std::size_t r = 0; r < order.size(); ++r)
+    rank[order[r]] = r;
+  std::vector<GroupPlanNode> nodes;
+  const auto planWith = [&](std::size_t emptiedCount) {
+    nodes.clear();
+    for (const std::size_t i : subset) {
+      nodes.push_back(rank[i] < emptiedCount ? choices[i].emptied : choices[i].asIs);
+    }
+    in.nodes = nodes;
+    return planGroup(in, policy);
+  };
+  GroupPlan best = planWith(order.size());
+  if (best.status != GroupPlanStatus::kPlanned) return std::nullopt;
+  std::size_t lo = 0;
+  std::size_t hi = order.size();  // planWith(hi) places
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    GroupPlan plan = planWith(mid);
+    if (plan.status == GroupPlanStatus::kPlanned) {
+      hi = mid;
+      best = std::move(plan);
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return best;
+}
+
+// The least-cost plan. The plan over the whole emptied cluster picks a domain by the planner's own
+// order (best fit on what would be free), which knows nothing of what freeing it costs. So that
+// domain, and each other domain of the plan's level that holds a candidate, is planned alone with
+// its cheapest candidates emptied first; the plan that evicts the fewest GPU-holding victims (then
+// the lowest top priority) wins, the planner's domain on a tie. A plan held by no level's domain is
+// refined over every node.
+GroupPlan leastCostPlan(GroupPlan plan, const GroupPlanInput& in,
+                        std::span<const PlanChoice> choices,
                         std::span<const PreemptCandidate> candidates,
                         const std::map<std::string_view, std::size_t>& candidateAt,
                         const Policy& policy) {
-  if (plan.level < 0) return plan;
+  std::vector<std::size_t> subset;
+  const auto consider = [&](const std::function<bool(const PlanChoice&)>& inside) {
+    subset.clear();
+    for (std::size_t i = 0; i < choices.size(); ++i) {
+      if (inside(choices[i])) subset.push_back(i);
+    }
+    return cheapestPlan(in, choices, subset, candidates, policy);
+  };
+  if (plan.level < 0) {
+    std::optional<GroupPlan> refined = consider([](const PlanChoice&) { return true; });
+    if (refined &&
+        evictions(*refined, candidates, candidateAt) < evictions(plan, candidates, candidateAt)) {
+      return std::move(*refined);
+    }
+    return plan;
+  }
   const auto level = static_cast<std::size_t>(plan.level);
+  const std::uint32_t chosen = plan.domain[level];
   std::vector<std::uint32_t> domains;
-  for (const GroupPlanNode& node : nodes) {
-    const std::uint32_t d = node.facts->domain[level];
-    if (d == kNoDomain || d == plan.domain[level] || !candidateAt.contains(node.name)) continue;
+  if (chosen != kNoDomain && chosen != kMixedDomain) domains.push_back(chosen);
+  for (const PlanChoice& c : choices) {
+    const std::uint32_t d = c.asIs.facts->domain[level];
+    if (d == kNoDomain || !c.isCandidate) continue;
     if (std::find(domains.begin(), domains.end(), d) == domains.end()) domains.push_back(d);
   }
-  std::size_t cost = evictions(plan, candidates, candidateAt);
-  std::vector<GroupPlanNode> inside;
+  EvictionCost cost = evictions(plan, candidates, candidateAt);
   for (const std::uint32_t d : domains) {
-    if (cost == 0) break;
-    inside.clear();
-    for (const GroupPlanNode& node : nodes) {
-      if (node.facts->domain[level] == d) inside.push_back(node);
-    }
-    in.nodes = inside;
-    GroupPlan alone = planGroup(in, policy);
-    if (alone.status != GroupPlanStatus::kPlanned) continue;
-    const std::size_t aloneCost = evictions(alone, candidates, candidateAt);
+    if (cost.victims == 0) break;
+    std::optional<GroupPlan> alone =
+        consider([&](const PlanChoice& c) { return c.asIs.facts->domain[level] == d; });
+    if (!alone) continue;
+    const EvictionCost aloneCost = evictions(*alone, candidates, candidateAt);
     if (aloneCost < cost) {
       cost = aloneCost;
-      plan = std::move(alone);
+      plan = std::move(*alone);
     }
   }
   return plan;
@@ -113,25 +197,35 @@ std::optional<std::vector<GroupPreempt>> groupPreemption(
     candidateAt.emplace(candidates[i].node, i);
   std::vector<NodeStateConstSharedPtr> emptied;
   std::vector<NodeGroupFacts> facts;
-  std::vector<GroupPlanNode> nodes;
+  std::vector<PlanChoice> choices;
   std::vector<std::string> names;
   snapshot.nodes.forEach(
       [&](const std::string& name, const NodeStateConstSharedPtr&) { names.push_back(name); });
-  facts.reserve(names.size());
+  // Facts are counted here from each state, for the node as it is and (a candidate) emptied;
+  // the reserve keeps the pointers to them valid.
+  facts.reserve(names.size() + candidates.size());
   emptied.reserve(names.size());
   for (const std::string& name : names) {
     const NodeState* state = snapshot.find(name);
     const NodeGroupFacts* published = snapshot.nodes.groupFacts(name);
     if (state == nullptr || published == nullptr) continue;
+    facts.push_back(nodeGroupFacts(*state, published->domain, policy));
+    PlanChoice choice;
+    choice.asIs = GroupPlanNode{name, state, &facts.back()};
+    choice.emptied = choice.asIs;
     if (const auto it = candidateAt.find(name); it != candidateAt.end()) {
       emptied.push_back(nodeStateWithout(*state, candidates[it->second].victims, policy));
-      state = emptied.back().get();
+      facts.push_back(nodeGroupFacts(*emptied.back(), published->domain, policy));
+      choice.emptied = GroupPlanNode{name, emptied.back().get(), &facts.back()};
+      choice.candidate = it->second;
+      choice.isCandidate = true;
     }
-    facts.push_back(nodeGroupFacts(*state, published->domain, policy));
-    nodes.push_back(GroupPlanNode{name, state, nullptr});
+    choices.push_back(choice);
   }
-  for (std::size_t i = 0; i < nodes.size(); ++i)
-    nodes[i].facts = &facts[i];
+  std::vector<GroupPlanNode> nodes;
+  nodes.reserve(choices.size());
+  for (const PlanChoice& choice : choices)
+    nodes.push_back(choice.emptied);
 
   const GroupMemberView& members = snapshot.membersOrNone(ref.key);
   std::vector<GroupDomainIds> anchors;
@@ -155,7 +249,7 @@ std::optional<std::vector<GroupPreempt>> groupPreemption(
     return Keep{};
   }
   if (plan.status == GroupPlanStatus::kPlanned) {
-    plan = leastCostPlan(std::move(plan), in, nodes, candidates, candidateAt, policy);
+    plan = leastCostPlan(std::move(plan), in, choices, candidates, candidateAt, policy);
   }
   // Keep the candidates the plan puts members on; with no plan even then, none helps.
   std::vector<GroupPreempt> keep(candidates.size(), GroupPreempt::kDrop);

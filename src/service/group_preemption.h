@@ -4,9 +4,11 @@
 // the plan's required domains are dropped; without one, the group is planned on the cluster as it
 // would be with every candidate's victims gone, and only the candidates that plan puts members on
 // are kept: the victims chosen make room for the group's domain, not for one member at a time.
-// Among the domains of the plan's level that could hold the group so, the one whose plan evicts
-// the fewest GPU-holding victims is chosen (the planner's own pick on a tie).
+// Among the domains of the plan's level that could hold the group so, each planned with its
+// cheapest candidates emptied first, the plan that evicts the fewest GPU-holding victims (then the
+// lowest top priority among them) is chosen, the planner's own domain on a tie.
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -26,6 +28,9 @@ struct PreemptCandidate {
   std::string_view node;
   const NodeState* state = nullptr;  // in `snapshot`; null: not cached (dropped anyway)
   std::vector<std::string> victims;  // UIDs of the victims that hold GPUs
+  // The highest priority among them (the lowest int64 when none): a tie-break between nodes and
+  // domains that evict as many.
+  std::int64_t topPriority = std::numeric_limits<std::int64_t>::min();
 };
 
 enum class GroupPreempt : std::uint8_t {

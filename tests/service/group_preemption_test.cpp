@@ -1,8 +1,8 @@
 // Preempt for a member of a pod group with no plan yet (docs/groups.md#preemption): victims are
 // kept only where the whole group can then land, in the domain whose freeing evicts the fewest
-// pods. Two NVLink cliques of two DGX H100s, every GPU in use: clique x by eight 2-GPU pods (four
-// per node), clique y by two 8-GPU pods. A group of two 8-GPU members fits either clique once its
-// pods are gone; freeing x evicts eight pods, freeing y two.
+// pods, on the nodes there whose freeing evicts the fewest. DGX H100s in NVLink cliques, every GPU
+// in use, either by four 2-GPU pods ("small": four victims) or by one 8-GPU pod ("big": one); a
+// group of two 8-GPU members needs two nodes of one clique emptied.
 #include <catch2/catch_test_macros.hpp>
 
 #include <cstdint>
@@ -24,44 +24,49 @@ using nlohmann::json;
 namespace {
 
 gte::PodInfo running(const std::string& name, const std::string& node, const std::string& gpus,
-                     std::int64_t count) {
+                     std::int64_t count, std::int64_t priority) {
   gte::PodInfo pod = gte::testing::makeGpuPod(name, count, {{"gputopo.dev/gpus", gpus}});
   pod.nodeName = node;
   pod.phase = "Running";
-  pod.priority = -10;
+  pod.priority = priority;
   return pod;
 }
 
-struct TwoCliques {
+struct Busy {
+  const char* node;
+  const char* clique;
+  bool big;  // one 8-GPU pod, else four 2-GPU pods
+  std::int64_t priority = -10;
+};
+
+struct Cliques {
   gte::PolicyConstSharedPtr policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
   std::unique_ptr<gte::cluster::StaticClusterBackend> backend;
   std::unique_ptr<gte::ExtenderService> service;
   // Node -> the UIDs kube-scheduler proposes as its victims (all of its pods).
   std::map<std::string, std::vector<std::string>> victims;
 
-  TwoCliques() {
+  explicit Cliques(const std::vector<Busy>& layout) {
     std::vector<gte::NodeInfo> nodes;
     std::vector<gte::cluster::FilePod> pods;
-    for (const char* clique : {"x", "y"}) {
-      for (int n = 0; n < 2; ++n) {
-        const std::string name = std::string(clique) + std::to_string(n);
-        gte::NodeInfo node = gte::testing::makeDgxH100(
-            gte::testing::FixtureState().withName(name).withUsed("11111111"));
-        node.labels["nvidia.com/gpu.clique"] = clique;
-        nodes.push_back(std::move(node));
-        if (clique[0] == 'x') {
-          for (int p = 0; p < 4; ++p) {
-            const std::string pod = name + "-small-" + std::to_string(p);
-            pods.push_back(
-                {running(pod, name, std::to_string(2 * p) + "," + std::to_string(2 * p + 1), 2),
-                 std::nullopt});
-            victims[name].push_back("uid-" + pod);
-          }
-        } else {
-          const std::string pod = name + "-big";
-          pods.push_back({running(pod, name, "0,1,2,3,4,5,6,7", 8), std::nullopt});
-          victims[name].push_back("uid-" + pod);
-        }
+    for (const Busy& busy : layout) {
+      const std::string name = busy.node;
+      gte::NodeInfo node = gte::testing::makeDgxH100(
+          gte::testing::FixtureState().withName(name).withUsed("11111111"));
+      node.labels["nvidia.com/gpu.clique"] = busy.clique;
+      nodes.push_back(std::move(node));
+      if (busy.big) {
+        const std::string pod = name + "-big";
+        pods.push_back({running(pod, name, "0,1,2,3,4,5,6,7", 8, busy.priority), std::nullopt});
+        victims[name].push_back("uid-" + pod);
+        continue;
+      }
+      for (int p = 0; p < 4; ++p) {
+        const std::string pod = name + "-small-" + std::to_string(p);
+        pods.push_back({running(pod, name, std::to_string(2 * p) + "," + std::to_string(2 * p + 1),
+                                2, busy.priority),
+                        std::nullopt});
+        victims[name].push_back("uid-" + pod);
       }
     }
     backend = std::make_unique<gte::cluster::StaticClusterBackend>(
@@ -97,8 +102,24 @@ struct TwoCliques {
 }  // namespace
 
 TEST_CASE("a group's preemption frees the domain that evicts the fewest pods") {
-  const TwoCliques cluster;
   // Clique y: two evictions. Clique x (the planner's own pick on an emptied cluster, both cliques
   // being equally tight, x first by name) would take eight.
+  const Cliques cluster(
+      {{"x0", "x", false}, {"x1", "x", false}, {"y0", "y", true}, {"y1", "y", true}});
   CHECK(cluster.preempt() == std::map<std::string, std::size_t>{{"y0", 1}, {"y1", 1}});
+}
+
+TEST_CASE("inside the domain, a group's preemption empties the cheapest nodes") {
+  // One clique of four: the planner on the emptied clique would take z0 and z1 (eight victims).
+  const Cliques cluster(
+      {{"z0", "z", false}, {"z1", "z", false}, {"z2", "z", true}, {"z3", "z", true}});
+  CHECK(cluster.preempt() == std::map<std::string, std::size_t>{{"z2", 1}, {"z3", 1}});
+}
+
+TEST_CASE("as many victims either way, a group's preemption evicts the lower priorities") {
+  const Cliques cluster({{"p0", "p", true, 50},
+                         {"p1", "p", true, 50},
+                         {"p2", "p", true, -10},
+                         {"p3", "p", true, -10}});
+  CHECK(cluster.preempt() == std::map<std::string, std::size_t>{{"p2", 1}, {"p3", 1}});
 }
