@@ -75,24 +75,23 @@ Error bad(std::string_view text, std::string_view why) {
 
 }  // namespace
 
-std::optional<std::int64_t> Quantity::wholeUnits() const noexcept {
-  if (nanos_ % kNano != 0) return std::nullopt;
-  const Int128 units = nanos_ / kNano;
-  if (units > std::numeric_limits<std::int64_t>::max() ||
-      units < std::numeric_limits<std::int64_t>::min()) {
+// The value as a whole count of `unit` nanos, when it is one and fits int64.
+std::optional<std::int64_t> Quantity::exactIn(Int128 unit) const noexcept {
+  if (nanos_ % unit != 0) return std::nullopt;
+  const Int128 count = nanos_ / unit;
+  if (count > std::numeric_limits<std::int64_t>::max() ||
+      count < std::numeric_limits<std::int64_t>::min()) {
     return std::nullopt;
   }
-  return static_cast<std::int64_t>(units);
+  return static_cast<std::int64_t>(count);
+}
+
+std::optional<std::int64_t> Quantity::wholeUnits() const noexcept {
+  return exactIn(kNano);
 }
 
 std::optional<std::int64_t> Quantity::exactMillis() const noexcept {
-  if (nanos_ % kNanoPerMilli != 0) return std::nullopt;
-  const Int128 millis = nanos_ / kNanoPerMilli;
-  if (millis > std::numeric_limits<std::int64_t>::max() ||
-      millis < std::numeric_limits<std::int64_t>::min()) {
-    return std::nullopt;
-  }
-  return static_cast<std::int64_t>(millis);
+  return exactIn(kNanoPerMilli);
 }
 
 std::string Quantity::decimalText() const {

@@ -56,6 +56,7 @@ class Quantity {
 
  private:
   explicit Quantity(Int128 nanos) : nanos_(nanos) {}
+  std::optional<std::int64_t> exactIn(Int128 unit) const noexcept;
   friend Result<Quantity> parseQuantity(std::string_view text);
   Int128 nanos_ = 0;
 };

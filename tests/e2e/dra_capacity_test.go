@@ -280,15 +280,7 @@ func (s *scenarioEnv) waitTwoBoundOnePending(pods []string, node string) (bound 
 // extender's explain makes of it on node.
 func (s *scenarioEnv) expectBoundExplained(pod, node string) {
 	s.t.Helper()
-	var got string
-	err := s.poll(bindTimeout, func(ctx context.Context) (bool, error) {
-		p, err := client.CoreV1().Pods(namespace).Get(ctx, pod, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		got = p.Spec.NodeName
-		return got != "", nil
-	})
+	got, err := s.pollBound(pod)
 	if err != nil {
 		var view explainAnswer
 		ctx, cancel := apiContext()

@@ -179,9 +179,9 @@ func (s *scenarioEnv) createPod(pod *corev1.Pod) {
 	s.pods = append(s.pods, pod.Name)
 }
 
-// waitBound waits until kube-scheduler has bound the pod and returns the node's name.
-func (s *scenarioEnv) waitBound(pod string) string {
-	s.t.Helper()
+// pollBound waits until kube-scheduler has bound the pod and returns the node's name, or the
+// error after bindTimeout.
+func (s *scenarioEnv) pollBound(pod string) (string, error) {
 	var node string
 	err := s.poll(bindTimeout, func(ctx context.Context) (bool, error) {
 		p, err := client.CoreV1().Pods(namespace).Get(ctx, pod, metav1.GetOptions{})
@@ -191,6 +191,13 @@ func (s *scenarioEnv) waitBound(pod string) string {
 		node = p.Spec.NodeName
 		return node != "", nil
 	})
+	return node, err
+}
+
+// waitBound waits until kube-scheduler has bound the pod and returns the node's name.
+func (s *scenarioEnv) waitBound(pod string) string {
+	s.t.Helper()
+	node, err := s.pollBound(pod)
 	if err != nil {
 		s.t.Fatalf("pod %s not bound within %s: %v", pod, bindTimeout, err)
 	}
