@@ -64,6 +64,8 @@ std::vector<metrics::PoolFragmentation> fragmentationOf(const ClusterHealth& hea
     out.sharedGpus = t.sharedGpus;
     out.sharedReplicasUsed = t.sharedReplicasUsed;
     out.sharedReplicasFree = t.sharedReplicasFree();
+    out.sharedMigReplicasUsed = t.sharedMigReplicasUsed;
+    out.sharedMigReplicasFree = t.sharedMigReplicasFree();
     for (std::size_t q = 0; q < metrics::kSharedTenantQuantileValues.size(); ++q)
       out.sharedTenants[q] = t.sharedTenantsAt(metrics::kSharedTenantQuantileValues[q]);
     out.failedGpus = t.failedGpus;

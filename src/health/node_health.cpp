@@ -9,6 +9,7 @@
 #include "core/fragmentation.h"
 #include "core/free_sets.h"
 #include "topology/mig_placement.h"
+#include "topology/mig_sharing.h"
 #include "topology/pair_table.h"
 
 namespace gte {
@@ -72,6 +73,31 @@ void addSharedGpus(const NodeState& state, NodeHealth& health) {
     health.sharedReplicas = static_cast<std::int32_t>(
         std::min<std::int64_t>(state.advertisedGpus(), std::numeric_limits<std::int32_t>::max()));
   }
+}
+
+// Shared MIG devices: each offers its profile's replicas; those left are the free entries the
+// placement reads (NodeState::migFreeInstances, one per free replica), the rest are held.
+void addSharedMig(const NodeState& state, NodeHealth& health) {
+  if (!state.sharedMig || !state.migProduct) return;
+  const MigReplicas replicas = migReplicasByCode(*state.sharedMig, *state.migProduct);
+  if (replicas.empty()) return;
+  std::int64_t offered = 0;
+  std::int64_t free = 0;
+  for (const std::vector<MigInstance>& instances : state.migInstances) {
+    for (const MigInstance& instance : instances) {
+      if (const auto it = replicas.find(instance.profileCode); it != replicas.end()) {
+        offered += it->second;
+      }
+    }
+  }
+  for (const std::vector<MigInstance>& instances : state.migFreeInstances) {
+    for (const MigInstance& instance : instances) {
+      if (replicas.contains(instance.profileCode)) ++free;
+    }
+  }
+  health.sharedMigReplicas = static_cast<std::int32_t>(offered);
+  health.sharedMigReplicasUsed =
+      static_cast<std::int32_t>(std::max<std::int64_t>(0, offered - free));
 }
 
 // The GPUs and NVLink pairs the agent marks (HealthCounts::failedGpus and the rest). Taken: GPUs
@@ -141,6 +167,7 @@ NodeHealth nodeHealth(const NodeState& state) {
         unusableFreeGpus(state, size, state.freeCount, state.largestNvlinkClique);
   }
   if (sharesGpus(state)) addSharedGpus(state, health);
+  addSharedMig(state, health);
   addMarkedHardware(state, health);
   for (int k = 2; k <= kMaxOfferedGpus && k <= state.freeCount && !sharesGpus(state); ++k) {
     const GpuPick& pick = state.devicePluginPicks[static_cast<std::size_t>(k)];

@@ -57,6 +57,11 @@ struct HealthCounts {
   Count sharedReplicas = 0;
   Count sharedReplicasUsed = 0;
   std::array<Count, kTenantBuckets> sharedGpusByTenants{};
+  // MIG devices the device plugin shares (docs/sharing.md#mig-devices-shared): the replicas their
+  // devices offer (replicas per device x devices of a shared profile) and those pods hold (what the
+  // placement reads: the agent's count per device, and the replicas the extender placed since).
+  Count sharedMigReplicas = 0;
+  Count sharedMigReplicasUsed = 0;
   // Hardware the node agent marks (labels-v1 `health`, `nvlh`; docs/health.md): GPUs failed,
   // degraded (a DRA device taint of effect None counts too) and cordoned; GPU pairs whose NVLinks
   // are degraded, down or cordoned; and the degraded GPUs and degraded or down pairs pods hold
@@ -86,6 +91,8 @@ struct HealthCounts {
     sharedReplicasUsed += other.sharedReplicasUsed;
     for (std::size_t t = 0; t < kTenantBuckets; ++t)
       sharedGpusByTenants[t] += other.sharedGpusByTenants[t];
+    sharedMigReplicas += other.sharedMigReplicas;
+    sharedMigReplicasUsed += other.sharedMigReplicasUsed;
     failedGpus += other.failedGpus;
     degradedGpus += other.degradedGpus;
     cordonedGpus += other.cordonedGpus;
@@ -136,6 +143,10 @@ struct HealthTotals : HealthCounts<std::int64_t> {
   // says the GPUs offer).
   std::int64_t sharedReplicasFree() const noexcept {
     return sharedReplicas > sharedReplicasUsed ? sharedReplicas - sharedReplicasUsed : 0;
+  }
+  std::int64_t sharedMigReplicasFree() const noexcept {
+    return sharedMigReplicas > sharedMigReplicasUsed ? sharedMigReplicas - sharedMigReplicasUsed
+                                                     : 0;
   }
   friend bool operator==(const HealthTotals&, const HealthTotals&) = default;
 };

@@ -390,6 +390,13 @@ struct Metrics::Impl {
               "Replicas of shared GPUs pods hold (state=used, the agent's tenant count) and that "
               "are left (state=free), per pool.")
           .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& sharedMigReplicas =
+      prometheus::BuildGauge()
+          .Name("gpu_topology_extender_shared_mig_replicas")
+          .Help(
+              "Replicas of shared MIG devices pods hold (state=used) and that are left "
+              "(state=free), per pool.")
+          .Register(*registry);
   prometheus::Family<prometheus::Gauge>& sharedTenants =
       prometheus::BuildGauge()
           .Name("gpu_topology_extender_shared_gpu_tenants")
@@ -525,6 +532,8 @@ struct Metrics::Impl {
     prometheus::Gauge* sharedGpus = nullptr;
     prometheus::Gauge* sharedUsed = nullptr;
     prometheus::Gauge* sharedFree = nullptr;
+    prometheus::Gauge* sharedMigUsed = nullptr;
+    prometheus::Gauge* sharedMigFree = nullptr;
     std::array<prometheus::Gauge*, kSharedTenantQuantiles.size()> tenants{};
     std::array<prometheus::Gauge*, 3> gpus{};   // failed, degraded, cordoned
     std::array<prometheus::Gauge*, 3> links{};  // degraded, down, cordoned
@@ -550,6 +559,8 @@ struct Metrics::Impl {
     series.sharedGpus = &sharedGpusGauge.Add({{"pool", pool}});
     series.sharedUsed = &sharedReplicas.Add({{"pool", pool}, {"state", "used"}});
     series.sharedFree = &sharedReplicas.Add({{"pool", pool}, {"state", "free"}});
+    series.sharedMigUsed = &sharedMigReplicas.Add({{"pool", pool}, {"state", "used"}});
+    series.sharedMigFree = &sharedMigReplicas.Add({{"pool", pool}, {"state", "free"}});
     for (std::size_t q = 0; q < kSharedTenantQuantiles.size(); ++q) {
       series.tenants[q] =
           &sharedTenants.Add({{"pool", pool}, {"stat", std::string(kSharedTenantQuantiles[q])}});
@@ -579,6 +590,8 @@ struct Metrics::Impl {
     sharedGpusGauge.Remove(series.sharedGpus);
     sharedReplicas.Remove(series.sharedUsed);
     sharedReplicas.Remove(series.sharedFree);
+    sharedMigReplicas.Remove(series.sharedMigUsed);
+    sharedMigReplicas.Remove(series.sharedMigFree);
     for (prometheus::Gauge* gauge : series.tenants)
       sharedTenants.Remove(gauge);
     for (prometheus::Gauge* gauge : series.gpus)
@@ -892,6 +905,8 @@ void Metrics::setFragmentation(const std::vector<PoolFragmentation>& pools) {
     set(series.sharedGpus, pool.sharedGpus);
     set(series.sharedUsed, pool.sharedReplicasUsed);
     set(series.sharedFree, pool.sharedReplicasFree);
+    set(series.sharedMigUsed, pool.sharedMigReplicasUsed);
+    set(series.sharedMigFree, pool.sharedMigReplicasFree);
     for (std::size_t q = 0; q < kSharedTenantQuantiles.size(); ++q)
       set(series.tenants[q], pool.sharedTenants[q]);
     set(series.gpus[0], pool.failedGpus);

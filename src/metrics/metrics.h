@@ -71,6 +71,9 @@ struct PoolFragmentation {
   std::int64_t sharedReplicasUsed = 0;
   std::int64_t sharedReplicasFree = 0;
   std::array<std::int64_t, 3> sharedTenants{};
+  // MIG devices the device plugin shares: their replicas held and not.
+  std::int64_t sharedMigReplicasUsed = 0;
+  std::int64_t sharedMigReplicasFree = 0;
   // Hardware the node agent marks (docs/health.md).
   std::int64_t failedGpus = 0;
   std::int64_t degradedGpus = 0;

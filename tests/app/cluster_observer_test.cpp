@@ -162,6 +162,11 @@ TEST_CASE("observer: replicas and tenants of shared GPUs, per pool") {
         3);
   const std::string l40s = R"(pool="NVIDIA-L40S")";
   CHECK(valueOf(scrape, "gpu_topology_extender_shared_gpus{" + l40s + "}") == 0);
+  // No MIG device is shared here: the pool's series read 0.
+  CHECK(valueOf(scrape, "gpu_topology_extender_shared_mig_replicas{" + v100 + ",state=\"used\"}") ==
+        0);
+  CHECK(valueOf(scrape, "gpu_topology_extender_shared_mig_replicas{" + v100 + ",state=\"free\"}") ==
+        0);
 }
 
 namespace {

@@ -375,37 +375,20 @@ TEST_CASE("one replica per container under MPS or failRequestsGreaterThanOne", "
   }
 }
 
-// The DGX A100 of the fit tests with MIG on GPUs 0 and 1 (six free 1g.10gb instances), its
-// 1g.10gb devices time-sliced 2 ways as GFD labels them under the `mixed` MIG strategy.
-NodeInfo slicedMigA100(const std::string& strategy, const std::string& replicas,
-                       const std::string& gpu1Tokens = "00f01f02u03f04f05u06f") {
-  NodeInfo node = testing::makeDgxA100(FixtureState()
-                                           .withName("mig")
-                                           .withUsed("mm010000")
-                                           .withMig("11000000")
-                                           .withMigTokens(0, "10u02f03u24f")
-                                           .withMigTokens(1, gpu1Tokens));
-  if (!strategy.empty()) node.labels["nvidia.com/mig-1g.10gb.sharing-strategy"] = strategy;
-  if (!replicas.empty()) node.labels["nvidia.com/mig-1g.10gb.replicas"] = replicas;
-  node.labels["nvidia.com/mig-3g.40gb.sharing-strategy"] = "none";
-  node.labels["nvidia.com/mig-3g.40gb.replicas"] = "1";
-  return node;
-}
-
 TEST_CASE("shared MIG profiles are read from GFD's per-resource labels", "[core]") {
   const Policy policy = defaultPolicy();
   const auto sharedOf = [&](const NodeInfo& node) {
     const auto shared = buildNodeState(node, {}, policy)->sharedMig;
     return shared ? *shared : std::vector<SharedMigProfile>{};
   };
-  const auto sliced = sharedOf(slicedMigA100("time-slicing", "2"));
+  const auto sliced = sharedOf(testing::slicedMigA100("time-slicing", "2"));
   REQUIRE(sliced.size() == 1);  // 3g.40gb: `none`, not shared
   CHECK(sliced[0].profile == "1g.10gb");
   CHECK(sliced[0].sharing.strategy == SharingStrategy::kTimeSlicing);
   CHECK(sliced[0].sharing.replicas == 2);
-  CHECK(sharedOf(slicedMigA100("", "")).empty());
-  CHECK(sharedOf(slicedMigA100("", "3"))[0].sharing.strategy == SharingStrategy::kUnknown);
-  const auto odd = sharedOf(slicedMigA100("round-robin", "2"));
+  CHECK(sharedOf(testing::slicedMigA100("", "")).empty());
+  CHECK(sharedOf(testing::slicedMigA100("", "3"))[0].sharing.strategy == SharingStrategy::kUnknown);
+  const auto odd = sharedOf(testing::slicedMigA100("round-robin", "2"));
   REQUIRE(odd.size() == 1);
   CHECK(odd[0].sharing.strategy == SharingStrategy::kUnknown);
   CHECK(odd[0].sharing.unreadable == "nvidia.com/mig-1g.10gb.sharing-strategy=round-robin");
@@ -416,7 +399,7 @@ TEST_CASE("a pod asking for exclusive GPUs is refused a shared MIG profile", "[c
   // get one. Other profiles on the node, and pods that accept shared GPUs, are unaffected.
   const Policy policy = defaultPolicy();
   const NodeStateConstSharedPtr node =
-      buildNodeState(slicedMigA100("time-slicing", "2"), {}, policy);
+      buildNodeState(testing::slicedMigA100("time-slicing", "2"), {}, policy);
   const auto demandOf = [&](const PodInfo& pod) {
     auto demand = parsePodDemand(pod, policy);
     REQUIRE(demand);
@@ -450,7 +433,7 @@ TEST_CASE("a shared MIG profile offers each device's free replicas, one per pod 
   // 1g.10gb devices time-sliced 4 ways. GPU0: 1g at slice 2 free (4 replicas), at 3 used (all
   // held). GPU1: 1g at slice 0 with 3 of 4 held (1 free), at 1 free (4), at 2 all held.
   const Policy policy = defaultPolicy();
-  NodeInfo node = slicedMigA100("time-slicing", "4", "00301f02u");
+  NodeInfo node = testing::slicedMigA100("time-slicing", "4", "00301f02u");
   const auto replicasPod = [&](std::int64_t k) {
     auto demand = parsePodDemand(testing::makeMigPod("m", {{"1g.10gb", k}}), policy);
     REQUIRE(demand);

@@ -152,6 +152,26 @@ TEST_CASE("a shared node's GPUs, replicas and tenants", "[core][health]") {
   CHECK(whole.sharedReplicas == 0);
 }
 
+TEST_CASE("a node's shared MIG devices: replicas held and left", "[core][health]") {
+  // 1g.10gb devices time-sliced 4 ways: GPU0's at slice 2 free, at 3 all held; GPU1's at 0 with 3
+  // held, at 1 free, at 2 all held. Five devices offer 20 replicas; 4 + 1 + 4 are left.
+  const NodeInfo node = testing::slicedMigA100("time-slicing", "4", "00301f02u");
+  const NodeHealth health = healthOf(node);
+  CHECK(health.sharedMigReplicas == 20);
+  CHECK(health.sharedMigReplicasUsed == 11);
+  // Four pods the extender placed on GPU0's free device since the agent's pass hold its replicas.
+  NodeUsage usage;
+  for (int pod = 0; pod < 4; ++pod)
+    usage.mig.push_back(MigInstanceRef{0, "1g.10gb", 2});
+  CHECK(nodeHealth(*buildNodeState(node, usage, defaultPolicy())).sharedMigReplicasUsed == 15);
+  // The pool's totals: what is left never below 0.
+  HealthTotals totals;
+  totals.add(health);
+  CHECK(totals.sharedMigReplicasFree() == 9);
+  // Not shared: nothing counted.
+  CHECK(healthOf(testing::slicedMigA100("", "")).sharedMigReplicas == 0);
+}
+
 TEST_CASE("the GPUs and NVLink pairs the agent marks, and those pods hold", "[core][health]") {
   NodeInfo node =
       testing::makeDgx1Volta(FixtureState().withHealth("d0c11111").withUsed("10000011"));

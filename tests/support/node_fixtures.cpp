@@ -211,4 +211,19 @@ NodeInfo makeSlicedDgxH100(const std::string& replicas, const std::string& tenan
   return node;
 }
 
+NodeInfo slicedMigA100(const std::string& strategy, const std::string& replicas,
+                       const std::string& gpu1Tokens) {
+  NodeInfo node = makeDgxA100(FixtureState()
+                                  .withName("mig")
+                                  .withUsed("mm010000")
+                                  .withMig("11000000")
+                                  .withMigTokens(0, "10u02f03u24f")
+                                  .withMigTokens(1, gpu1Tokens));
+  if (!strategy.empty()) node.labels["nvidia.com/mig-1g.10gb.sharing-strategy"] = strategy;
+  if (!replicas.empty()) node.labels["nvidia.com/mig-1g.10gb.replicas"] = replicas;
+  node.labels["nvidia.com/mig-3g.40gb.sharing-strategy"] = "none";
+  node.labels["nvidia.com/mig-3g.40gb.replicas"] = "1";
+  return node;
+}
+
 }  // namespace gte::testing

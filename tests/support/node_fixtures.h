@@ -103,6 +103,12 @@ NodeInfo makePatternless16(const FixtureState& state = FixtureState());
 // NVLink; GPUs 0-3 on NUMA 0, 4-7 on NUMA 1, NODE within a socket and SYS across.
 NodeInfo makeA100PcieBridged(const FixtureState& state = FixtureState());
 
+// The DGX A100 with MIG on GPUs 0 and 1 (GPU0 tokens "10u02f03u24f", GPU1 `gpu1Tokens`), its
+// 1g.10gb devices shared by the device plugin as GFD labels them under the `mixed` MIG strategy
+// (`strategy`, `replicas`; "" leaves a label out), its 3g.40gb devices not shared.
+NodeInfo slicedMigA100(const std::string& strategy, const std::string& replicas,
+                       const std::string& gpu1Tokens = "00f01f02u03f04f05u06f");
+
 // A node with only NVIDIA GPU Feature Discovery labels and allocatable (no labels-v1).
 NodeInfo makeGfdNode(const std::string& name, int gpus, const std::string& product);
 
