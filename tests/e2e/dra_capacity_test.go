@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -293,21 +292,6 @@ func (s *scenarioEnv) expectBoundExplained(pod, node string) {
 	}
 	if got != node {
 		s.t.Errorf("pod %s bound to %s, want %s", pod, got, node)
-	}
-}
-
-// waitPodGone waits until the pod is gone from the API server.
-func (s *scenarioEnv) waitPodGone(name string) {
-	s.t.Helper()
-	err := s.poll(seenTimeout, func(ctx context.Context) (bool, error) {
-		_, err := client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return true, nil
-		}
-		return false, err
-	})
-	if err != nil {
-		s.t.Fatalf("pod %s not gone: %v", name, err)
 	}
 }
 

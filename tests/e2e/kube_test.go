@@ -407,6 +407,21 @@ func (s *scenarioEnv) deletePod(pod string) {
 	}
 }
 
+// waitPodGone waits until the pod is gone from the API server.
+func (s *scenarioEnv) waitPodGone(name string) {
+	s.t.Helper()
+	err := s.poll(seenTimeout, func(ctx context.Context) (bool, error) {
+		_, err := client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, err
+	})
+	if err != nil {
+		s.t.Fatalf("pod %s not gone: %v", name, err)
+	}
+}
+
 // deletePodAndWait deletes a bound pod and waits until it is gone and both kube-scheduler and (in
 // cache mode) the extender have seen it go, so the next pod sees its GPUs free everywhere.
 //
@@ -418,16 +433,7 @@ func (s *scenarioEnv) deletePodAndWait(pod string) {
 	s.t.Helper()
 	s.waitExtenderCaughtUp()
 	s.deletePod(pod)
-	err := s.poll(seenTimeout, func(ctx context.Context) (bool, error) {
-		_, err := client.CoreV1().Pods(namespace).Get(ctx, pod, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return true, nil
-		}
-		return false, err
-	})
-	if err != nil {
-		s.t.Fatalf("pod %s not gone: %v", pod, err)
-	}
+	s.waitPodGone(pod)
 	s.waitSchedulerLog("Delete event for scheduled pod", "pod", namespace+"/"+pod)
 	s.waitExtenderCaughtUp()
 }
