@@ -123,7 +123,7 @@ void deriveUsage(DraNodeState& state) {
       }
       counterSets.push_back(set);
     }
-    // A device two requests naming no capacity could share (no capacity, or a default of under
+    // A device two requests naming no capacity could share (no capacity, or a default of at most
     // half of each): N such requests need not take N GPUs, which the order cannot tell.
     if (published.allowMultipleAllocations) {
       const dra::CapacityUse one = dra::consumedByRequest(*nd.slice, published, {});

@@ -401,6 +401,16 @@ TEST_CASE("a shared DRA device: its GPU is held, further shares fit while its ca
   // GPU 5 has a tenant: not a free whole GPU, and nvidia.com/gpu (the whole capacity) skips it.
   CHECK(state->freeCount == 7);
   CHECK(state->devicePluginPicks[1].gpus == mask({2}));
+  CHECK_FALSE(state->dra->plainUninterpretable);
+  // With a default of 10Gi, two nvidia.com/gpu requests could share GPU 5: the precomputed order
+  // cannot say how many GPUs N requests take, so such pods get no verdict here.
+  std::string withDefault = testing::draSharedH100SliceJson();
+  const std::string value = "\"value\": \"81559Mi\"";
+  withDefault.insert(withDefault.find(value) + value.size(),
+                     ", \"requestPolicy\": {\"default\": \"10Gi\"}");
+  testing::DraCluster defaulted;
+  defaulted.addSliceJson(withDefault);
+  CHECK(defaulted.nodeState(node, policy)->dra->plainUninterpretable);
 
   const auto placed = [&](const std::string& claim, const NodeState& on) {
     auto demand = parsePodDemand(testing::makeClaimPod("p", "ml", {{"gpu", claim}}), policy,
