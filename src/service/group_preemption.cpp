@@ -1,7 +1,6 @@
 #include "service/group_preemption.h"
 
 #include <algorithm>
-#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -86,23 +85,27 @@ std::optional<GroupPlan> cheapestPlan(GroupPlanInput in, std::span<const PlanCho
                                       std::span<const std::size_t> subset,
                                       std::span<const PreemptCandidate> candidates,
                                       const Policy& policy) {
+  // Positions in `subset` of its candidates, cheapest first; rank[p]: the place of subset[p].
   std::vector<std::size_t> order;
-  for (const std::size_t i : subset) {
-    if (choices[i].isCandidate) order.push_back(i);
+  for (std::size_t p = 0; p < subset.size(); ++p) {
+    if (choices[subset[p]].isCandidate) order.push_back(p);
   }
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const EvictionCost ca = costOf(candidates[choices[a].candidate]);
-    const EvictionCost cb = costOf(candidates[choices[b].candidate]);
-    return ca != cb ? ca < cb : choices[a].asIs.name < choices[b].asIs.name;
+    const PlanChoice& x = choices[subset[a]];
+    const PlanChoice& y = choices[subset[b]];
+    const EvictionCost cx = costOf(candidates[x.candidate]);
+    const EvictionCost cy = costOf(candidates[y.candidate]);
+    return cx != cy ? cx < cy : x.asIs.name < y.asIs.name;
   });
-  std::vector<std::size_t> rank(choices.size(), order.size());
+  std::vector<std::size_t> rank(subset.size(), order.size());
   for (std::size_t r = 0; r < order.size(); ++r)
     rank[order[r]] = r;
   std::vector<GroupPlanNode> nodes;
   const auto planWith = [&](std::size_t emptiedCount) {
     nodes.clear();
-    for (const std::size_t i : subset) {
-      nodes.push_back(rank[i] < emptiedCount ? choices[i].emptied : choices[i].asIs);
+    for (std::size_t p = 0; p < subset.size(); ++p) {
+      const PlanChoice& choice = choices[subset[p]];
+      nodes.push_back(rank[p] < emptiedCount ? choice.emptied : choice.asIs);
     }
     in.nodes = nodes;
     return planGroup(in, policy);
@@ -136,7 +139,7 @@ GroupPlan leastCostPlan(GroupPlan plan, const GroupPlanInput& in,
                         const std::map<std::string_view, std::size_t>& candidateAt,
                         const Policy& policy) {
   std::vector<std::size_t> subset;
-  const auto consider = [&](const std::function<bool(const PlanChoice&)>& inside) {
+  const auto consider = [&](const auto& inside) {
     subset.clear();
     for (std::size_t i = 0; i < choices.size(); ++i) {
       if (inside(choices[i])) subset.push_back(i);

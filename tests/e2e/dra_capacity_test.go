@@ -295,17 +295,6 @@ func (s *scenarioEnv) expectBoundExplained(pod, node string) {
 	}
 }
 
-func (s *scenarioEnv) getPod(name string) *corev1.Pod {
-	s.t.Helper()
-	ctx, cancel := apiContext()
-	defer cancel()
-	pod, err := client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		s.t.Fatalf("get pod %s: %v", name, err)
-	}
-	return pod
-}
-
 // expectShare asserts that the claim is allocated a share of node's device: one result, with a
 // shareID and consumedCapacity memory = memory. It returns the shareID.
 func (s *scenarioEnv) expectShare(claim, node, device, memory string) string {

@@ -365,6 +365,18 @@ func (s *scenarioEnv) dumpDiagnostics() {
 	}
 }
 
+// getPod reads the pod from the API server, failing the scenario when it cannot.
+func (s *scenarioEnv) getPod(name string) *corev1.Pod {
+	s.t.Helper()
+	ctx, cancel := apiContext()
+	defer cancel()
+	pod, err := client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		s.t.Fatalf("get pod %s: %v", name, err)
+	}
+	return pod
+}
+
 func (s *scenarioEnv) describePod(ctx context.Context, name string) string {
 	const maxLines = 40
 	var b strings.Builder
