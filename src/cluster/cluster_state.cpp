@@ -10,8 +10,8 @@
 #include "core/node_decider.h"
 #include "core/node_state.h"
 #include "core/pod_demand.h"
-#include "core/pod_group.h"
 #include "core/predict_allocation.h"
+#include "group/pod_group.h"
 #include "model/gpu_request.h"
 
 namespace gte::cluster {

@@ -38,7 +38,7 @@
 #include "cluster/pending_pods.h"
 #include "cluster/pod_ledger.h"
 #include "core/allocation.h"
-#include "core/pod_group.h"
+#include "group/pod_group.h"
 #include "health/placement_regret.h"
 #include "model/node_info.h"
 #include "model/pod_info.h"

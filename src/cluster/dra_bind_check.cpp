@@ -7,8 +7,9 @@
 #include <vector>
 
 #include "core/dra_decision.h"
-#include "core/dra_demand.h"
 #include "core/node_charges.h"
+#include "dra_placement/dra_demand.h"
+#include "dra_placement/dra_node_state.h"
 
 namespace gte::cluster {
 namespace {

@@ -14,7 +14,7 @@
 
 #include "base/mutex.h"
 #include "base/result.h"
-#include "core/pod_group.h"
+#include "group/pod_group.h"
 
 namespace gte::json {
 class JsonReader;

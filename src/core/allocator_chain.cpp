@@ -1,6 +1,6 @@
 #include "core/allocator_chain.h"
 
-#include "core/dra_node_state.h"
+#include "dra_placement/dra_node_state.h"
 #include "topology/device_plugin_pick.h"
 #include "topology/pair_table.h"
 

@@ -1,6 +1,7 @@
 #include "core/claims_as_gpus.h"
 
 #include "core/node_state.h"
+#include "dra_placement/dra_node_state.h"
 
 namespace gte {
 

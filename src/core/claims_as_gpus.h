@@ -8,8 +8,8 @@
 // (docs/groups.md, "DRA nodes"). Pure.
 #include <optional>
 
-#include "core/dra_demand.h"
 #include "core/pod_demand.h"
+#include "dra_placement/dra_demand.h"
 
 namespace gte {
 

@@ -9,7 +9,7 @@
 
 #include "base/result.h"
 #include "core/pod_demand.h"
-#include "core/pod_group.h"
+#include "group/pod_group.h"
 #include "model/pod_info.h"
 #include "policy/policy.h"
 

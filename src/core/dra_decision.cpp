@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "dra_placement/dra_node_state.h"
 #include "topology/nvlink_clique.h"
 #include "topology/pair_table.h"
 

@@ -6,6 +6,7 @@
 
 #include "core/mig_plan.h"
 #include "core/predict_allocation.h"
+#include "dra_placement/dra_node_state.h"
 
 namespace gte {
 namespace {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/hold_charge.h"
+#include "dra_placement/dra_node_state.h"
 
 namespace gte {
 namespace {

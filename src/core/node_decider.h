@@ -36,6 +36,7 @@
 #include "core/scarce_sets.h"
 #include "core/score_node.h"
 #include "core/set_quality.h"
+#include "dra_placement/dra_node_state.h"
 #include "policy/policy.h"
 
 namespace gte {

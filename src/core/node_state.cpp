@@ -6,6 +6,7 @@
 
 #include "core/node_charges.h"
 #include "core/replica_landing.h"
+#include "dra_placement/dra_node_state.h"
 #include "model/gpu_request.h"
 #include "topology/best_set.h"
 #include "topology/device_plugin_pick.h"

@@ -11,10 +11,9 @@
 #include <vector>
 
 #include "core/allocator_chain.h"
-#include "core/degraded_hardware.h"
-#include "core/dra_node_state.h"
 #include "core/gpu_sharing.h"
 #include "core/node_usage.h"
+#include "health/degraded_hardware.h"
 #include "model/node_info.h"
 #include "policy/policy.h"
 #include "topology/gpu_topology.h"
@@ -22,7 +21,10 @@
 
 namespace gte {
 
-class NodeCharges;  // core/node_charges.h
+class NodeCharges;    // core/node_charges.h
+struct DraNodeState;  // dra_placement/dra_node_state.h: held by pointer, so the many files that
+                      // read a node state do not compile the DRA room's headers
+using DraNodeStateConstSharedPtr = std::shared_ptr<const DraNodeState>;
 
 enum class TopologyStatus : std::uint8_t {
   kKnown,      // labels-v1 read cleanly (links may still be absent: linksKnown)
@@ -122,7 +124,7 @@ struct NodeState {
   // through `whole` (a second, dependent cache miss per node).
   static constexpr std::size_t kInlinePicks = 9;
   std::array<GpuPick, kInlinePicks> devicePluginPicks{};
-  // GPU pairs the health policy ranks at their PCIe class (core/degraded_hardware.h). Right after
+  // GPU pairs the health policy ranks at their PCIe class (health/degraded_hardware.h). Right after
   // the picks, off the first lines: only requests the precomputed answers do not cover read it,
   // and on a node with nothing degraded only its first word (`gpus` is 0).
   AvoidedPairs avoided;

@@ -3,6 +3,7 @@
 #include "core/fit.h"
 #include "core/node_state.h"
 #include "core/predict_allocation.h"
+#include "dra_placement/dra_node_state.h"
 #include "policy/policy.h"
 
 namespace gte {

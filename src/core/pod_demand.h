@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "core/dra_demand.h"
+#include "dra_placement/dra_demand.h"
 #include "model/gpu_request.h"
 #include "model/pod_info.h"
 #include "policy/link_class.h"
@@ -42,7 +42,7 @@ struct PodDemand {
   // plugin that admits one replica per request judges each container (docs/sharing.md); a split
   // pod is not a plain demand (core/plain_answers.h).
   std::int64_t largestContainerGpus = -1;
-  // Its DRA claims and DRA-backed nvidia.com/gpu (core/dra_demand.h); null: no DRA part.
+  // Its DRA claims and DRA-backed nvidia.com/gpu (dra_placement/dra_demand.h); null: no DRA part.
   DraDemandConstSharedPtr dra;
 
   // Asks for nothing the extender places: no GPUs, no MIG instances, no claims to allocate.

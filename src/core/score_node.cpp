@@ -13,6 +13,7 @@
 #include "core/predict_allocation.h"
 #include "core/replica_landing.h"
 #include "core/scarce_sets.h"
+#include "dra_placement/dra_node_state.h"
 
 namespace gte {
 namespace {

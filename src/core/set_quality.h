@@ -12,7 +12,7 @@ struct SetQuality {
   LinkClass weakest = LinkClass::kUnknown;
   std::uint16_t bandwidthGBps = 0;  // GB/s one way; 0: unknown or no pair
   // The set holds a GPU or link marked degraded that the health policy avoids
-  // (core/degraded_hardware.h): placement regret names such a set's avoidance.
+  // (health/degraded_hardware.h): placement regret names such a set's avoidance.
   bool avoided = false;
 
   bool known() const noexcept { return bandwidthGBps > 0; }

@@ -1,7 +1,8 @@
 #pragma once
-// What resolving a pod's DRA demand reads (core/dra_demand.h): the DeviceClasses, compiled, and
-// the ResourceClaims and ResourceClaimTemplates by namespace and name. The cluster state offers
-// one per snapshot (immutable while a request holds it); DraObjectMaps is the plain-map one.
+// What resolving a pod's DRA demand reads (dra_placement/dra_demand.h): the DeviceClasses,
+// compiled, and the ResourceClaims and ResourceClaimTemplates by namespace and name. The cluster
+// state offers one per snapshot (immutable while a request holds it); DraObjectMaps is the
+// plain-map one.
 #include <map>
 #include <memory>
 #include <string>

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "core/pod_group.h"
+#include "group/pod_group.h"
 #include "model/pod_info.h"
 #include "service/group_plan_store.h"
 

@@ -7,6 +7,7 @@
 
 #include "core/node_charges.h"
 #include "core/replica_landing.h"
+#include "dra_placement/dra_node_state.h"
 #include "json/json_writer.h"
 #include "policy/link_class.h"
 
@@ -81,7 +82,7 @@ void writeNumaSpan(JsonWriter& w, const std::optional<GpuPick>& pick, const Node
   }
 }
 
-// What of the set the health policy avoids (core/degraded_hardware.h, docs/health.md): the class
+// What of the set the health policy avoids (health/degraded_hardware.h, docs/health.md): the class
 // the set is scored as, its degraded GPUs and its degraded or down links; null when nothing.
 void writeDegraded(JsonWriter& w, const std::optional<GpuPick>& pick, const NodeState* state) {
   if (!pick || state == nullptr || !state->avoided.holds(pick->gpus)) {

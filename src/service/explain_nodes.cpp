@@ -4,6 +4,7 @@
 
 #include "core/node_decider.h"
 #include "core/predict_allocation.h"
+#include "dra_placement/dra_node_state.h"
 #include "filter/filter_nodes.h"
 #include "prioritize/prioritize_nodes.h"
 #include "wire/reason.h"

@@ -7,9 +7,9 @@
 
 #include "core/group_answers.h"
 #include "core/node_charges.h"
-#include "core/pod_group.h"
 #include "group/group_plan.h"
 #include "group/member_answers.h"
+#include "group/pod_group.h"
 #include "service/cluster_backend.h"
 #include "service/group_requests.h"
 #include "snapshot/cluster_snapshot.h"

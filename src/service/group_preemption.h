@@ -17,7 +17,7 @@
 #include "base/result.h"
 #include "core/node_state.h"
 #include "core/pod_demand.h"
-#include "core/pod_group.h"
+#include "group/pod_group.h"
 #include "model/pod_info.h"
 
 namespace gte {

@@ -13,9 +13,9 @@
 #include "core/compiled_pod.h"
 #include "core/group_answers.h"
 #include "core/pod_demand.h"
-#include "core/pod_group.h"
 #include "group/committed_group_plan.h"
 #include "group/group_plan.h"
+#include "group/pod_group.h"
 #include "model/pod_info.h"
 #include "service/resolve_nodes.h"
 

@@ -8,7 +8,7 @@
 #include "core/claims_as_gpus.h"
 #include "core/compiled_pod.h"
 #include "core/node_decider.h"
-#include "core/pod_group.h"
+#include "group/pod_group.h"
 #include "policy/policy_yaml.h"
 #include "sim/live_group_plan.h"
 

@@ -13,8 +13,8 @@
 
 #include "base/result.h"
 #include "core/pod_demand.h"
-#include "core/pod_group.h"
 #include "group/group_plan.h"
+#include "group/pod_group.h"
 #include "policy/policy.h"
 #include "service/whatif_request.h"
 #include "sim/live_replay.h"

@@ -11,6 +11,7 @@
 #include "dra/gpu_mapping.h"
 #include "dra/resource_claim.h"
 #include "dra/resource_slice_json.h"
+#include "dra_placement/dra_node_state.h"
 
 namespace gte::sim {
 namespace {

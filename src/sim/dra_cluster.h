@@ -16,12 +16,12 @@
 #include <string_view>
 #include <vector>
 
-#include "core/dra_demand.h"
-#include "core/dra_node_state.h"
 #include "dra/allocated_devices.h"
 #include "dra/class_catalog.h"
 #include "dra/first_fit.h"
 #include "dra/slice_index.h"
+#include "dra_placement/dra_demand.h"
+#include "dra_placement/dra_node_state.h"
 #include "model/node_info.h"
 #include "sim/node_template.h"
 

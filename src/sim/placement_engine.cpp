@@ -10,6 +10,7 @@
 #include "core/fit.h"
 #include "core/node_decider.h"
 #include "core/predict_allocation.h"
+#include "dra_placement/dra_node_state.h"
 #include "prioritize/prioritize_nodes.h"
 #include "sim/mig_slices.h"
 

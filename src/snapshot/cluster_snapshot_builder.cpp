@@ -4,6 +4,7 @@
 
 #include "core/node_content.h"
 #include "core/plain_answers.h"
+#include "dra_placement/dra_node_state.h"
 
 namespace gte {
 namespace {

@@ -20,10 +20,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/dra_node_state.h"
 #include "core/node_charges.h"
 #include "core/node_content.h"
 #include "core/plain_answers.h"
+#include "dra_placement/dra_node_state.h"
 #include "group/committed_group_plan.h"
 #include "group/group_domains.h"
 #include "group/group_members.h"

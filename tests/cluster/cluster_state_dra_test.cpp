@@ -12,6 +12,7 @@
 #include "cluster/cluster_state.h"
 #include "cluster_test_support.h"
 #include "core/pod_demand.h"
+#include "dra_placement/dra_node_state.h"
 #include "support/cluster_events_fixture.h"
 #include "support/dra_fixtures.h"
 #include "support/node_fixtures.h"

@@ -13,8 +13,8 @@
 
 #include "cluster/cluster_state.h"
 #include "cluster_test_support.h"
-#include "core/pod_group.h"
 #include "group/group_plan.h"
+#include "group/pod_group.h"
 #include "group_plan_support.h"
 #include "snapshot/cluster_snapshot.h"
 #include "support/cluster_events_fixture.h"

@@ -20,6 +20,7 @@
 #include "dra/class_catalog.h"
 #include "dra/first_fit.h"
 #include "dra/node_devices.h"
+#include "dra_placement/dra_node_state.h"
 #include "policy/default_policy.h"
 #include "support/dra_fixtures.h"
 #include "support/node_fixtures.h"

@@ -15,6 +15,7 @@
 #include "core/node_decider.h"
 #include "core/plain_answers.h"
 #include "core/pod_demand.h"
+#include "dra_placement/dra_node_state.h"
 #include "policy/default_policy.h"
 #include "support/charge_fixtures.h"
 #include "support/dra_fixtures.h"

@@ -13,7 +13,7 @@
 
 #include "cluster/dra_bind_check.h"
 #include "cluster/group_book.h"
-#include "core/dra_demand.h"
+#include "dra_placement/dra_demand.h"
 #include "metrics/metrics.h"
 #include "policy/default_policy.h"
 #include "service/extender_service.h"

@@ -11,6 +11,7 @@
 
 #include "core/node_decider.h"
 #include "core/pod_demand.h"
+#include "dra_placement/dra_node_state.h"
 #include "policy/default_policy.h"
 #include "snapshot/cluster_snapshot_builder.h"
 #include "support/dra_fixtures.h"

@@ -122,8 +122,8 @@ dra::ResourceClaimConstSharedPtr draMemoryClaim(const std::string& name, const s
 
 }  // namespace gte::testing
 
-#include "core/dra_node_state.h"
 #include "dra/resource_claim.h"
+#include "dra_placement/dra_node_state.h"
 
 namespace gte::testing {
 

@@ -14,6 +14,7 @@
 #include "dra/resource_claim.h"
 #include "dra/resource_slice.h"
 #include "dra/slice_index.h"
+#include "dra_placement/dra_node_state.h"
 #include "model/node_info.h"
 #include "model/pod_info.h"
 #include "policy/policy.h"

@@ -1,4 +1,4 @@
-#include "core/pod_group.h"
+#include "group/pod_group.h"
 
 #include <algorithm>
 #include <array>

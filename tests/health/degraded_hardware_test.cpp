@@ -1,4 +1,4 @@
-// Degraded hardware (core/degraded_hardware.h, docs/health.md): a GPU or NVLink the agent marks
+// Degraded hardware (health/degraded_hardware.h, docs/health.md): a GPU or NVLink the agent marks
 // degraded stays usable, but multi-GPU sets holding it are scored as their PCIe path, so pods go
 // to an equal healthy set wherever one exists; single-GPU pods, min-link and the policy's
 // `health` keys behave as documented.
@@ -6,11 +6,11 @@
 
 #include <string>
 
-#include "core/degraded_hardware.h"
 #include "core/fit.h"
 #include "core/plain_answers.h"
 #include "core/predict_allocation.h"
 #include "core/score_node.h"
+#include "health/degraded_hardware.h"
 #include "policy/default_policy.h"
 #include "support/node_fixtures.h"
 #include "support/pod_fixtures.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <tuple>
 
-#include "core/pod_group.h"
+#include "group/pod_group.h"
 #include "policy/default_policy.h"
 #include "support/pod_fixtures.h"
 

@@ -1,4 +1,4 @@
-#include "core/dra_node_state.h"
+#include "dra_placement/dra_node_state.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
-#include "core/dra_demand.h"
+#include "dra_placement/dra_demand.h"
 
-#include "core/dra_node_state.h"
+#include "dra_placement/dra_node_state.h"
 #include "model/gpu_request.h"
 
 namespace gte {

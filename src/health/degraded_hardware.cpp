@@ -1,4 +1,4 @@
-#include "core/degraded_hardware.h"
+#include "health/degraded_hardware.h"
 
 #include <algorithm>
 
