@@ -29,18 +29,6 @@ ResourceList freedBy(const std::vector<const VictimInfo*>& pods) {
   return out;
 }
 
-// The work evicting `victim` destroys: its devices (whole GPUs, replicas, MIG instances) times
-// the seconds it has run.
-double workOf(const VictimInfo& victim) {
-  const Result<GpuRequest> devices = gpuRequestFrom(victim.requests);
-  if (!devices) return 0;
-  std::int64_t count = devices->gpus + devices->sharedGpus;
-  for (const MigRequest& mig : devices->mig)
-    count += mig.count;
-  return static_cast<double>(count) *
-         static_cast<double>(std::max<std::int64_t>(0, victim.ranSeconds));
-}
-
 bool covers(const ResourceList& freed, const ResourceList& need) {
   for (const auto& entry : need.entries()) {
     if (freed.get(entry.first) < entry.second) return false;
@@ -66,7 +54,7 @@ class VictimSearch {
       return a->priority < b->priority;
     });
     for (const VictimInfo* v : pool_)
-      work_.push_back(workOf(*v));
+      work_.push_back(evictionWork(*v));
     need_ = freedBy(proposedGpu_);
   }
 
@@ -159,7 +147,7 @@ class VictimSearch {
   const Policy& policy_;
   std::vector<const VictimInfo*> kept_;         // proposed, without GPUs: always evicted
   std::vector<const VictimInfo*> pool_;         // GPU pods that may be evicted, by priority
-  std::vector<double> work_;                    // workOf(*pool_[i]), worked out once
+  std::vector<double> work_;                    // evictionWork(*pool_[i]), worked out once
   std::vector<const VictimInfo*> proposedGpu_;  // the scheduler's GPU victims
   ResourceList need_;                           // what they free: any set must free as much
   int trials_ = 0;
@@ -224,6 +212,16 @@ std::vector<std::string> ordered(const std::vector<VictimInfo>& victims,
 }
 
 }  // namespace
+
+double evictionWork(const VictimInfo& victim) {
+  const Result<GpuRequest> devices = gpuRequestFrom(victim.requests);
+  if (!devices) return 0;
+  std::int64_t count = devices->gpus + devices->sharedGpus;
+  for (const MigRequest& mig : devices->mig)
+    count += mig.count;
+  return static_cast<double>(count) *
+         static_cast<double>(std::max<std::int64_t>(0, victim.ranSeconds));
+}
 
 VictimPlan planVictims(const PodDemand& demand, const std::vector<VictimInfo>& victims,
                        const NodeState& state, const Policy& policy) {

@@ -55,6 +55,12 @@ struct VictimPlan {
 // The allowance of what-ifs per node: beyond it the scheduler's own victims are kept (minimised).
 inline constexpr int kVictimSearchTrials = 512;
 
+// The work evicting `victim` destroys: its devices (whole GPUs, replicas, MIG instances) times
+// the seconds it has run (0 when unknown). Among victim sets alike in count and priorities, the
+// one destroying the least is evicted (here and for a pod group's nodes,
+// service/group_preemption.h).
+double evictionWork(const VictimInfo& victim);
+
 // Victims without GPUs that the scheduler proposed stay; among the GPU victims, proposed or not,
 // the set described above. `state` is the node's published state, with the charges it was built
 // with.

@@ -124,6 +124,7 @@ Reply ExtenderService::preempt(std::string_view body) const {
       if (info.holdsGpus) {
         candidate.victims.push_back(v.uid);
         candidate.topPriority = std::max(candidate.topPriority, info.priority);
+        candidate.work += evictionWork(info);
       }
       victims.push_back(std::move(info));
     }

@@ -41,16 +41,17 @@ std::vector<GroupPreempt> insidePlan(const CommittedGroupPlan& plan,
 }
 
 // What a plan evicts: the GPU-holding victims of the candidates it puts members on, each node
-// counted once, and the highest priority among them. Fewer victims cost less; as many, a lower top
-// priority.
+// counted once, the highest priority among them and the work their eviction destroys. Fewer
+// victims cost less; as many, a lower top priority; alike in both, less work lost.
 struct EvictionCost {
   std::size_t victims = 0;
   std::int64_t topPriority = std::numeric_limits<std::int64_t>::min();
+  double work = 0;
   friend auto operator<=>(const EvictionCost&, const EvictionCost&) = default;
 };
 
 EvictionCost costOf(const PreemptCandidate& candidate) {
-  return EvictionCost{candidate.victims.size(), candidate.topPriority};
+  return EvictionCost{candidate.victims.size(), candidate.topPriority, candidate.work};
 }
 
 EvictionCost evictions(const GroupPlan& plan, std::span<const PreemptCandidate> candidates,
@@ -65,6 +66,7 @@ EvictionCost evictions(const GroupPlan& plan, std::span<const PreemptCandidate> 
   for (const std::size_t i : used) {
     total.victims += candidates[i].victims.size();
     total.topPriority = std::max(total.topPriority, candidates[i].topPriority);
+    total.work += candidates[i].work;
   }
   return total;
 }

@@ -6,7 +6,8 @@
 // are kept: the victims chosen make room for the group's domain, not for one member at a time.
 // Among the domains of the plan's level that could hold the group so, each planned with its
 // cheapest candidates emptied first, the plan that evicts the fewest GPU-holding victims (then the
-// lowest top priority among them) is chosen, the planner's own domain on a tie.
+// lowest top priority among them, then the least work destroyed: their GPUs times the time they
+// have run) is chosen, the planner's own domain on a tie.
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -31,6 +32,8 @@ struct PreemptCandidate {
   // The highest priority among them (the lowest int64 when none): a tie-break between nodes and
   // domains that evict as many.
   std::int64_t topPriority = std::numeric_limits<std::int64_t>::min();
+  // What evicting them destroys (core/preemption_planner.h, evictionWork): the last tie-break.
+  double work = 0;
 };
 
 enum class GroupPreempt : std::uint8_t {

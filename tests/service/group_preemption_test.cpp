@@ -5,10 +5,12 @@
 // group of two 8-GPU members needs two nodes of one clique emptied.
 #include <catch2/catch_test_macros.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,11 +34,18 @@ gte::PodInfo running(const std::string& name, const std::string& node, const std
   return pod;
 }
 
+std::int64_t unixNow() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 struct Busy {
   const char* node;
   const char* clique;
   bool big;  // one 8-GPU pod, else four 2-GPU pods
   std::int64_t priority = -10;
+  std::int64_t ranSeconds = 0;  // how long its pods have run (0: bind time unknown)
 };
 
 struct Cliques {
@@ -54,18 +63,26 @@ struct Cliques {
       gte::NodeInfo node = gte::testing::makeDgxH100(
           gte::testing::FixtureState().withName(name).withUsed("11111111"));
       node.labels["nvidia.com/gpu.clique"] = busy.clique;
+      // The agent's last pass came after the binds: its `used` counts the pods.
+      if (busy.ranSeconds > 0) node.labels["gputopo.dev/gen"] = std::to_string(unixNow());
       nodes.push_back(std::move(node));
+      const std::optional<std::int64_t> boundAt =
+          busy.ranSeconds > 0 ? std::optional<std::int64_t>(unixNow() - busy.ranSeconds)
+                              : std::nullopt;
+      const auto add = [&](gte::PodInfo pod) {
+        pod.boundAt = boundAt;  // as a cluster file item carries it
+        pods.push_back({std::move(pod), boundAt});
+      };
       if (busy.big) {
         const std::string pod = name + "-big";
-        pods.push_back({running(pod, name, "0,1,2,3,4,5,6,7", 8, busy.priority), std::nullopt});
+        add(running(pod, name, "0,1,2,3,4,5,6,7", 8, busy.priority));
         victims[name].push_back("uid-" + pod);
         continue;
       }
       for (int p = 0; p < 4; ++p) {
         const std::string pod = name + "-small-" + std::to_string(p);
-        pods.push_back({running(pod, name, std::to_string(2 * p) + "," + std::to_string(2 * p + 1),
-                                2, busy.priority),
-                        std::nullopt});
+        add(running(pod, name, std::to_string(2 * p) + "," + std::to_string(2 * p + 1), 2,
+                    busy.priority));
         victims[name].push_back("uid-" + pod);
       }
     }
@@ -122,4 +139,15 @@ TEST_CASE("as many victims either way, a group's preemption evicts the lower pri
                          {"p2", "p", true, -10},
                          {"p3", "p", true, -10}});
   CHECK(cluster.preempt() == std::map<std::string, std::size_t>{{"p2", 1}, {"p3", 1}});
+}
+
+TEST_CASE("alike in victims and priorities, a group's preemption evicts the pods that ran least") {
+  // Four 8-GPU pods of one priority in one clique: q0 and q1 have run two days, q2 and q3 ten
+  // minutes. Emptying q2 and q3 evicts as many pods of the same priority and destroys the least
+  // work; by name alone it would be q0 and q1.
+  const Cliques cluster({{"q0", "q", true, 0, 2 * 86400},
+                         {"q1", "q", true, 0, 2 * 86400},
+                         {"q2", "q", true, 0, 600},
+                         {"q3", "q", true, 0, 600}});
+  CHECK(cluster.preempt() == std::map<std::string, std::size_t>{{"q2", 1}, {"q3", 1}});
 }
