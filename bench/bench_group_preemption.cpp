@@ -27,11 +27,9 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <memory>
@@ -50,11 +48,12 @@
 #include "cluster/static_cluster_backend.h"
 #include "json/json_writer.h"
 #include "log/logger.h"
+#include "openb_gpu_counts.h"
 #include "policy/default_policy.h"
+#include "seed_stats.h"
 #include "service/extender_service.h"
 #include "service/reply.h"
 #include "sim/node_template.h"
-#include "sim/openb_csv.h"
 
 namespace {
 
@@ -375,39 +374,6 @@ Cluster fill(const std::vector<NodeInfo>& nodes, const std::vector<int>& clique,
   return cluster;
 }
 
-double mean(const std::vector<double>& v) {
-  double sum = 0;
-  for (const double x : v)
-    sum += x;
-  return v.empty() ? 0 : sum / static_cast<double>(v.size());
-}
-
-double sd(const std::vector<double>& v) {
-  if (v.size() < 2) return 0;
-  const double m = mean(v);
-  double sum = 0;
-  for (const double x : v)
-    sum += (x - m) * (x - m);
-  return std::sqrt(sum / static_cast<double>(v.size() - 1));
-}
-
-std::vector<int> readTraceGpus(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  auto pods = sim::parseOpenbPods(text.str());
-  if (!pods.ok()) {
-    std::fprintf(stderr, "bench_group_preemption: %s: %s\n", path.c_str(),
-                 pods.error().message.c_str());
-    std::exit(2);
-  }
-  std::vector<int> out;
-  for (const sim::SimPod& p : *pods) {
-    if (p.gpus == 1 || p.gpus == 2 || p.gpus == 4 || p.gpus == 8) out.push_back(p.gpus);
-  }
-  return out;
-}
-
 std::vector<std::uint64_t> numberList(const char* text) {
   std::vector<std::uint64_t> out;
   std::stringstream list(text);
@@ -447,16 +413,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  // The openb multigpu50 list's GPU pods: 6,989 of 1 GPU, 222 of 2, 206 of 4, 556 of 8.
-  std::vector<int> sizes;
-  if (!trace.empty()) {
-    sizes = readTraceGpus(trace);
-  } else {
-    sizes.insert(sizes.end(), 6989, 1);
-    sizes.insert(sizes.end(), 222, 2);
-    sizes.insert(sizes.end(), 206, 4);
-    sizes.insert(sizes.end(), 556, 8);
-  }
+  const std::vector<int> sizes = bench::openbGpuCounts(trace, "bench_group_preemption");
   log::setLevel(log::Level::kWarn);  // the preempt verb logs each candidate it vetoes
   const auto policy = std::make_shared<const Policy>(defaultPolicy());
   const sim::NodeTemplate* machine = sim::findNodeTemplate("hgx-h100");
@@ -509,8 +466,9 @@ int main(int argc, char** argv) {
         destroyed.push_back(t.groups ? t.gpuHoursDestroyed / t.groups : 0.0);
       }
       std::printf("%2d  %-18s %6.1f±%-5.1f%% %6.2f±%-5.2f %6.2f±%-5.2f %7.0f±%-6.0f\n", members,
-                  choosers[c], mean(satisfied), sd(satisfied), mean(perSatisfied), sd(perSatisfied),
-                  mean(wasted), sd(wasted), mean(destroyed), sd(destroyed));
+                  choosers[c], bench::mean(satisfied), bench::sd(satisfied),
+                  bench::mean(perSatisfied), bench::sd(perSatisfied), bench::mean(wasted),
+                  bench::sd(wasted), bench::mean(destroyed), bench::sd(destroyed));
     }
   }
   return 0;

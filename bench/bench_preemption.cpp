@@ -24,10 +24,8 @@
 // counts are skipped), else from the openb multigpu50 mix.
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <random>
@@ -40,9 +38,10 @@
 #include "core/node_state.h"
 #include "core/pod_demand.h"
 #include "core/preemption_planner.h"
+#include "openb_gpu_counts.h"
 #include "policy/default_policy.h"
+#include "seed_stats.h"
 #include "sim/node_template.h"
-#include "sim/openb_csv.h"
 
 namespace {
 
@@ -196,38 +195,6 @@ double waitHours(const PodDemand& demand, const NodeState& state, const std::vec
   return now;
 }
 
-double mean(const std::vector<double>& v) {
-  double sum = 0;
-  for (const double x : v)
-    sum += x;
-  return v.empty() ? 0 : sum / static_cast<double>(v.size());
-}
-
-double sd(const std::vector<double>& v) {
-  if (v.size() < 2) return 0;
-  const double m = mean(v);
-  double sum = 0;
-  for (const double x : v)
-    sum += (x - m) * (x - m);
-  return std::sqrt(sum / static_cast<double>(v.size() - 1));
-}
-
-std::vector<int> readTraceGpus(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  auto pods = sim::parseOpenbPods(text.str());
-  if (!pods.ok()) {
-    std::fprintf(stderr, "bench_preemption: %s: %s\n", path.c_str(), pods.error().message.c_str());
-    std::exit(2);
-  }
-  std::vector<int> out;
-  for (const sim::SimPod& p : *pods) {
-    if (p.gpus == 1 || p.gpus == 2 || p.gpus == 4 || p.gpus == 8) out.push_back(p.gpus);
-  }
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -250,16 +217,7 @@ int main(int argc, char** argv) {
         seeds.push_back(std::strtoull(item.c_str(), nullptr, 10));
     }
   }
-  // The openb multigpu50 list's GPU pods: 6,989 of 1 GPU, 222 of 2, 206 of 4, 556 of 8.
-  std::vector<int> sizes;
-  if (!trace.empty()) {
-    sizes = readTraceGpus(trace);
-  } else {
-    sizes.insert(sizes.end(), 6989, 1);
-    sizes.insert(sizes.end(), 222, 2);
-    sizes.insert(sizes.end(), 206, 4);
-    sizes.insert(sizes.end(), 556, 8);
-  }
+  const std::vector<int> sizes = bench::openbGpuCounts(trace, "bench_preemption");
   const Policy policy = defaultPolicy();
   std::printf(
       "preemption of a k-GPU min-link nvlink pod on a full node, %d fills x %zu seeds, "
@@ -383,9 +341,10 @@ int main(int argc, char** argv) {
         }
         std::printf(
             "%-10s %2d  %-28s %6.1f±%-5.1f%% %6.2f±%-5.2f %6.2f±%-5.2f %7.0f±%-6.0f %6.1f±%-5.1f\n",
-            name, k, choosers[c], mean(satisfied), sd(satisfied), mean(perSatisfied),
-            sd(perSatisfied), mean(wasted), sd(wasted), mean(destroyed), sd(destroyed),
-            mean(waited), sd(waited));
+            name, k, choosers[c], bench::mean(satisfied), bench::sd(satisfied),
+            bench::mean(perSatisfied), bench::sd(perSatisfied), bench::mean(wasted),
+            bench::sd(wasted), bench::mean(destroyed), bench::sd(destroyed), bench::mean(waited),
+            bench::sd(waited));
       }
       std::printf("%-10s %2d  (%d preemptors over %zu seeds)\n", name, k, preemptors, seeds.size());
     }
