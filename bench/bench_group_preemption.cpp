@@ -13,6 +13,8 @@
 //     kube-scheduler's pick among the nodes it keeps, with the victims it answers;
 //   - ideal: the fewest evictions with which the group fits in one clique (for whole-node members:
 //     the M nodes of one clique that hold the fewest pods).
+// Before each member the node agent's labels are rewritten (`used`, `gen`): the cache sees every
+// eviction at once, which a live cluster does not (docs/groups.md, "Limits").
 // A group is satisfied when all its members are bound inside one clique. Prints, as mean±sd over
 // the seeds: the share of groups satisfied, evictions per satisfied group, evictions per group
 // that satisfied nothing (members bound outside the group's clique, or members that got no node),
