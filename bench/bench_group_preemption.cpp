@@ -11,10 +11,13 @@
 //   - extender: the same dry run handed to the extender's preempt verb (ExtenderService over a
 //     StaticClusterBackend holding the cluster as it is then, the members bound so far included),
 //     kube-scheduler's pick among the nodes it keeps, with the victims it answers;
+//   - extender, cache behind: the same, with the extender's cache missing the previous member's
+//     evictions and bind (a member's preempt that comes before the watch delivered them: the
+//     race docs/groups.md, "Limits", describes);
 //   - ideal: the fewest evictions with which the group fits in one clique (for whole-node members:
 //     the M nodes of one clique that hold the fewest pods).
-// Before each member the node agent's labels are rewritten (`used`, `gen`): the cache sees every
-// eviction at once, which a live cluster does not (docs/groups.md, "Limits").
+// Before each member the node agent's labels are rewritten (`used`, `gen`): outside the trailing
+// row, the cache sees every eviction at once.
 // A group is satisfied when all its members are bound inside one clique. Prints, as mean±sd over
 // the seeds: the share of groups satisfied, evictions per satisfied group, evictions per group
 // that satisfied nothing (members bound outside the group's clique, or members that got no node),
@@ -225,12 +228,14 @@ bool oneClique(const Cluster& cluster, int members) {
   return bound == members && cliques.size() == 1;
 }
 
-// What the extender's preempt verb keeps of the candidates for member `index`: per kept node, the
-// victims it answers.
-std::vector<Candidate> extenderAnswer(const Cluster& cluster, const std::vector<Candidate>& asked,
-                                      int index, int members, const PolicyConstSharedPtr& policy) {
+// What the extender's preempt verb keeps of the candidates for member `index` (kube-scheduler's,
+// on `cluster`): per kept node, the victims it answers. Its cache holds `cached`: `cluster`, or
+// the cluster before the last member's evictions and bind (a cache that trails them).
+std::vector<Candidate> extenderAnswer(const Cluster& cached, const Cluster& cluster,
+                                      const std::vector<Candidate>& asked, int index, int members,
+                                      const PolicyConstSharedPtr& policy) {
   gte::cluster::ClusterFileContents contents;
-  contents.nodes = cluster.nodes;
+  contents.nodes = cached.nodes;
   // Bound that long ago: what the preempt verb reads a victim's run time from.
   const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                                std::chrono::system_clock::now().time_since_epoch())
@@ -241,15 +246,15 @@ std::vector<Candidate> extenderAnswer(const Cluster& cluster, const std::vector<
     node.labels[policy->labelPrefix + "used"] = std::string(kNodeGpus, '0');
     node.labels[policy->labelPrefix + "gen"] = std::to_string(now);
   }
-  for (const RunningPod& pod : cluster.pods) {
+  for (const RunningPod& pod : cached.pods) {
     std::string& used =
         contents.nodes[static_cast<std::size_t>(pod.node)].labels[policy->labelPrefix + "used"];
     for (int g = 0; g < pod.gpus; ++g)
       used[static_cast<std::size_t>(pod.firstGpu + g)] = '1';
   }
-  for (const RunningPod& pod : cluster.pods) {
+  for (const RunningPod& pod : cached.pods) {
     const std::int64_t boundAt = now - static_cast<std::int64_t>(pod.ranHours * 3600);
-    PodInfo info = runningPodInfo(pod, cluster, members, policy->labelPrefix);
+    PodInfo info = runningPodInfo(pod, cached, members, policy->labelPrefix);
     info.boundAt = boundAt;
     contents.pods.push_back({std::move(info), boundAt});
   }
@@ -285,8 +290,11 @@ std::vector<Candidate> extenderAnswer(const Cluster& cluster, const std::vector<
   for (const auto& [node, entry] : victims.items()) {
     Candidate c;
     c.node = nodeIndex.at(node);
-    for (const auto& pod : entry["Pods"])
-      c.victims.push_back(podIndex.at(pod["UID"].get<std::string>()));
+    for (const auto& pod : entry["Pods"]) {
+      // A trailing cache may name a pod already evicted: nothing to evict again.
+      const auto at = podIndex.find(pod["UID"].get<std::string>());
+      if (at != podIndex.end()) c.victims.push_back(at->second);
+    }
     kept.push_back(std::move(c));
   }
   std::sort(kept.begin(), kept.end(),
@@ -294,14 +302,25 @@ std::vector<Candidate> extenderAnswer(const Cluster& cluster, const std::vector<
   return kept;
 }
 
-// Members preempt one after another; `extender` hands each dry run to the preempt verb first.
-void preemptGroup(Cluster cluster, int members, bool extender, const PolicyConstSharedPtr& policy,
+// Who answers each member's preempt after kube-scheduler's dry run.
+enum class Chooser : std::uint8_t {
+  kScheduler,         // nobody: kube-scheduler alone
+  kExtender,          // the preempt verb, its cache current
+  kExtenderTrailing,  // the preempt verb, its cache missing the last member's evictions and bind
+};
+
+// Members preempt one after another.
+void preemptGroup(Cluster cluster, int members, Chooser chooser, const PolicyConstSharedPtr& policy,
                   std::mt19937_64& rng, Tally& tally) {
   ++tally.groups;
   long evicted = 0;
+  Cluster before = cluster;  // the cluster before the last member's evictions and bind
   for (int m = 0; m < members; ++m) {
     std::vector<Candidate> candidates = dryRun(cluster);
-    if (extender) candidates = extenderAnswer(cluster, candidates, m, members, policy);
+    if (chooser != Chooser::kScheduler) {
+      const Cluster& cached = chooser == Chooser::kExtender ? cluster : before;
+      candidates = extenderAnswer(cached, cluster, candidates, m, members, policy);
+    }
     std::vector<int> order(cluster.nodes.size());
     for (std::size_t i = 0; i < order.size(); ++i)
       order[i] = static_cast<int>(i);
@@ -310,6 +329,7 @@ void preemptGroup(Cluster cluster, int members, bool extender, const PolicyConst
     if (pick == nullptr) break;  // no node for this member: the group does not land
     evicted += static_cast<long>(pick->victims.size());
     const Candidate chosen = *pick;
+    before = cluster;
     tally.gpuHoursDestroyed += evictAndBind(cluster, chosen.node, chosen.victims, m);
   }
   if (oneClique(cluster, members)) {
@@ -436,29 +456,32 @@ int main(int argc, char** argv) {
       "exponential of mean %.0f h\n",
       cliques, cliqueNodes, fills, seeds.size(), trace.empty() ? "the multigpu50 mix" : "the trace",
       meanHours);
-  std::printf("%2s  %-18s %13s %12s %12s %14s\n", "M", "chooser", "satisfied", "evict/sat",
+  std::printf("%2s  %-22s %13s %12s %12s %14s\n", "M", "chooser", "satisfied", "evict/sat",
               "wasted/grp", "GPUh lost/grp");
   for (const std::uint64_t membersWide : memberCounts) {
     const int members = static_cast<int>(membersWide);
-    std::vector<std::array<Tally, 3>> perSeed;
+    std::vector<std::array<Tally, 4>> perSeed;
     for (const std::uint64_t seed : seeds) {
-      std::array<Tally, 3> tallies{};
+      std::array<Tally, 4> tallies{};
       std::mt19937_64 rng(seed * 1000003ULL + membersWide);
       for (int f = 0; f < fills; ++f) {
         const Cluster filled = fill(nodes, clique, sizes, meanHours, rng);
-        // The same tie order for both choosers: kube-scheduler's pick differs only by what the
+        // The same tie order for every chooser: kube-scheduler's pick differs only by what the
         // extender keeps.
         const std::uint64_t tieSeed = rng();
-        std::mt19937_64 schedulerTies(tieSeed);
-        std::mt19937_64 extenderTies(tieSeed);
-        preemptGroup(filled, members, false, policy, schedulerTies, tallies[0]);
-        preemptGroup(filled, members, true, policy, extenderTies, tallies[1]);
-        ideal(filled, members, tallies[2]);
+        const Chooser choosers[] = {Chooser::kScheduler, Chooser::kExtender,
+                                    Chooser::kExtenderTrailing};
+        for (std::size_t c = 0; c < 3; ++c) {
+          std::mt19937_64 ties(tieSeed);
+          preemptGroup(filled, members, choosers[c], policy, ties, tallies[c]);
+        }
+        ideal(filled, members, tallies[3]);
       }
       perSeed.push_back(tallies);
     }
-    const char* const choosers[] = {"scheduler alone", "extender", "ideal"};
-    for (std::size_t c = 0; c < 3; ++c) {
+    const char* const choosers[] = {"scheduler alone", "extender", "extender, cache behind",
+                                    "ideal"};
+    for (std::size_t c = 0; c < 4; ++c) {
       std::vector<double> satisfied, perSatisfied, wasted, destroyed;
       for (const auto& seed : perSeed) {
         const Tally& t = seed[c];
@@ -467,7 +490,7 @@ int main(int argc, char** argv) {
         wasted.push_back(t.groups ? static_cast<double>(t.wastedEvictions) / t.groups : 0.0);
         destroyed.push_back(t.groups ? t.gpuHoursDestroyed / t.groups : 0.0);
       }
-      std::printf("%2d  %-18s %6.1f±%-5.1f%% %6.2f±%-5.2f %6.2f±%-5.2f %7.0f±%-6.0f\n", members,
+      std::printf("%2d  %-22s %6.1f±%-5.1f%% %6.2f±%-5.2f %6.2f±%-5.2f %7.0f±%-6.0f\n", members,
                   choosers[c], bench::mean(satisfied), bench::sd(satisfied),
                   bench::mean(perSatisfied), bench::sd(perSatisfied), bench::mean(wasted),
                   bench::sd(wasted), bench::mean(destroyed), bench::sd(destroyed));
