@@ -11,9 +11,12 @@
 //   - extender: the same dry run handed to the extender's preempt verb (ExtenderService over a
 //     StaticClusterBackend holding the cluster as it is then, the members bound so far included),
 //     kube-scheduler's pick among the nodes it keeps, with the victims it answers;
-//   - extender, cache behind: the same, with the extender's cache missing the previous member's
-//     evictions and bind (a member's preempt that comes before the watch delivered them: the
-//     race docs/groups.md, "Limits", describes);
+//   - extender, victims leaving: the same while the previous member's victims terminate (a
+//     deleting pod keeps its GPUs for its grace period): the cache still holds them, and that
+//     member as nominated for its node (status.nominatedNodeName), not bound;
+//   - extender, cache behind: the same with the cache missing the previous member's evictions,
+//     nomination and bind (a member's preempt that comes before the watch delivered any of
+//     them: the race docs/groups.md, "Limits", describes);
 //   - ideal: the fewest evictions with which the group fits in one clique (for whole-node members:
 //     the M nodes of one clique that hold the fewest pods).
 // Before each member the node agent's labels are rewritten (`used`, `gen`): outside the trailing
@@ -75,6 +78,8 @@ struct RunningPod {
   std::int64_t priority = 0;
   double ranHours = 0;
   bool member = false;  // a member of the preempting group
+  // A member kube-scheduler nominated for `node` and has not bound: pending, holding no GPU.
+  bool nominated = false;
 };
 
 struct Cluster {
@@ -103,16 +108,22 @@ PodInfo runningPodInfo(const RunningPod& pod, const Cluster& cluster, int member
   info.name = pod.uid;
   info.ns = "bench";
   info.uid = pod.uid;
-  info.nodeName = cluster.nodes[static_cast<std::size_t>(pod.node)].name;
-  info.phase = "Running";
+  const std::string& node = cluster.nodes[static_cast<std::size_t>(pod.node)].name;
   info.priority = pod.priority;
   info.requests.set("nvidia.com/gpu", Quantity::fromUnits(pod.gpus));
-  Allocation allocation;
-  allocation.complete = true;
-  for (int g = 0; g < pod.gpus; ++g)
-    allocation.gpus.push_back(pod.firstGpu + g);
-  info.annotations[prefix + std::string(gte::cluster::kGpusAnnotation)] =
-      gte::cluster::formatGpuAnnotation(allocation);
+  if (pod.nominated) {
+    info.nominatedNodeName = node;
+    info.phase = "Pending";
+  } else {
+    info.nodeName = node;
+    info.phase = "Running";
+    Allocation allocation;
+    allocation.complete = true;
+    for (int g = 0; g < pod.gpus; ++g)
+      allocation.gpus.push_back(pod.firstGpu + g);
+    info.annotations[prefix + std::string(gte::cluster::kGpusAnnotation)] =
+        gte::cluster::formatGpuAnnotation(allocation);
+  }
   if (pod.member) {
     info.annotations[prefix + "group"] = "job";
     info.annotations[prefix + "group-size"] = std::to_string(members);
@@ -247,6 +258,7 @@ std::vector<Candidate> extenderAnswer(const Cluster& cached, const Cluster& clus
     node.labels[policy->labelPrefix + "gen"] = std::to_string(now);
   }
   for (const RunningPod& pod : cached.pods) {
+    if (pod.nominated) continue;
     std::string& used =
         contents.nodes[static_cast<std::size_t>(pod.node)].labels[policy->labelPrefix + "used"];
     for (int g = 0; g < pod.gpus; ++g)
@@ -304,10 +316,28 @@ std::vector<Candidate> extenderAnswer(const Cluster& cached, const Cluster& clus
 
 // Who answers each member's preempt after kube-scheduler's dry run.
 enum class Chooser : std::uint8_t {
-  kScheduler,         // nobody: kube-scheduler alone
-  kExtender,          // the preempt verb, its cache current
+  kScheduler,  // nobody: kube-scheduler alone
+  kExtender,   // the preempt verb, its cache current
+  // The preempt verb while the previous member's victims terminate: its cache holds them, and
+  // the member as nominated for its node, not bound.
+  kExtenderVictimsLeaving,
   kExtenderTrailing,  // the preempt verb, its cache missing the last member's evictions and bind
 };
+
+// The cluster as a cache trailing the last member's evictions and bind sees it: `before` them,
+// with that member nominated for its node when `nominated`.
+Cluster trailingView(const Cluster& before, const Cluster& now, int lastMember, bool nominated) {
+  Cluster view = before;
+  if (!nominated || lastMember < 0) return view;
+  const std::string uid = "member-" + std::to_string(lastMember);
+  for (const RunningPod& pod : now.pods) {
+    if (pod.uid != uid) continue;
+    RunningPod pending = pod;
+    pending.nominated = true;
+    view.pods.push_back(std::move(pending));
+  }
+  return view;
+}
 
 // Members preempt one after another.
 void preemptGroup(Cluster cluster, int members, Chooser chooser, const PolicyConstSharedPtr& policy,
@@ -317,8 +347,11 @@ void preemptGroup(Cluster cluster, int members, Chooser chooser, const PolicyCon
   Cluster before = cluster;  // the cluster before the last member's evictions and bind
   for (int m = 0; m < members; ++m) {
     std::vector<Candidate> candidates = dryRun(cluster);
-    if (chooser != Chooser::kScheduler) {
-      const Cluster& cached = chooser == Chooser::kExtender ? cluster : before;
+    if (chooser == Chooser::kExtender) {
+      candidates = extenderAnswer(cluster, cluster, candidates, m, members, policy);
+    } else if (chooser != Chooser::kScheduler) {
+      const Cluster cached =
+          trailingView(before, cluster, m - 1, chooser == Chooser::kExtenderVictimsLeaving);
       candidates = extenderAnswer(cached, cluster, candidates, m, members, policy);
     }
     std::vector<int> order(cluster.nodes.size());
@@ -456,13 +489,13 @@ int main(int argc, char** argv) {
       "exponential of mean %.0f h\n",
       cliques, cliqueNodes, fills, seeds.size(), trace.empty() ? "the multigpu50 mix" : "the trace",
       meanHours);
-  std::printf("%2s  %-22s %13s %12s %12s %14s\n", "M", "chooser", "satisfied", "evict/sat",
+  std::printf("%2s  %-25s %13s %12s %12s %14s\n", "M", "chooser", "satisfied", "evict/sat",
               "wasted/grp", "GPUh lost/grp");
   for (const std::uint64_t membersWide : memberCounts) {
     const int members = static_cast<int>(membersWide);
-    std::vector<std::array<Tally, 4>> perSeed;
+    std::vector<std::array<Tally, 5>> perSeed;
     for (const std::uint64_t seed : seeds) {
-      std::array<Tally, 4> tallies{};
+      std::array<Tally, 5> tallies{};
       std::mt19937_64 rng(seed * 1000003ULL + membersWide);
       for (int f = 0; f < fills; ++f) {
         const Cluster filled = fill(nodes, clique, sizes, meanHours, rng);
@@ -470,18 +503,18 @@ int main(int argc, char** argv) {
         // extender keeps.
         const std::uint64_t tieSeed = rng();
         const Chooser choosers[] = {Chooser::kScheduler, Chooser::kExtender,
-                                    Chooser::kExtenderTrailing};
-        for (std::size_t c = 0; c < 3; ++c) {
+                                    Chooser::kExtenderVictimsLeaving, Chooser::kExtenderTrailing};
+        for (std::size_t c = 0; c < 4; ++c) {
           std::mt19937_64 ties(tieSeed);
           preemptGroup(filled, members, choosers[c], policy, ties, tallies[c]);
         }
-        ideal(filled, members, tallies[3]);
+        ideal(filled, members, tallies[4]);
       }
       perSeed.push_back(tallies);
     }
-    const char* const choosers[] = {"scheduler alone", "extender", "extender, cache behind",
-                                    "ideal"};
-    for (std::size_t c = 0; c < 4; ++c) {
+    const char* const choosers[] = {"scheduler alone", "extender", "extender, victims leaving",
+                                    "extender, cache behind", "ideal"};
+    for (std::size_t c = 0; c < 5; ++c) {
       std::vector<double> satisfied, perSatisfied, wasted, destroyed;
       for (const auto& seed : perSeed) {
         const Tally& t = seed[c];
@@ -490,7 +523,7 @@ int main(int argc, char** argv) {
         wasted.push_back(t.groups ? static_cast<double>(t.wastedEvictions) / t.groups : 0.0);
         destroyed.push_back(t.groups ? t.gpuHoursDestroyed / t.groups : 0.0);
       }
-      std::printf("%2d  %-22s %6.1f±%-5.1f%% %6.2f±%-5.2f %6.2f±%-5.2f %7.0f±%-6.0f\n", members,
+      std::printf("%2d  %-25s %6.1f±%-5.1f%% %6.2f±%-5.2f %6.2f±%-5.2f %7.0f±%-6.0f\n", members,
                   choosers[c], bench::mean(satisfied), bench::sd(satisfied),
                   bench::mean(perSatisfied), bench::sd(perSatisfied), bench::mean(wasted),
                   bench::sd(wasted), bench::mean(destroyed), bench::sd(destroyed));

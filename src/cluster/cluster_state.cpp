@@ -186,9 +186,14 @@ void ClusterState::upsertPodLocked(ObservedPod observed, NameSet& dirty) {
     pending_.put(uid, trimmedLocked(std::move(observed.pod)));
     return;
   }
+  // A member kube-scheduler nominated and has not bound (its preemption's victims are still
+  // leaving): the group's later members are anchored to its node's domain.
+  std::optional<std::string> nominatedGroup;
+  if (observed.pod.nodeName.empty()) nominatedGroup = groupKeyLocked(observed.pod);
   LedgerPod record;
   record.pod = trimmedLocked(std::move(observed.pod));
   const std::string node = record.pod.nodeName;
+  if (nominatedGroup) groups_.memberNominated(uid, *nominatedGroup, record.pod.nominatedNodeName);
   if (!node.empty()) {
     const LedgerPod* existing = ledger_.pod(uid);
     if (existing != nullptr && existing->pod.nodeName == node) {
@@ -705,6 +710,7 @@ GroupMemberTableConstSharedPtr ClusterState::memberTableLocked() {
   for (const std::string& key : changed) {
     GroupMemberView view;
     view.placedNodes = groups_.placedNodes(key);
+    view.nominated = groups_.nominated(key);
     for (const std::string& uid : groups_.waiting(key)) {
       const PodInfo* pending = pending_.find(uid);
       if (pending == nullptr) continue;
@@ -714,7 +720,7 @@ GroupMemberTableConstSharedPtr ClusterState::memberTableLocked() {
       if (demand) member.demand = std::move(*demand);
       view.waiting.push_back(std::move(member));
     }
-    if (view.placedNodes.empty() && view.waiting.empty()) {
+    if (view.placedNodes.empty() && view.waiting.empty() && view.nominated.empty()) {
       next->erase(key);
     } else {
       next->insert_or_assign(key, std::make_shared<const GroupMemberView>(std::move(view)));

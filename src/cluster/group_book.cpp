@@ -107,7 +107,21 @@ void GroupBook::memberPending(const std::string& uid, const std::string& key) {
   keyOf_[uid] = key;
   Group& group = groups_[key];
   group.placed.erase(uid);
+  group.nominated.erase(uid);
   group.pending.insert(uid);
+}
+
+void GroupBook::memberNominated(const std::string& uid, const std::string& key,
+                                const std::string& node) {
+  if (const auto before = keyOf_.find(uid); before != keyOf_.end() && before->second != key) {
+    membersChanged_.insert(before->second);
+  }
+  membersChanged_.insert(key);
+  keyOf_[uid] = key;
+  Group& group = groups_[key];
+  group.placed.erase(uid);
+  group.pending.erase(uid);
+  group.nominated[uid] = node;
 }
 
 void GroupBook::memberPlaced(const std::string& uid, const std::string& key,
@@ -119,6 +133,7 @@ void GroupBook::memberPlaced(const std::string& uid, const std::string& key,
   keyOf_[uid] = key;
   Group& group = groups_[key];
   group.pending.erase(uid);
+  group.nominated.erase(uid);
   group.placed[uid] = node;
   if (!group.firstPlaced) group.firstPlaced = now;
   if (!group.plan) return;
@@ -184,7 +199,7 @@ void GroupBook::memberGone(const std::string& uid, NameSet& dirty) {
   membersChanged_.insert(groupKey);
   Group* group = find(groupKey);
   if (group == nullptr) return;
-  const bool waited = group->pending.erase(uid) > 0;
+  const bool waited = group->pending.erase(uid) + group->nominated.erase(uid) > 0;
   group->placed.erase(uid);
   if (waited && group->plan) releaseOne(*group, HoldRelease::kDeleted, dirty);
   dropIfEmpty(groupKey);
@@ -232,7 +247,7 @@ void GroupBook::finishIfDone(Group& group, WallTime now,
 void GroupBook::dropIfEmpty(const std::string& key) {
   const auto it = groups_.find(key);
   if (it != groups_.end() && it->second.placed.empty() && it->second.pending.empty() &&
-      !it->second.plan) {
+      it->second.nominated.empty() && !it->second.plan) {
     groups_.erase(it);
   }
 }
@@ -248,6 +263,12 @@ std::vector<std::string> GroupBook::placedNodes(std::string_view key) const {
     for (const auto& [uid, node] : group->placed)
       out.push_back(node);
   }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> GroupBook::nominated(std::string_view key) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (const Group* group = find(key)) out.assign(group->nominated.begin(), group->nominated.end());
   return out;
 }
 

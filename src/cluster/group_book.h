@@ -17,6 +17,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "core/allocation.h"
@@ -73,6 +74,9 @@ class GroupBook {
                     std::int64_t ttlMillis,
                     const std::function<GroupDomainIds(const std::string&)>& domainsOf,
                     NameSet& dirty);
+  // kube-scheduler nominated the member for `node` (its preemption evicts room there) and it is
+  // not bound yet: a later member's preemption takes that node's domain as the group's.
+  void memberNominated(const std::string& uid, const std::string& key, const std::string& node);
   // A reservation ended without a bind: the member waits again and its slot is held again.
   void memberUnplaced(const std::string& uid, NameSet& dirty);
   // The pod is gone: a waiting member of a planned group gives up one held slot.
@@ -87,6 +91,8 @@ class GroupBook {
   void touchMember(const std::string& uid);
   // Nodes of the group's placed members, and its waiting members' UIDs.
   std::vector<std::string> placedNodes(std::string_view key) const;
+  // (UID, node) of the group's nominated members, not yet bound.
+  std::vector<std::pair<std::string, std::string>> nominated(std::string_view key) const;
   std::vector<std::string> waiting(std::string_view key) const;
   bool placedMember(std::string_view key, std::string_view uid) const;
   // Stores a plan for a group that has none, holding every slot; the slots' nodes go to `dirty`.
@@ -117,8 +123,9 @@ class GroupBook {
 
  private:
   struct Group {
-    std::map<std::string, std::string> placed;  // member UID -> node
-    std::set<std::string> pending;              // member UIDs waiting
+    std::map<std::string, std::string> placed;     // member UID -> node
+    std::set<std::string> pending;                 // member UIDs waiting
+    std::map<std::string, std::string> nominated;  // member UID -> node, nominated, not bound
     std::optional<WallTime> firstPlaced;
     std::shared_ptr<const CommittedGroupPlan> plan;
   };

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/pod_demand.h"
@@ -27,6 +28,9 @@ struct WaitingMember {
 struct GroupMemberView {
   std::vector<std::string> placedNodes;  // one per placed member
   std::vector<WaitingMember> waiting;    // by UID
+  // (UID, node) of the members kube-scheduler nominated for a node (status.nominatedNodeName)
+  // and has not bound: their preemption's victims may still hold the GPUs there.
+  std::vector<std::pair<std::string, std::string>> nominated;
 };
 
 using GroupMemberViewConstSharedPtr = std::shared_ptr<const GroupMemberView>;

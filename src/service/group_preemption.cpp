@@ -237,7 +237,18 @@ std::optional<std::vector<GroupPreempt>> groupPreemption(
   for (const std::string& node : members.placedNodes) {
     if (const NodeGroupFacts* f = snapshot.nodes.groupFacts(node)) anchors.push_back(f->domain);
   }
-  const std::int64_t toPlace = *ref.size - static_cast<std::int64_t>(members.placedNodes.size());
+  // The other members kube-scheduler nominated (its preemption for them is under way, their
+  // victims may still hold the GPUs): they will land there, so the group is planned around them
+  // as around placed members. Without this a member's preempt that comes while the previous
+  // member's victims terminate plans the whole group afresh and may free a second domain.
+  std::int64_t nominated = 0;
+  for (const auto& [uid, node] : members.nominated) {
+    if (uid == pod.uid) continue;
+    ++nominated;
+    if (const NodeGroupFacts* f = snapshot.nodes.groupFacts(node)) anchors.push_back(f->domain);
+  }
+  const std::int64_t toPlace =
+      *ref.size - static_cast<std::int64_t>(members.placedNodes.size()) - nominated;
   if (toPlace <= 0) return Keep{};
   const std::vector<PodDemand> demands(static_cast<std::size_t>(toPlace), demand);
   const std::string group = ref.ns + "/" + ref.name;

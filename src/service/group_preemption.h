@@ -7,7 +7,9 @@
 // Among the domains of the plan's level that could hold the group so, each planned with its
 // cheapest candidates emptied first, the plan that evicts the fewest GPU-holding victims (then the
 // lowest top priority among them, then the least work destroyed: their GPUs times the time they
-// have run) is chosen, the planner's own domain on a tie.
+// have run) is chosen, the planner's own domain on a tie. Members already placed, and those
+// kube-scheduler has nominated for a node (their victims may still be leaving), anchor the plan to
+// their domains and are not planned again.
 #include <cstdint>
 #include <limits>
 #include <optional>

@@ -231,6 +231,39 @@ TEST_CASE("Members already bound anchor the group after a restart", "[groups]") 
   CHECK(freeGpus(state, "c") == 0);
 }
 
+TEST_CASE("A nominated member is published as nominated until it binds or waits again",
+          "[groups]") {
+  ManualClock clock;
+  ClusterState state(testPolicy(), clockedOptions(clock));
+  state.replaceNodes({h100("a"), h100("b")});
+  state.upsertPod(ObservedPod{member("m1", 4), std::nullopt});
+  REQUIRE(state.snapshot()->members(kKey) != nullptr);
+  CHECK(state.snapshot()->members(kKey)->nominated.empty());
+  // kube-scheduler's preemption nominated m1 for node a; its victims are still leaving.
+  PodInfo nominated = member("m1", 4);
+  nominated.nominatedNodeName = "a";
+  state.upsertPod(ObservedPod{nominated, std::nullopt});
+  gte::GroupMemberView members = *state.snapshot()->members(kKey);
+  CHECK(members.nominated == std::vector<std::pair<std::string, std::string>>{{"m1", "a"}});
+  CHECK(members.placedNodes.empty());
+  CHECK(members.waiting.empty());
+  CHECK(freeGpus(state, "a") == 8);  // a nomination charges nothing
+  // The nomination cleared (another node was better after all): the member waits again.
+  state.upsertPod(ObservedPod{member("m1", 4), std::nullopt});
+  members = *state.snapshot()->members(kKey);
+  CHECK(members.nominated.empty());
+  CHECK(members.waiting.size() == 1);
+  // Nominated again, then bound: placed, no longer nominated.
+  state.upsertPod(ObservedPod{nominated, std::nullopt});
+  state.upsertPod(ObservedPod{member("m1", 4, "a"), clock.seconds()});
+  members = *state.snapshot()->members(kKey);
+  CHECK(members.nominated.empty());
+  CHECK(members.placedNodes == std::vector<std::string>{"a"});
+  // Deleted: the group has no member left to publish.
+  state.removePod("m1");
+  CHECK(state.snapshot()->members(kKey) == nullptr);
+}
+
 TEST_CASE("A pod bound onto held GPUs by someone else moves the hold", "[groups]") {
   ManualClock clock;
   std::map<HoldRelease, std::size_t> released;

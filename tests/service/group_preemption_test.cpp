@@ -55,9 +55,17 @@ struct Cliques {
   // Node -> the UIDs kube-scheduler proposes as its victims (all of its pods).
   std::map<std::string, std::vector<std::string>> victims;
 
-  explicit Cliques(const std::vector<Busy>& layout) {
+  // `nominatedOn`: the group's first member m0 is pending, nominated there by kube-scheduler's
+  // preemption, whose victims are still terminating (kube-scheduler then proposes no victim on
+  // that node for the next member: its nominated pod fills it).
+  explicit Cliques(const std::vector<Busy>& layout, const std::string& nominatedOn = "") {
     std::vector<gte::NodeInfo> nodes;
     std::vector<gte::cluster::FilePod> pods;
+    if (!nominatedOn.empty()) {
+      gte::PodInfo first = memberPod("m0");
+      first.nominatedNodeName = nominatedOn;
+      pods.push_back({first, std::nullopt});
+    }
     for (const Busy& busy : layout) {
       const std::string name = busy.node;
       gte::NodeInfo node = gte::testing::makeDgxH100(
@@ -75,8 +83,10 @@ struct Cliques {
       };
       if (busy.big) {
         const std::string pod = name + "-big";
-        add(running(pod, name, "0,1,2,3,4,5,6,7", 8, busy.priority));
-        victims[name].push_back("uid-" + pod);
+        gte::PodInfo big = running(pod, name, "0,1,2,3,4,5,6,7", 8, busy.priority);
+        big.deleting = name == nominatedOn;  // evicted for m0, still terminating
+        add(big);
+        if (name != nominatedOn) victims[name].push_back("uid-" + pod);
         continue;
       }
       for (int p = 0; p < 4; ++p) {
@@ -92,11 +102,17 @@ struct Cliques {
         std::make_unique<gte::ExtenderService>([this] { return policy; }, backend.get(), nullptr);
   }
 
-  // The nodes preempt keeps for the group's first member, with the victims it keeps there.
-  std::map<std::string, std::size_t> preempt() const {
+  // A member of the group "job" of two 8-GPU pods, priority 100, pending.
+  static gte::PodInfo memberPod(const std::string& name) {
     gte::PodInfo member = gte::testing::makeGpuPod(
-        "m0", 8, {{"gputopo.dev/group", "job"}, {"gputopo.dev/group-size", "2"}});
+        name, 8, {{"gputopo.dev/group", "job"}, {"gputopo.dev/group-size", "2"}});
     member.priority = 100;
+    return member;
+  }
+
+  // The nodes preempt keeps for the member `name`, with the victims it keeps there.
+  std::map<std::string, std::size_t> preempt(const std::string& name = "m0") const {
+    const gte::PodInfo member = memberPod(name);
     json body;
     body["Pod"] = json::parse(gte::testing::podJson(member));
     body["NodeNameToVictims"] = nullptr;
@@ -150,4 +166,17 @@ TEST_CASE("alike in victims and priorities, a group's preemption evicts the pods
                          {"q2", "q", true, 0, 600},
                          {"q3", "q", true, 0, 600}});
   CHECK(cluster.preempt() == std::map<std::string, std::size_t>{{"q2", 1}, {"q3", 1}});
+}
+
+TEST_CASE("a member's preemption stays in the domain a nominated member's preemption freed") {
+  // m0 was nominated for y0, whose pod is still terminating. Planned afresh, the group of two
+  // would go to clique x (two victims, against one on y1 plus four on y2 for clique y); m0 lands
+  // on y0, so m1 takes y1 beside it.
+  const Cliques cluster({{"y0", "y", true},
+                         {"y1", "y", true},
+                         {"y2", "y", false},
+                         {"x0", "x", true},
+                         {"x1", "x", true}},
+                        "y0");
+  CHECK(cluster.preempt("m1") == std::map<std::string, std::size_t>{{"y1", 1}});
 }
