@@ -99,13 +99,17 @@ void GroupBook::touchMember(const std::string& uid) {
   if (const auto key = keyOf_.find(uid); key != keyOf_.end()) membersChanged_.insert(key->second);
 }
 
-void GroupBook::memberPending(const std::string& uid, const std::string& key) {
+GroupBook::Group& GroupBook::filed(const std::string& uid, const std::string& key) {
   if (const auto before = keyOf_.find(uid); before != keyOf_.end() && before->second != key) {
     membersChanged_.insert(before->second);
   }
   membersChanged_.insert(key);
   keyOf_[uid] = key;
-  Group& group = groups_[key];
+  return groups_[key];
+}
+
+void GroupBook::memberPending(const std::string& uid, const std::string& key) {
+  Group& group = filed(uid, key);
   group.placed.erase(uid);
   group.nominated.erase(uid);
   group.pending.insert(uid);
@@ -113,12 +117,7 @@ void GroupBook::memberPending(const std::string& uid, const std::string& key) {
 
 void GroupBook::memberNominated(const std::string& uid, const std::string& key,
                                 const std::string& node) {
-  if (const auto before = keyOf_.find(uid); before != keyOf_.end() && before->second != key) {
-    membersChanged_.insert(before->second);
-  }
-  membersChanged_.insert(key);
-  keyOf_[uid] = key;
-  Group& group = groups_[key];
+  Group& group = filed(uid, key);
   group.placed.erase(uid);
   group.pending.erase(uid);
   group.nominated[uid] = node;

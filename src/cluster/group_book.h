@@ -134,6 +134,9 @@ class GroupBook {
     std::size_t slot = 0;
   };
 
+  // The member's group, `key`, recorded as its group (both groups' members marked changed when
+  // it had another).
+  Group& filed(const std::string& uid, const std::string& key);
   Group* find(std::string_view key);
   const Group* find(std::string_view key) const;
   // Replaces the group's plan (copy-on-write) and re-indexes its holds.
