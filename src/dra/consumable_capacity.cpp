@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "dra/resource_slice.h"
 
@@ -31,31 +32,40 @@ struct Rounded {
   std::optional<Quantity> value;  // nullopt: not representable
 };
 
+// A value and the range's step and minimum in the unit the allocator counts the range in:
+// thousandths (useMillis) or whole units rounded up. nullopt: the value is not exact in
+// thousandths where the range counts in them.
+struct RangeTerms {
+  Int128 value = 0;
+  Int128 step = 0;  // >= 1: the reader refuses other steps
+  Int128 min = 0;
+};
+
+std::optional<RangeTerms> rangeTerms(const Quantity& value, const CapacityRequestPolicy& policy) {
+  if (useMillis(policy)) {
+    const auto millis = value.exactMillis();
+    if (!millis) return std::nullopt;
+    return RangeTerms{*millis, *policy.rangeStep->exactMillis(), *policy.rangeMin.exactMillis()};
+  }
+  return RangeTerms{value.ceilUnits(), policy.rangeStep->ceilUnits(), policy.rangeMin.ceilUnits()};
+}
+
 // roundUpRange: below the minimum, the minimum; else min + the least multiple of step that
 // reaches the request.
 Rounded roundUpRange(const Quantity& request, const CapacityRequestPolicy& policy) {
   if (request < policy.rangeMin) return {policy.rangeMin};
   if (!policy.rangeStep) return {request};
-  if (useMillis(policy)) {
-    const auto wanted = request.exactMillis();
-    if (!wanted) return {};
-    const Int128 step = *policy.rangeStep->exactMillis();
-    const Int128 min = *policy.rangeMin.exactMillis();
-    const Int128 added = Int128{*wanted} - min;
-    Int128 n = added / step;
-    if (added % step != 0) ++n;
-    if (n > (kInt64Max - min) / step) return {};
-    return {Quantity::fromMillis(static_cast<std::int64_t>(min + step * n))};
-  }
-  if (request > Quantity::fromUnits(std::numeric_limits<std::int64_t>::max())) return {};
-  const Int128 wanted = request.ceilUnits();
-  const Int128 step = policy.rangeStep->ceilUnits();  // >= 1: the reader refuses others
-  const Int128 min = policy.rangeMin.ceilUnits();
-  const Int128 added = wanted - min;
-  Int128 n = added / step;
-  if (added % step != 0) ++n;
-  if (min >= 0 && n > (kInt64Max - min) / step) return {};
-  return {Quantity::fromUnits(static_cast<std::int64_t>(min + step * n))};
+  const bool millis = useMillis(policy);
+  if (!millis && request > Quantity::fromUnits(std::numeric_limits<std::int64_t>::max())) return {};
+  const std::optional<RangeTerms> terms = rangeTerms(request, policy);
+  if (!terms) return {};
+  const Int128 added = terms->value - terms->min;
+  Int128 n = added / terms->step;
+  if (added % terms->step != 0) ++n;
+  // min + step * n must stay within int64.
+  if (n > (kInt64Max - terms->min) / terms->step) return {};
+  const auto rounded = static_cast<std::int64_t>(terms->min + terms->step * n);
+  return {millis ? Quantity::fromMillis(rounded) : Quantity::fromUnits(rounded)};
 }
 
 // roundUpValidValues: the first valid value at or above the request, else the request itself
@@ -70,21 +80,8 @@ Quantity roundUpValidValues(const Quantity& request, const std::vector<Quantity>
 bool violatesRange(const Quantity& value, const CapacityRequestPolicy& policy) {
   if (policy.rangeMax && value > *policy.rangeMax) return true;
   if (!policy.rangeStep) return false;
-  Int128 wanted = 0;
-  Int128 step = 0;
-  Int128 min = 0;
-  if (useMillis(policy)) {
-    const auto millis = value.exactMillis();
-    if (!millis) return true;
-    wanted = *millis;
-    step = *policy.rangeStep->exactMillis();
-    min = *policy.rangeMin.exactMillis();
-  } else {
-    wanted = value.ceilUnits();
-    step = policy.rangeStep->ceilUnits();
-    min = policy.rangeMin.ceilUnits();
-  }
-  return (wanted - min) % step != 0;
+  const std::optional<RangeTerms> terms = rangeTerms(value, policy);
+  return !terms || (terms->value - terms->min) % terms->step != 0;
 }
 
 // violatesPolicy. The allocator compares the default by representation; equal values compare
