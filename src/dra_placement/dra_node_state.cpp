@@ -30,6 +30,10 @@ bool availableAlone(const dra::NodeDevices& devices, const dra::NodeDevice& nd, 
       return false;
     }
   }
+  // A further share of a device already shared is not charged its counters again.
+  if (device.consumesCounters.count == 0 || (shared && device.allowMultipleAllocations)) {
+    return true;
+  }
   const dra::NodePool& pool = devices.pools[nd.pool];
   std::vector<Quantity> need(pool.counters.size());
   for (std::uint32_t g = device.consumesCounters.first;
@@ -44,10 +48,6 @@ bool availableAlone(const dra::NodeDevices& devices, const dra::NodeDevice& nd, 
         }
       }
     }
-  }
-  // A further share of a device already shared is not charged its counters again.
-  if (device.consumesCounters.count == 0 || (shared && device.allowMultipleAllocations)) {
-    return true;
   }
   for (std::size_t k = 0; k < pool.counters.size(); ++k) {
     if ((emptied ? pool.counters[k].total : pool.counters[k].available) < need[k]) return false;
