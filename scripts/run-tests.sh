@@ -26,6 +26,13 @@ if ! HELM_BIN_DIR="$build_dir/tools-bin" scripts/build-helm.sh; then
   echo "0 passed, 1 failed"
   exit 1
 fi
+# The failed tests (ctest's list; the end-to-end tests with what they logged last, from
+# tests/e2e/hack/failed-tests.sh), printed again just before the closing line: a long run's middle
+# is what a CI page leaves out.
+failures=""
+note_failures() {
+  [ -z "$1" ] || failures+="$1"$'\n'
+}
 ctest_log=$(mktemp)
 ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" 2>&1 | tee "$ctest_log"
 ctest_rc=${PIPESTATUS[0]}
@@ -33,6 +40,7 @@ ctest_rc=${PIPESTATUS[0]}
 summary=$(grep -E 'tests passed, [0-9]+ tests failed out of [0-9]+' "$ctest_log" | tail -n1)
 unit_total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$summary")
 unit_failed=$(sed -E 's/.*, ([0-9]+) tests failed.*/\1/' <<<"$summary")
+note_failures "$(sed -n '/^The following tests FAILED:/,/^Errors while running CTest/p' "$ctest_log")"
 rm -f "$ctest_log"
 if [ -z "$unit_total" ]; then
   echo "run-tests: ctest printed no summary" >&2
@@ -50,6 +58,7 @@ else
   tests/e2e/run.sh 2>&1 | tee "$e2e_log"
   e2e_rc=${PIPESTATUS[0]}
   line=$(grep -E '^E2E: [0-9]+ passed, [0-9]+ failed' "$e2e_log" | tail -n1)
+  note_failures "$(tests/e2e/hack/failed-tests.sh "$e2e_log")"
   rm -f "$e2e_log"
   if [ -n "$line" ]; then
     e2e_passed=$(sed -E 's/^E2E: ([0-9]+) passed.*/\1/' <<<"$line")
@@ -72,6 +81,7 @@ if [ "${GTE_SKIP_E2E:-0}" != "1" ] && [ "${GTE_SKIP_E2E_OLDEST:-0}" != "1" ]; th
     tests/e2e/run.sh -run "$(oldest_release_scenarios)" 2>&1 | tee "$e2e_log"
   oldest_rc=${PIPESTATUS[0]}
   line=$(grep -E '^E2E: [0-9]+ passed, [0-9]+ failed' "$e2e_log" | tail -n1)
+  note_failures "$(tests/e2e/hack/failed-tests.sh "$e2e_log")"
   rm -f "$e2e_log"
   if [ -n "$line" ]; then
     e2e_passed=$((e2e_passed + $(sed -E 's/^E2E: ([0-9]+) passed.*/\1/' <<<"$line")))
@@ -82,6 +92,7 @@ if [ "${GTE_SKIP_E2E:-0}" != "1" ] && [ "${GTE_SKIP_E2E_OLDEST:-0}" != "1" ]; th
   [ "$oldest_rc" -eq 0 ] || e2e_rc=$oldest_rc
 fi
 
+printf '%s' "$failures"
 passed=$((unit_total - unit_failed + e2e_passed))
 failed=$((unit_failed + e2e_failed))
 echo "${passed} passed, ${failed} failed"

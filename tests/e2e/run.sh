@@ -82,6 +82,9 @@ if [[ -z $control && " $* " != *" -run "* && $* != *-run=* ]]; then
   fi
   rm -f "$out.demo"
 fi
+if ((rc != 0)) && [[ -z $control ]]; then
+  "$e2e_dir/hack/failed-tests.sh" "$out"
+fi
 echo "E2E: $passed passed, $failed failed"
 if [[ -n $control ]]; then
   # Inverted: a placement scenario that passes against the blind control could pass by luck.
