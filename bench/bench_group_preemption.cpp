@@ -16,7 +16,8 @@
 //     member as nominated for its node (status.nominatedNodeName), not bound;
 //   - extender, cache behind: the same with the cache missing the previous member's evictions,
 //     nomination and bind (a member's preempt that comes before the watch delivered any of
-//     them: the race docs/groups.md, "Limits", describes);
+//     them: the race docs/groups.md, "Limits", describes), that member still waiting there;
+//     the extender that answered it remembers its answer (service/group_preemption_memory.h);
 //   - ideal: the fewest evictions with which the group fits in one clique (for whole-node members:
 //     the M nodes of one clique that hold the fewest pods).
 // Before each member the node agent's labels are rewritten (`used`, `gen`): outside the trailing
@@ -60,6 +61,7 @@
 #include "policy/default_policy.h"
 #include "seed_stats.h"
 #include "service/extender_service.h"
+#include "service/group_preemption_memory.h"
 #include "service/reply.h"
 #include "sim/node_template.h"
 
@@ -128,6 +130,20 @@ PodInfo runningPodInfo(const RunningPod& pod, const Cluster& cluster, int member
     info.annotations[prefix + "group"] = "job";
     info.annotations[prefix + "group-size"] = std::to_string(members);
   }
+  return info;
+}
+
+// Member `index`, pending: as the cache holds a member kube-scheduler has not nominated yet.
+PodInfo pendingMemberInfo(int index, int members, const std::string& prefix) {
+  PodInfo info;
+  info.name = "member-" + std::to_string(index);
+  info.ns = "bench";
+  info.uid = info.name;
+  info.priority = kGroupPriority;
+  info.phase = "Pending";
+  info.requests.set("nvidia.com/gpu", Quantity::fromUnits(kNodeGpus));
+  info.annotations[prefix + "group"] = "job";
+  info.annotations[prefix + "group-size"] = std::to_string(members);
   return info;
 }
 
@@ -241,10 +257,13 @@ bool oneClique(const Cluster& cluster, int members) {
 
 // What the extender's preempt verb keeps of the candidates for member `index` (kube-scheduler's,
 // on `cluster`): per kept node, the victims it answers. Its cache holds `cached`: `cluster`, or
-// the cluster before the last member's evictions and bind (a cache that trails them).
+// the cluster before the last member's evictions and bind (a cache that trails them), and the
+// members it holds neither bound nor nominated, pending. `answered` is the extender's memory of
+// the group's preempt answers, kept across its members.
 std::vector<Candidate> extenderAnswer(const Cluster& cached, const Cluster& cluster,
                                       const std::vector<Candidate>& asked, int index, int members,
-                                      const PolicyConstSharedPtr& policy) {
+                                      const PolicyConstSharedPtr& policy,
+                                      const std::shared_ptr<GroupPreemptionMemory>& answered) {
   gte::cluster::ClusterFileContents contents;
   contents.nodes = cached.nodes;
   // Bound that long ago: what the preempt verb reads a victim's run time from.
@@ -270,8 +289,14 @@ std::vector<Candidate> extenderAnswer(const Cluster& cached, const Cluster& clus
     info.boundAt = boundAt;
     contents.pods.push_back({std::move(info), boundAt});
   }
+  for (int m = 0; m < members; ++m) {
+    const std::string uid = "member-" + std::to_string(m);
+    const bool held = std::any_of(cached.pods.begin(), cached.pods.end(),
+                                  [&](const RunningPod& pod) { return pod.uid == uid; });
+    if (!held) contents.pods.push_back({pendingMemberInfo(m, members, policy->labelPrefix), {}});
+  }
   gte::cluster::StaticClusterBackend backend(std::move(contents), policy);
-  ExtenderService service([&policy] { return policy; }, &backend, nullptr);
+  ExtenderService service([&policy] { return policy; }, &backend, nullptr, {}, nullptr, answered);
   nlohmann::json body;
   body["Pod"] = nlohmann::json::parse(memberJson(index, members, policy->labelPrefix));
   body["NodeNameToVictims"] = nullptr;
@@ -345,14 +370,17 @@ void preemptGroup(Cluster cluster, int members, Chooser chooser, const PolicyCon
   ++tally.groups;
   long evicted = 0;
   Cluster before = cluster;  // the cluster before the last member's evictions and bind
+  // One extender answers the group's members: what it answered for one, the next one's preempt
+  // recalls.
+  const auto answered = std::make_shared<GroupPreemptionMemory>();
   for (int m = 0; m < members; ++m) {
     std::vector<Candidate> candidates = dryRun(cluster);
     if (chooser == Chooser::kExtender) {
-      candidates = extenderAnswer(cluster, cluster, candidates, m, members, policy);
+      candidates = extenderAnswer(cluster, cluster, candidates, m, members, policy, answered);
     } else if (chooser != Chooser::kScheduler) {
       const Cluster cached =
           trailingView(before, cluster, m - 1, chooser == Chooser::kExtenderVictimsLeaving);
-      candidates = extenderAnswer(cached, cluster, candidates, m, members, policy);
+      candidates = extenderAnswer(cached, cluster, candidates, m, members, policy, answered);
     }
     std::vector<int> order(cluster.nodes.size());
     for (std::size_t i = 0; i < order.size(); ++i)

@@ -15,6 +15,7 @@
 #include "service/cluster_backend.h"
 #include "service/error_reply.h"
 #include "service/group_outcome.h"
+#include "service/group_preemption_memory.h"
 #include "service/group_requests.h"
 #include "service/node_state_cache.h"
 #include "service/placement_recorder.h"
@@ -99,14 +100,17 @@ void countPassThrough(const Result<PodDemand>& demand, const PodInfo& pod,
 
 ExtenderService::ExtenderService(PolicySource policy, ClusterBackend* cluster,
                                  metrics::Metrics* metrics, WhatifLimits whatifLimits,
-                                 PlacementRecorder* placements)
+                                 PlacementRecorder* placements,
+                                 std::shared_ptr<GroupPreemptionMemory> preemptions)
     : policy_(std::move(policy)),
       cluster_(cluster),
       metrics_(metrics),
       placements_(placements),
       nodeCache_(std::make_unique<NodeStateCache>()),
       resolutions_(std::make_unique<ResolutionMemo>()),
-      whatifLimits_(whatifLimits) {
+      whatifLimits_(whatifLimits),
+      preemptions_(preemptions ? std::move(preemptions)
+                               : std::make_shared<GroupPreemptionMemory>()) {
   if (metrics_) {
     metrics_->declareDraPassThroughReasons(draPassThroughNames());
     metrics_->declareGroupDecisionOutcomes(groupOutcomeNames());

@@ -38,6 +38,7 @@ class NodeStateCache;
 class ResolutionMemo;
 class PlacementRecorder;
 struct PlacementRecord;
+class GroupPreemptionMemory;
 struct BoundPod;
 
 // GET {prefix}/nodes: one node by name (404 when the cache does not hold it), or every node by
@@ -55,8 +56,11 @@ class ExtenderService {
   // Nodes; NodeNames requests are then answered with an Error). `metrics` may be null in tests.
   // `placements` (may be null) receives prioritize's decisions of pods of two or more GPUs in
   // NodeNames mode, for placement regret, and gives explain by name the pod's placement.
+  // `preemptions` (null: the service keeps its own) remembers the group members whose preempt it
+  // answered.
   ExtenderService(PolicySource policy, ClusterBackend* cluster, metrics::Metrics* metrics,
-                  WhatifLimits whatifLimits = {}, PlacementRecorder* placements = nullptr);
+                  WhatifLimits whatifLimits = {}, PlacementRecorder* placements = nullptr,
+                  std::shared_ptr<GroupPreemptionMemory> preemptions = nullptr);
   ~ExtenderService();
   ExtenderService(const ExtenderService&) = delete;
   ExtenderService& operator=(const ExtenderService&) = delete;
@@ -133,6 +137,8 @@ class ExtenderService {
   std::unique_ptr<ResolutionMemo> resolutions_;  // NodeNames mode: lookups of the last name lists
   WhatifLimits whatifLimits_;
   mutable std::atomic<bool> whatifRunning_{false};
+  // The group preemptions it answered, until the watch brings kube-scheduler's nominations.
+  std::shared_ptr<GroupPreemptionMemory> preemptions_;
 };
 
 }  // namespace gte

@@ -2,6 +2,7 @@
 // asks "what if these pods were gone").
 #include <algorithm>
 #include <chrono>
+#include <vector>
 
 #include "core/compiled_pod.h"
 #include "core/fit_outcome.h"
@@ -12,6 +13,7 @@
 #include "service/cluster_backend.h"
 #include "service/extender_service.h"
 #include "service/group_preemption.h"
+#include "service/group_preemption_memory.h"
 #include "service/resolve_nodes.h"
 #include "snapshot/cluster_snapshot.h"
 #include "wire/extender_args.h"
@@ -132,9 +134,13 @@ Reply ExtenderService::preempt(std::string_view body) const {
     victimsOf.push_back(std::move(victims));
     candidates.push_back(std::move(candidate));
   }
-  // A pod group member: only where its whole group can land.
+  // A pod group member: only where its whole group can land, anchored where the members answered
+  // before it go.
+  const PodGroupRef* groupRef = compiled.groupRef();
+  const std::vector<AnsweredMember> answered =
+      groupRef != nullptr ? preemptions_->recall(groupRef->key) : std::vector<AnsweredMember>{};
   const std::optional<std::vector<GroupPreempt>> group =
-      groupPreemption(args->pod, demand, compiled.groupRef(), *snapshot, cluster_, candidates);
+      groupPreemption(args->pod, demand, groupRef, *snapshot, cluster_, candidates, answered);
   std::vector<wire::MetaVictims> out;
   for (std::size_t i = 0; i < args->candidates.size(); ++i) {
     const auto& c = args->candidates[i];
@@ -165,6 +171,9 @@ Reply ExtenderService::preempt(std::string_view body) const {
     }
     out.push_back(wire::MetaVictims{c.node, std::move(plan.victims), c.numPdbViolations});
   }
+  // kube-scheduler nominates the member for one of the nodes kept (all in its group's domain);
+  // until the watch brings that, the next member's preempt anchors to it from here.
+  if (group && !out.empty()) preemptions_->remember(groupRef->key, args->pod.uid, out.front().node);
   return Reply{200, wire::writePreemptionResult(out)};
 }
 

@@ -180,12 +180,17 @@ GroupPlan leastCostPlan(GroupPlan plan, const GroupPlanInput& in,
   return plan;
 }
 
+bool waitingMember(const GroupMemberView& members, std::string_view uid) {
+  return std::any_of(members.waiting.begin(), members.waiting.end(),
+                     [&](const WaitingMember& m) { return m.uid == uid; });
+}
+
 }  // namespace
 
 std::optional<std::vector<GroupPreempt>> groupPreemption(
     const PodInfo& pod, const PodDemand& demand, const PodGroupRef* podGroup,
     const ClusterSnapshot& snapshot, const ClusterBackend* cluster,
-    std::span<const PreemptCandidate> candidates) {
+    std::span<const PreemptCandidate> candidates, std::span<const AnsweredMember> answered) {
   using Keep = std::optional<std::vector<GroupPreempt>>;
   const Policy& policy = *snapshot.policy;
   GroupPlanStore* store = cluster != nullptr ? cluster->groupPlans() : nullptr;
@@ -246,6 +251,17 @@ std::optional<std::vector<GroupPreempt>> groupPreemption(
     if (uid == pod.uid) continue;
     ++nominated;
     if (const NodeGroupFacts* f = snapshot.nodes.groupFacts(node)) anchors.push_back(f->domain);
+  }
+  // The members whose preempt was answered a moment ago and that the snapshot still shows waiting:
+  // kube-scheduler's nomination of them is on its way (a status write, then the watch), and until
+  // it arrives they count as nominated for the node their answer kept. A member nominated or
+  // bound meanwhile is counted above instead, one deleted no longer waits.
+  for (const AnsweredMember& member : answered) {
+    if (member.uid == pod.uid || !waitingMember(members, member.uid)) continue;
+    ++nominated;
+    if (const NodeGroupFacts* f = snapshot.nodes.groupFacts(member.node)) {
+      anchors.push_back(f->domain);
+    }
   }
   const std::int64_t toPlace =
       *ref.size - static_cast<std::int64_t>(members.placedNodes.size()) - nominated;

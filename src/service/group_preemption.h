@@ -7,8 +7,9 @@
 // Among the domains of the plan's level that could hold the group so, each planned with its
 // cheapest candidates emptied first, the plan that evicts the fewest GPU-holding victims (then the
 // lowest top priority among them, then the least work destroyed: their GPUs times the time they
-// have run) is chosen, the planner's own domain on a tie. Members already placed, and those
-// kube-scheduler has nominated for a node (their victims may still be leaving), anchor the plan to
+// have run) is chosen, the planner's own domain on a tie. Members already placed, those
+// kube-scheduler has nominated for a node (their victims may still be leaving), and those whose
+// preempt the extender answered before the watch brought their nomination, anchor the plan to
 // their domains and are not planned again.
 #include <cstdint>
 #include <limits>
@@ -44,11 +45,21 @@ enum class GroupPreempt : std::uint8_t {
   kHeld,   // the group holds a slot here for the pod: no GPU victim is needed, only the others
 };
 
+// A member of the pod's group whose preempt this extender answered a moment ago
+// (service/group_preemption_memory.h), and a node that answer kept: kube-scheduler nominates the
+// member for one of those nodes, but the watch may not have brought the nomination yet.
+struct AnsweredMember {
+  std::string uid;
+  std::string node;
+};
+
 // One answer per candidate; nullopt when the pod is in no group the extender plans (each candidate
 // is then judged alone). `group`: the pod's group as compiled for the request (null: none).
+// `answered`: the group's members whose preempt was answered lately; one the snapshot still shows
+// waiting (neither nominated nor bound there yet) anchors the plan as a nominated member does.
 std::optional<std::vector<GroupPreempt>> groupPreemption(
     const PodInfo& pod, const PodDemand& demand, const PodGroupRef* group,
     const ClusterSnapshot& snapshot, const ClusterBackend* cluster,
-    std::span<const PreemptCandidate> candidates);
+    std::span<const PreemptCandidate> candidates, std::span<const AnsweredMember> answered = {});
 
 }  // namespace gte

@@ -58,10 +58,13 @@ struct Cliques {
   // `nominatedOn`: the group's first member m0 is pending, nominated there by kube-scheduler's
   // preemption, whose victims are still terminating (kube-scheduler then proposes no victim on
   // that node for the next member: its nominated pod fills it).
-  explicit Cliques(const std::vector<Busy>& layout, const std::string& nominatedOn = "") {
+  // `firstWaiting`: m0 is pending, not nominated (what the cache shows until the watch brings a
+  // nomination).
+  explicit Cliques(const std::vector<Busy>& layout, const std::string& nominatedOn = "",
+                   bool firstWaiting = false) {
     std::vector<gte::NodeInfo> nodes;
     std::vector<gte::cluster::FilePod> pods;
-    if (!nominatedOn.empty()) {
+    if (!nominatedOn.empty() || firstWaiting) {
       gte::PodInfo first = memberPod("m0");
       first.nominatedNodeName = nominatedOn;
       pods.push_back({first, std::nullopt});
@@ -179,4 +182,42 @@ TEST_CASE("a member's preemption stays in the domain a nominated member's preemp
                          {"x1", "x", true}},
                         "y0");
   CHECK(cluster.preempt("m1") == std::map<std::string, std::size_t>{{"y1", 1}});
+}
+
+namespace {
+
+// Clique y frees the group at lower priorities than clique x (whose pods have priority 50), as
+// long as both its nodes are candidates; without y0, clique y would take y1 and the four pods of
+// y2 against x's two.
+const std::vector<Busy> kAnsweredLayout = {{"y0", "y", true},
+                                           {"y1", "y", true},
+                                           {"y2", "y", false},
+                                           {"x0", "x", true, 50},
+                                           {"x1", "x", true, 50}};
+
+}  // namespace
+
+TEST_CASE("before the watch brings the nomination, a member's preemption follows the last answer") {
+  Cliques cluster(kAnsweredLayout, "", /*firstWaiting=*/true);
+  CHECK(cluster.preempt("m0") == std::map<std::string, std::size_t>{{"y0", 1}, {"y1", 1}});
+  // kube-scheduler nominates m0 for y0 (no candidate there for m1 any more) and evicts y0's pod;
+  // the cache has seen neither yet: m0 still waits, y0's pod still runs.
+  cluster.victims.erase("y0");
+  CHECK(cluster.preempt("m1") == std::map<std::string, std::size_t>{{"y1", 1}});
+}
+
+TEST_CASE("without the last answer, that member's preemption splits the group") {
+  // The same moment on an extender that did not answer m0 (a new leader): planned afresh, the
+  // group goes to clique x, away from m0's node.
+  Cliques cluster(kAnsweredLayout, "", /*firstWaiting=*/true);
+  cluster.victims.erase("y0");
+  CHECK(cluster.preempt("m1") == std::map<std::string, std::size_t>{{"x0", 1}, {"x1", 1}});
+}
+
+TEST_CASE("an answered member the cache no longer shows waiting anchors nothing") {
+  // m0 is not pending in the cache (deleted since): its answer does not hold m1 in clique y.
+  Cliques cluster(kAnsweredLayout);
+  CHECK(cluster.preempt("m0") == std::map<std::string, std::size_t>{{"y0", 1}, {"y1", 1}});
+  cluster.victims.erase("y0");
+  CHECK(cluster.preempt("m1") == std::map<std::string, std::size_t>{{"x0", 1}, {"x1", 1}});
 }
