@@ -45,7 +45,6 @@
 #include <optional>
 #include <random>
 #include <set>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -53,6 +52,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_flags.h"
 #include "cluster/gpu_annotation.h"
 #include "cluster/static_cluster_backend.h"
 #include "json/json_writer.h"
@@ -457,14 +457,6 @@ Cluster fill(const std::vector<NodeInfo>& nodes, const std::vector<int>& clique,
   return cluster;
 }
 
-std::vector<std::uint64_t> numberList(const char* text) {
-  std::vector<std::uint64_t> out;
-  std::stringstream list(text);
-  for (std::string item; std::getline(list, item, ',');)
-    out.push_back(std::strtoull(item.c_str(), nullptr, 10));
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -475,27 +467,16 @@ int main(int argc, char** argv) {
   double meanHours = 24;
   std::vector<std::uint64_t> memberCounts = {2, 3, 4};
   std::vector<std::uint64_t> seeds = {1, 2, 3, 4, 5};
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--pods") {
-      trace = argv[i + 1];
-    } else if (flag == "--fills") {
-      fills = std::max(1, std::atoi(argv[i + 1]));
-    } else if (flag == "--cliques") {
-      cliques = std::max(1, std::atoi(argv[i + 1]));
-    } else if (flag == "--clique-nodes") {
-      cliqueNodes = std::max(1, std::atoi(argv[i + 1]));
-    } else if (flag == "--mean-hours") {
-      meanHours = std::max(0.01, std::atof(argv[i + 1]));
-    } else if (flag == "--members") {
-      memberCounts = numberList(argv[i + 1]);
-    } else if (flag == "--seeds") {
-      seeds = numberList(argv[i + 1]);
-    } else {
-      std::fprintf(stderr, "bench_group_preemption: unknown flag %s\n", flag.c_str());
-      return 2;
-    }
-  }
+  const bench::Flag flags[] = {
+      {"--pods", &trace},
+      {"--fills", &fills, 1},
+      {"--cliques", &cliques, 1},
+      {"--clique-nodes", &cliqueNodes, 1},
+      {"--mean-hours", &meanHours, 0.01},
+      {"--members", &memberCounts, 1},
+      {"--seeds", &seeds},
+  };
+  if (!bench::parseFlags(argc, argv, flags, "bench_group_preemption")) return 2;
   const std::vector<int> sizes = bench::openbGpuCounts(trace, "bench_group_preemption");
   log::setLevel(log::Level::kWarn);  // the preempt verb logs each candidate it vetoes
   const auto policy = std::make_shared<const Policy>(defaultPolicy());

@@ -29,10 +29,10 @@
 #include <memory>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench_flags.h"
 #include "core/node_charges.h"
 #include "core/node_decider.h"
 #include "core/node_state.h"
@@ -202,21 +202,13 @@ int main(int argc, char** argv) {
   int fills = 200;
   double meanHours = 24;
   std::vector<std::uint64_t> seeds = {1, 2, 3, 4, 5};
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--pods") {
-      trace = argv[i + 1];
-    } else if (flag == "--fills") {
-      fills = std::max(1, std::atoi(argv[i + 1]));
-    } else if (flag == "--mean-hours") {
-      meanHours = std::max(0.01, std::atof(argv[i + 1]));
-    } else if (flag == "--seeds") {
-      seeds.clear();
-      std::stringstream list(argv[i + 1]);
-      for (std::string item; std::getline(list, item, ',');)
-        seeds.push_back(std::strtoull(item.c_str(), nullptr, 10));
-    }
-  }
+  const bench::Flag flags[] = {
+      {"--pods", &trace},
+      {"--fills", &fills, 1},
+      {"--mean-hours", &meanHours, 0.01},
+      {"--seeds", &seeds},
+  };
+  if (!bench::parseFlags(argc, argv, flags, "bench_preemption")) return 2;
   const std::vector<int> sizes = bench::openbGpuCounts(trace, "bench_preemption");
   const Policy policy = defaultPolicy();
   std::printf(
