@@ -128,9 +128,7 @@ void GroupBook::memberPlaced(const std::string& uid, const std::string& key,
                              const PodDemand* demand, WallTime now, std::int64_t ttlMillis,
                              const std::function<GroupDomainIds(const std::string&)>& domainsOf,
                              NameSet& dirty) {
-  membersChanged_.insert(key);
-  keyOf_[uid] = key;
-  Group& group = groups_[key];
+  Group& group = filed(uid, key);
   group.pending.erase(uid);
   group.nominated.erase(uid);
   group.placed[uid] = node;

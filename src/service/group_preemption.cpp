@@ -247,21 +247,19 @@ std::optional<std::vector<GroupPreempt>> groupPreemption(
   // as around placed members. Without this a member's preempt that comes while the previous
   // member's victims terminate plans the whole group afresh and may free a second domain.
   std::int64_t nominated = 0;
-  for (const auto& [uid, node] : members.nominated) {
-    if (uid == pod.uid) continue;
+  const auto nominatedAt = [&](const std::string& node) {
     ++nominated;
     if (const NodeGroupFacts* f = snapshot.nodes.groupFacts(node)) anchors.push_back(f->domain);
+  };
+  for (const auto& [uid, node] : members.nominated) {
+    if (uid != pod.uid) nominatedAt(node);
   }
   // The members whose preempt was answered a moment ago and that the snapshot still shows waiting:
   // kube-scheduler's nomination of them is on its way (a status write, then the watch), and until
   // it arrives they count as nominated for the node their answer kept. A member nominated or
   // bound meanwhile is counted above instead, one deleted no longer waits.
   for (const AnsweredMember& member : answered) {
-    if (member.uid == pod.uid || !waitingMember(members, member.uid)) continue;
-    ++nominated;
-    if (const NodeGroupFacts* f = snapshot.nodes.groupFacts(member.node)) {
-      anchors.push_back(f->domain);
-    }
+    if (member.uid != pod.uid && waitingMember(members, member.uid)) nominatedAt(member.node);
   }
   const std::int64_t toPlace =
       *ref.size - static_cast<std::int64_t>(members.placedNodes.size()) - nominated;
