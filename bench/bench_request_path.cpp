@@ -262,13 +262,17 @@ int main(int argc, char** argv) {
            (void)namesMode.filter(namesBody);
            (void)namesMode.prioritize(namesBody);
          }));
-  // The lookups of a request's names are kept for the next request with the same names on the
-  // same snapshot (service/resolution_memo.h): every request above after the first finds them. A
-  // busy cluster publishes snapshots between pods, or between a pod's filter and prioritize: two
-  // snapshots of the same nodes, alternated pod by pod (the filter misses the memo, prioritize
-  // finds it) or request by request (every request misses and keeps its own lookups).
-  const gte::ClusterSnapshotConstSharedPtr other =
-      std::make_shared<const gte::ClusterSnapshot>(*snapshot);
+  // The lookups of a request's names are kept for the next request with the same names on a
+  // snapshot of the same node shards (service/resolution_memo.h): every request above after the
+  // first finds them. A busy cluster publishes snapshots between pods, or between a pod's filter
+  // and prioritize, with a node changed (a pod bound there): two snapshots whose shards differ,
+  // alternated pod by pod (the filter misses the memo, prioritize finds it) or request by request
+  // (every request misses and keeps its own lookups). The node is removed and added back, so both
+  // snapshots hold the same nodes.
+  const gte::NodeInfo first = *gte::parseNodeJson(nodes.front());
+  builder.removeNode(first.name);
+  builder.upsertNode(first, {});
+  const gte::ClusterSnapshotConstSharedPtr other = builder.build();
   bool odd = false;
   gte::testing::SnapshotBackend changing(
       gte::testing::SnapshotBackend::Source([&] { return odd ? other : snapshot; }));

@@ -773,6 +773,17 @@ Result<CommittedGroupPlanConstSharedPtr> ClusterState::commitGroupPlan(Committed
   return published();
 }
 
+CommittedGroupPlanConstSharedPtr ClusterState::pinGroupMember(std::string_view key,
+                                                              std::uint64_t sequence,
+                                                              std::size_t slot,
+                                                              const std::string& uid) {
+  MutexLock lock(mutex_);
+  if (groups_.pin(key, sequence, slot, uid)) refreshLocked({});
+  const GroupPlanTableConstSharedPtr table = groups_.table();
+  const auto it = table->find(key);
+  return it == table->end() ? nullptr : it->second;
+}
+
 std::size_t ClusterState::heldSlotCount() const {
   MutexLock lock(mutex_);
   return groups_.heldSlots();

@@ -151,6 +151,9 @@ class ClusterState final : public GroupPlanStore {
 
   // --- Pod groups (GroupPlanStore; docs/groups.md).
   Result<CommittedGroupPlanConstSharedPtr> commitGroupPlan(CommittedGroupPlan plan) override;
+  CommittedGroupPlanConstSharedPtr pinGroupMember(std::string_view key, std::uint64_t sequence,
+                                                  std::size_t slot,
+                                                  const std::string& uid) override;
   std::size_t heldSlotCount() const;
   // kube-scheduler gave up on PodGroup `ns`/`name` (PodGroupInitiallyScheduled False,
   // Unschedulable): releases the holds of its group (keyed by the PodGroup, or by whatever names

@@ -136,18 +136,21 @@ void GroupBook::memberPlaced(const std::string& uid, const std::string& key,
   if (!group.plan) return;
   const CommittedGroupPlan& current = *group.plan;
   std::optional<std::size_t> mine;
+  const std::optional<std::size_t> pinned = current.pinOf(uid);
   std::optional<std::size_t> open;
-  bool openShaped = false;
+  int openRank = -1;
   std::optional<std::size_t> sameGpus;
   for (std::size_t i = 0; i < current.plan.slots.size(); ++i) {
     if (current.claimedBy[i] == uid) mine = i;
     if (!current.held(i) || current.plan.slots[i].node != node) continue;
-    // A slot of the member's shape first: another shape's slot stays for the member it was
-    // planned for.
+    // The member's own pinned slot first, then one of its shape pinned to no one, then one of its
+    // shape, then any: another member's slot stays for it where the node has a choice.
     const bool shaped = demand != nullptr && current.heldForShape(i, *demand);
-    if (!open || (shaped && !openShaped)) {
+    const bool unpinned = current.pinnedUid(i).empty();
+    const int rank = pinned == i ? 3 : (shaped && unpinned) ? 2 : shaped ? 1 : 0;
+    if (rank > openRank) {
       open = i;
-      openShaped = shaped;
+      openRank = rank;
     }
     if (allocation != nullptr && !sameGpus &&
         maskOf(current.plan.slots[i].allocation) == maskOf(*allocation)) {
@@ -156,10 +159,17 @@ void GroupBook::memberPlaced(const std::string& uid, const std::string& key,
   }
   if (mine && current.plan.slots[*mine].node == node) return;  // already claimed here
   auto next = std::make_shared<CommittedGroupPlan>(current);
+  next->pinnedTo.resize(next->plan.slots.size());
   if (mine) next->claimedBy[*mine].clear();  // claimed elsewhere before: held again
   if (const auto slot = sameGpus ? sameGpus : open) {
     next->claimedBy[*slot] = uid;
     if (allocation != nullptr) next->plan.slots[*slot].allocation = *allocation;
+    // The member whose pin it took is pinned to the slot this member leaves, if any: the plan
+    // still holds one slot for it.
+    std::string displaced = std::exchange(next->pinnedTo[*slot], std::string());
+    if (pinned && *pinned != *slot) {
+      next->pinnedTo[*pinned] = displaced == uid ? std::string() : std::move(displaced);
+    }
     next->expires = now + millis(ttlMillis);
     count(HoldRelease::kClaimed, 1);
     setPlan(group, std::move(next), dirty);
@@ -167,8 +177,8 @@ void GroupBook::memberPlaced(const std::string& uid, const std::string& key,
     return;
   }
   setPlan(group, std::move(next), dirty);
-  // Placed outside the plan: the plan needs one slot fewer.
-  releaseOne(group, HoldRelease::kSurplus, dirty);
+  // Placed outside the plan: the plan needs one slot fewer, the member's own if it had one.
+  releaseOne(group, HoldRelease::kSurplus, dirty, uid);
 }
 
 void GroupBook::memberUnplaced(const std::string& uid, NameSet& dirty) {
@@ -183,8 +193,15 @@ void GroupBook::memberUnplaced(const std::string& uid, NameSet& dirty) {
   const auto& claimed = group->plan->claimedBy;
   const auto at = std::find(claimed.begin(), claimed.end(), uid);
   if (at == claimed.end()) return;
+  const auto slot = static_cast<std::size_t>(at - claimed.begin());
   auto next = std::make_shared<CommittedGroupPlan>(*group->plan);
-  next->claimedBy[static_cast<std::size_t>(at - claimed.begin())].clear();
+  next->claimedBy[slot].clear();
+  // Its slot is held for it again: the retry keeps its node.
+  next->pinnedTo.resize(next->plan.slots.size());
+  for (std::string& pin : next->pinnedTo) {
+    if (pin == uid) pin.clear();
+  }
+  next->pinnedTo[slot] = uid;
   setPlan(*group, std::move(next), dirty);
 }
 
@@ -198,21 +215,50 @@ void GroupBook::memberGone(const std::string& uid, NameSet& dirty) {
   if (group == nullptr) return;
   const bool waited = group->pending.erase(uid) + group->nominated.erase(uid) > 0;
   group->placed.erase(uid);
-  if (waited && group->plan) releaseOne(*group, HoldRelease::kDeleted, dirty);
+  if (waited && group->plan) releaseOne(*group, HoldRelease::kDeleted, dirty, uid);
   dropIfEmpty(groupKey);
 }
 
-void GroupBook::releaseOne(Group& group, HoldRelease reason, NameSet& dirty) {
+void GroupBook::releaseOne(Group& group, HoldRelease reason, NameSet& dirty, std::string_view uid) {
   if (!group.plan) return;
-  const auto& claimed = group.plan->claimedBy;
-  const auto last = std::find_if(claimed.rbegin(), claimed.rend(),
-                                 [](const std::string& uid) { return uid.empty(); });
-  if (last == claimed.rend()) return;
-  auto next = std::make_shared<CommittedGroupPlan>(*group.plan);
-  next->claimedBy[static_cast<std::size_t>(claimed.rend() - last) - 1] = std::string(kReleasedSlot);
+  const CommittedGroupPlan& current = *group.plan;
+  // The member's own pinned slot, else the last held slot pinned to no one, else the last held:
+  // the other waiting members keep the slots their filters were answered with.
+  std::optional<std::size_t> slot = current.pinOf(uid);
+  for (std::size_t i = current.claimedBy.size(); i-- > 0 && !slot;) {
+    if (current.held(i) && current.pinnedUid(i).empty()) slot = i;
+  }
+  for (std::size_t i = current.claimedBy.size(); i-- > 0 && !slot;) {
+    if (current.held(i)) slot = i;
+  }
+  if (!slot) return;
+  auto next = std::make_shared<CommittedGroupPlan>(current);
+  next->claimedBy[*slot] = std::string(kReleasedSlot);
+  if (*slot < next->pinnedTo.size()) next->pinnedTo[*slot].clear();
   count(reason, 1);
   const bool done = next->heldCount() == 0;
   setPlan(group, done ? nullptr : std::move(next), dirty);
+}
+
+bool GroupBook::pin(std::string_view key, std::uint64_t sequence, std::size_t slot,
+                    const std::string& uid) {
+  Group* group = find(key);
+  if (group == nullptr || !group->plan || group->plan->sequence != sequence || uid.empty()) {
+    return false;
+  }
+  const CommittedGroupPlan& current = *group->plan;
+  // A slot no longer held, or pinned already (to this member, or to another one first).
+  if (!current.held(slot) || !current.pinnedUid(slot).empty()) return false;
+  auto next = std::make_shared<CommittedGroupPlan>(current);
+  next->pinnedTo.resize(next->plan.slots.size());
+  for (std::string& pin : next->pinnedTo) {
+    if (pin == uid) pin.clear();  // its earlier pin ends
+  }
+  next->pinnedTo[slot] = uid;
+  // The holds stay where they are: only the published table changes.
+  group->plan = std::move(next);
+  changed_ = true;
+  return true;
 }
 
 void GroupBook::finishIfDone(Group& group, WallTime now,
@@ -286,6 +332,7 @@ void GroupBook::commit(CommittedGroupPlan plan, WallTime now, std::int64_t ttlMi
   if (group.plan) return;
   plan.sequence = ++sequence_;
   plan.claimedBy.assign(plan.plan.slots.size(), std::string());
+  plan.pinnedTo.assign(plan.plan.slots.size(), std::string());
   plan.expires = now + millis(ttlMillis);
   setPlan(group, std::make_shared<CommittedGroupPlan>(std::move(plan)), dirty);
 }

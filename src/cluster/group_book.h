@@ -66,8 +66,10 @@ class GroupBook {
   // --- members, as the watch (or a cluster file, or bind) reports them.
   void memberPending(const std::string& uid, const std::string& key);
   // The member is bound or reserved on `node`: it claims a held slot there (the one whose GPUs
-  // are `allocation` when given, else one planned for `demand`'s shape when given, else the
-  // first), or, placed outside the plan, gives up one held slot elsewhere. `domainsOf` names a
+  // are `allocation` when given, else its own pinned slot, else one planned for `demand`'s shape
+  // and pinned to no one, else one of that shape, else the first; a member whose pinned slot it
+  // took is pinned to the slot this one leaves), or, placed outside the plan, gives up one held
+  // slot elsewhere (its own pinned slot if it has one). `domainsOf` names a
   // node's domains (for the placed-whole metric). Adds changed nodes to `dirty`.
   void memberPlaced(const std::string& uid, const std::string& key, const std::string& node,
                     const Allocation* allocation, const PodDemand* demand, WallTime now,
@@ -95,6 +97,11 @@ class GroupBook {
   std::vector<std::pair<std::string, std::string>> nominated(std::string_view key) const;
   std::vector<std::string> waiting(std::string_view key) const;
   bool placedMember(std::string_view key, std::string_view uid) const;
+  // Pins held slot `slot` of group `key`'s plan (the one committed as `sequence`) to the waiting
+  // member `uid` (docs/groups.md#pins), ending the member's earlier pin. Returns false, changing
+  // nothing, when the plan is another, the slot is not held, or it is pinned already (to this
+  // member or another). The holds do not move: only the published plan changes.
+  bool pin(std::string_view key, std::uint64_t sequence, std::size_t slot, const std::string& uid);
   // Stores a plan for a group that has none, holding every slot; the slots' nodes go to `dirty`.
   void commit(CommittedGroupPlan plan, WallTime now, std::int64_t ttlMillis, NameSet& dirty);
   // Releases the slots of plans past their expiry; returns how many slots.
@@ -143,8 +150,9 @@ class GroupBook {
   void setPlan(Group& group, std::shared_ptr<CommittedGroupPlan> plan, NameSet& dirty);
   void unindex(const CommittedGroupPlan& plan, NameSet& dirty);
   void index(const CommittedGroupPlan& plan, NameSet& dirty);
-  // Drops one held slot of the group's plan (the last one), for `reason`.
-  void releaseOne(Group& group, HoldRelease reason, NameSet& dirty);
+  // Drops one held slot of the group's plan, for `reason`: the one pinned to `uid` if any, else
+  // the last one pinned to no member, else the last one.
+  void releaseOne(Group& group, HoldRelease reason, NameSet& dirty, std::string_view uid = {});
   void finishIfDone(Group& group, WallTime now,
                     const std::function<GroupDomainIds(const std::string&)>& domainsOf);
   void dropIfEmpty(const std::string& key);

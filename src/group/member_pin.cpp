@@ -6,17 +6,24 @@
 namespace gte {
 
 std::optional<std::size_t> pinnedSlot(const CommittedGroupPlan& plan, const PodDemand& demand,
-                                      std::string_view name,
-                                      std::span<const std::string> waitingNames) {
-  std::vector<std::string_view> names(waitingNames.begin(), waitingNames.end());
-  names.push_back(name);
+                                      PinCandidate self, std::span<const PinCandidate> waiting) {
+  if (const auto mine = plan.pinOf(self.uid); mine && plan.heldForShape(*mine, demand)) {
+    return mine;
+  }
+  // The members not pinned yet, this one among them, rank for the slots not pinned yet.
+  std::vector<std::string_view> names;
+  names.reserve(waiting.size() + 1);
+  for (const PinCandidate& other : waiting) {
+    if (!plan.pinOf(other.uid)) names.push_back(other.name);
+  }
+  names.push_back(self.name);
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
-  const auto rank =
-      static_cast<std::size_t>(std::lower_bound(names.begin(), names.end(), name) - names.begin());
+  const auto rank = static_cast<std::size_t>(
+      std::lower_bound(names.begin(), names.end(), self.name) - names.begin());
   std::size_t seen = 0;
   for (std::size_t slot = 0; slot < plan.plan.slots.size(); ++slot) {
-    if (!plan.heldForShape(slot, demand)) continue;
+    if (!plan.heldForShape(slot, demand) || !plan.pinnedUid(slot).empty()) continue;
     if (seen == rank) return slot;
     ++seen;
   }

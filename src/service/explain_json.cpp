@@ -346,6 +346,7 @@ void writePlan(JsonWriter& w, const CommittedGroupPlan& plan, bool committed,
         .integer(slot.member < plan.demands.size() ? plan.demands[slot.member].gpus : 0);
     w.key("state").string(slotState(plan, i));
     w.key("claimedBy").string(plan.claimed(i) ? std::string_view(plan.claimedBy[i]) : "");
+    w.key("pinnedTo").string(plan.pinnedUid(i));
     w.endObject();
   }
   w.endArray();

@@ -8,6 +8,7 @@
 #include "metrics/metrics.h"
 #include "service/cluster_backend.h"
 #include "service/group_outcome.h"
+#include "service/group_plan_store.h"
 #include "snapshot/cluster_snapshot.h"
 
 namespace gte {
@@ -101,20 +102,47 @@ CommittedGroupPlan committable(const PodGroupRef& ref, PlanInputs inputs, GroupP
   return out;
 }
 
+// The member's filter records the slot it is answered with, so that no later member is given it
+// whatever the cache has seen of the others by then (group/member_pin.h). Another member pinned
+// first: it picks again on the plan as published. Returns the plan to answer from.
+CommittedGroupPlanConstSharedPtr pinned(GroupPlanStore& store,
+                                        CommittedGroupPlanConstSharedPtr plan,
+                                        const ClusterSnapshot& snapshot, const PodInfo& pod,
+                                        const PodDemand& demand) {
+  if (pod.uid.empty()) return plan;
+  for (int attempt = 0; attempt < kCommitAttempts; ++attempt) {
+    const auto slot = memberSlot(*plan, snapshot, pod, demand);
+    if (!slot || plan->pinnedUid(*slot) == pod.uid) return plan;
+    CommittedGroupPlanConstSharedPtr next =
+        store.pinGroupMember(plan->key, plan->sequence, *slot, pod.uid);
+    if (!next) return plan;  // the plan ended meanwhile: answered from the one read
+    plan = std::move(next);
+  }
+  return plan;
+}
+
 }  // namespace
+
+std::optional<std::size_t> memberSlot(const CommittedGroupPlan& plan,
+                                      const ClusterSnapshot& snapshot, const PodInfo& pod,
+                                      const PodDemand& demand) {
+  std::vector<PinCandidate> others;
+  if (const GroupMemberView* members = snapshot.members(plan.key)) {
+    for (const WaitingMember& other : members->waiting) {
+      if (samePod(other, pod)) continue;
+      if (other.demand && sameShape(*other.demand, demand)) {
+        others.push_back(PinCandidate{other.uid, other.name});
+      }
+    }
+  }
+  return pinnedSlot(plan, demand, PinCandidate{pod.uid, pod.name}, others);
+}
 
 std::vector<const NodeState*> pinnedStates(const CommittedGroupPlan& plan,
                                            const ClusterSnapshot& snapshot, const PodInfo& pod,
                                            const PodDemand& demand) {
-  std::vector<std::string> names;
-  if (const GroupMemberView* members = snapshot.members(plan.key)) {
-    for (const WaitingMember& other : members->waiting) {
-      if (samePod(other, pod)) continue;
-      if (other.demand && sameShape(*other.demand, demand)) names.push_back(other.name);
-    }
-  }
   std::vector<const NodeState*> out;
-  if (const auto slot = pinnedSlot(plan, demand, pod.name, names)) {
+  if (const auto slot = memberSlot(plan, snapshot, pod, demand)) {
     if (const NodeState* state = snapshot.find(plan.plan.slots[*slot].node)) out.push_back(state);
   }
   return out;
@@ -143,6 +171,9 @@ GroupDecision decideGroup(const PodInfo& pod, const CompiledPod& compiled, Resol
   }
   for (int attempt = 0; attempt < kCommitAttempts; ++attempt) {
     if (auto committed = committedPlan(*resolved.snapshot, ref.key)) {
+      if (write == GroupWrite::kCommit) {
+        committed = pinned(*store, std::move(committed), *resolved.snapshot, pod, demand);
+      }
       out.answers = answersFrom(*committed, resolved, pod, demand);
       out.committed = std::move(committed);
       return out;
@@ -192,8 +223,10 @@ GroupDecision decideGroup(const PodInfo& pod, const CompiledPod& compiled, Resol
         metrics->observeGroupPlanning(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
       }
-      out.answers = answersFrom(**committed, resolved, pod, demand);
-      out.committed = std::move(*committed);
+      CommittedGroupPlanConstSharedPtr answering =
+          pinned(*store, std::move(*committed), *resolved.snapshot, pod, demand);
+      out.answers = answersFrom(*answering, resolved, pod, demand);
+      out.committed = std::move(answering);
       return out;
     }
     if (counting) metrics->countGroupDecision(groupOutcomeName(GroupOutcome::kStale));

@@ -3,6 +3,7 @@
 // pod belongs to, the group's plan (made and committed at its first member's filter, read from the
 // snapshot by every later request), and the answers a member gets on each node
 // (core/group_answers.h). A pod in no group takes none of these paths.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -46,11 +47,17 @@ enum class GroupWrite : std::uint8_t {
   kReadOnly,  // prioritize, explain, preempt: a plan made here is only proposed
 };
 
-// The member's planned node: the state, in `snapshot`, of the node of the held slot it is pinned
-// to (group/member_pin.h; the group's waiting members come from the snapshot), or none when the
-// plan holds no slot for it. Only that node answers kPlanned: keeping a member on every node where
-// its group holds a slot of its shape would let a gang cycle send two members to a node that holds
-// one.
+// The held slot the member is pinned to (group/member_pin.h: the one its filter recorded, else
+// what its rank among the waiting members not pinned yet, from the snapshot, gives it), or none
+// when the plan holds no slot for it.
+std::optional<std::size_t> memberSlot(const CommittedGroupPlan& plan,
+                                      const ClusterSnapshot& snapshot, const PodInfo& pod,
+                                      const PodDemand& demand);
+
+// The member's planned node: the state, in `snapshot`, of the node of its slot (memberSlot), or
+// none when the plan holds no slot for it. Only that node answers kPlanned: keeping a member on
+// every node where its group holds a slot of its shape would let a gang cycle send two members to a
+// node that holds one.
 std::vector<const NodeState*> pinnedStates(const CommittedGroupPlan& plan,
                                            const ClusterSnapshot& snapshot, const PodInfo& pod,
                                            const PodDemand& demand);

@@ -20,31 +20,22 @@ bool ResolutionMemo::Entry::sameNames(std::span<const std::string> list) const n
   return at == names.size();
 }
 
-namespace {
-
-// Whether `entry` was kept on `snapshot`: the same object, alive (the caller holds it), so an
-// address reused by a later snapshot never matches an entry of a freed one.
-bool keptOn(const ResolutionMemo::Entry& entry, const ClusterSnapshotConstSharedPtr& snapshot) {
-  return entry.identity == snapshot.get() && entry.snapshot.lock() == snapshot;
-}
-
-}  // namespace
-
 ResolutionMemo::EntryConstSharedPtr ResolutionMemo::find(
     const ClusterSnapshotConstSharedPtr& snapshot, std::span<const std::string> names) const {
-  if (!snapshot) return nullptr;
+  if (!snapshot || snapshot->nodesGeneration == 0) return nullptr;
   std::array<EntryConstSharedPtr, kEntries> candidates;
   {
     MutexLock lock(mutex_);
     for (std::size_t i = 0; i < kEntries; ++i) {
       const EntryConstSharedPtr& entry = entries_[i];
-      if (entry && entry->identity == snapshot.get() && entry->count == names.size()) {
+      if (entry && entry->nodesGeneration == snapshot->nodesGeneration &&
+          entry->count == names.size()) {
         candidates[i] = entry;
       }
     }
   }
   for (EntryConstSharedPtr& entry : candidates) {
-    if (entry && keptOn(*entry, snapshot) && entry->sameNames(names)) return std::move(entry);
+    if (entry && entry->sameNames(names)) return std::move(entry);
   }
   return nullptr;
 }
@@ -52,6 +43,7 @@ ResolutionMemo::EntryConstSharedPtr ResolutionMemo::find(
 void ResolutionMemo::keep(const ClusterSnapshotConstSharedPtr& snapshot,
                           std::span<const std::string> names,
                           std::vector<NodeStateShard::Found> found) {
+  if (!snapshot || snapshot->nodesGeneration == 0) return;
   auto entry = std::make_shared<Entry>();
   std::size_t total = 0;
   for (const std::string& name : names)
@@ -65,14 +57,13 @@ void ResolutionMemo::keep(const ClusterSnapshotConstSharedPtr& snapshot,
   }
   entry->count = names.size();
   entry->found = std::move(found);
-  entry->snapshot = snapshot;
-  entry->identity = snapshot.get();
+  entry->nodesGeneration = snapshot->nodesGeneration;
   // Released outside the lock (their buffers are freed there).
   std::array<EntryConstSharedPtr, kEntries + 1> released;
   {
     MutexLock lock(mutex_);
     for (std::size_t i = 0; i < kEntries; ++i) {
-      if (entries_[i] && !keptOn(*entries_[i], snapshot)) {
+      if (entries_[i] && entries_[i]->nodesGeneration != entry->nodesGeneration) {
         released[i] = std::move(entries_[i]);
         entries_[i].reset();
       }

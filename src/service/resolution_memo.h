@@ -1,17 +1,21 @@
 #pragma once
-// NodeNames mode: the lookups of one request's node names in one snapshot, kept for the next
-// request that sends the same names on the same snapshot. A pod's prioritize follows its filter
-// with the names filter kept, and a gang's members arrive one after another with the same list,
-// usually before anything is bound; each would otherwise hash and probe every name again (on
-// 5,000 nodes, a quarter of a member's request). A hit is exact: the same snapshot object
-// (immutable, so every lookup in it gives the same answer) and the same names, compared byte for
-// byte. An entry does not keep its snapshot alive (a snapshot is freed by whoever drops it last,
-// as without the memo, never on a request that merely replaced an entry); it matches only while
-// the requester holds that very snapshot. Keeping an entry of a newer snapshot drops those of
-// older ones, so the memo holds at most kEntries lists of one snapshot. Thread-safe: the lock is
-// held only to copy or replace pointers; names are compared and copied outside it.
+// NodeNames mode: the lookups of one request's node names in one snapshot's node shards, kept for
+// the next request that sends the same names on a snapshot with the same shards. A pod's
+// prioritize follows its filter with the names filter kept, and a gang's members arrive one after
+// another with the same list; each would otherwise hash and probe every name again (on 5,000
+// nodes, a quarter of a member's request). Between them the cache publishes snapshots that change
+// no node (a member's filter pins its group slot, a member arrives waiting): those share every
+// shard, so the lookups still hold. A hit is exact: the same node generation
+// (ClusterSnapshot::nodesGeneration: the same shard objects, immutable, so every lookup in them
+// gives the same answer) and the same names, compared byte for byte. An entry keeps no snapshot
+// and no shard alive: its lookups are used only by a request that holds a snapshot of that
+// generation, whose shards they point into. Keeping an entry of a newer generation drops those of
+// older ones, so the memo holds at most kEntries lists of one generation. Snapshots not made by a
+// builder (generation 0) are never kept or matched. Thread-safe: the lock is held only to copy or
+// replace pointers; names are compared and copied outside it.
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -30,9 +34,8 @@ class ResolutionMemo {
   static constexpr std::size_t kEntries = 4;
 
   struct Entry {
-    std::weak_ptr<const ClusterSnapshot> snapshot;
-    const ClusterSnapshot* identity = nullptr;  // compared only while `snapshot` is alive
-    std::string names;  // each name followed by '\0' (no node name holds one)
+    std::uint64_t nodesGeneration = 0;  // of the snapshot the lookups were made in
+    std::string names;                  // each name followed by '\0' (no node name holds one)
     std::size_t count = 0;
     std::vector<NodeStateShard::Found> found;  // per name, in order
 
@@ -40,12 +43,13 @@ class ResolutionMemo {
   };
   using EntryConstSharedPtr = std::shared_ptr<const Entry>;
 
-  // The lookups an earlier request made of exactly `names` in `snapshot`; null when none is kept.
-  // The lookups point into `snapshot`: valid while the caller holds it.
+  // The lookups an earlier request made of exactly `names` in a snapshot of `snapshot`'s node
+  // generation; null when none is kept. The lookups point into `snapshot`'s shards: valid while
+  // the caller holds it.
   EntryConstSharedPtr find(const ClusterSnapshotConstSharedPtr& snapshot,
                            std::span<const std::string> names) const;
   // Keeps `found` (one per name, in order) as the lookups of `names` in `snapshot`, replacing the
-  // oldest entry and every entry of another snapshot.
+  // oldest entry and every entry of another node generation.
   void keep(const ClusterSnapshotConstSharedPtr& snapshot, std::span<const std::string> names,
             std::vector<NodeStateShard::Found> found);
 

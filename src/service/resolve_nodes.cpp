@@ -54,7 +54,7 @@ void addFound(Resolved& out, std::string_view name, const NodeStateShard::Found&
 }
 
 // NodeNames mode: states from the cluster snapshot, loaded once for the whole request; the
-// lookups from `memo` when an earlier request made them (the same names, the same snapshot).
+// lookups from `memo` when an earlier request made them (the same names, the same node shards).
 Result<Resolved> fromSnapshot(const std::vector<std::string>& names, const ClusterBackend* cluster,
                               const ClusterSnapshotConstSharedPtr& given, bool groupFacts,
                               ResolutionMemo* memo) {

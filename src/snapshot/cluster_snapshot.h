@@ -20,6 +20,10 @@ namespace gte {
 
 struct ClusterSnapshot {
   std::uint64_t generation = 0;  // bumps with every build that changed something
+  // Names the node shards: two snapshots with the same non-zero value share every shard (a build
+  // that rebuilt none keeps its predecessor's; one that rebuilt any takes a new value from a
+  // process-wide counter, so no value is ever reused). 0: not built by a builder.
+  std::uint64_t nodesGeneration = 0;
   PolicyConstSharedPtr policy;
   bool synced = false;   // the first full list of nodes and pods is in
   NodeStateIndex nodes;  // sharded: a build shares every shard no changed node is in

@@ -1,5 +1,6 @@
 #include "snapshot/cluster_snapshot_builder.h"
 
+#include <atomic>
 #include <utility>
 
 #include "core/node_content.h"
@@ -248,6 +249,16 @@ NodeStateIndex::ShardConstSharedPtr ClusterSnapshotBuilder::buildShard(std::size
                                                 std::move(groupFacts));
 }
 
+namespace {
+
+// Process-wide, so that snapshots of two builders never share a value.
+std::uint64_t newNodesGeneration() {
+  static std::atomic<std::uint64_t> counter{0};
+  return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+}  // namespace
+
 ClusterSnapshotConstSharedPtr ClusterSnapshotBuilder::build() {
   stats_ = {};
   if (current_ && dirty_.none() && !metaChanged_) {
@@ -256,6 +267,8 @@ ClusterSnapshotConstSharedPtr ClusterSnapshotBuilder::build() {
   }
   auto next = std::make_shared<ClusterSnapshot>();
   next->generation = ++snapshotGeneration_;
+  next->nodesGeneration =
+      current_ && dirty_.none() ? current_->nodesGeneration : newNodesGeneration();
   next->policy = policy_;
   next->synced = synced_;
   next->groupPlans = groupPlans_;

@@ -5,7 +5,9 @@
 // ends.
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -97,6 +99,18 @@ void checkNoGpuChargedTwice(const ClusterState& state) {
     held += plan->heldCount();
   CHECK(held == holdCharges);
   CHECK(held == state.heldSlotCount());
+  // Pins: one held slot per pinned member at most, and a member that claimed a slot has no pin.
+  for (const auto& [key, plan] : *snapshot->groupPlans) {
+    std::set<std::string> pinned;
+    for (std::size_t i = 0; i < plan->plan.slots.size(); ++i) {
+      const std::string uid(plan->pinnedUid(i));
+      if (uid.empty()) continue;
+      INFO(key << " slot " << i << " pinned to " << uid);
+      CHECK(pinned.insert(uid).second);
+      CHECK(std::find(plan->claimedBy.begin(), plan->claimedBy.end(), uid) ==
+            plan->claimedBy.end());
+    }
+  }
 }
 
 }  // namespace
@@ -296,6 +310,67 @@ TEST_CASE("A policy whose levels change releases every hold", "[groups]") {
   CHECK(freeGpus(state, "a") == 8);
 }
 
+TEST_CASE("A held slot is pinned to one waiting member, who keeps it until it binds or leaves",
+          "[groups]") {
+  ManualClock clock;
+  std::map<HoldRelease, std::size_t> released;
+  ClusterState state(testPolicy(), countingReleases(clock, released));
+  state.replaceNodes({h100("a"), h100("b"), h100("c")});
+  for (const char* uid : {"m1", "m2", "m3", "m4"})
+    state.upsertPod(ObservedPod{member(uid, 4), std::nullopt});
+  auto committed = state.commitGroupPlan(planNow(state, 4));
+  REQUIRE(committed.ok());
+  const std::uint64_t sequence = (*committed)->sequence;
+  std::map<std::string, int> perNode;
+  for (const auto& slot : (*committed)->plan.slots)
+    ++perNode[slot.node];
+  REQUIRE(perNode == std::map<std::string, int>{{"a", 2}, {"b", 2}});
+  const auto pin = [&](std::size_t slot, const std::string& uid) {
+    const auto plan = state.pinGroupMember(kKey, sequence, slot, uid);
+    REQUIRE(plan != nullptr);
+    return std::string(plan->pinnedUid(slot));
+  };
+  const auto pinOf = [&](const std::string& uid) {
+    return state.snapshot()->groupPlan(kKey)->pinOf(uid);
+  };
+
+  CHECK(pin(0, "m1") == "m1");
+  CHECK(pin(0, "m2") == "m1");  // pinned first to m1: m2 picks again
+  CHECK(pin(1, "m1") == "m1");  // m1 moves: its earlier pin ends
+  CHECK(pinOf("m1") == std::optional<std::size_t>(1));
+  CHECK(state.snapshot()->groupPlan(kKey)->pinnedUid(0).empty());
+  CHECK(state.pinGroupMember(kKey, sequence + 1, 0, "m2")->pinnedUid(0).empty());  // not this plan
+  CHECK(pin(0, "m2") == "m2");
+  CHECK(pin(2, "m3") == "m3");
+  CHECK(pin(3, "m4") == "m4");
+  checkNoGpuChargedTwice(state);
+
+  // m4 is deleted while it waits: its own slot is released, the others keep theirs.
+  state.removePod("m4");
+  CHECK(released[HoldRelease::kDeleted] == 1);
+  CHECK_FALSE(state.snapshot()->groupPlan(kKey)->held(3));
+  CHECK(pinOf("m1") == std::optional<std::size_t>(1));
+  CHECK(pinOf("m2") == std::optional<std::size_t>(0));
+  CHECK(pinOf("m3") == std::optional<std::size_t>(2));
+  // m3 binds outside the plan (on c): the plan needs one slot fewer, m3's own.
+  state.upsertPod(ObservedPod{member("m3", 4, "c"), clock.seconds()});
+  CHECK(released[HoldRelease::kSurplus] == 1);
+  CHECK_FALSE(state.snapshot()->groupPlan(kKey)->held(2));
+  CHECK(pinOf("m1") == std::optional<std::size_t>(1));
+  CHECK(pinOf("m2") == std::optional<std::size_t>(0));
+  // m2's bind on a claims a slot there; whichever it is, m1 keeps one slot on a, pinned.
+  REQUIRE(state.reserve(member("m2", 4), "a").ok());
+  CHECK_FALSE(pinOf("m2").has_value());
+  REQUIRE(pinOf("m1").has_value());
+  CHECK(state.snapshot()->groupPlan(kKey)->plan.slots[*pinOf("m1")].node == "a");
+  // The Binding fails: m2's slot is held for it again, pinned to it.
+  state.release("m2");
+  REQUIRE(pinOf("m2").has_value());
+  CHECK(state.snapshot()->groupPlan(kKey)->plan.slots[*pinOf("m2")].node == "a");
+  CHECK(pinOf("m1") != pinOf("m2"));
+  checkNoGpuChargedTwice(state);
+}
+
 TEST_CASE("Under random churn no GPU is charged twice and every hold ends", "[groups]") {
   ManualClock clock;
   ClusterState state(testPolicy(), clockedOptions(clock));
@@ -307,9 +382,10 @@ TEST_CASE("Under random churn no GPU is charged twice and every hold ends", "[gr
   int next = 0;
   int plans = 0;
   int claims = 0;
+  int pins = 0;
   for (int step = 0; step < 400; ++step) {
     CAPTURE(step);
-    switch (random() % 7) {
+    switch (random() % 8) {
       case 0: {  // a group's first member plans it (when room remains and no plan is active)
         if (state.snapshot()->groupPlan(kKey) != nullptr) break;
         const auto snapshot = state.snapshot();
@@ -369,6 +445,16 @@ TEST_CASE("Under random churn no GPU is charged twice and every hold ends", "[gr
         clock.advance(std::chrono::seconds(random() % 20));
         state.expireReservations();
         break;
+      case 6: {  // a waiting member's filter pins it to a held slot
+        const auto plan = state.snapshot()->groupPlan(kKey);
+        if (plan == nullptr || waiting.empty()) break;
+        const std::string& uid = waiting[random() % waiting.size()];
+        const std::size_t slot = random() % plan->plan.slots.size();
+        const auto after = state.pinGroupMember(kKey, plan->sequence, slot, uid);
+        REQUIRE(after != nullptr);
+        pins += after->pinnedUid(slot) == uid ? 1 : 0;
+        break;
+      }
       default:
         break;
     }
@@ -377,6 +463,7 @@ TEST_CASE("Under random churn no GPU is charged twice and every hold ends", "[gr
   // The run exercised plans and members binding into them.
   CHECK(plans >= 3);
   CHECK(claims >= 5);
+  CHECK(pins >= 5);
   clock.advance(std::chrono::seconds(61));
   state.expireReservations();
   CHECK(state.heldSlotCount() == 0);

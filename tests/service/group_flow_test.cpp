@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/cluster_state.h"
 #include "cluster/static_cluster_backend.h"
 #include "policy/default_policy.h"
 #include "service/extender_service.h"
@@ -23,6 +24,7 @@
 #include "support/node_fixtures.h"
 #include "support/object_json.h"
 #include "support/pod_fixtures.h"
+#include "support/snapshot_backend.h"
 
 using nlohmann::json;
 
@@ -155,8 +157,10 @@ std::vector<std::string> allNames() {
 }
 
 // Every bound or reserved pod's GPUs, per node: none twice.
-void checkNoDoubleBooking(const gte::cluster::StaticClusterBackend& backend) {
-  const auto snapshot = backend.snapshot();
+// `source`: anything with snapshot() (a backend, a ClusterState).
+template <typename Source>
+void checkNoDoubleBooking(const Source& source) {
+  const auto snapshot = source.snapshot();
   snapshot->nodes.forEach([](const std::string& name, const gte::NodeStateConstSharedPtr& s) {
     if (!s->charges) return;
     std::set<int> taken;
@@ -419,4 +423,71 @@ TEST_CASE("gang on: two members never share a node that holds one slot of their 
   }
   checkNoDoubleBooking(backend);
   CHECK(backend.state().heldSlotCount() == 1);  // other's slot on x0, still kept for it
+}
+
+TEST_CASE("members filtered before the watch delivered them keep one slot each", "[groups]") {
+  // Node a: an H100 board with GPUs 0-3 in use (room for one 4-GPU member); b: a free one (two).
+  // Group t, 3 x 4 GPUs, created together. kube-scheduler filters t-2 first, when the cache has
+  // seen t-2 only: it plans the group and is kept on its slot's node. t-1 and t-0 are filtered
+  // before the watch delivers them. Ranked by name alone, t-1 (sorted before t-2) was kept on
+  // t-2's node too, which t-2 was binding into, and went wherever kube-scheduler liked (an
+  // end-to-end run bound it to a V100 beside two H100 members). Each member's filter records its
+  // slot, so no other member is given it.
+  const auto pod = [](const char* name) {
+    return gte::testing::makeGpuPod(name, 4,
+                                    {{"gputopo.dev/group", "t"}, {"gputopo.dev/group-size", "3"}});
+  };
+  const PodInfo t0 = pod("t-0");
+  const PodInfo t1 = pod("t-1");
+  const PodInfo t2 = pod("t-2");
+  const auto node = [](const char* name, const char* used) {
+    return gte::testing::makeDgxH100(gte::testing::FixtureState().withName(name).withUsed(used));
+  };
+  const auto policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
+  gte::cluster::ClusterState state(policy);
+  state.replaceNodes({node("a", "11110000"), node("b", "00000000")});
+  state.upsertPod(gte::cluster::ObservedPod{t2, std::nullopt});  // the watch has delivered t-2
+  state.setSynced(true);
+  auto backend = gte::testing::SnapshotBackend::of(state);
+  backend.setGroupPlans(&state);
+  gte::ExtenderService service([policy] { return policy; }, &backend, nullptr);
+  const std::vector<std::string> both{"a", "b"};
+
+  std::map<std::string, int> kept;  // node -> members ranked first there
+  std::map<std::string, std::string> placed;
+  for (const PodInfo* member : {&t2, &t1, &t0}) {
+    CAPTURE(member->name);
+    const json filtered = json::parse(service.filter(Harness::args(*member, both)).body);
+    const auto feasible = filtered["NodeNames"].get<std::vector<std::string>>();
+    const json scored = json::parse(service.prioritize(Harness::args(*member, feasible)).body);
+    std::vector<std::string> planned;  // ranked as its planned node: the top wire score
+    for (const json& host : scored) {
+      if (host["Score"] == 10) planned.push_back(host["Host"]);
+    }
+    REQUIRE(planned.size() == 1);
+    ++kept[planned.front()];
+    placed[member->name] = planned.front();
+  }
+  const auto plan = backend.snapshot()->groupPlan("default/annotation/t");
+  REQUIRE(plan != nullptr);
+  std::map<std::string, int> slots;
+  for (const gte::PlannedSlot& slot : plan->plan.slots)
+    ++slots[slot.node];
+  CHECK(slots == std::map<std::string, int>{{"a", 1}, {"b", 2}});
+  CHECK(kept == slots);  // no node is sent more members than it holds slots for
+  for (const PodInfo* member : {&t0, &t1, &t2})
+    CHECK(plan->pinOf(member->uid).has_value());
+
+  // The watch delivers t-1 and t-0; the binds (reservations, as bind makes them) all land on
+  // the plan.
+  for (const PodInfo* member : {&t1, &t0})
+    state.upsertPod(gte::cluster::ObservedPod{*member, std::nullopt});
+  for (const PodInfo* member : {&t1, &t2, &t0}) {
+    CAPTURE(member->name);
+    const auto reserved = state.reserve(*member, placed.at(member->name));
+    REQUIRE(reserved.ok());
+    state.markBound(member->uid);
+  }
+  checkNoDoubleBooking(state);
+  CHECK(state.heldSlotCount() == 0);
 }

@@ -201,7 +201,7 @@ TEST_CASE("preempt vetoes a node where no device can serve the pod's claims") {
 
 namespace {
 
-// The cluster state's group store, counting the commits that reach it.
+// The cluster state's group store, counting the commits and pins that reach it.
 class CountingStore final : public gte::GroupPlanStore {
  public:
   explicit CountingStore(gte::cluster::ClusterState& state) : state_(state) {}
@@ -210,7 +210,14 @@ class CountingStore final : public gte::GroupPlanStore {
     ++commits;
     return state_.commitGroupPlan(std::move(plan));
   }
+  gte::CommittedGroupPlanConstSharedPtr pinGroupMember(std::string_view key, std::uint64_t sequence,
+                                                       std::size_t slot,
+                                                       const std::string& uid) override {
+    ++pins;
+    return state_.pinGroupMember(key, sequence, slot, uid);
+  }
   int commits = 0;
+  int pins = 0;
 
  private:
   gte::cluster::ClusterState& state_;
@@ -229,8 +236,9 @@ gte::PodInfo groupMember(const std::string& name, const std::string& minLink = "
 
 // The waiting members of a group live in the snapshot with their demands parsed when they changed:
 // a member's request reads them from the snapshot it loaded, parses no other pod, and reaches the
-// cache's store only to commit the plan at the first member. Before, every member's request took
-// the cache's writer lock to copy the waiting pods and parsed each of them again.
+// cache's store only to commit the plan at the first member and to pin each member at its filter.
+// Before, every member's request took the cache's writer lock to copy the waiting pods and parsed
+// each of them again.
 TEST_CASE("a group's waiting members are published with their demands; only the first commits") {
   auto policy = std::make_shared<const gte::Policy>(gte::defaultPolicy());
   gte::cluster::ClusterState state(policy);
@@ -263,6 +271,7 @@ TEST_CASE("a group's waiting members are published with their demands; only the 
     REQUIRE(service.prioritize(body(groupMember(name))).status == 200);
   }
   CHECK(store.commits == 1);
+  CHECK(store.pins == 3);  // one per member's filter; prioritize writes nothing
 
   // A member whose annotation turns invalid is published without a demand: it holds no slot.
   gte::PodInfo broken = groupMember("m2", "fast");
