@@ -4,8 +4,9 @@
 // (docs/groups.md#holds). A hold is charged on its node like a reservation, so every other pod's
 // filter sees those GPUs as taken; a member claims its slot when it is bound (the hold gives way
 // to the member's own charge, same GPUs), and the holds end when members bind, are deleted, or
-// the TTL passes without a member binding. Not thread-safe: the ClusterState owns it under its
-// writer lock, as it owns the PodLedger.
+// the TTL passes without a member binding. It also keeps each held slot's pin (the waiting member
+// whose filter was answered with it, docs/groups.md#pins) true as members bind, leave and retry.
+// Not thread-safe: the ClusterState owns it under its writer lock, as it owns the PodLedger.
 #include <chrono>
 #include <cstdint>
 #include <functional>

@@ -1,9 +1,8 @@
 #pragma once
 // A pod group's plan as the cluster cache committed it: the planner's answer, which member has
 // claimed which slot, which waiting member each held slot is pinned to, and until when the
-// unclaimed slots are held. Published immutable in every
-// snapshot (ClusterSnapshot::groupPlans), so later members are answered from it without a lock.
-// Plain data.
+// unclaimed slots are held. Published immutable in every snapshot (ClusterSnapshot::groupPlans),
+// so later members are answered from it without a lock. Plain data.
 #include <chrono>
 #include <cstdint>
 #include <map>

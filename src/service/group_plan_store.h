@@ -2,9 +2,8 @@
 // What the service needs from a cluster cache to plan pod groups (docs/groups.md) beyond the
 // snapshot (which publishes each group's plan and members): the two writes a filter makes,
 // committing a plan (which holds its slots) and pinning a member to a held slot, each publishing
-// a snapshot. src/cluster's ClusterState
-// implements it; a ClusterBackend hands it out (ClusterBackend::groupPlans), so every backend built
-// on a ClusterState plans groups.
+// a snapshot. src/cluster's ClusterState implements it; a ClusterBackend hands it out
+// (ClusterBackend::groupPlans), so every backend built on a ClusterState plans groups.
 #include <cstddef>
 #include <cstdint>
 #include <string>
