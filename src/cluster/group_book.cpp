@@ -18,6 +18,15 @@ GpuMask maskOf(const Allocation& allocation) {
   return mask;
 }
 
+// Pins held slot `slot` of `plan` to `uid`, ending the member's other pin if it had one.
+void pinTo(CommittedGroupPlan& plan, std::size_t slot, const std::string& uid) {
+  plan.pinnedTo.resize(plan.plan.slots.size());
+  for (std::string& pin : plan.pinnedTo) {
+    if (pin == uid) pin.clear();
+  }
+  plan.pinnedTo[slot] = uid;
+}
+
 std::chrono::milliseconds millis(std::int64_t ms) {
   return std::chrono::milliseconds(ms);
 }
@@ -196,12 +205,7 @@ void GroupBook::memberUnplaced(const std::string& uid, NameSet& dirty) {
   const auto slot = static_cast<std::size_t>(at - claimed.begin());
   auto next = std::make_shared<CommittedGroupPlan>(*group->plan);
   next->claimedBy[slot].clear();
-  // Its slot is held for it again: the retry keeps its node.
-  next->pinnedTo.resize(next->plan.slots.size());
-  for (std::string& pin : next->pinnedTo) {
-    if (pin == uid) pin.clear();
-  }
-  next->pinnedTo[slot] = uid;
+  pinTo(*next, slot, uid);  // its slot is held for it again: the retry keeps its node
   setPlan(*group, std::move(next), dirty);
 }
 
@@ -250,11 +254,7 @@ bool GroupBook::pin(std::string_view key, std::uint64_t sequence, std::size_t sl
   // A slot no longer held, or pinned already (to this member, or to another one first).
   if (!current.held(slot) || !current.pinnedUid(slot).empty()) return false;
   auto next = std::make_shared<CommittedGroupPlan>(current);
-  next->pinnedTo.resize(next->plan.slots.size());
-  for (std::string& pin : next->pinnedTo) {
-    if (pin == uid) pin.clear();  // its earlier pin ends
-  }
-  next->pinnedTo[slot] = uid;
+  pinTo(*next, slot, uid);
   // The holds stay where they are: only the published table changes.
   group->plan = std::move(next);
   changed_ = true;

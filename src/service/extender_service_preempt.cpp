@@ -173,7 +173,9 @@ Reply ExtenderService::preempt(std::string_view body) const {
   }
   // kube-scheduler nominates the member for one of the nodes kept (all in its group's domain);
   // until the watch brings that, the next member's preempt anchors to it from here.
-  if (group && !out.empty()) preemptions_->remember(groupRef->key, args->pod.uid, out.front().node);
+  if (group && !out.empty() && !args->pod.uid.empty()) {
+    preemptions_->remember(groupRef->key, args->pod.uid, out.front().node);
+  }
   return Reply{200, wire::writePreemptionResult(out)};
 }
 
