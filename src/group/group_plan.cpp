@@ -1,6 +1,7 @@
 #include "group/group_plan.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 
 #include "core/claims_as_gpus.h"
@@ -26,6 +27,10 @@ struct DomainTally {
   std::int64_t nvlinkSlots = 0;
   std::int64_t freeGpus = 0;
   std::int64_t usableGpus = 0;
+  std::int64_t partlyUsedSlots = 0;  // ... on nodes with a usable GPU in use
+  // The fewest nodes with every usable GPU free that the members the partly used nodes cannot
+  // take need (the roomiest such nodes first).
+  std::int64_t freeNodesNeeded = 0;
   std::uint32_t nodes = 0;
 };
 
@@ -166,6 +171,18 @@ class Planner {
   bool holds(const DomainTally& tally) const {
     return tally.slots >= countedNeed() && tally.freeGpus >= neededGpus_;
   }
+  // DomainTally::freeNodesNeeded from the domain's free nodes' slot counts.
+  std::int64_t freeNodesNeeded(const DomainTally& tally, std::vector<int>& freeNodes) const {
+    std::int64_t left = countedNeed() - tally.partlyUsedSlots;
+    std::sort(freeNodes.begin(), freeNodes.end(), std::greater<>());
+    std::int64_t used = 0;
+    for (const int slots : freeNodes) {
+      if (left <= 0) break;
+      left -= slots;
+      ++used;
+    }
+    return used;
+  }
   std::int64_t spare(const DomainTally& tally) const {
     return homogeneous_ ? tally.slots - countedNeed() : tally.freeGpus - neededGpus_;
   }
@@ -183,6 +200,7 @@ class Planner {
   bool tryLevel(std::size_t level, const std::vector<std::uint32_t>& pool, GroupPlan& plan) {
     applies_ = false;
     std::vector<DomainTally> tallies;
+    std::vector<std::vector<int>> freeNodeSlots;  // per domain: each free node's slots
     const std::size_t shape = countedShape();
     const bool nvlinkFirst = prefersNvlinkSets();
     for (const std::uint32_t n : pool) {
@@ -196,7 +214,16 @@ class Planner {
       if (nvlinkFirst) tally.nvlinkSlots += std::min(slots, nvlinkSlotsOn(n));
       tally.freeGpus += in_.nodes[n].facts->freeGpus;
       tally.usableGpus += in_.nodes[n].facts->usableGpus;
+      if (slots > 0 && in_.nodes[n].facts->freeGpus == in_.nodes[n].facts->usableGpus) {
+        if (id >= freeNodeSlots.size()) freeNodeSlots.resize(id + 1);
+        freeNodeSlots[id].push_back(slots);
+      } else {
+        tally.partlyUsedSlots += slots;
+      }
       ++tally.nodes;
+    }
+    for (std::uint32_t id = 0; id < freeNodeSlots.size(); ++id) {
+      tallies[id].freeNodesNeeded = freeNodesNeeded(tallies[id], freeNodeSlots[id]);
     }
     const std::optional<std::uint32_t> anchored = anchorDomain(level);
     const bool anchorsLabelled = anchored && *anchored != kNoDomain;
@@ -218,15 +245,20 @@ class Planner {
       }
       order.push_back(id);
     }
-    // Best fit: the fewest free GPUs left after placing (every fitting domain takes the same
-    // GPUs, so this is the fewest free GPUs now), then the fewest spare slots, then the name.
-    // Ranked by free GPUs first, leftovers of other shapes count too: a domain whose free GPUs
-    // are stranded in slots the group cannot use is kept for the smaller pods they can serve.
-    // A domain that holds the group on healthy sets (nothing degraded, docs/health.md) comes
-    // first: a group stops when any member's GPU or link fails. Then, for members of 2+ GPUs that
-    // accept any link, the domain that holds more of them on all-NVLink sets (all of them at
-    // best): where the sets are first-fit's (DRA nodes), a tighter domain would hand more members
-    // PCIe pairs, and a data-parallel group runs at its slowest member's pace.
+    // The order, key by key:
+    // 1. A domain that holds the group on healthy sets (nothing degraded, docs/health.md): a
+    //    group stops when any member's GPU or link fails.
+    // 2. For members of 2+ GPUs that accept any link, the domain that holds more of them on
+    //    all-NVLink sets (all of them at best): where the sets are first-fit's (DRA nodes), a
+    //    tighter domain would hand more members PCIe pairs, and a data-parallel group runs at its
+    //    slowest member's pace.
+    // 3. Fewer nodes with every GPU free needed: members smaller than a node that fit on partly
+    //    used nodes of one domain leave another domain's free nodes whole for the groups and pods
+    //    that need whole nodes (a label-level best fit, blind to GPUs, cannot tell them apart).
+    // 4. Best fit: the fewest free GPUs left after placing (every fitting domain takes the same
+    //    GPUs, so this is the fewest free GPUs now), then the fewest spare slots, then the name.
+    //    Free GPUs before spare slots, so leftovers of other shapes count too: a domain whose free
+    //    GPUs are stranded in slots the group cannot use is kept for the smaller pods they serve.
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
       const bool ha = tallies[a].healthySlots >= countedNeed();
       const bool hb = tallies[b].healthySlots >= countedNeed();
@@ -234,6 +266,9 @@ class Planner {
       const std::int64_t na = nvlinkFirst ? std::min(tallies[a].nvlinkSlots, countedNeed()) : 0;
       const std::int64_t nb = nvlinkFirst ? std::min(tallies[b].nvlinkSlots, countedNeed()) : 0;
       if (na != nb) return na > nb;
+      if (tallies[a].freeNodesNeeded != tallies[b].freeNodesNeeded) {
+        return tallies[a].freeNodesNeeded < tallies[b].freeNodesNeeded;
+      }
       if (tallies[a].freeGpus != tallies[b].freeGpus) {
         return tallies[a].freeGpus < tallies[b].freeGpus;
       }
@@ -277,8 +312,7 @@ class Planner {
           if (j == i || (j < i && !oneModel)) continue;
           const DomainVerdict::Outcome outcome =
               j < i ? DomainVerdict::Outcome::kMixesModels : DomainVerdict::Outcome::kLessTight;
-          note(plan, level, order[j], tallies[order[j]], outcome, id, spare(tallies[id]),
-               tallies[id].freeGpus);
+          note(plan, level, order[j], tallies[order[j]], outcome, id, &tallies[id]);
         }
         return true;
       }
@@ -421,13 +455,21 @@ class Planner {
     return "; GPU models mixed: no one model can hold the group (" + others + ")";
   }
 
+  // `chosen`: the tally of the domain `other` (kLessTight, kMixesModels).
   void note(GroupPlan& plan, std::size_t level, std::uint32_t id, const DomainTally& tally,
             DomainVerdict::Outcome outcome, std::uint32_t other = kNoDomain,
-            std::int64_t otherSpare = 0, std::int64_t otherFree = 0) const {
+            const DomainTally* chosen = nullptr) const {
     if (!in_.explain) return;
-    plan.domains.push_back(DomainVerdict{level, id, tally.slots, countedNeed(), spare(tally),
-                                         outcome, other, otherSpare, tally.freeGpus, otherFree,
-                                         neededGpus_});
+    DomainVerdict verdict{level, id, tally.slots, countedNeed(), spare(tally), outcome, other};
+    verdict.freeGpus = tally.freeGpus;
+    verdict.neededGpus = neededGpus_;
+    verdict.freeNodesNeeded = tally.freeNodesNeeded;
+    if (chosen != nullptr) {
+      verdict.otherSpare = spare(*chosen);
+      verdict.otherFreeGpus = chosen->freeGpus;
+      verdict.otherFreeNodesNeeded = chosen->freeNodesNeeded;
+    }
+    plan.domains.push_back(verdict);
   }
 
   // The refusal of a required level no domain could satisfy (tallies_ is that level's).
@@ -675,6 +717,11 @@ std::string domainVerdictText(const DomainVerdict& verdict, const GroupDomainNam
                                                            ? std::string("nodes without the label")
                                                            : name(verdict.other));
     case DomainVerdict::Outcome::kLessTight:
+      if (verdict.freeNodesNeeded != verdict.otherFreeNodesNeeded) {
+        return "best fit prefers " + name(verdict.other) + " (it needs " +
+               std::to_string(verdict.otherFreeNodesNeeded) + " nodes with every GPU free there, " +
+               std::to_string(verdict.freeNodesNeeded) + " here)";
+      }
       if (verdict.freeGpus != verdict.otherFreeGpus) {
         return "best fit prefers " + name(verdict.other) + " (" +
                std::to_string(verdict.otherFreeGpus - verdict.neededGpus) +

@@ -3,8 +3,10 @@
 // (docs/groups.md#planning). Over the candidate nodes of that request it picks
 //   1. the domain: the innermost level (policy order, per-pod modes applied) with a domain that can
 //      hold every member still to place, counted in slots of the link class each member needs
-//      (group/group_slots.h), not in raw free GPUs; among those the best fit (least spare capacity
-//      left, then fewest free GPUs, then name), so that bigger groups still find a domain later.
+//      (group/group_slots.h), not in raw free GPUs; among those the one that holds the group on
+//      healthy sets, then on more NVLink sets, then needs the fewest nodes with every GPU free,
+//      then the best fit (fewest free GPUs left, then fewest spare slots, then name), so that
+//      bigger groups still find a domain later.
 //      Members already placed (anchors) pin the domain. A `required` level that no domain can
 //      satisfy refuses the group, unless nodes without the level's label can take it (a level
 //      constrains only nodes that carry its label); a `preferred` one hands over to the next level;
@@ -75,8 +77,9 @@ struct DomainVerdict {
     kChosen,
     kTooSmall,           // fewer slots (or free GPUs) than the members need
     kAnchoredElsewhere,  // members already placed are in another domain of the level
-    kLessTight,          // holds the group, but the chosen domain fits it more tightly (fewer free
-                         // GPUs left after placing, then fewer spare slots)
+    kLessTight,          // holds the group, but the chosen domain fits it more tightly (fewer
+                         // nodes with every GPU free needed, then fewer free GPUs left after
+                         // placing, then fewer spare slots)
     kNoGpuSets,          // enough slots by count, but the nodes cannot hold every member's set
     kSpansRequired,      // its nodes lie in several domains of a required level
     kMixesModels,        // tighter, but cannot hold the group on one GPU model, which `other`
@@ -93,6 +96,10 @@ struct DomainVerdict {
   std::int64_t freeGpus = 0;        // free GPUs of its candidate nodes
   std::int64_t otherFreeGpus = 0;   // kLessTight: the chosen domain's
   std::int64_t neededGpus = 0;      // GPUs the members still to place ask for, all together
+  // The fewest nodes with every usable GPU free that the members its partly used nodes cannot
+  // take would need (the domain order's key before free GPUs), and the chosen domain's.
+  std::int64_t freeNodesNeeded = 0;
+  std::int64_t otherFreeNodesNeeded = 0;  // kLessTight
 };
 
 // Where `domain[i]` names no single domain of level i.

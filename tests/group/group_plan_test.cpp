@@ -1,11 +1,13 @@
 // The pod-group planner, table by table: which domain (innermost level that can hold every member,
-// counted in slots of the member's link class; best fit among those: fewest free GPUs left after
-// placing, then fewest spare slots), the required/preferred
+// counted in slots of the member's link class; best fit among those: fewest members on nodes with
+// every GPU free, then fewest free GPUs left after placing, then fewest spare slots), the
+// required/preferred
 // modes, levels that constrain only the nodes carrying their label, members already placed
 // pinning the domain, the order nodes are filled in and the GPU sets each member gets.
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -189,13 +191,53 @@ TEST_CASE("domains are counted in slots, not free GPUs", "[core][group-plan]") {
   CHECK(perNode(cluster.plan(members(4, 2))) == std::map<std::string, int>{{"p0", 2}, {"p1", 2}});
 }
 
+TEST_CASE("members smaller than a node keep another domain's whole nodes free",
+          "[core][group-plan]") {
+  // Clique a: one free tray (4 free GPUs). Clique b: three trays with two GPUs in use each (2 free
+  // GPUs and one NVLink pair per tray, 6 free in all).
+  const Cluster cluster({{tray("a0"), "a", ""},
+                         {tray("b0", "1100"), "b", ""},
+                         {tray("b1", "1100"), "b", ""},
+                         {tray("b2", "1100"), "b", ""}});
+  struct Case {
+    int members;
+    std::int64_t gpus;
+    std::map<std::string, int> nodes;
+  };
+  // Best fit by free GPUs alone would take a (4 - 4 = 0 left over against 6 - 4 = 2) and break
+  // the only tray a 4-GPU pod can still get. Trays with every GPU free the group needs:
+  //   2 x 2 GPUs: a 1 (its only tray), b 0 (three pairs on partly used trays)  -> b, one per tray
+  //   3 x 1 GPU:  a 1, b 0 (six free GPUs on partly used trays)                -> b, fewest slots
+  //                 first: all three trays have 2, so by name: b0 takes 2, b1 1
+  //   1 x 4 GPUs: b has no 4-GPU slot, so only a holds it                       -> a
+  for (const Case& c : std::vector<Case>{
+           {2, 2, {{"b0", 1}, {"b1", 1}}}, {3, 1, {{"b0", 2}, {"b1", 1}}}, {1, 4, {{"a0", 1}}}}) {
+    CAPTURE(c.members, c.gpus);
+    const GroupPlan plan = cluster.plan(members(c.members, c.gpus));
+    REQUIRE(plan.status == GroupPlanStatus::kPlanned);
+    CHECK(perNode(plan) == c.nodes);
+  }
+  // Explain says why the tighter clique was passed over.
+  const GroupPlan plan = cluster.plan(members(2, 2));
+  const auto a =
+      std::find_if(plan.domains.begin(), plan.domains.end(),
+                   [&](const DomainVerdict& v) { return v.domain == cluster.idsOf("a0")[0]; });
+  REQUIRE(a != plan.domains.end());
+  CHECK(a->outcome == DomainVerdict::Outcome::kLessTight);
+  CHECK(domainVerdictText(*a, cluster.names.get()) ==
+        "best fit prefers b (it needs 0 nodes with every GPU free there, 1 here)");
+}
+
 TEST_CASE("as many free GPUs left over: the fewer spare slots win", "[core][group-plan]") {
-  // Clique e: one free tray (4 free GPUs, two NVLink pairs). Clique f: a tray with one GPU in use
-  // (3 free, one pair) and one with three in use (1 free, no pair): 4 free GPUs as well.
-  const Cluster cluster(
-      {{tray("e0"), "e", ""}, {tray("f0", "1000"), "f", ""}, {tray("f1", "1110"), "f", ""}});
-  // One 2-GPU member: 4 - 2 = 2 free GPUs left over in both; spare pairs e 2 - 1 = 1, f 1 - 1 = 0
-  // -> f, on the tray with the pair.
+  // Clique e: two trays with two GPUs in use each (2 free GPUs and one NVLink pair each). Clique
+  // f: a tray with one GPU in use (3 free, one pair) and one with three in use (1 free, no pair).
+  // Both have 4 free GPUs, all on partly used trays.
+  const Cluster cluster({{tray("e0", "1100"), "e", ""},
+                         {tray("e1", "1100"), "e", ""},
+                         {tray("f0", "1000"), "f", ""},
+                         {tray("f1", "1110"), "f", ""}});
+  // One 2-GPU member: no member on a free tray in either; 4 - 2 = 2 free GPUs left over in both;
+  // spare pairs e 2 - 1 = 1, f 1 - 1 = 0 -> f, on the tray with the pair.
   const GroupPlan plan = cluster.plan(members(1, 2));
   REQUIRE(plan.status == GroupPlanStatus::kPlanned);
   CHECK(cluster.names->name(0, plan.domain[0]) == "f");
