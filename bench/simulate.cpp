@@ -12,7 +12,7 @@
 //                1g.10gb:40,2g.20gb:20,3g.40gb:20,4g.40gb:10,7g.80gb:10]]
 //   gte_simulate --mode groups [--cluster SPEC] [--pods PATH | --synthetic MIX] [--loads 0.85]
 //                [--arrivals 8000] [--group-share 0.1] [--group-sizes MIX] [--group-duration 2]
-//                [--group-any-model MIX]
+//                [--group-any-model MIX] [--nvlink-members 2,4]
 //                [--single-duration 3] [--warmup 0.25] [--choosers LIST] [--seeds ...] [--csv ...]
 //                [--json ...]
 //   gte_simulate --mode faults [groups options] [--gpu-fail-rate 0.0028]
@@ -20,6 +20,7 @@
 //                [--lead 5] [--no-precursor 0] [--false-alarms 1] [--false-alarm-duration 5]
 //                [--repair-time 3]
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -87,6 +88,8 @@ constexpr std::string_view kUsage =
     "           (0.1), --group-sizes members mix, --group-duration and --single-duration\n"
     "           mean run times (2 and 3), --group-any-model MIX (groups select no GPU\n"
     "           product, any node; MIX = GPUs per member, e.g. 8:60,4:20,2:20),\n"
+    "           --nvlink-members COUNTS (members of these GPU counts, e.g. 2 or 2,4, annotated\n"
+    "           min-link: nvlink; default none),\n"
     "           --warmup share of arrivals not measured (0.25); --choosers also take\n"
     "           tas-best-fit[:CHOOSER] (Kueue-like domain choice by counts; members inside and\n"
     "           single pods by least-allocated or CHOOSER) and\n"
@@ -137,6 +140,7 @@ struct Options {
   double groupShare = 0.1;
   std::string groupSizes = std::string(kGroupSizeMix);
   std::string groupAnyModel;  // MIX of GPUs per member: groups select no GPU product
+  std::string nvlinkMembers;  // GPU counts whose members ask min-link: nvlink, e.g. "2,4"
   double singleDuration = 3;
   double groupDuration = 2;
   double warmup = 0.25;
@@ -192,6 +196,16 @@ std::vector<std::string> splitList(const std::string& text) {
   return items;
 }
 
+// `text` as a whole number in [low, high]; 0 when it is not one.
+int wholeIn(const std::string& text, int low, int high) {
+  int value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < low || value > high) {
+    return 0;
+  }
+  return value;
+}
+
 bool readFile(const std::string& path, std::string& out) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -233,6 +247,7 @@ const std::pair<std::string_view, OptionField> kOptionFields[] = {
     {"--group-share", &Options::groupShare},
     {"--group-sizes", &Options::groupSizes},
     {"--group-any-model", &Options::groupAnyModel},
+    {"--nvlink-members", &Options::nvlinkMembers},
     {"--single-duration", &Options::singleDuration},
     {"--group-duration", &Options::groupDuration},
     {"--warmup", &Options::warmup},
@@ -487,6 +502,14 @@ bool groupWorkloadSpec(const Options& options, std::span<const SimNodeSpec> node
   spec.singleDuration = options.singleDuration;
   spec.groupDuration = options.groupDuration;
   spec.arrivals = options.arrivals;
+  for (const std::string& item : splitList(options.nvlinkMembers)) {
+    const int gpus = wholeIn(item, 2, 8);
+    if (gpus == 0) {
+      std::cerr << "gte_simulate: --nvlink-members: \"" << item << "\" is not a GPU count 2-8\n";
+      return false;
+    }
+    spec.nvlinkMemberGpus.push_back(gpus);
+  }
   if (options.groupAnyModel.empty()) {
     spec.pools = defaultGroupPools(nodes);
     return true;

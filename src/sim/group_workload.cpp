@@ -1,5 +1,6 @@
 #include "sim/group_workload.h"
 
+#include <algorithm>
 #include <random>
 #include <utility>
 
@@ -119,6 +120,9 @@ std::vector<TimedArrival> groupWorkload(const GroupWorkloadSpec& spec, std::int6
       arrival.group = "group-" + std::to_string(groups++);
       arrival.pod = podWithGpus(arrival.group, gpus);
       arrival.pod.gpuProduct = spec.pools[pool].gpuProduct;
+      arrival.pod.nvlinkOnly =
+          gpus >= 2 && std::find(spec.nvlinkMemberGpus.begin(), spec.nvlinkMemberGpus.end(),
+                                 gpus) != spec.nvlinkMemberGpus.end();
       arrival.duration = groupTime(rng);
     } else {
       if (spec.singleTrace.empty()) {

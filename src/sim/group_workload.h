@@ -43,6 +43,8 @@ struct GroupWorkloadSpec {
   double singleDuration = 3;            // means of the exponential durations
   double groupDuration = 2;
   int arrivals = 8000;
+  // Members of these GPU counts (2+) ask `min-link: nvlink` (none by default).
+  std::vector<int> nvlinkMemberGpus;
 };
 
 // The openb `multigpu50` pod list's GPU counts (9,061 pods: 1,088 without GPUs, 6,989 with 1,

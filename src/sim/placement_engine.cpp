@@ -289,6 +289,7 @@ PodDemand simPodDemand(const SimPod& pod, const Policy& policy) {
   demand.strategy = policy.defaultStrategy;
   demand.isolation = pod.exclusive ? Isolation::kExclusive : policy.sharing.defaultIsolation;
   demand.sharedPlacement = policy.sharing.placement;
+  if (pod.nvlinkOnly) demand.minLink = LinkClass::kNvlink;
   return demand;
 }
 

@@ -34,6 +34,9 @@ struct SimPod {
   // The pod asks for exclusive GPUs (`<prefix>isolation: exclusive`, docs/sharing.md); else it
   // accepts shared ones (the policy's default isolation).
   bool exclusive = false;
+  // The pod asks `<prefix>min-link: nvlink` (docs/groups.md): every pair of its GPUs NVLinked.
+  // The extender and the group planner keep it off other sets; the baselines do not read it.
+  bool nvlinkOnly = false;
 
   // GPU demand in memory slices: a whole GPU is all 8 of its slices.
   std::int64_t demandSlices() const noexcept;
