@@ -1,12 +1,13 @@
 #include "group/group_plan.h"
 
 #include <algorithm>
-#include <functional>
+#include <array>
 #include <numeric>
 
 #include "core/claims_as_gpus.h"
 #include "core/pod_route.h"
 #include "group/group_slots.h"
+#include "topology/gpu_topology.h"
 
 namespace gte {
 namespace {
@@ -28,6 +29,8 @@ struct DomainTally {
   std::int64_t freeGpus = 0;
   std::int64_t usableGpus = 0;
   std::int64_t partlyUsedSlots = 0;  // ... on nodes with a usable GPU in use
+  // Nodes with every usable GPU free, by their slots (a node has at most one per GPU).
+  std::array<std::uint32_t, kMaxGpus + 1> freeNodesBySlots{};
   // The fewest nodes with every usable GPU free that the members the partly used nodes cannot
   // take need (the roomiest such nodes first).
   std::int64_t freeNodesNeeded = 0;
@@ -171,15 +174,17 @@ class Planner {
   bool holds(const DomainTally& tally) const {
     return tally.slots >= countedNeed() && tally.freeGpus >= neededGpus_;
   }
-  // DomainTally::freeNodesNeeded from the domain's free nodes' slot counts.
-  std::int64_t freeNodesNeeded(const DomainTally& tally, std::vector<int>& freeNodes) const {
+  // DomainTally::freeNodesNeeded from its partly used slots and free nodes.
+  std::int64_t freeNodesNeeded(const DomainTally& tally) const {
     std::int64_t left = countedNeed() - tally.partlyUsedSlots;
-    std::sort(freeNodes.begin(), freeNodes.end(), std::greater<>());
     std::int64_t used = 0;
-    for (const int slots : freeNodes) {
-      if (left <= 0) break;
-      left -= slots;
-      ++used;
+    for (std::size_t slots = kMaxGpus; slots > 0 && left > 0; --slots) {
+      const std::int64_t free = tally.freeNodesBySlots[slots];
+      if (free == 0) continue;
+      const auto size = static_cast<std::int64_t>(slots);
+      const std::int64_t nodes = std::min(free, (left + size - 1) / size);
+      used += nodes;
+      left -= nodes * size;
     }
     return used;
   }
@@ -200,7 +205,6 @@ class Planner {
   bool tryLevel(std::size_t level, const std::vector<std::uint32_t>& pool, GroupPlan& plan) {
     applies_ = false;
     std::vector<DomainTally> tallies;
-    std::vector<std::vector<int>> freeNodeSlots;  // per domain: each free node's slots
     const std::size_t shape = countedShape();
     const bool nvlinkFirst = prefersNvlinkSets();
     for (const std::uint32_t n : pool) {
@@ -215,16 +219,14 @@ class Planner {
       tally.freeGpus += in_.nodes[n].facts->freeGpus;
       tally.usableGpus += in_.nodes[n].facts->usableGpus;
       if (slots > 0 && in_.nodes[n].facts->freeGpus == in_.nodes[n].facts->usableGpus) {
-        if (id >= freeNodeSlots.size()) freeNodeSlots.resize(id + 1);
-        freeNodeSlots[id].push_back(slots);
+        ++tally.freeNodesBySlots[static_cast<std::size_t>(std::min(slots, kMaxGpus))];
       } else {
         tally.partlyUsedSlots += slots;
       }
       ++tally.nodes;
     }
-    for (std::uint32_t id = 0; id < freeNodeSlots.size(); ++id) {
-      tallies[id].freeNodesNeeded = freeNodesNeeded(tallies[id], freeNodeSlots[id]);
-    }
+    for (DomainTally& tally : tallies)
+      tally.freeNodesNeeded = freeNodesNeeded(tally);
     const std::optional<std::uint32_t> anchored = anchorDomain(level);
     const bool anchorsLabelled = anchored && *anchored != kNoDomain;
     applies_ = anchorsLabelled || std::any_of(tallies.begin(), tallies.end(),

@@ -1,9 +1,9 @@
 // The pod-group planner, table by table: which domain (innermost level that can hold every member,
-// counted in slots of the member's link class; best fit among those: fewest members on nodes with
-// every GPU free, then fewest free GPUs left after placing, then fewest spare slots), the
-// required/preferred
-// modes, levels that constrain only the nodes carrying their label, members already placed
-// pinning the domain, the order nodes are filled in and the GPU sets each member gets.
+// counted in slots of the member's link class; among those, fewest nodes with every GPU free
+// needed, then best fit: fewest free GPUs left after placing, then fewest spare slots), the
+// required/preferred modes, levels that constrain only the nodes carrying their label, members
+// already placed pinning the domain, the order nodes are filled in and the GPU sets each member
+// gets.
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
