@@ -174,6 +174,12 @@ class Planner {
   bool holds(const DomainTally& tally) const {
     return tally.slots >= countedNeed() && tally.freeGpus >= neededGpus_;
   }
+  // Key 1 of the domain order (tryLevel): the domain holds the group on healthy sets.
+  bool holdsHealthy(const DomainTally& tally) const { return tally.healthySlots >= countedNeed(); }
+  // Key 2: members it holds on all-NVLink sets, when that counts (prefersNvlinkSets), else 0.
+  std::int64_t nvlinkMembers(const DomainTally& tally) const {
+    return prefersNvlinkSets() ? std::min(tally.nvlinkSlots, countedNeed()) : 0;
+  }
   // DomainTally::freeNodesNeeded from its partly used slots and free nodes.
   std::int64_t freeNodesNeeded(const DomainTally& tally) const {
     std::int64_t left = countedNeed() - tally.partlyUsedSlots;
@@ -262,11 +268,11 @@ class Planner {
     //    Free GPUs before spare slots, so leftovers of other shapes count too: a domain whose free
     //    GPUs are stranded in slots the group cannot use is kept for the smaller pods they serve.
     std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-      const bool ha = tallies[a].healthySlots >= countedNeed();
-      const bool hb = tallies[b].healthySlots >= countedNeed();
+      const bool ha = holdsHealthy(tallies[a]);
+      const bool hb = holdsHealthy(tallies[b]);
       if (ha != hb) return ha;
-      const std::int64_t na = nvlinkFirst ? std::min(tallies[a].nvlinkSlots, countedNeed()) : 0;
-      const std::int64_t nb = nvlinkFirst ? std::min(tallies[b].nvlinkSlots, countedNeed()) : 0;
+      const std::int64_t na = nvlinkMembers(tallies[a]);
+      const std::int64_t nb = nvlinkMembers(tallies[b]);
       if (na != nb) return na > nb;
       if (tallies[a].freeNodesNeeded != tallies[b].freeNodesNeeded) {
         return tallies[a].freeNodesNeeded < tallies[b].freeNodesNeeded;
@@ -466,7 +472,11 @@ class Planner {
     verdict.freeGpus = tally.freeGpus;
     verdict.neededGpus = neededGpus_;
     verdict.freeNodesNeeded = tally.freeNodesNeeded;
+    verdict.healthy = holdsHealthy(tally);
+    verdict.nvlinkMembers = nvlinkMembers(tally);
     if (chosen != nullptr) {
+      verdict.otherHealthy = holdsHealthy(*chosen);
+      verdict.otherNvlinkMembers = nvlinkMembers(*chosen);
       verdict.otherSpare = spare(*chosen);
       verdict.otherFreeGpus = chosen->freeGpus;
       verdict.otherFreeNodesNeeded = chosen->freeNodesNeeded;
@@ -719,6 +729,16 @@ std::string domainVerdictText(const DomainVerdict& verdict, const GroupDomainNam
                                                            ? std::string("nodes without the label")
                                                            : name(verdict.other));
     case DomainVerdict::Outcome::kLessTight:
+      // The first key of the domain order (tryLevel) on which the two differ.
+      if (verdict.healthy != verdict.otherHealthy) {
+        return "best fit prefers " + name(verdict.other) +
+               " (it holds the group on sets without degraded GPUs or links; here it does not)";
+      }
+      if (verdict.nvlinkMembers != verdict.otherNvlinkMembers) {
+        return "best fit prefers " + name(verdict.other) + " (" +
+               std::to_string(verdict.otherNvlinkMembers) + " members on NVLink sets there, " +
+               std::to_string(verdict.nvlinkMembers) + " here)";
+      }
       if (verdict.freeNodesNeeded != verdict.otherFreeNodesNeeded) {
         return "best fit prefers " + name(verdict.other) + " (it needs " +
                std::to_string(verdict.otherFreeNodesNeeded) + " nodes with every GPU free there, " +

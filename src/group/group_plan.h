@@ -77,9 +77,9 @@ struct DomainVerdict {
     kChosen,
     kTooSmall,           // fewer slots (or free GPUs) than the members need
     kAnchoredElsewhere,  // members already placed are in another domain of the level
-    kLessTight,          // holds the group, but the chosen domain fits it more tightly (fewer
-                         // nodes with every GPU free needed, then fewer free GPUs left after
-                         // placing, then fewer spare slots)
+    kLessTight,          // holds the group, but the chosen domain comes first in the order
+                         // (healthy sets, NVLink sets, fewer nodes with every GPU free needed,
+                         // fewer free GPUs left after placing, fewer spare slots)
     kNoGpuSets,          // enough slots by count, but the nodes cannot hold every member's set
     kSpansRequired,      // its nodes lie in several domains of a required level
     kMixesModels,        // tighter, but cannot hold the group on one GPU model, which `other`
@@ -100,6 +100,13 @@ struct DomainVerdict {
   // take would need (the domain order's key before free GPUs), and the chosen domain's.
   std::int64_t freeNodesNeeded = 0;
   std::int64_t otherFreeNodesNeeded = 0;  // kLessTight
+  // The order's first keys, and the chosen domain's (kLessTight): whether it holds the group on
+  // sets without degraded hardware, and how many members it holds on all-NVLink sets (counted for
+  // members of 2+ GPUs that accept any link; else 0).
+  bool healthy = true;
+  bool otherHealthy = true;
+  std::int64_t nvlinkMembers = 0;
+  std::int64_t otherNvlinkMembers = 0;
 };
 
 // Where `domain[i]` names no single domain of level i.

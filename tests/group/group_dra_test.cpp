@@ -8,6 +8,7 @@
 // NUMA: GPUs 0-3 on node 0, 4-7 on node 1.
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -104,6 +105,7 @@ struct DraRacks {
     in.levels = policy.groups.levels;
     in.nodes = nodes;
     in.members = members;
+    in.explain = true;
     return planGroup(in, policy);
   }
 
@@ -260,6 +262,14 @@ TEST_CASE("where no rack holds every member on NVLink pairs, the rack that holds
     onNvlinkNode += slot.node == "nvlink" ? 1 : 0;
   }
   CHECK(onNvlinkNode == 4);  // the node whose first-fit pairs are all NVLink, filled first
+  // Explain names the key that decided, not the free GPUs (r1 is the tighter rack).
+  const auto r1 = std::find_if(six.domains.begin(), six.domains.end(), [](const DomainVerdict& v) {
+    return v.level == 2 && v.domain == 0;
+  });
+  REQUIRE(r1 != six.domains.end());
+  CHECK(r1->outcome == DomainVerdict::Outcome::kLessTight);
+  CHECK(domainVerdictText(*r1, nullptr) ==
+        "best fit prefers #1 (5 members on NVLink sets there, 1 here)");
 }
 
 TEST_CASE("a hold on a DRA node takes its GPUs; a pod's charge does not (its claim does)",

@@ -543,6 +543,15 @@ TEST_CASE("a domain that holds the group on healthy trays beats a tighter one th
   const GroupPlan plan = cluster.plan(members(2, 4));
   REQUIRE(plan.status == GroupPlanStatus::kPlanned);
   CHECK(cluster.names->name(0, plan.domain[0]) == "u");
+  // Explain names the key that decided, not the free GPUs (t is the tighter clique).
+  const auto t =
+      std::find_if(plan.domains.begin(), plan.domains.end(),
+                   [&](const DomainVerdict& v) { return v.domain == cluster.idsOf("t1")[0]; });
+  REQUIRE(t != plan.domains.end());
+  CHECK(t->outcome == DomainVerdict::Outcome::kLessTight);
+  CHECK(domainVerdictText(*t, cluster.names.get()) ==
+        "best fit prefers u (it holds the group on sets without degraded GPUs or links; here it "
+        "does not)");
   // One member fits t's healthy tray: t, the tighter one, again.
   const GroupPlan one = cluster.plan(members(1, 4));
   REQUIRE(one.status == GroupPlanStatus::kPlanned);
