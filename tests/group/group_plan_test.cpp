@@ -7,7 +7,6 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
-#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -88,6 +87,17 @@ class Cluster {
     }
     FAIL("no node " << node);
     return {};
+  }
+  // The explain text of the clique of `node`, which `plan` passed over for a tighter-ranked one
+  // ("" when the plan has no such verdict for it).
+  std::string passedOver(const GroupPlan& plan, const std::string& node) const {
+    for (const DomainVerdict& verdict : plan.domains) {
+      if (verdict.level == 0 && verdict.domain == idsOf(node)[0] &&
+          verdict.outcome == DomainVerdict::Outcome::kLessTight) {
+        return domainVerdictText(verdict, names.get());
+      }
+    }
+    return "";
   }
   const NodeState& state(const std::string& node) const {
     for (std::size_t i = 0; i < names_.size(); ++i) {
@@ -218,13 +228,7 @@ TEST_CASE("members smaller than a node keep another domain's whole nodes free",
     CHECK(perNode(plan) == c.nodes);
   }
   // Explain says why the tighter clique was passed over.
-  const GroupPlan plan = cluster.plan(members(2, 2));
-  const auto a =
-      std::find_if(plan.domains.begin(), plan.domains.end(),
-                   [&](const DomainVerdict& v) { return v.domain == cluster.idsOf("a0")[0]; });
-  REQUIRE(a != plan.domains.end());
-  CHECK(a->outcome == DomainVerdict::Outcome::kLessTight);
-  CHECK(domainVerdictText(*a, cluster.names.get()) ==
+  CHECK(cluster.passedOver(cluster.plan(members(2, 2)), "a0") ==
         "best fit prefers b (it needs 0 nodes with every GPU free there, 1 here)");
 }
 
@@ -544,12 +548,7 @@ TEST_CASE("a domain that holds the group on healthy trays beats a tighter one th
   REQUIRE(plan.status == GroupPlanStatus::kPlanned);
   CHECK(cluster.names->name(0, plan.domain[0]) == "u");
   // Explain names the key that decided, not the free GPUs (t is the tighter clique).
-  const auto t =
-      std::find_if(plan.domains.begin(), plan.domains.end(),
-                   [&](const DomainVerdict& v) { return v.domain == cluster.idsOf("t1")[0]; });
-  REQUIRE(t != plan.domains.end());
-  CHECK(t->outcome == DomainVerdict::Outcome::kLessTight);
-  CHECK(domainVerdictText(*t, cluster.names.get()) ==
+  CHECK(cluster.passedOver(plan, "t1") ==
         "best fit prefers u (it holds the group on sets without degraded GPUs or links; here it "
         "does not)");
   // One member fits t's healthy tray: t, the tighter one, again.
