@@ -34,6 +34,7 @@
 #include "policy/default_policy.h"
 #include "policy/policy_yaml.h"
 #include "sim/cluster_spec.h"
+#include "sim/comma_items.h"
 #include "sim/fault_model.h"
 #include "sim/fault_report.h"
 #include "sim/group_simulator.h"
@@ -197,7 +198,7 @@ std::vector<std::string> splitList(const std::string& text) {
 }
 
 // `text` as a whole number in [low, high]; 0 when it is not one.
-int wholeIn(const std::string& text, int low, int high) {
+int wholeIn(std::string_view text, int low, int high) {
   int value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size() || value < low || value > high) {
@@ -502,7 +503,10 @@ bool groupWorkloadSpec(const Options& options, std::span<const SimNodeSpec> node
   spec.singleDuration = options.singleDuration;
   spec.groupDuration = options.groupDuration;
   spec.arrivals = options.arrivals;
-  for (const std::string& item : splitList(options.nvlinkMembers)) {
+  // commaItems keeps empty items, so "2,,4" is refused by name rather than read as "2,4".
+  for (const std::string_view item : options.nvlinkMembers.empty()
+                                         ? std::vector<std::string_view>{}
+                                         : commaItems(options.nvlinkMembers)) {
     const int gpus = wholeIn(item, 2, 8);
     if (gpus == 0) {
       std::cerr << "gte_simulate: --nvlink-members: \"" << item << "\" is not a GPU count 2-8\n";

@@ -176,9 +176,10 @@ class Planner {
   }
   // Key 1 of the domain order (tryLevel): the domain holds the group on healthy sets.
   bool holdsHealthy(const DomainTally& tally) const { return tally.healthySlots >= countedNeed(); }
-  // Key 2: members it holds on all-NVLink sets, when that counts (prefersNvlinkSets), else 0.
+  // Key 2: members it holds on all-NVLink sets (tallied only when that counts,
+  // prefersNvlinkSets, so 0 otherwise).
   std::int64_t nvlinkMembers(const DomainTally& tally) const {
-    return prefersNvlinkSets() ? std::min(tally.nvlinkSlots, countedNeed()) : 0;
+    return std::min(tally.nvlinkSlots, countedNeed());
   }
   // DomainTally::freeNodesNeeded from its partly used slots and free nodes.
   std::int64_t freeNodesNeeded(const DomainTally& tally) const {
