@@ -75,7 +75,8 @@ constexpr std::string_view kUsage =
     "           (fill mode, whole GPUs only: no MIG templates or --mig-share)\n"
     "  --dra-pods  how pods of 2+ GPUs ask in DRA mode: nvidia.com/gpu (default), or a claim\n"
     "           from `gpu-topology-extender claim-template --gpus N` (firstAvailable tiers:\n"
-    "           same pcieRoot, same numaNode, any; kube-scheduler's DRA score prefers earlier)\n"
+    "           same pcieRoot, same numaNode, any; kube-scheduler's DRA score prefers earlier);\n"
+    "           in --mode groups, group members of 2+ GPUs too (the planner plans their claims)\n"
     "  --mig-share  share of synthetic pods asking for one A100-80GB MIG instance, profiles\n"
     "           drawn from --mig-mix; turns the policy's mig.dynamic on (MIG templates without\n"
     "           a layout have no instances: the MIG manager creates the one the scheduler "
@@ -550,14 +551,14 @@ int runGroupMode(const Options& options, const Policy& policy) {
     std::cerr << "gte_simulate: --mig-share does not apply to --mode groups\n";
     return 2;
   }
-  if (options.draPods != "extended-resource") {
-    std::cerr << "gte_simulate: --dra-pods does not apply to --mode groups (members ask through "
-                 "nvidia.com/gpu)\n";
-    return 2;
-  }
   const auto draOrder = draDeviceOrderFromName(options.dra);
   if (!draOrder) {
     std::cerr << "gte_simulate: --dra: unknown '" << options.dra << "'\n";
+    return 2;
+  }
+  const auto draPods = draPodFormFromName(options.draPods);
+  if (!draPods) {
+    std::cerr << "gte_simulate: --dra-pods: unknown '" << options.draPods << "'\n";
     return 2;
   }
   std::vector<SimNodeSpec> nodes;
@@ -578,11 +579,14 @@ int runGroupMode(const Options& options, const Policy& policy) {
         (options.label.empty() ? "" : options.label + ": ") + options.cluster + ", load " + load +
         (*draOrder == DraDeviceOrder::kOff
              ? ""
-             : ", DRA (" + std::string(draDeviceOrderName(*draOrder)) + " device order)");
+             : ", DRA (" + std::string(draDeviceOrderName(*draOrder)) + " device order" +
+                   (*draPods == DraPodForm::kClaimTemplate ? ", pods by claim-template" : "") +
+                   ")");
     for (const std::string& chooser : splitList(options.choosers)) {
       GroupSimOptions sim;
       sim.pods.extenderWeight = options.extenderWeight;
       sim.pods.draOrder = *draOrder;
+      sim.pods.draPods = *draPods;
       if (!groupChooserOptions(chooser, sim)) {
         std::cerr << "gte_simulate: --choosers: unknown '" << chooser << "'\n" << kUsage;
         return 2;

@@ -397,16 +397,16 @@ Result<Allocation> ClusterState::reserve(const PodInfo& pod, const std::string& 
   if (state == nullptr) {
     return Error{ErrorCode::kInternal, "node " + node + " has no state in the snapshot"};
   }
-  if (dra_ && options_.events) {
-    const DraBindCheck check = checkDraBind(pod, *state, *dra_->objects(), *now->policy);
-    if (check != DraBindCheck::kNotApplicable) options_.events->draBindChecked(check);
-  }
   // What is the pod's own on the node is judged free: a member of a group binding where its group
   // holds slots decides with those slots free (they were kept for it), and a pod with
   // ResourceClaims with the devices its claims hold free (kube-scheduler's PreBind allocates them
   // before it calls the extender's bind).
   std::vector<std::string> own;
   if (const auto key = groupKeyLocked(pod)) own = groups_.holdUids(*key, node);
+  if (dra_ && options_.events) {
+    const DraBindCheck check = checkDraBind(pod, *state, *dra_->objects(), *now->policy, own);
+    if (check != DraBindCheck::kNotApplicable) options_.events->draBindChecked(check);
+  }
   if (demand->draClaims()) own.push_back(uid);
   NodeStateConstSharedPtr withoutOwn;
   if (!own.empty()) {

@@ -58,7 +58,8 @@ std::vector<std::string_view> draBindCheckNames() {
 }
 
 DraBindCheck checkDraBind(const PodInfo& pod, const NodeState& state,
-                          const dra::DraObjects& objects, const Policy& policy) {
+                          const dra::DraObjects& objects, const Policy& policy,
+                          const std::vector<std::string>& groupHolds) {
   if (pod.resourceClaims.empty()) return DraBindCheck::kNotApplicable;
   const std::vector<dra::ResourceClaimConstSharedPtr> claims = podClaims(pod, objects);
   if (claims.empty()) return DraBindCheck::kUnknown;
@@ -79,8 +80,11 @@ DraBindCheck checkDraBind(const PodInfo& pod, const NodeState& state,
   if (!demand || demand->passedThrough() || demand->claims.size() != claims.size()) {
     return DraBindCheck::kUnknown;
   }
-  // The node as the pod found it: the devices only its own claims hold are free again.
-  const NodeStateConstSharedPtr before = nodeStateWithout(state, {pod.uid}, policy);
+  // The node as the pod found it: the devices only its own claims hold, and its group's holds
+  // there, are free again.
+  std::vector<std::string> own = groupHolds;
+  own.push_back(pod.uid);
+  const NodeStateConstSharedPtr before = nodeStateWithout(state, own, policy);
   if (!before || !before->dra) return DraBindCheck::kMismatch;
   DraDecider decider(*demand);
   const DraPlacement placed = decider.place(*before);

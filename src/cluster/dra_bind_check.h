@@ -4,6 +4,7 @@
 // replica predicts for that node (the node as if the pod's own claims held nothing) measures the
 // prediction the placement rests on (docs/dra.md, "Explain and metrics"). Pure.
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -26,7 +27,10 @@ enum class DraBindCheck : std::uint8_t {
 std::string_view draBindCheckName(DraBindCheck check) noexcept;
 std::vector<std::string_view> draBindCheckNames();
 
+// `groupHolds`: the charge uids of the slots the pod's group holds on the node (kept for it, so
+// free to it: the group's holds are taken for other pods' claims, not for its members').
 DraBindCheck checkDraBind(const PodInfo& pod, const NodeState& state,
-                          const dra::DraObjects& objects, const Policy& policy);
+                          const dra::DraObjects& objects, const Policy& policy,
+                          const std::vector<std::string>& groupHolds = {});
 
 }  // namespace gte::cluster

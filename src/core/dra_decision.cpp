@@ -91,7 +91,8 @@ DraDecider::DraDecider(const DraDemand& demand)
       claimsOnly_(programs(demand, false)),
       withExtended_(programs(demand, true)) {}
 
-DraPlacement DraDecider::place(const NodeState& state, bool emptied) {
+DraPlacement DraDecider::place(const NodeState& state, bool emptied,
+                               const dra::NodeDevices* devices) {
   DraPlacement out;
   if (!state.dra) {
     // No slice serves the node: the allocator finds no device for the claims.
@@ -105,7 +106,7 @@ DraPlacement DraDecider::place(const NodeState& state, bool emptied) {
   }
   const bool extended = state.allocator == GpuAllocator::kDra && demand_.extendedClass >= 0;
   dra::FirstFit& fit = extended ? withExtended_ : claimsOnly_;
-  out.result = fit.run(dra.devices, dra.classMatches, emptied);
+  out.result = fit.run(devices != nullptr ? *devices : dra.devices, dra.classMatches, emptied);
   switch (out.result.status) {
     case dra::FirstFitStatus::kAllocated:
       break;
@@ -151,7 +152,11 @@ bool DraDecider::fitsWhenEmptied(const PodDemand& demand, const NodeState& state
 }
 
 FitOutcome DraDecider::fit(const PodDemand& demand, const NodeState& state, const Policy& policy) {
-  const DraPlacement placed = place(state);
+  return judge(place(state), demand, state, policy);
+}
+
+FitOutcome DraDecider::judge(const DraPlacement& placed, const PodDemand& demand,
+                             const NodeState& state, const Policy& policy) {
   if (placed.outcome == DraOutcome::kPassThrough) return FitOutcome{};
   if (placed.outcome == DraOutcome::kNoFit) {
     return reject(unlessEmptyFits(fitsWhenEmptied(demand, state, false)),

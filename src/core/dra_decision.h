@@ -42,8 +42,14 @@ class DraDecider {
   explicit DraDecider(const DraDemand& demand);
 
   // `emptied`: as if no claim held a device on the node (could preemption make room).
-  DraPlacement place(const NodeState& state, bool emptied = false);
+  // `devices`, when set, stands for the node's DRA devices (the same devices, others in use: the
+  // group planner's members placed one after another, group/group_slots.h).
+  DraPlacement place(const NodeState& state, bool emptied = false,
+                     const dra::NodeDevices* devices = nullptr);
   FitOutcome fit(const PodDemand& demand, const NodeState& state, const Policy& policy);
+  // fit's verdict on a placement `place` made on this node.
+  FitOutcome judge(const DraPlacement& placed, const PodDemand& demand, const NodeState& state,
+                   const Policy& policy);
   ScoreTerms terms(const PodDemand& demand, const NodeState& state);
 
  private:

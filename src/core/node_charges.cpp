@@ -89,7 +89,8 @@ NodeStateConstSharedPtr nodeStateWithout(const NodeState& state,
   }
   // DRA nodes: the devices of the victims' claims are freed too; of the charges only the holds
   // count there (draUsage).
-  return rebuildNodeState(state, usage, policy, released, draStateWithout(state.dra, podUids));
+  return rebuildNodeState(state, usage, policy, released,
+                          draStateWithout(state.publishedDra(), podUids));
 }
 
 }  // namespace gte

@@ -680,7 +680,7 @@ std::shared_ptr<NodeState> copyRead(const NodeState& sameLabels) {
   state->allocatableSharedGpus = sameLabels.allocatableSharedGpus;
   state->sharing = sameLabels.sharing;
   state->sharedMig = sameLabels.sharedMig;
-  state->dra = sameLabels.dra;
+  state->dra = sameLabels.publishedDra();
   return state;
 }
 
@@ -699,6 +699,19 @@ void forgetLinks(GpuTopology& topology, int gpus) {
   topology.used.resize(per, GpuUse::kFree);
   topology.migMode.resize(per, MigMode::kDisabled);
   topology.migInstances.resize(per);
+}
+
+// On a DRA node the GPUs of `usage` are taken for claims as well: a claim's first-fit skips a
+// group's holds and the GPUs of pods placed one after another, as the plain order does.
+void takeForClaims(NodeState& state, const NodeUsage& usage) {
+  if (state.allocator != GpuAllocator::kDra || usage.gpus.empty()) return;
+  GpuMask taken = 0;
+  for (const int gpu : usage.gpus)
+    taken |= gpu >= 0 && gpu < kMaxGpus ? bitOf(gpu) : 0;
+  DraNodeStateConstSharedPtr taking = draStateTaking(state.dra, taken);
+  if (taking == state.dra) return;
+  state.draPublished = std::move(state.dra);
+  state.dra = std::move(taking);
 }
 
 // Who hands out nvidia.com/gpu, from the state's DRA state (set by copyRead or the caller).
@@ -735,6 +748,7 @@ NodeStateConstSharedPtr rebuildNodeState(const NodeState& sameLabels, const Node
   auto state = copyRead(sameLabels);
   if (dra) state->dra = std::move(dra);
   adoptDra(*state);
+  takeForClaims(*state, usage);
   if (released.empty()) {
     NodeStateBuilder(*state, usage, policy, &sameLabels).build();
   } else {
@@ -759,6 +773,7 @@ NodeStateConstSharedPtr chargeNodeState(const NodeState& sameLabels,
   } else if (charges) {
     usage = &charges->usage();
   }
+  takeForClaims(*state, *usage);
   NodeStateBuilder(*state, *usage, policy, &sameLabels).build();
   state->charges = std::move(charges);
   return state;

@@ -190,6 +190,13 @@ struct NodeState {
   // charges' GPUs are not added again (the claims already count them).
   GpuAllocator allocator = GpuAllocator::kDevicePlugin;
   DraNodeStateConstSharedPtr dra;  // null: no ResourceSlice serves the node
+  // On a kDra node built with usage (a group's holds, pods placed one after another), `dra` has
+  // those GPUs taken for claims too, so a claim's first-fit skips them; this is the DRA state as
+  // the slices and claims have it (null: the same as `dra`). Rebuilds start from it.
+  DraNodeStateConstSharedPtr draPublished;
+  const DraNodeStateConstSharedPtr& publishedDra() const noexcept {
+    return draPublished ? draPublished : dra;
+  }
   // Each GPU's NVLink neighbours (DRA nodes): what describing a claim's GPU set at request time
   // reads instead of the pair table.
   std::array<GpuMask, kMaxGpus> nvlinkNeighbours{};

@@ -58,6 +58,50 @@ Result<ClaimProgram> compileClaim(const ClaimSpec& spec, const std::string& id,
   return program;
 }
 
+namespace {
+
+bool sameShape(const ShapeProgram& a, const ShapeProgram& b) {
+  if (a.name != b.name || a.classIndex != b.classIndex || a.mode != b.mode || a.count != b.count ||
+      a.tolerations != b.tolerations || a.selectors.size() != b.selectors.size() ||
+      !a.capacityRequests.empty() || !b.capacityRequests.empty()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.selectors.size(); ++i) {
+    if (a.selectors[i].expression() != b.selectors[i].expression()) return false;
+  }
+  return true;
+}
+
+bool sameRequest(const RequestProgram& a, const RequestProgram& b) {
+  if (a.name != b.name || a.firstAvailable != b.firstAvailable ||
+      a.alternatives.size() != b.alternatives.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.alternatives.size(); ++i) {
+    if (!sameShape(a.alternatives[i], b.alternatives[i])) return false;
+  }
+  return true;
+}
+
+bool sameConstraint(const ConstraintProgram& a, const ConstraintProgram& b) {
+  return a.requests == b.requests && a.attribute == b.attribute && a.distinct == b.distinct;
+}
+
+}  // namespace
+
+bool asksTheSame(const ClaimProgram& a, const ClaimProgram& b) {
+  if (a.requests.size() != b.requests.size() || a.constraints.size() != b.constraints.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.requests.size(); ++i) {
+    if (!sameRequest(a.requests[i], b.requests[i])) return false;
+  }
+  for (std::size_t i = 0; i < a.constraints.size(); ++i) {
+    if (!sameConstraint(a.constraints[i], b.constraints[i])) return false;
+  }
+  return true;
+}
+
 ClaimProgram extendedResourceClaim(int classIndex, std::int64_t count) {
   ClaimProgram program;
   program.id = "<extended-resources>";

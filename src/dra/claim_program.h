@@ -47,6 +47,12 @@ struct ClaimProgram {
 Result<ClaimProgram> compileClaim(const ClaimSpec& spec, const std::string& id,
                                   const ClassCatalog& catalog);
 
+// Whether two compiled claims ask for the same devices: the same requests, alternatives
+// (class, selectors, mode, count, tolerations; the tiered form names no capacity) and constraints;
+// only the id may differ. Pods of one group made from one template ask the same, so the group
+// planner may place them as alike members.
+bool asksTheSame(const ClaimProgram& a, const ClaimProgram& b);
+
 // The claim the scheduler builds for a pod's DRA-backed extended resource: one request of
 // `count` devices of the class (first_fit.h treats it as the last claim).
 ClaimProgram extendedResourceClaim(int classIndex, std::int64_t count);

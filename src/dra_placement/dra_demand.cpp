@@ -44,7 +44,37 @@ void findPlainForm(DraDemand& demand) {
   demand.plainClass = cls;
 }
 
+// The claims as "N devices of class C in tiers", when every alternative asks the same count of the
+// same class (see DraDemand::tieredDevices).
+void findTieredForm(DraDemand& demand) {
+  std::int64_t total = 0;
+  int cls = -1;
+  for (const dra::ClaimProgram& claim : demand.claims) {
+    for (const dra::RequestProgram& request : claim.requests) {
+      if (request.alternatives.empty()) return;
+      const std::int64_t count = request.alternatives.front().count;
+      for (const dra::ShapeProgram& shape : request.alternatives) {
+        if (shape.mode != dra::AllocationMode::kExactCount || shape.count != count ||
+            !shape.capacityRequests.empty() || (cls >= 0 && shape.classIndex != cls)) {
+          return;
+        }
+        cls = shape.classIndex;
+      }
+      total += count;
+    }
+  }
+  demand.tieredDevices = total;
+}
+
 }  // namespace
+
+void classifyClaims(DraDemand& demand) {
+  demand.plainGpus = 0;
+  demand.plainClass = -1;
+  demand.tieredDevices = 0;
+  findPlainForm(demand);
+  findTieredForm(demand);
+}
 
 std::vector<std::string_view> draPassThroughNames() {
   std::vector<std::string_view> out;
@@ -143,7 +173,7 @@ DraDemandConstSharedPtr resolveDraDemand(const PodInfo& pod, std::int64_t gpus,
       return passThrough(DraPassThrough::kUninterpretable, program.error().message);
     demand->claims.push_back(std::move(program).value());
   }
-  findPlainForm(*demand);
+  classifyClaims(*demand);
   return demand;
 }
 

@@ -50,6 +50,12 @@ struct DraDemand {
   // "Cost").
   std::int64_t plainGpus = 0;  // 0: the claims are not of that form
   int plainClass = -1;
+  // Claims that ask, in every request and each of its alternatives (firstAvailable tiers), an
+  // exact count of devices of one class, whatever their selectors and constraints (the tiers of
+  // `claim-template`, docs/dra.md): that many devices per pod, the same in every tier. The group
+  // planner plans such members by running the first-fit on each node one member after another
+  // (docs/groups.md, "DRA nodes"). 0: the claims are not of that form.
+  std::int64_t tieredDevices = 0;
   // The classes the programs' class indices refer to: a node's precomputed matches are usable
   // only when computed from the same catalog (otherwise that node is passed through).
   dra::ClassCatalogConstSharedPtr catalog;
@@ -59,6 +65,10 @@ struct DraDemand {
 };
 
 using DraDemandConstSharedPtr = std::shared_ptr<const DraDemand>;
+
+// Sets the forms the claims amount to (plainGpus and plainClass, tieredDevices) from `claims`:
+// resolveDraDemand does; a demand built by hand (the simulator's) calls it.
+void classifyClaims(DraDemand& demand);
 
 // Null when the pod has no DRA part: no resourceClaims, and no nvidia.com/gpu a class backs, or
 // `objects` is null (the cluster state does not watch DRA objects: the pod is read as before).

@@ -207,6 +207,24 @@ DraNodeStateConstSharedPtr draStateWithout(const DraNodeStateConstSharedPtr& sta
   return out;
 }
 
+DraNodeStateConstSharedPtr draStateTaking(const DraNodeStateConstSharedPtr& state, GpuMask gpus) {
+  if (!state) return state;
+  const auto takes = [&](std::size_t i) {
+    const dra::DeviceGpu& device = state->deviceGpus[i];
+    return device.gpu >= 0 && device.gpu < kMaxGpus && device.role != dra::DeviceRole::kOther &&
+           (gpus & bitOf(device.gpu)) != 0 && !state->devices.devices[i].inUse;
+  };
+  std::shared_ptr<DraNodeState> out;
+  for (std::size_t i = 0; i < state->devices.devices.size() && i < state->deviceGpus.size(); ++i) {
+    if (!takes(i)) continue;
+    if (!out) out = std::make_shared<DraNodeState>(*state);
+    out->devices.devices[i].inUse = true;
+  }
+  if (!out) return state;
+  deriveUsage(*out);
+  return out;
+}
+
 std::size_t DraNodeState::devicePosition(std::string_view pool,
                                          std::string_view device) const noexcept {
   for (std::size_t i = 0; i < devices.devices.size(); ++i) {

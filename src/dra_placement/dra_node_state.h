@@ -82,6 +82,13 @@ using DraNodeStateConstSharedPtr = std::shared_ptr<const DraNodeState>;
 DraNodeStateConstSharedPtr draStateWithout(const DraNodeStateConstSharedPtr& state,
                                            const std::vector<std::string>& podUids);
 
+// The node's DRA state with the GPUs of `gpus` taken as well: every whole-GPU and MIG device of
+// them counts as in use, so a first-fit skips them. A group's holds and the members a planner,
+// a what-if or a simulator places one after another take GPUs no claim holds yet (no counter is
+// consumed: the devices that share a GPU's counters are that GPU's own, all taken here). The same
+// state when nothing changes.
+DraNodeStateConstSharedPtr draStateTaking(const DraNodeStateConstSharedPtr& state, GpuMask gpus);
+
 // The first k GPUs of `order` (a plain order) that are in `available`; 0 when fewer than k are:
 // what the DRA allocator takes for `nvidia.com/gpu: k` on a node whose free GPUs are `available`.
 GpuMask firstInDraOrder(std::span<const int> order, GpuMask available, int k) noexcept;

@@ -6,6 +6,7 @@
 
 #include "core/claims_as_gpus.h"
 #include "core/pod_route.h"
+#include "dra/claim_program.h"
 #include "group/group_slots.h"
 #include "topology/gpu_topology.h"
 
@@ -17,6 +18,18 @@ std::string linkSuffix(const PodDemand& demand) {
   if (demand.minLink) out += "min-link " + std::string(linkClassName(*demand.minLink));
   if (demand.singleNuma) out += std::string(out.empty() ? "" : ", ") + "numa single";
   return out.empty() ? out : " (" + out + ")";
+}
+
+// Whether two members' claims ask the same devices (both without claims: true).
+bool sameClaims(const PodDemand& a, const PodDemand& b) {
+  if (!a.draClaims() || !b.draClaims()) return a.draClaims() == b.draClaims();
+  const auto& x = a.dra->claims;
+  const auto& y = b.dra->claims;
+  if (x.size() != y.size()) return false;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (!dra::asksTheSame(x[i], y[i])) return false;
+  }
+  return true;
 }
 
 // One domain of one level, as the candidates (and anchors) fill it.
@@ -44,17 +57,26 @@ class Planner {
         policy_(policy),
         sameModel_(in.sameModel.value_or(policy.groups.sameModel) == GroupLevelMode::kPreferred) {
     // Members with DRA claims count as the whole GPUs their claims amount to (they have slots
-    // only on DRA nodes that decide them so: slotDemand); other claim members are not planned.
+    // only on DRA nodes that decide them so: slotDemand); members whose claims ask N devices in
+    // tiers as N GPUs, their sets the first-fit's on each node (plannedByFirstFit); other claim
+    // members are not planned.
     gpus_.reserve(in.members.size());
+    firstFit_.reserve(in.members.size());
     for (const PodDemand& member : in.members) {
       std::optional<PodDemand> gpus = member.draClaims() ? claimsAsGpus(member) : member;
+      const bool firstFit = !gpus && plannedByFirstFit(member);
+      if (firstFit) {
+        gpus = member;
+        gpus->dra = nullptr;
+        gpus->gpus = member.dra->tieredDevices;
+      }
       if (!gpus) unplannableClaims_ = true;
       gpus_.push_back(gpus ? std::move(*gpus) : member);
+      firstFit_.push_back(firstFit);
     }
     for (std::size_t i = 0; i < gpus_.size(); ++i) {
       neededGpus_ += gpus_[i].gpus;
-      if (!sameShape(gpus_[i], gpus_.front()) ||
-          in.members[i].draClaims() != in.members.front().draClaims()) {
+      if (!sameShape(gpus_[i], gpus_.front()) || !sameClaims(in.members[i], in.members.front())) {
         homogeneous_ = false;
       }
       if (gpus_[i].gpus > gpus_[largest_].gpus) largest_ = i;
@@ -81,7 +103,8 @@ class Planner {
     if (unplannableClaims_) {
       plan.status = GroupPlanStatus::kUnsupported;
       plan.reason =
-          "members whose DRA claims are not N GPUs of one class are not planned: placed one by one";
+          "members whose DRA claims are not N devices of one class (in tiers or not) are not "
+          "planned: placed one by one";
       return plan;
     }
     numberModels();
@@ -152,6 +175,11 @@ class Planner {
   int slotsOn(std::uint32_t n, std::size_t m, int limit) const {
     const GroupPlanNode& node = in_.nodes[n];
     const PodDemand& member = in_.members[m];
+    if (firstFit_[m]) {
+      return routeOn(member, *node.state) == PodRoute::kDraFirstFit
+                 ? groupSlotCount(member, *node.state, policy_, limit)
+                 : 0;
+    }
     if (member.draClaims() && routeOn(member, *node.state) != PodRoute::kClaimsAsGpus) return 0;
     const PodDemand& demand = gpus_[m];
     if (chainCovers(demand)) {
@@ -377,7 +405,7 @@ class Planner {
   // the node order inside a domain does, assignAlike).
   bool prefersNvlinkSets() const {
     const PodDemand& shape = gpus_[countedShape()];
-    return !shape.minLink && shape.gpus >= 2 && chainCovers(shape);
+    return !shape.minLink && shape.gpus >= 2 && chainCovers(shape) && !firstFit_[countedShape()];
   }
   // Members of the counted shape node `n` holds on all-NVLink sets (prefersNvlinkSets only).
   int nvlinkSlotsOn(std::uint32_t n) const {
@@ -390,7 +418,7 @@ class Planner {
   // cover: all of them.
   int healthySlotsOf(int count, std::uint32_t n) const {
     const PodDemand& demand = gpus_[countedShape()];
-    if (!chainCovers(demand)) return count;
+    if (!chainCovers(demand) || firstFit_[countedShape()]) return count;
     const auto k = static_cast<std::size_t>(demand.gpus - 1);
     return std::min<int>(count, in_.nodes[n].facts->slots.healthy[k]);
   }
@@ -661,6 +689,7 @@ class Planner {
   const GroupPlanInput& in_;
   const Policy& policy_;
   std::vector<PodDemand> gpus_;  // per member: as whole GPUs (claims read as GPUs)
+  std::vector<bool> firstFit_;   // per member: its tiered claims planned by the first-fit
   bool unplannableClaims_ = false;
   bool homogeneous_ = true;
   std::size_t largest_ = 0;

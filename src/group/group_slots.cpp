@@ -4,10 +4,12 @@
 #include <bit>
 
 #include "core/claims_as_gpus.h"
+#include "core/dra_decision.h"
 #include "core/fit.h"
 #include "core/node_state.h"
 #include "core/pod_route.h"
 #include "core/predict_allocation.h"
+#include "dra_placement/dra_node_state.h"
 
 namespace gte {
 namespace {
@@ -84,14 +86,71 @@ NodeUsage takenOf(const NodeState& state) {
   return usage;
 }
 
-// The members placed one at a time on states rebuilt with their predecessors' devices taken.
+// The whole GPUs a tiered claim member gets on the node (the allocator's first-fit over
+// `devices`, or the node's own, as filter decides it), its devices then marked in use in
+// `devices`: nullopt when it does not fit, or its devices are not exactly its count of mapped whole
+// GPUs (MIG or other devices, an unmapped GPU: the planner cannot hold those).
+std::optional<Allocation> nextClaimSet(DraDecider& decider, const PodDemand& demand,
+                                       const NodeState& state, const Policy& policy,
+                                       dra::NodeDevices* devices) {
+  if (!state.dra) return std::nullopt;
+  const DraPlacement placed = decider.place(state, false, devices);
+  if (placed.outcome != DraOutcome::kPlaced || placed.migDevices > 0 ||
+      placed.wholeGpus != demand.dra->tieredDevices ||
+      std::popcount(placed.pick.gpus) != placed.wholeGpus ||
+      !decider.judge(placed, demand, state, policy).fits()) {
+    return std::nullopt;
+  }
+  if (devices != nullptr) {
+    for (const dra::PickedDevice& picked : placed.result.devices)
+      devices->devices[picked.position].inUse = true;
+  }
+  return allocationOf(placed.pick.gpus);
+}
+
+// Tiered claim members one after another on one copy of the node's DRA devices, each member's
+// devices in use for the next (the state's devices already skip the node's holds: takeForClaims):
+// a first-fit per member, no node rebuilt. `count` members: demands[i] for member i, or with one
+// demand, that demand each time (a slot count).
+std::vector<Allocation> claimSets(const NodeState& state, std::span<const PodDemand> demands,
+                                  const Policy& policy, std::size_t count) {
+  std::vector<Allocation> out;
+  if (!state.dra || demands.empty() || (demands.size() > 1 && count > demands.size())) return out;
+  dra::NodeDevices devices = state.dra->devices;
+  std::optional<DraDecider> decider;
+  const DraDemand* decided = nullptr;
+  for (std::size_t i = 0; i < count; ++i) {
+    const PodDemand& demand = demands[demands.size() == 1 ? 0 : i];
+    if (!demand.draClaims()) break;
+    if (decided != demand.dra.get()) {
+      decider.emplace(*demand.dra);
+      decided = demand.dra.get();
+    }
+    std::optional<Allocation> set = nextClaimSet(*decider, demand, state, policy, &devices);
+    if (!set) break;
+    out.push_back(std::move(*set));
+  }
+  return out;
+}
+
+// The members placed one at a time on states rebuilt with their predecessors' devices taken (on
+// a DRA node, for claims too: takeForClaims).
 std::vector<Allocation> rebuiltSets(const NodeState& state, std::span<const PodDemand> demands,
                                     const Policy& policy) {
   std::vector<Allocation> out;
   NodeUsage usage = takenOf(state);
   for (const PodDemand& demand : demands) {
     const NodeStateConstSharedPtr now = rebuildNodeState(state, usage, policy);
-    if (demand.empty() || !checkFit(demand, *now, policy).fits()) break;
+    if (demand.empty()) break;
+    if (demand.draClaims()) {
+      DraDecider decider(*demand.dra);
+      std::optional<Allocation> set = nextClaimSet(decider, demand, *now, policy, nullptr);
+      if (!set) break;
+      addToUsage(usage, *set);
+      out.push_back(std::move(*set));
+      continue;
+    }
+    if (!checkFit(demand, *now, policy).fits()) break;
     Allocation allocation = predictAllocation(demand, *now);
     if (!allocation.complete) break;
     addToUsage(usage, allocation);
@@ -131,10 +190,17 @@ std::optional<PodDemand> slotDemand(const PodDemand& demand, const NodeState& st
     case PodRoute::kClaimsAsGpus:
       return claimsAsGpus(demand);
     case PodRoute::kDraFirstFit:
+      if (plannedByFirstFit(demand)) return demand;
+      break;
     case PodRoute::kPassedThrough:
       break;
   }
   return std::nullopt;
+}
+
+bool plannedByFirstFit(const PodDemand& member) noexcept {
+  return member.draClaims() && member.dra->tieredDevices > 0 && member.gpus == 0 &&
+         member.mig.empty();
 }
 
 int groupSlotCount(const PodDemand& member, const NodeState& state, const Policy& policy,
@@ -145,9 +211,17 @@ int groupSlotCount(const PodDemand& member, const NodeState& state, const Policy
   if (demand.empty() || limit <= 0) return 0;
   // On a shared node chainCount counts replicas, its refusals (nodeAdmits) are filter's; MIG and
   // replicas-on members go through the rebuilt states.
-  const bool byReplicas =
-      state.sharesGpus && demand.mig.empty() && demand.replicasOn == ReplicasOn::kAny;
+  const bool byReplicas = state.sharesGpus && !demand.draClaims() && demand.mig.empty() &&
+                          demand.replicasOn == ReplicasOn::kAny;
   if (chainCovers(demand) || byReplicas) return chainCount(demand, state, policy, limit);
+  if (demand.draClaims()) {
+    // Each tiered member takes its count of free whole GPUs: a bound before any first-fit.
+    limit = static_cast<int>(
+        std::min<std::int64_t>(limit, state.freeCount / demand.dra->tieredDevices));
+    if (limit <= 0) return 0;
+    return static_cast<int>(
+        claimSets(state, std::span(&demand, 1), policy, static_cast<std::size_t>(limit)).size());
+  }
   const std::vector<PodDemand> same(static_cast<std::size_t>(limit), demand);
   return static_cast<int>(rebuiltSets(state, same, policy).size());
 }
@@ -165,6 +239,11 @@ std::vector<Allocation> groupSlotSets(const NodeState& state, std::span<const Po
       !demands.empty() && std::all_of(demands.begin(), demands.end(), [&](const PodDemand& d) {
         return chainCovers(d) && d.gpus == demands.front().gpus;
       });
+  // Tiered claims alone: one copy of the node's devices, a first-fit per member.
+  const bool claimsOnly =
+      !demands.empty() &&
+      std::all_of(demands.begin(), demands.end(), [](const PodDemand& d) { return d.draClaims(); });
+  if (claimsOnly) return claimSets(state, demands, policy, demands.size());
   // Shared GPUs: each member's replicas, as the fit check and the predicted allocation count them.
   if (!chained || state.sharesGpus) return rebuiltSets(state, demands, policy);
   std::vector<Allocation> out;

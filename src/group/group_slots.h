@@ -43,15 +43,21 @@ GroupSlots countGroupSlots(const NodeState& state, const Policy& policy);
 // states.
 bool chainCovers(const PodDemand& demand) noexcept;
 
+// A member whose claims ask N devices of one class in tiers (DraDemand::tieredDevices; no
+// nvidia.com/gpu or MIG request beside them): on a node where the allocator's first-fit decides
+// them (PodRoute::kDraFirstFit), its slots are the first-fit's sets, one member after another.
+bool plannedByFirstFit(const PodDemand& member) noexcept;
+
 // The member as the node's slots count it: itself, or for a member with DRA claims the whole
-// GPUs its claims amount to on a node that decides them so (core/claims_as_gpus.h); nullopt when
-// the node does not (a member whose claims are not "N GPUs of one class", a node that does not hand
-// that class out): such a member has no slot there.
+// GPUs its claims amount to on a node that decides them so (core/claims_as_gpus.h), or the member
+// itself where the first-fit decides its tiered claims (plannedByFirstFit); nullopt for other
+// claims (a class the node does not hand out, companions, MIG devices): no slot there.
 std::optional<PodDemand> slotDemand(const PodDemand& member, const NodeState& state);
 
 // How many members with `demand` fit the node one after another, at most `limit`; exact for
-// demands the chain covers, else the members rebuilt one at a time. 0 for a member asking for no
-// GPU or MIG device, or one with no slot on the node (slotDemand).
+// demands the chain covers, else the members rebuilt one at a time (tiered claims: the
+// first-fit on each rebuilt state, each set exactly N mapped whole GPUs). 0 for a member asking for
+// no GPU or MIG device, or one with no slot on the node (slotDemand).
 int groupSlotCount(const PodDemand& demand, const NodeState& state, const Policy& policy,
                    int limit);
 

@@ -76,9 +76,9 @@ Result<std::vector<sim::ReplayPod>> podsUnder(const WhatifRequest& request,
                            "): the extender makes no prediction for it");
   }
   const std::int64_t count = request.groupSize.value_or(request.count);
-  // Successive copies see the earlier ones' GPUs taken through the node states; claims other than
-  // "N GPUs of one class" are first-fit over the devices as published, which would hand every
-  // copy the same devices.
+  // Successive copies see the earlier ones' whole GPUs taken through the node states (for claims
+  // too: rebuildNodeState takes them from the DRA devices); the MIG devices other claims may take
+  // are not carried from copy to copy, so such a pod is placed once.
   if (count > 1 && demand->draClaims() && !claimsAsGpus(*demand)) {
     return invalidArgument(
         "pod: its ResourceClaims are not N GPUs of one class (selectors, constraints or "

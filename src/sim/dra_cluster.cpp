@@ -189,6 +189,7 @@ DraDemandConstSharedPtr SimDraCluster::templateDemand(int gpus) {
     auto made = std::make_shared<DraDemand>();
     made->claims.push_back(claim(DraPodForm::kClaimTemplate, gpus));
     made->catalog = catalog_;
+    classifyClaims(*made);
     demand = std::move(made);
   }
   return demand;

@@ -220,7 +220,9 @@ class GroupReplay {
           GroupPlanNode{nodes[candidates[c]].name, nodes[candidates[c]].state.get(), &facts[c]});
     }
     const PodDemand demand = simPodDemand(arrival.pod, policy_);
-    const std::vector<PodDemand> members(static_cast<std::size_t>(arrival.members), demand);
+    // Members that ask through the claim-template tiers are planned by their claims.
+    const std::vector<PodDemand> members(static_cast<std::size_t>(arrival.members),
+                                         engine_.askedDemand(arrival.pod, demand));
     const std::string group = "sim/" + arrival.group;
     GroupPlanInput input;
     input.group = group;

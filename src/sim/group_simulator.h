@@ -28,7 +28,9 @@
 // through DRA, so inside a node each pod, single or member, gets the first-fit set of the
 // scheduler's DRA allocator, the planner counts each node's slots on that first-fit chain
 // (docs/groups.md, "DRA nodes"), and a pod that ends releases its claim. Members ask through
-// nvidia.com/gpu (claim-template members are not modelled).
+// nvidia.com/gpu, or with `options.pods.draPods` kClaimTemplate, members and pods of 2+ GPUs
+// through the claim-template tiers: the planner then plans the members by their claims (the
+// first-fit of the tiers, member after member on each node).
 #include <cstdint>
 #include <span>
 #include <string>

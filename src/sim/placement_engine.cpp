@@ -302,19 +302,25 @@ PlacementEngine::PlacementEngine(std::vector<EngineNode> nodes, const Policy& po
       dra_(dra),
       offers_(dra != nullptr ? nodes_.size() : 0) {}
 
+bool PlacementEngine::asksByClaim(const SimPod& pod) const noexcept {
+  return dra_ != nullptr && options_.draPods == DraPodForm::kClaimTemplate && pod.gpus >= 2 &&
+         pod.gpus < kClaimOfferSizes && pod.migProfile.empty();
+}
+
+PodDemand PlacementEngine::askedDemand(const SimPod& pod, const PodDemand& demand) {
+  if (!asksByClaim(pod)) return demand;
+  PodDemand claim = demand;
+  claim.gpus = 0;
+  claim.dra = dra_->templateDemand(pod.gpus);
+  return claim;
+}
+
 PodPlacement PlacementEngine::place(const SimPod& pod, const PodDemand& demand,
                                     std::span<const std::uint8_t> allowed) {
   // A claim-template pod asks the extender through its claim, not nvidia.com/gpu; the
   // baselines see its GPU count (the DRA filter fits a node iff the last tier, any N, does).
-  const bool claimPod = dra_ != nullptr && options_.draPods == DraPodForm::kClaimTemplate &&
-                        pod.gpus >= 2 && pod.gpus < kClaimOfferSizes && pod.migProfile.empty();
-  PodDemand claimDemand;
-  if (claimPod) {
-    claimDemand = demand;
-    claimDemand.gpus = 0;
-    claimDemand.dra = dra_->templateDemand(pod.gpus);
-  }
-  const PodDemand& asked = claimPod ? claimDemand : demand;
+  const bool claimPod = asksByClaim(pod);
+  const PodDemand asked = askedDemand(pod, demand);
   // The extender chooser decides every pod that asks for devices as filter decides it
   // (NodeDecider: claims by the DRA first-fit, the rest by the device plugin's pick); the
   // baselines by what kube-scheduler alone sees (gpusFit).

@@ -119,6 +119,11 @@ class PlacementEngine {
   PlacementEngine(std::vector<EngineNode> nodes, const Policy& policy, SimOptions options,
                   SimDraCluster* dra = nullptr);
 
+  // The demand the extender reads for the pod: `demand` itself, or for a pod of 2+ GPUs that
+  // asks through the claim-template tiers (DRA mode, kClaimTemplate) its claim, no nvidia.com/gpu.
+  // The group planner plans such members by their claims.
+  PodDemand askedDemand(const SimPod& pod, const PodDemand& demand);
+
   // Chooses a node for the pod, places it there and returns where it went and what it got. Only
   // nodes whose GPU product matches the pod's selector (SimPod::gpuProduct) are candidates, and
   // with `allowed` non-empty (one entry per node) only those whose entry is non-zero: the nodes
@@ -139,6 +144,8 @@ class PlacementEngine {
   std::span<const EngineNode> nodes() const noexcept { return nodes_; }
 
  private:
+  // A pod of 2+ GPUs that asks through the claim-template tiers (DRA mode, kClaimTemplate).
+  bool asksByClaim(const SimPod& pod) const noexcept;
   std::vector<EngineNode> nodes_;
   const Policy& policy_;
   SimOptions options_;

@@ -11,7 +11,10 @@
 
 #include "cluster/cluster_state.h"
 #include "cluster_test_support.h"
+#include "core/hold_charge.h"
+#include "core/node_charges.h"
 #include "core/pod_demand.h"
+#include "dra/claim_shaping.h"
 #include "dra_placement/dra_node_state.h"
 #include "support/cluster_events_fixture.h"
 #include "support/dra_fixtures.h"
@@ -313,4 +316,44 @@ TEST_CASE("DRA bind check: pods without claims are not checked", "[cluster][dra]
   PodInfo pod = gpuPod("plain", 1, "");
   CHECK(checkDraBind(pod, *s.state.snapshot()->find("hgx-h100-a"), *s.state.snapshot()->dra,
                      *testPolicy()) == DraBindCheck::kNotApplicable);
+}
+
+// A member binding where its group holds slots: the DGX-1V lists 0 5 1 4 2 7 3 6, the tiered
+// `claim-template --gpus 2` claim takes root pairs 0-1, 4-5, 2-3. Member 0 is bound (its claim
+// holds 0-1); member 1's claim was allocated 4-5 as planned, and the group holds 4-5 and 2-3 (its
+// slots 1 and 2) until its members' binds claim them. The check frees the group's holds: with them
+// counted as taken, the first-fit would skip 4-5 and 2-3 and predict 7-6.
+TEST_CASE("DRA bind check: a member's own group holds are free to it", "[cluster][dra][groups]") {
+  const Policy policy = *testPolicy();
+  DraCluster cluster;
+  cluster.addSliceJson(draDgx1Slice("dgx", {0, 5, 1, 4, 2, 7, 3, 6}));
+  dra::ShapedClaimOptions options;
+  options.gpus = 2;
+  const dra::ClaimSpec spec = dra::shapedClaimSpec(options).value();
+  const auto claimOf = [&](const std::string& name, const std::string& pod,
+                           std::vector<std::string> devices) {
+    auto claim = std::make_shared<dra::ResourceClaim>();
+    claim->name = name;
+    claim->ns = "ml";
+    claim->spec = spec;
+    claim->allocated = true;
+    for (const std::string& device : devices)
+      claim->devices.push_back(
+          {"gpus/same-pcie-root", "gpu.nvidia.com", "dgx", device, false, false, {}});
+    claim->reservedFor.push_back({"pods", pod, "uid-" + pod});
+    return claim;
+  };
+  cluster.addClaim(claimOf("m0-gpus", "m0", {"gpu-0", "gpu-1"}));
+  cluster.addClaim(claimOf("m1-gpus", "m1", {"gpu-4", "gpu-5"}));
+  auto charges = std::make_shared<NodeCharges>();
+  charges->put(PodCharge{holdChargeUid("ml/job", 1), true, Allocation{true, {4, 5}, {}}, 0});
+  charges->put(PodCharge{holdChargeUid("ml/job", 2), true, Allocation{true, {2, 3}, {}}, 0});
+  const auto state = cluster.nodeState(
+      makeDgx1Volta(FixtureState().withName("dgx").withoutDevicePlugin()), policy, charges);
+  PodInfo pod = makeClaimPod("m1", "ml", {{"gpus", "m1-gpus"}});
+  pod.uid = "uid-m1";
+  CHECK(checkDraBind(pod, *state, *cluster.objects, policy,
+                     {holdChargeUid("ml/job", 1), holdChargeUid("ml/job", 2)}) ==
+        DraBindCheck::kMatch);
+  CHECK(checkDraBind(pod, *state, *cluster.objects, policy) == DraBindCheck::kMismatch);
 }

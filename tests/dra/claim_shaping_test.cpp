@@ -257,3 +257,30 @@ TEST_CASE("the island claim (nvlink-island): GPUs tied to their companions, one 
 }
 
 }  // namespace gte::dra
+
+namespace gte::dra {
+namespace {
+
+// Pods of one group made from one template ask the same; the group planner then places them as
+// alike members (group/group_plan.cpp). Only the claim's id may differ.
+TEST_CASE("two claims of one template ask the same; another count or tier does not",
+          "[dra][claim-shaping]") {
+  const ClassCatalog catalog{testing::draClasses("nvidia-device-classes.json")};
+  const auto compiled = [&](const ShapedClaimOptions& shaped, const std::string& id) {
+    const auto spec = shapedClaimSpec(shaped);
+    REQUIRE(spec.ok());
+    auto program = compileClaim(*spec, id, catalog);
+    REQUIRE(program.ok());
+    return std::move(program).value();
+  };
+  const ClaimProgram a = compiled(options(2), "ml/m0-gpus");
+  CHECK(asksTheSame(a, compiled(options(2), "ml/m1-gpus")));
+  CHECK_FALSE(asksTheSame(a, compiled(options(4), "ml/m1-gpus")));
+  CHECK_FALSE(asksTheSame(a, compiled(options(2, true), "ml/m1-gpus")));  // one tier more
+  ClaimProgram other = a;
+  other.constraints.front().attribute = "resource.kubernetes.io/numaNode";
+  CHECK_FALSE(asksTheSame(a, other));
+}
+
+}  // namespace
+}  // namespace gte::dra

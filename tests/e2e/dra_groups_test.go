@@ -82,3 +82,84 @@ func draGroupFirstFit(s *scenarioEnv) {
 	s.waitScrapeValue("gpu_topology_extender_groups_placed_total",
 		map[string]string{"level": cliqueLabel, "placement": "whole"}, wholeBefore+1)
 }
+
+// draGroupClaimTemplates: a pod group whose members ask through `claim-template --gpus 2` (tiers
+// same-pcie-root, same-numa-node, any) on DRA nodes (docs/groups.md, "DRA nodes"). Two DGX-1V DRA
+// nodes, each alone in an NVLink clique, both listing their GPUs 0 5 1 4 2 7 3 6 (PCIe root per
+// quad 0-3, 4-7, each quad all-NVLink): "2 GPUs" would take the PCIe pair 0-5 first, the tiers take
+// 0-1, then 5-4, then 2-3. The planner plans the three members by their claims' first-fit, one
+// after another: the tightest clique by name (x, both hold six GPUs), and kube-scheduler's DRA
+// allocator gives the claims exactly the predicted pairs. The group counts as planned and placed
+// whole; before tiered claims were planned, such members were placed one by one and the counter
+// stayed put.
+func draGroupClaimTemplates(s *scenarioEnv) {
+	if !groupsRunHere(s) || !s.mode.watchesCluster() {
+		return
+	}
+	class := s.name + "-gpu"
+	s.createDeviceClass(class)
+	order := []int{0, 5, 1, 4, 2, 7, 3, 6}
+	var specs []nodeSpec
+	for _, name := range []string{"x-a", "y-a"} {
+		spec := draNodeSpec(name)
+		clique := "nvl-" + strings.SplitN(name, "-", 2)[0]
+		busLabels := spec.mutate
+		spec.mutate = func(labels map[string]string) {
+			busLabels(labels)
+			labels[cliqueLabel] = clique
+		}
+		specs = append(specs, spec)
+	}
+	s.createNodes(specs...)
+	for _, name := range []string{"x-a", "y-a"} {
+		s.createGPUSlice(s.name+"-"+name, order)
+	}
+	s.waitDraCaughtUp(2)
+	template := s.createGeneratedTemplate("pairs", class, "--gpus", "2")
+
+	planned := s.name + "-x-a"
+	wholeBefore := s.scrapeValue("gpu_topology_extender_groups_placed_total",
+		map[string]string{"level": cliqueLabel, "placement": "whole"})
+	const binds = "gpu_topology_extender_dra_bind_predictions_total"
+	mismatchBefore := s.scrapeValue(binds, map[string]string{"result": "mismatch"})
+	members := map[string]string{} // pod -> its claim
+	for i := range 3 {
+		pod := s.newClaimPod(fmt.Sprintf("tiered-%d", i), "", template)
+		pod.Annotations = map[string]string{key("group"): "tiered", key("group-size"): "3"}
+		s.createPod(pod)
+		members[pod.Name] = s.makeTemplateClaim(pod.Name, template)
+	}
+	pairs := map[string]bool{}
+	for member, claim := range members {
+		s.expectBoundTo(member, planned)
+		ctx, cancel := apiContext()
+		got, err := client.ResourceV1().ResourceClaims(namespace).Get(ctx, claim, metav1.GetOptions{})
+		cancel()
+		if err != nil || got.Status.Allocation == nil {
+			s.t.Fatalf("claim %s of %s: not allocated (%v)", claim, member, err)
+		}
+		var devices []string
+		for _, r := range got.Status.Allocation.Devices.Results {
+			devices = append(devices, r.Device)
+		}
+		slices.Sort(devices)
+		pairs[strings.Join(devices, ",")] = true
+		s.t.Logf("%s: claim %s allocated %v on %s", member, claim, devices, planned)
+	}
+	// The predicted first-fit sets of the tiers, one per member: GPUs 0-1, 4-5 and 2-3, each
+	// NVLinked (device names by minor).
+	for _, gpus := range [][2]int{{0, 1}, {4, 5}, {2, 3}} {
+		want := []string{fmt.Sprintf("gpu-%d", draMinor(gpus[0])), fmt.Sprintf("gpu-%d", draMinor(gpus[1]))}
+		slices.Sort(want)
+		if !pairs[strings.Join(want, ",")] {
+			s.t.Errorf("no member got the NVLink pair %v (GPUs %d-%d); got %v", want, gpus[0], gpus[1], pairs)
+		}
+	}
+	s.waitScrapeValue("gpu_topology_extender_groups_placed_total",
+		map[string]string{"level": cliqueLabel, "placement": "whole"}, wholeBefore+1)
+	// Each member bound beside its group's holds: the bind's prediction frees them for it (a
+	// match, or unknown when the bind comes before the claim watch), never a mismatch.
+	if got := s.scrapeValue(binds, map[string]string{"result": "mismatch"}); got != mismatchBefore {
+		s.t.Errorf("%s{result=mismatch}: %v, was %v before the members bound", binds, got, mismatchBefore)
+	}
+}

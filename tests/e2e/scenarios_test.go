@@ -67,6 +67,7 @@ var scenarios = []scenario{
 	{"groups-one-model", groupsOneModel, groupsOneModelOdds, nil},          // groups_test.go
 	{"nvlink-degrading", nvlinkDegrading, nvlinkDegradingOdds, nil},        // hardware_health_test.go
 	{"dra-group-first-fit", draGroupFirstFit, 1, &needDRAExtendedResource}, // dra_groups_test.go
+	{"dra-group-claim-templates", draGroupClaimTemplates, 1, nil},          // dra_groups_test.go
 	// One node: kube-scheduler's allocator decides which two pods share the device, so a blind
 	// extender places them alike; the scenario reads the extender's metrics and explain, so the
 	// control skips it (dra_capacity_test.go).

@@ -13,9 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "core/dra_decision.h"
 #include "core/node_charges.h"
 #include "core/node_decider.h"
 #include "core/pod_route.h"
+#include "dra/claim_shaping.h"
 #include "group/committed_group_plan.h"
 #include "group/group_domains.h"
 #include "group/group_plan.h"
@@ -77,7 +79,8 @@ const std::vector<int> kMixedOrder = {0, 3, 5, 2, 1, 4, 6, 7};
 const std::vector<int> kPcieOrder = {0, 5, 1, 4, 2, 7, 3, 6};
 
 // DRA DGX-1V nodes, each in a rack (the block level's domain id) or in none (-1), as a plan sees
-// them: states, slot facts and plan nodes, in the order given.
+// them: states, slot facts and plan nodes, in the order given. One DRA cluster publishes every
+// node's slice (one class catalog, as in a real cluster).
 struct DraRacks {
   struct Spec {
     std::string name;
@@ -86,15 +89,19 @@ struct DraRacks {
   };
   DraRacks(const Policy& policy, const std::vector<Spec>& specs) {
     for (const Spec& spec : specs) {
-      // Kept alive: a state's DRA devices point into its node's slices.
-      dgx.push_back(std::make_unique<DraDgx1>(spec.name, spec.order));
-      states.push_back(dgx.back()->state(policy));
+      names.push_back(spec.name);
+      cluster.addSliceJson(testing::draDgx1Slice(spec.name, spec.order));
+    }
+    for (const Spec& spec : specs) {
+      states.push_back(cluster.nodeState(
+          testing::makeDgx1Volta(FixtureState().withName(spec.name).withoutDevicePlugin()),
+          policy));
       const std::uint32_t rack = spec.rack < 0 ? kNoDomain : static_cast<std::uint32_t>(spec.rack);
       facts.push_back(
           nodeGroupFacts(*states.back(), {kNoDomain, kNoDomain, rack, kNoDomain}, policy));
     }
     for (std::size_t n = 0; n < specs.size(); ++n)
-      nodes.push_back({dgx[n]->node, states[n].get(), &facts[n]});  // names outlive the specs
+      nodes.push_back({names[n], states[n].get(), &facts[n]});
   }
 
   // The plan for `size` members like `member`, under the policy's levels.
@@ -109,7 +116,9 @@ struct DraRacks {
     return planGroup(in, policy);
   }
 
-  std::vector<std::unique_ptr<DraDgx1>> dgx;
+  // Kept alive: a state's DRA devices point into the cluster's slices, plan nodes into names.
+  testing::DraCluster cluster;
+  std::vector<std::string> names;
   std::vector<NodeStateConstSharedPtr> states;
   std::vector<NodeGroupFacts> facts;  // complete before `nodes` points into it
   std::vector<GroupPlanNode> nodes;
@@ -355,6 +364,155 @@ TEST_CASE("one route per pod and node: the planner's slots and the per-node deci
   CHECK_FALSE(decider.decide(NodeCandidate{"dp", plugin.get(), {}, nullptr}, DecisionPart::kVerdict)
                   .fit.fits());
   CHECK(groupSlotCount(*claims, *plugin, policy, 8) == 0);
+}
+
+// ml/<name>: `claim-template --gpus <gpus>`'s claim (tiers same-pcie-root, same-numa-node, any),
+// before allocation.
+dra::ResourceClaimConstSharedPtr tieredClaim(const std::string& name, int gpus) {
+  dra::ShapedClaimOptions options;
+  options.gpus = gpus;
+  auto spec = dra::shapedClaimSpec(options);
+  REQUIRE(spec.ok());
+  auto claim = std::make_shared<dra::ResourceClaim>();
+  claim->name = name;
+  claim->ns = "ml";
+  claim->spec = std::move(spec).value();
+  return claim;
+}
+
+PodDemand claimMember(const testing::DraCluster& cluster, const std::string& claim,
+                      const Policy& policy) {
+  auto demand = parsePodDemand(testing::makeClaimPod("p-" + claim, "ml", {{"gpus", claim}}), policy,
+                               cluster.objects.get());
+  REQUIRE(demand.ok());
+  REQUIRE(demand->draClaims());
+  return std::move(demand).value();
+}
+
+TEST_CASE("tiered claim members: their slots are the first-fit's sets, one after another",
+          "[core][group-slots][dra]") {
+  // The slice lists 0 5 1 4 2 7 3 6: "2 GPUs of the class" takes 0 5 (PCIe) first, the tiers'
+  // same-pcie-root takes 0 1, then 4 5, 2 3, 7 6 (roots n / 2: each pair NVLinked).
+  const Policy policy = defaultPolicy();
+  DraDgx1 dgx("dgx", kPcieOrder);
+  dgx.cluster.objects->add(tieredClaim("t", 2));
+  dgx.cluster.objects->add(testing::draGpuClaim("p", 2));
+  const auto state = dgx.state(policy);
+  const PodDemand tiered = claimMember(dgx.cluster, "t", policy);
+  const PodDemand plain = claimMember(dgx.cluster, "p", policy);
+  REQUIRE(plannedByFirstFit(tiered));
+  REQUIRE(routeOn(tiered, *state) == PodRoute::kDraFirstFit);
+  REQUIRE(routeOn(plain, *state) == PodRoute::kClaimsAsGpus);
+  CHECK(groupSlotCount(tiered, *state, policy, 8) == 4);
+  CHECK(groupSlotCount(tiered, *state, policy, 3) == 3);
+  const std::vector<PodDemand> four(4, tiered);
+  const std::vector<Allocation> sets = groupSlotSets(*state, four, policy);
+  REQUIRE(sets.size() == 4);
+  CHECK(maskOf(sets[0]) == mask({0, 1}));
+  CHECK(maskOf(sets[1]) == mask({4, 5}));
+  CHECK(maskOf(sets[2]) == mask({2, 3}));
+  CHECK(maskOf(sets[3]) == mask({6, 7}));
+  // The per-node decision predicts the first of them for the first member.
+  CHECK(DraDecider(*tiered.dra).place(*state).pick.gpus == mask({0, 1}));
+  const std::vector<PodDemand> plainFour(4, plain);
+  CHECK(maskOf(groupSlotSets(*state, plainFour, policy).front()) == mask({0, 5}));
+  // A fifth member has no set: every GPU is taken.
+  const std::vector<PodDemand> five(5, tiered);
+  CHECK(groupSlotSets(*state, five, policy).size() == 4);
+}
+
+TEST_CASE("a hold on a DRA node is taken for claims too: the first-fit skips it",
+          "[core][dra][group-holds]") {
+  const Policy policy = defaultPolicy();
+  DraDgx1 dgx("dgx", kPcieOrder);
+  dgx.cluster.objects->add(tieredClaim("t", 2));
+  auto charges = std::make_shared<NodeCharges>();
+  charges->put(PodCharge{holdChargeUid("ml/job", 0), true, Allocation{true, {0, 1}, {}}, 0});
+  const auto held = dgx.state(policy, charges);
+  const PodDemand tiered = claimMember(dgx.cluster, "t", policy);
+  // filter's prediction and the planner's next set both skip the held 0 1: 4 5.
+  CHECK(DraDecider(*tiered.dra).place(*held).pick.gpus == mask({4, 5}));
+  CHECK(maskOf(groupSlotSets(*held, std::vector<PodDemand>{tiered}, policy).front()) ==
+        mask({4, 5}));
+  CHECK(groupSlotCount(tiered, *held, policy, 8) == 3);
+  // The group's own member sees its hold free again.
+  const auto own = nodeStateWithout(*held, {holdChargeUid("ml/job", 0)}, policy);
+  CHECK(DraDecider(*tiered.dra).place(*own).pick.gpus == mask({0, 1}));
+}
+
+TEST_CASE("a group of tiered claim members stays in one rack on NVLink pairs",
+          "[core][group-plan][dra]") {
+  // Rack 0: two DGX-1V whose slices list 0 5 1 4 2 7 3 6 (first-fit "2 GPUs" pairs are all
+  // PCIe); rack 1: one that lists 3 0 6 5 1 2 4 7 (all NVLink). Six 2-GPU members: rack 1 holds
+  // four, rack 0 eight. Members asking "2 GPUs of the class" get 0-5, 1-4, 2-7, 3-6 and 0-5, 1-4
+  // in rack 0; members of the tiered template get root pairs, each NVLinked, in the same rack.
+  const Policy policy = defaultPolicy();
+  DraRacks racks(policy, {{"a0", kPcieOrder, 0}, {"a1", kPcieOrder, 0}, {"b0", kNvlinkOrder, 1}});
+  racks.cluster.objects->add(tieredClaim("t", 2));
+  racks.cluster.objects->add(testing::draGpuClaim("p", 2));
+  const PodDemand tiered = claimMember(racks.cluster, "t", policy);
+  const PodDemand plain = claimMember(racks.cluster, "p", policy);
+  // The DGX-1V's NVLink neighbours (the file's header).
+  const GpuMask neighbours[] = {mask({1, 2, 3, 4}), mask({0, 2, 3, 5}), mask({0, 1, 3, 6}),
+                                mask({0, 1, 2, 7}), mask({0, 5, 6, 7}), mask({1, 4, 6, 7}),
+                                mask({2, 4, 5, 7}), mask({3, 4, 5, 6})};
+  const auto nvlinked = [&](const Allocation& set) {
+    return set.gpus.size() == 2 &&
+           (neighbours[static_cast<std::size_t>(set.gpus[0])] & bitOf(set.gpus[1])) != 0;
+  };
+  const GroupPlan plan = racks.plan(6, tiered, policy);
+  REQUIRE(plan.status == GroupPlanStatus::kPlanned);
+  REQUIRE(plan.slots.size() == 6);
+  const std::vector<std::pair<std::string, GpuMask>> expected = {
+      {"a0", mask({0, 1})}, {"a0", mask({4, 5})}, {"a0", mask({2, 3})},
+      {"a0", mask({6, 7})}, {"a1", mask({0, 1})}, {"a1", mask({4, 5})}};
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    CHECK(plan.slots[i].node == expected[i].first);
+    CHECK(maskOf(plan.slots[i].allocation) == expected[i].second);
+    CHECK(nvlinked(plan.slots[i].allocation));
+  }
+  const GroupPlan plainPlan = racks.plan(6, plain, policy);
+  REQUIRE(plainPlan.status == GroupPlanStatus::kPlanned);
+  CHECK(std::none_of(plainPlan.slots.begin(), plainPlan.slots.end(),
+                     [&](const PlannedSlot& slot) { return nvlinked(slot.allocation); }));
+}
+
+TEST_CASE("tiered claim members of two sizes are planned member by member",
+          "[core][group-plan][dra]") {
+  // One DGX-1V listing 0 5 1 4 2 7 3 6 (roots n / 2, NUMA n / 4). The 4-GPU member is placed
+  // first: no root holds four GPUs, so its same-numa-node tier takes 0 1 2 3; then the 2-GPU
+  // member's same-pcie-root tier takes 5 4 (the predecessor's GPUs taken for it).
+  const Policy policy = defaultPolicy();
+  DraRacks racks(policy, {{"a0", kPcieOrder, 0}});
+  racks.cluster.objects->add(tieredClaim("t2", 2));
+  racks.cluster.objects->add(tieredClaim("t4", 4));
+  const std::vector<PodDemand> members = {claimMember(racks.cluster, "t2", policy),
+                                          claimMember(racks.cluster, "t4", policy)};
+  GroupPlanInput in;
+  in.group = "ml/job";
+  in.levels = policy.groups.levels;
+  in.nodes = racks.nodes;
+  in.members = members;
+  const GroupPlan plan = planGroup(in, policy);
+  REQUIRE(plan.status == GroupPlanStatus::kPlanned);
+  REQUIRE(plan.slots.size() == 2);
+  for (const PlannedSlot& slot : plan.slots) {
+    CHECK(slot.node == "a0");
+    CHECK(maskOf(slot.allocation) == (slot.member == 1 ? mask({0, 1, 2, 3}) : mask({4, 5})));
+  }
+}
+
+TEST_CASE("claims not of one class in tiers are not planned", "[core][group-plan][dra]") {
+  // A request of 2 GPUs in one tier and 4 in the next asks no fixed count.
+  const Policy policy = defaultPolicy();
+  DraRacks racks(policy, {{"a0", kPcieOrder, 0}});
+  auto claim = std::make_shared<dra::ResourceClaim>(*tieredClaim("odd", 2));
+  claim->spec.requests.front().alternatives.back().count = 4;
+  racks.cluster.objects->add(claim);
+  const PodDemand odd = claimMember(racks.cluster, "odd", policy);
+  CHECK_FALSE(plannedByFirstFit(odd));
+  const GroupPlan plan = racks.plan(2, odd, policy);
+  CHECK(plan.status == GroupPlanStatus::kUnsupported);
 }
 
 }  // namespace
