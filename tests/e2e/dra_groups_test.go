@@ -22,26 +22,10 @@ func draGroupFirstFit(s *scenarioEnv) {
 	}
 	class := s.name + "-gpu"
 	s.createDeviceClass(class)
-	orders := map[string][]int{
+	s.createCliqueDraNodes(map[string][]int{
 		"x-a": {0, 1, 5, 2, 4, 3, 6, 7},
 		"y-a": {4, 5, 0, 1, 2, 3, 6, 7},
-	}
-	var specs []nodeSpec
-	for name := range orders {
-		spec := draNodeSpec(name)
-		clique := "nvl-" + strings.SplitN(name, "-", 2)[0]
-		busLabels := spec.mutate
-		spec.mutate = func(labels map[string]string) {
-			busLabels(labels)
-			labels[cliqueLabel] = clique
-		}
-		specs = append(specs, spec)
-	}
-	s.createNodes(specs...)
-	for name, order := range orders {
-		s.createGPUSlice(s.name+"-"+name, order)
-	}
-	s.waitDraCaughtUp(len(orders))
+	})
 
 	good := s.name + "-y-a"
 	wholeBefore := s.scrapeValue("gpu_topology_extender_groups_placed_total",
@@ -53,32 +37,13 @@ func draGroupFirstFit(s *scenarioEnv) {
 		s.createPod(pod)
 		members = append(members, pod.Name)
 	}
-	pairs := map[string]bool{}
+	claims := map[string]string{}
 	for _, member := range members {
 		s.expectBoundTo(member, good)
-		claim := s.extendedResourceClaim(member)
-		ctx, cancel := apiContext()
-		got, err := client.ResourceV1().ResourceClaims(namespace).Get(ctx, claim, metav1.GetOptions{})
-		cancel()
-		if err != nil || got.Status.Allocation == nil {
-			s.t.Fatalf("claim %s of %s: not allocated (%v)", claim, member, err)
-		}
-		var devices []string
-		for _, r := range got.Status.Allocation.Devices.Results {
-			devices = append(devices, r.Device)
-		}
-		slices.Sort(devices)
-		pairs[strings.Join(devices, ",")] = true
-		s.t.Logf("%s: claim %s allocated %v on %s", member, claim, devices, good)
+		claims[member] = s.extendedResourceClaim(member)
 	}
-	// The predicted first-fit pairs, one per member: GPUs 4-5 and 0-1 (device names by minor).
-	for _, gpus := range [][2]int{{4, 5}, {0, 1}} {
-		want := []string{fmt.Sprintf("gpu-%d", draMinor(gpus[0])), fmt.Sprintf("gpu-%d", draMinor(gpus[1]))}
-		slices.Sort(want)
-		if !pairs[strings.Join(want, ",")] {
-			s.t.Errorf("no member got the NVLink pair %v (GPUs %d-%d); got %v", want, gpus[0], gpus[1], pairs)
-		}
-	}
+	// The predicted first-fit pairs, one per member: GPUs 4-5 and 0-1.
+	s.expectClaimPairs(good, claims, [][2]int{{4, 5}, {0, 1}})
 	s.waitScrapeValue("gpu_topology_extender_groups_placed_total",
 		map[string]string{"level": cliqueLabel, "placement": "whole"}, wholeBefore+1)
 }
@@ -99,22 +64,7 @@ func draGroupClaimTemplates(s *scenarioEnv) {
 	class := s.name + "-gpu"
 	s.createDeviceClass(class)
 	order := []int{0, 5, 1, 4, 2, 7, 3, 6}
-	var specs []nodeSpec
-	for _, name := range []string{"x-a", "y-a"} {
-		spec := draNodeSpec(name)
-		clique := "nvl-" + strings.SplitN(name, "-", 2)[0]
-		busLabels := spec.mutate
-		spec.mutate = func(labels map[string]string) {
-			busLabels(labels)
-			labels[cliqueLabel] = clique
-		}
-		specs = append(specs, spec)
-	}
-	s.createNodes(specs...)
-	for _, name := range []string{"x-a", "y-a"} {
-		s.createGPUSlice(s.name+"-"+name, order)
-	}
-	s.waitDraCaughtUp(2)
+	s.createCliqueDraNodes(map[string][]int{"x-a": order, "y-a": order})
 	template := s.createGeneratedTemplate("pairs", class, "--gpus", "2")
 
 	planned := s.name + "-x-a"
@@ -129,9 +79,50 @@ func draGroupClaimTemplates(s *scenarioEnv) {
 		s.createPod(pod)
 		members[pod.Name] = s.makeTemplateClaim(pod.Name, template)
 	}
-	pairs := map[string]bool{}
-	for member, claim := range members {
+	for member := range members {
 		s.expectBoundTo(member, planned)
+	}
+	// The predicted first-fit sets of the tiers, one per member: GPUs 0-1, 4-5 and 2-3, each
+	// NVLinked.
+	s.expectClaimPairs(planned, members, [][2]int{{0, 1}, {4, 5}, {2, 3}})
+	s.waitScrapeValue("gpu_topology_extender_groups_placed_total",
+		map[string]string{"level": cliqueLabel, "placement": "whole"}, wholeBefore+1)
+	// Each member bound beside its group's holds: the bind's prediction frees them for it (a
+	// match, or unknown when the bind comes before the claim watch), never a mismatch.
+	if got := s.scrapeValue(binds, map[string]string{"result": "mismatch"}); got != mismatchBefore {
+		s.t.Errorf("%s{result=mismatch}: %v, was %v before the members bound", binds, got, mismatchBefore)
+	}
+}
+
+// createCliqueDraNodes creates a DGX-1V DRA node per entry ("<clique>-<n>", labelled with the
+// NVLink clique "nvl-<clique>"), publishes its slice with its GPUs in the entry's order, and waits
+// until the extender and kube-scheduler have the slices.
+func (s *scenarioEnv) createCliqueDraNodes(orders map[string][]int) {
+	s.t.Helper()
+	var specs []nodeSpec
+	for name := range orders {
+		spec := draNodeSpec(name)
+		clique := "nvl-" + strings.SplitN(name, "-", 2)[0]
+		busLabels := spec.mutate
+		spec.mutate = func(labels map[string]string) {
+			busLabels(labels)
+			labels[cliqueLabel] = clique
+		}
+		specs = append(specs, spec)
+	}
+	s.createNodes(specs...)
+	for name, order := range orders {
+		s.createGPUSlice(s.name+"-"+name, order)
+	}
+	s.waitDraCaughtUp(len(orders))
+}
+
+// expectClaimPairs reads each member's claim (pod -> claim) and checks that together they were
+// allocated exactly the given GPU pairs on node, one pair per member (device names by minor).
+func (s *scenarioEnv) expectClaimPairs(node string, claims map[string]string, want [][2]int) {
+	s.t.Helper()
+	pairs := map[string]bool{}
+	for member, claim := range claims {
 		ctx, cancel := apiContext()
 		got, err := client.ResourceV1().ResourceClaims(namespace).Get(ctx, claim, metav1.GetOptions{})
 		cancel()
@@ -144,22 +135,13 @@ func draGroupClaimTemplates(s *scenarioEnv) {
 		}
 		slices.Sort(devices)
 		pairs[strings.Join(devices, ",")] = true
-		s.t.Logf("%s: claim %s allocated %v on %s", member, claim, devices, planned)
+		s.t.Logf("%s: claim %s allocated %v on %s", member, claim, devices, node)
 	}
-	// The predicted first-fit sets of the tiers, one per member: GPUs 0-1, 4-5 and 2-3, each
-	// NVLinked (device names by minor).
-	for _, gpus := range [][2]int{{0, 1}, {4, 5}, {2, 3}} {
-		want := []string{fmt.Sprintf("gpu-%d", draMinor(gpus[0])), fmt.Sprintf("gpu-%d", draMinor(gpus[1]))}
-		slices.Sort(want)
-		if !pairs[strings.Join(want, ",")] {
-			s.t.Errorf("no member got the NVLink pair %v (GPUs %d-%d); got %v", want, gpus[0], gpus[1], pairs)
+	for _, gpus := range want {
+		pair := []string{fmt.Sprintf("gpu-%d", draMinor(gpus[0])), fmt.Sprintf("gpu-%d", draMinor(gpus[1]))}
+		slices.Sort(pair)
+		if !pairs[strings.Join(pair, ",")] {
+			s.t.Errorf("no member got the NVLink pair %v (GPUs %d-%d); got %v", pair, gpus[0], gpus[1], pairs)
 		}
-	}
-	s.waitScrapeValue("gpu_topology_extender_groups_placed_total",
-		map[string]string{"level": cliqueLabel, "placement": "whole"}, wholeBefore+1)
-	// Each member bound beside its group's holds: the bind's prediction frees them for it (a
-	// match, or unknown when the bind comes before the claim watch), never a mismatch.
-	if got := s.scrapeValue(binds, map[string]string{"result": "mismatch"}); got != mismatchBefore {
-		s.t.Errorf("%s{result=mismatch}: %v, was %v before the members bound", binds, got, mismatchBefore)
 	}
 }
