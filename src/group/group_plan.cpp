@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <numeric>
 
 #include "core/claims_as_gpus.h"
+#include "core/dra_decision.h"
 #include "core/pod_route.h"
 #include "dra/claim_program.h"
 #include "group/group_slots.h"
@@ -107,6 +109,13 @@ class Planner {
           "planned: placed one by one";
       return plan;
     }
+    if (takesOtherDevices()) {
+      plan.status = GroupPlanStatus::kUnsupported;
+      plan.reason =
+          "members whose DRA claims take MIG or other devices than whole GPUs are not planned: "
+          "placed one by one";
+      return plan;
+    }
     numberModels();
     std::vector<std::uint32_t> pool(in_.nodes.size());
     std::iota(pool.begin(), pool.end(), 0u);
@@ -191,6 +200,32 @@ class Planner {
     }
     return std::min<int>(
         limit, static_cast<int>(node.facts->freeGpus / std::max<std::int64_t>(1, demand.gpus)));
+  }
+
+  // Whether a tiered claim member's first-fit, on the first candidate that could place it with
+  // every device free, takes other devices than its count of mapped whole GPUs (MIG devices, a
+  // class of other devices, an unmapped GPU): no node would then have a slot for it, and the
+  // member is left to be placed one by one, as before tiers were planned, rather than refused.
+  bool takesOtherDevices() const {
+    for (std::size_t m = 0; m < in_.members.size(); ++m) {
+      if (!firstFit_[m] ||
+          (m > 0 && firstFit_[m - 1] && sameClaims(in_.members[m], in_.members[m - 1]))) {
+        continue;  // members alike: the first one tells
+      }
+      const PodDemand& member = in_.members[m];
+      DraDecider decider(*member.dra);
+      for (const GroupPlanNode& node : in_.nodes) {
+        if (routeOn(member, *node.state) != PodRoute::kDraFirstFit) continue;
+        const DraPlacement placed = decider.place(*node.state, true);
+        if (placed.outcome != DraOutcome::kPlaced) continue;
+        if (placed.migDevices > 0 || placed.wholeGpus != member.dra->tieredDevices ||
+            std::popcount(placed.pick.gpus) != placed.wholeGpus) {
+          return true;
+        }
+        break;
+      }
+    }
+    return false;
   }
 
   // The counted shape: every member when they are alike, else the largest ones.

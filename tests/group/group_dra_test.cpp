@@ -502,6 +502,42 @@ TEST_CASE("tiered claim members of two sizes are planned member by member",
   }
 }
 
+TEST_CASE("tiered claims that take devices other than whole GPUs are placed one by one",
+          "[core][group-plan][dra]") {
+  // The node publishes two VFIO devices beside its GPUs: tiers of the VFIO class would get no
+  // slot anywhere, so the group is not planned (rather than refused under a required level).
+  const Policy policy = defaultPolicy();
+  testing::DraCluster cluster;
+  cluster.addSliceJson(testing::draDgx1Slice("a0", kPcieOrder));
+  cluster.addSliceJson(
+      testing::draSliceJson("a0-vfio", "a0", "a0-vfio",
+                            R"([{"name":"vfio-0","attributes":{"type":{"string":"vfio"}}},)"
+                            R"({"name":"vfio-1","attributes":{"type":{"string":"vfio"}}}])"));
+  auto claim = std::make_shared<dra::ResourceClaim>(*tieredClaim("v", 2));
+  for (dra::DeviceRequestShape& tier : claim->spec.requests.front().alternatives)
+    tier.deviceClassName = "vfio.gpu.nvidia.com";
+  cluster.objects->add(claim);
+  const auto state = cluster.nodeState(
+      testing::makeDgx1Volta(FixtureState().withName("a0").withoutDevicePlugin()), policy);
+  const PodDemand member = claimMember(cluster, "v", policy);
+  REQUIRE(plannedByFirstFit(member));
+  REQUIRE(DraDecider(*member.dra).place(*state).outcome == DraOutcome::kPlaced);
+  CHECK(groupSlotCount(member, *state, policy, 8) == 0);
+  const NodeGroupFacts facts = nodeGroupFacts(*state, {kNoDomain, kNoDomain, 0, kNoDomain}, policy);
+  const GroupPlanNode nodes[] = {{"a0", state.get(), &facts}};
+  const std::vector<PodDemand> members(2, member);
+  GroupPlanInput in;
+  in.group = "ml/job";
+  in.levels = policy.groups.levels;
+  in.nodes = nodes;
+  in.members = members;
+  const GroupPlan plan = planGroup(in, policy);
+  CHECK(plan.status == GroupPlanStatus::kUnsupported);
+  CHECK(plan.reason ==
+        "members whose DRA claims take MIG or other devices than whole GPUs are not planned: "
+        "placed one by one");
+}
+
 TEST_CASE("claims not of one class in tiers are not planned", "[core][group-plan][dra]") {
   // A request of 2 GPUs in one tier and 4 in the next asks no fixed count.
   const Policy policy = defaultPolicy();
