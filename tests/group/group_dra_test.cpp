@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,18 @@ const std::vector<int> kNvlinkOrder = {3, 0, 6, 5, 1, 2, 4, 7};
 const std::vector<int> kMixedOrder = {0, 3, 5, 2, 1, 4, 6, 7};
 const std::vector<int> kPcieOrder = {0, 5, 1, 4, 2, 7, 3, 6};
 
+// The plan of `members` over `nodes`, under the policy's levels.
+GroupPlan planOn(std::span<const GroupPlanNode> nodes, std::span<const PodDemand> members,
+                 const Policy& policy, bool explain = false) {
+  GroupPlanInput in;
+  in.group = "ml/job";
+  in.levels = policy.groups.levels;
+  in.nodes = nodes;
+  in.members = members;
+  in.explain = explain;
+  return planGroup(in, policy);
+}
+
 // DRA DGX-1V nodes, each in a rack (the block level's domain id) or in none (-1), as a plan sees
 // them: states, slot facts and plan nodes, in the order given. One DRA cluster publishes every
 // node's slice (one class catalog, as in a real cluster).
@@ -107,13 +120,7 @@ struct DraRacks {
   // The plan for `size` members like `member`, under the policy's levels.
   GroupPlan plan(std::size_t size, const PodDemand& member, const Policy& policy) const {
     const std::vector<PodDemand> members(size, member);
-    GroupPlanInput in;
-    in.group = "ml/job";
-    in.levels = policy.groups.levels;
-    in.nodes = nodes;
-    in.members = members;
-    in.explain = true;
-    return planGroup(in, policy);
+    return planOn(nodes, members, policy, true);
   }
 
   // Kept alive: a state's DRA devices point into the cluster's slices, plan nodes into names.
@@ -323,12 +330,7 @@ TEST_CASE("claim members of N GPUs are planned as N GPUs on the DRA nodes that d
   const NodeGroupFacts facts[] = {nodeGroupFacts(*plugin, none, policy),
                                   nodeGroupFacts(*state, none, policy)};
   const GroupPlanNode nodes[] = {{"dp", plugin.get(), &facts[0]}, {"dgx", state.get(), &facts[1]}};
-  GroupPlanInput in;
-  in.group = "ml/job";
-  in.levels = policy.groups.levels;
-  in.nodes = nodes;
-  in.members = members;
-  const GroupPlan plan = planGroup(in, policy);
+  const GroupPlan plan = planOn(nodes, members, policy);
   REQUIRE(plan.status == GroupPlanStatus::kPlanned);
   REQUIRE(plan.slots.size() == 2);
   // First-fit: 0 3, then 5 2.
@@ -488,12 +490,7 @@ TEST_CASE("tiered claim members of two sizes are planned member by member",
   racks.cluster.objects->add(tieredClaim("t4", 4));
   const std::vector<PodDemand> members = {claimMember(racks.cluster, "t2", policy),
                                           claimMember(racks.cluster, "t4", policy)};
-  GroupPlanInput in;
-  in.group = "ml/job";
-  in.levels = policy.groups.levels;
-  in.nodes = racks.nodes;
-  in.members = members;
-  const GroupPlan plan = planGroup(in, policy);
+  const GroupPlan plan = planOn(racks.nodes, members, policy);
   REQUIRE(plan.status == GroupPlanStatus::kPlanned);
   REQUIRE(plan.slots.size() == 2);
   for (const PlannedSlot& slot : plan.slots) {
@@ -526,12 +523,7 @@ TEST_CASE("tiered claims that take devices other than whole GPUs are placed one 
   const NodeGroupFacts facts = nodeGroupFacts(*state, {kNoDomain, kNoDomain, 0, kNoDomain}, policy);
   const GroupPlanNode nodes[] = {{"a0", state.get(), &facts}};
   const std::vector<PodDemand> members(2, member);
-  GroupPlanInput in;
-  in.group = "ml/job";
-  in.levels = policy.groups.levels;
-  in.nodes = nodes;
-  in.members = members;
-  const GroupPlan plan = planGroup(in, policy);
+  const GroupPlan plan = planOn(nodes, members, policy);
   CHECK(plan.status == GroupPlanStatus::kUnsupported);
   CHECK(plan.reason ==
         "members whose DRA claims take MIG or other devices than whole GPUs are not planned: "
