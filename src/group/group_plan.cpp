@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <numeric>
 
 #include "core/claims_as_gpus.h"
@@ -218,10 +217,7 @@ class Planner {
         if (routeOn(member, *node.state) != PodRoute::kDraFirstFit) continue;
         const DraPlacement placed = decider.place(*node.state, true);
         if (placed.outcome != DraOutcome::kPlaced) continue;
-        if (placed.migDevices > 0 || placed.wholeGpus != member.dra->tieredDevices ||
-            std::popcount(placed.pick.gpus) != placed.wholeGpus) {
-          return true;
-        }
+        if (!wholeGpuSet(placed, member)) return true;
         break;
       }
     }

@@ -93,12 +93,8 @@ NodeUsage takenOf(const NodeState& state) {
 std::optional<Allocation> nextClaimSet(DraDecider& decider, const PodDemand& demand,
                                        const NodeState& state, const Policy& policy,
                                        dra::NodeDevices* devices) {
-  if (!state.dra) return std::nullopt;
   const DraPlacement placed = decider.place(state, false, devices);
-  if (placed.outcome != DraOutcome::kPlaced || placed.migDevices > 0 ||
-      placed.wholeGpus != demand.dra->tieredDevices ||
-      std::popcount(placed.pick.gpus) != placed.wholeGpus ||
-      !decider.judge(placed, demand, state, policy).fits()) {
+  if (!wholeGpuSet(placed, demand) || !decider.judge(placed, demand, state, policy).fits()) {
     return std::nullopt;
   }
   if (devices != nullptr) {
@@ -196,6 +192,12 @@ std::optional<PodDemand> slotDemand(const PodDemand& demand, const NodeState& st
       break;
   }
   return std::nullopt;
+}
+
+bool wholeGpuSet(const DraPlacement& placed, const PodDemand& member) noexcept {
+  return placed.outcome == DraOutcome::kPlaced && placed.migDevices == 0 &&
+         placed.wholeGpus == member.dra->tieredDevices &&
+         std::popcount(placed.pick.gpus) == placed.wholeGpus;
 }
 
 bool plannedByFirstFit(const PodDemand& member) noexcept {

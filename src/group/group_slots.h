@@ -13,6 +13,7 @@
 
 #include "core/allocation.h"
 #include "core/allocator_chain.h"
+#include "core/dra_decision.h"
 #include "core/pod_demand.h"
 #include "policy/link_class.h"
 #include "policy/policy.h"
@@ -47,6 +48,10 @@ bool chainCovers(const PodDemand& demand) noexcept;
 // nvidia.com/gpu or MIG request beside them): on a node where the allocator's first-fit decides
 // them (PodRoute::kDraFirstFit), its slots are the first-fit's sets, one member after another.
 bool plannedByFirstFit(const PodDemand& member) noexcept;
+
+// Whether a tiered member's placement is exactly its count of mapped whole GPUs (no MIG or other
+// device, no unmapped GPU): only such a set is a slot the planner can hold.
+bool wholeGpuSet(const DraPlacement& placed, const PodDemand& member) noexcept;
 
 // The member as the node's slots count it: itself, or for a member with DRA claims the whole
 // GPUs its claims amount to on a node that decides them so (core/claims_as_gpus.h), or the member
